@@ -1,0 +1,137 @@
+"""Attribute kinds of s4tf ops: how a Python value is stored as an MLIR attribute.
+
+Each op declares its attributes as ``{"axes": INT_ARRAY, "keepdims": BOOL}``; the kind
+converts both ways, normalizes Python values (lists become tuples) and names the
+IRDL constraint used in the dialect's IRDL spec.
+
+```mlir
+"s4tf.reduce_sum"(%x) {axes = array<i64: 1>, keepdims = false} : (tensor<4x3xf32>) -> tensor<4xf32>
+```
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from s4tf.dialects.types import DTYPES, TensorType, canonical_dtype, element_type, to_numpy_dtype
+from s4tf.errors import OpAttributeError
+from s4tf.mlir import ir
+
+
+class AttrKind:
+    """One kind of attribute value; subclasses define the conversions."""
+
+    description = ""
+    irdl_base = ""
+
+    def normalize(self, value):
+        return value
+
+    def to_mlir(self, value) -> ir.Attribute:
+        raise NotImplementedError
+
+    def from_mlir(self, attribute: ir.Attribute):
+        raise NotImplementedError
+
+
+class _IntArray(AttrKind):
+    description = "array of i64"
+    irdl_base = "!builtin.dense_array"  # irdl.base names the attribute: #builtin.dense_array
+
+    def normalize(self, value):
+        try:
+            return tuple(int(v) for v in value)
+        except TypeError:
+            raise OpAttributeError(f"expected a sequence of integers, got {value!r}") from None
+
+    def to_mlir(self, value):
+        return ir.DenseI64ArrayAttr.get(list(value))
+
+    def from_mlir(self, attribute):
+        return tuple(ir.DenseI64ArrayAttr(attribute))
+
+
+class _Int(AttrKind):
+    description = "i64"
+    irdl_base = "#builtin.integer"
+
+    def normalize(self, value):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise OpAttributeError(f"expected an integer, got {value!r}")
+        return int(value)
+
+    def to_mlir(self, value):
+        return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
+
+    def from_mlir(self, attribute):
+        return ir.IntegerAttr(attribute).value
+
+
+class _Bool(AttrKind):
+    description = "bool"
+    irdl_base = "#builtin.bool"
+
+    def normalize(self, value):
+        if not isinstance(value, (bool, np.bool_)):
+            raise OpAttributeError(f"expected a bool, got {value!r}")
+        return bool(value)
+
+    def to_mlir(self, value):
+        return ir.BoolAttr.get(value)
+
+    def from_mlir(self, attribute):
+        return ir.BoolAttr(attribute).value
+
+
+class _DType(AttrKind):
+    description = f"element type ({', '.join(DTYPES)})"
+    irdl_base = "#builtin.type"
+
+    def normalize(self, value):
+        return canonical_dtype(value)
+
+    def to_mlir(self, value):
+        return ir.TypeAttr.get(element_type(value))
+
+    def from_mlir(self, attribute):
+        return str(ir.TypeAttr(attribute).value)
+
+
+class _Elements(AttrKind):
+    """A NumPy array stored as ``dense<...>``."""
+
+    description = "dense elements"
+    irdl_base = "#builtin.dense_elements"
+
+    def normalize(self, value):
+        array = np.asarray(value)
+        canonical_dtype(array.dtype)
+        return array
+
+    def to_mlir(self, value):
+        dtype = canonical_dtype(value.dtype)
+        mlir_type = TensorType(value.shape, dtype).to_mlir()
+        if dtype == "bf16":
+            return ir.DenseElementsAttr.get(np.ascontiguousarray(value).view(np.uint16), type=mlir_type)
+        return ir.DenseElementsAttr.get(np.ascontiguousarray(value), type=mlir_type)
+
+    def from_mlir(self, attribute):
+        dense = ir.DenseElementsAttr(attribute)
+        tensor_type = TensorType.from_mlir(dense.type)
+        np_dtype = to_numpy_dtype(tensor_type.dtype)
+        if dense.is_splat:
+            splat = dense.get_splat_value()
+            scalar = ir.FloatAttr(splat).value if tensor_type.dtype in ("f16", "bf16", "f32", "f64") else (
+                ir.BoolAttr(splat).value if tensor_type.dtype == "i1" else ir.IntegerAttr(splat).value
+            )
+            return np.full(tensor_type.shape, scalar, dtype=np_dtype)
+        if tensor_type.dtype == "bf16":
+            return np.array(dense, dtype=np.uint16).view(np_dtype).reshape(tensor_type.shape)
+        return np.array(dense).astype(np_dtype, copy=False).reshape(tensor_type.shape)
+
+
+INT_ARRAY = _IntArray()
+INT = _Int()
+BOOL = _Bool()
+DTYPE = _DType()
+ELEMENTS = _Elements()

@@ -1,0 +1,114 @@
+"""Small builders for StableHLO ops, used by the ops' ``lower`` rules.
+
+StableHLO has no Python op classes in the IREE wheel, so ops are created in generic
+form; they are registered, so MLIR verifies them. Builders use the active insertion
+point and location.
+
+```mlir
+%0 = stablehlo.broadcast_in_dim %x, dims = [1] : (tensor<3xf32>) -> tensor<4x3xf32>
+```
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from s4tf.dialects.attributes import ELEMENTS
+from s4tf.dialects.types import TensorType, canonical_dtype, to_numpy_dtype
+from s4tf.mlir import ir
+
+
+@dataclass(frozen=True)
+class Lowering:
+    """What a ``lower`` rule knows besides operand values: operand and result types."""
+
+    operand_types: tuple[TensorType, ...]
+    result_types: tuple[TensorType, ...]
+
+    @property
+    def result_type(self) -> TensorType:
+        return self.result_types[0]
+
+
+def op(name: str, operands, result_types, regions: int = 0, **attributes) -> ir.Operation:
+    """Create ``stablehlo.<name>``; attribute values are MLIR attributes or attribute text."""
+    if isinstance(result_types, TensorType):
+        result_types = [result_types]
+    return ir.Operation.create(
+        f"stablehlo.{name}",
+        results=[t.to_mlir() for t in result_types],
+        operands=list(operands),
+        attributes={k: v if isinstance(v, ir.Attribute) else ir.Attribute.parse(v) for k, v in attributes.items()},
+        regions=regions,
+    )
+
+
+def value(name: str, operands, result_type: TensorType, **attributes) -> ir.Value:
+    """The single result of a new ``stablehlo.<name>``."""
+    return op(name, operands, result_type, **attributes).result
+
+
+def i64_array(values) -> ir.Attribute:
+    return ir.DenseI64ArrayAttr.get([int(v) for v in values])
+
+
+def constant(array: np.ndarray) -> ir.Value:
+    array = np.asarray(array)
+    tensor_type = TensorType(array.shape, canonical_dtype(array.dtype))
+    return value("constant", [], tensor_type, value=ELEMENTS.to_mlir(array))
+
+
+def scalar(number, dtype: str) -> ir.Value:
+    return constant(np.array(number, dtype=to_numpy_dtype(dtype)))
+
+
+def broadcast(operand: ir.Value, operand_type: TensorType, shape) -> ir.Value:
+    """NumPy-style broadcast of ``operand`` to ``shape`` (trailing dimensions aligned)."""
+    shape = tuple(shape)
+    if operand_type.shape == shape:
+        return operand
+    offset = len(shape) - operand_type.rank
+    return value(
+        "broadcast_in_dim",
+        [operand],
+        TensorType(shape, operand_type.dtype),
+        broadcast_dimensions=i64_array(range(offset, len(shape))),
+    )
+
+
+def reduce(operand: ir.Value, operand_type: TensorType, init: ir.Value, body: str, axes) -> ir.Value:
+    """``stablehlo.reduce`` of ``operand`` over ``axes`` with a binary ``body`` op (e.g. ``"add"``)."""
+    axes = tuple(sorted(axes))
+    result_type = TensorType(
+        [d for i, d in enumerate(operand_type.shape) if i not in axes], operand_type.dtype
+    )
+    reduce_op = op("reduce", [operand, init], result_type, regions=1, dimensions=i64_array(axes))
+    _binary_region(reduce_op.regions[0], body, operand_type.dtype)
+    return reduce_op.result
+
+
+def reduce_window(operand, operand_type, init, body, result_type, window, strides, padding) -> ir.Value:
+    """``stablehlo.reduce_window`` with a binary ``body`` op; ``padding`` is ``[(lo, hi), ...]``."""
+    padding_attr = ir.DenseElementsAttr.get(np.asarray(padding, dtype=np.int64).reshape(-1, 2))
+    window_op = op(
+        "reduce_window",
+        [operand, init],
+        result_type,
+        regions=1,
+        window_dimensions=i64_array(window),
+        window_strides=i64_array(strides),
+        padding=padding_attr,
+    )
+    _binary_region(window_op.regions[0], body, operand_type.dtype)
+    return window_op.result
+
+
+def _binary_region(region: ir.Region, body: str, dtype: str) -> None:
+    scalar_type = TensorType((), dtype)
+    block = region.blocks.append(scalar_type.to_mlir(), scalar_type.to_mlir())
+    with ir.InsertionPoint(block):
+        combined = value(body, list(block.arguments), scalar_type)
+        op("return", [combined], [])
+

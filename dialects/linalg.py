@@ -1,0 +1,295 @@
+"""Contractions: ``dot_general`` (matmul, batched matmul) and ``conv2d`` (NHWC input,
+HWIO filter).
+
+```mlir
+%0 = "s4tf.dot_general"(%a, %b) {lhs_batch = array<i64>, rhs_batch = array<i64>, lhs_contract = array<i64: 1>, rhs_contract = array<i64: 0>} : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+```
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from s4tf.dialects import hlo
+from s4tf.dialects.attributes import INT, INT_ARRAY
+from s4tf.dialects.op_def import Op
+from s4tf.dialects.shape_ops import check_axis
+from s4tf.dialects.types import TensorType, is_float, is_integer, shape_str, to_numpy_dtype
+from s4tf.errors import DTypeError, OpAttributeError, ShapeError
+from s4tf.mlir import ir
+
+
+def _check_number_operands(lhs: TensorType, rhs: TensorType) -> None:
+    if lhs.dtype != rhs.dtype:
+        raise DTypeError(f"operands must have one dtype, got {lhs.dtype} and {rhs.dtype}")
+    if not (is_float(lhs.dtype) or is_integer(lhs.dtype)):
+        raise DTypeError(f"operands must be numbers, got {lhs.dtype}")
+
+
+class DotGeneral(Op):
+    """Tensor contraction: result axes are the batch axes, then the free axes of ``lhs``,
+    then those of ``rhs``. Matmul is ``lhs_contract = [1], rhs_contract = [0]``.
+
+    ```mlir
+    %0 = "s4tf.dot_general"(%a, %b) {lhs_batch = array<i64: 0>, rhs_batch = array<i64: 0>, lhs_contract = array<i64: 2>, rhs_contract = array<i64: 1>} : (tensor<5x4x3xf32>, tensor<5x3x2xf32>) -> tensor<5x4x2xf32>
+    ```
+    """
+
+    name = "dot_general"
+    operands = ("lhs", "rhs")
+    attributes = {"lhs_batch": INT_ARRAY, "rhs_batch": INT_ARRAY, "lhs_contract": INT_ARRAY, "rhs_contract": INT_ARRAY}
+
+    @staticmethod
+    def infer(lhs, rhs, *, lhs_batch, rhs_batch, lhs_contract, rhs_contract):
+        _check_number_operands(lhs, rhs)
+        if len(lhs_batch) != len(rhs_batch) or len(lhs_contract) != len(rhs_contract):
+            raise OpAttributeError("lhs and rhs need as many batch and as many contracting axes")
+        for axes, operand in ((lhs_batch + lhs_contract, lhs), (rhs_batch + rhs_contract, rhs)):
+            for axis in axes:
+                check_axis(axis, operand.rank)
+            if len(set(axes)) != len(axes):
+                raise OpAttributeError(f"axes {list(axes)} repeat an axis")
+        for kind, lhs_axes, rhs_axes in (("batch", lhs_batch, rhs_batch), ("contracting", lhs_contract, rhs_contract)):
+            for a, b in zip(lhs_axes, rhs_axes):
+                if lhs.shape[a] != rhs.shape[b]:
+                    raise ShapeError(
+                        f"incompatible shapes {shape_str(lhs.shape)} and {shape_str(rhs.shape)}: "
+                        f"{kind} axis {a} of lhs has size {lhs.shape[a]}, axis {b} of rhs has size {rhs.shape[b]}"
+                    )
+        batch = [lhs.shape[a] for a in lhs_batch]
+        lhs_free = [d for i, d in enumerate(lhs.shape) if i not in lhs_batch + lhs_contract]
+        rhs_free = [d for i, d in enumerate(rhs.shape) if i not in rhs_batch + rhs_contract]
+        return TensorType(batch + lhs_free + rhs_free, lhs.dtype)
+
+    @staticmethod
+    def reference(lhs, rhs, *, lhs_batch, rhs_batch, lhs_contract, rhs_contract):
+        letters = iter("abcdefghijklmnopqrstuvwxyz")
+        lhs_sub = [None] * lhs.ndim
+        rhs_sub = [None] * rhs.ndim
+        for a, b in zip(lhs_batch + lhs_contract, rhs_batch + rhs_contract):
+            lhs_sub[a] = rhs_sub[b] = next(letters)
+        lhs_sub = [s or next(letters) for s in lhs_sub]
+        rhs_sub = [s or next(letters) for s in rhs_sub]
+        out = (
+            [lhs_sub[a] for a in lhs_batch]
+            + [s for i, s in enumerate(lhs_sub) if i not in lhs_batch + lhs_contract]
+            + [s for i, s in enumerate(rhs_sub) if i not in rhs_batch + rhs_contract]
+        )
+        return np.einsum(f"{''.join(lhs_sub)},{''.join(rhs_sub)}->{''.join(out)}", lhs, rhs)
+
+    @staticmethod
+    def lower(lowering, lhs, rhs, *, lhs_batch, rhs_batch, lhs_contract, rhs_contract):
+        def dims(values):
+            return "[" + ", ".join(str(v) for v in values) + "]"
+
+        numbers = (
+            f"#stablehlo.dot<lhs_batching_dimensions = {dims(lhs_batch)}, rhs_batching_dimensions = {dims(rhs_batch)}, "
+            f"lhs_contracting_dimensions = {dims(lhs_contract)}, rhs_contracting_dimensions = {dims(rhs_contract)}>"
+        )
+        return hlo.value("dot_general", [lhs, rhs], lowering.result_type, dot_dimension_numbers=numbers)
+
+
+def conv_output_size(size, kernel, stride, pad_low, pad_high, lhs_dilation, rhs_dilation) -> int:
+    dilated_input = (size - 1) * lhs_dilation + 1 + pad_low + pad_high
+    dilated_kernel = (kernel - 1) * rhs_dilation + 1
+    return max(0, (dilated_input - dilated_kernel) // stride + 1)
+
+
+def _windows(x, kernel_hw, strides, padding, lhs_dilation, rhs_dilation, pad_value):
+    """Yield ``(i, j, patch)``: the input elements multiplied by kernel tap ``(i, j)``."""
+    n, h, w, c = x.shape
+    if lhs_dilation != (1, 1):
+        dilated = np.zeros((n, (h - 1) * lhs_dilation[0] + 1, (w - 1) * lhs_dilation[1] + 1, c), x.dtype)
+        dilated[:, :: lhs_dilation[0], :: lhs_dilation[1]] = x
+        x = dilated
+    x = np.pad(x, ((0, 0), tuple(padding[0:2]), tuple(padding[2:4]), (0, 0)), constant_values=pad_value)
+    out_h = max(0, (x.shape[1] - (kernel_hw[0] - 1) * rhs_dilation[0] - 1) // strides[0] + 1)
+    out_w = max(0, (x.shape[2] - (kernel_hw[1] - 1) * rhs_dilation[1] - 1) // strides[1] + 1)
+    for i in range(kernel_hw[0]):
+        for j in range(kernel_hw[1]):
+            top, left = i * rhs_dilation[0], j * rhs_dilation[1]
+            yield i, j, x[
+                :,
+                top : top + (out_h - 1) * strides[0] + 1 : strides[0],
+                left : left + (out_w - 1) * strides[1] + 1 : strides[1],
+            ]
+
+
+def _check_pair(name, values, minimum=1):
+    if len(values) != 2 or any(v < minimum for v in values):
+        raise OpAttributeError(f"{name} needs two values >= {minimum}, got {list(values)}")
+
+
+def _check_padding(padding):
+    if len(padding) != 4 or any(p < 0 for p in padding):
+        raise OpAttributeError(f"padding needs four values >= 0 (top, bottom, left, right), got {list(padding)}")
+
+
+def _padding_attr(padding):
+    return [[padding[0], padding[1]], [padding[2], padding[3]]]
+
+
+class Conv2D(Op):
+    """2-D convolution of an NHWC input with an HWIO filter.
+
+    ``padding`` is ``(top, bottom, left, right)``; ``lhs_dilation`` dilates the input
+    (transposed convolution), ``rhs_dilation`` the filter (atrous convolution);
+    ``feature_group_count`` splits channels into groups (``I = C / groups``).
+
+    ```mlir
+    %0 = "s4tf.conv2d"(%x, %w) {strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, lhs_dilation = array<i64: 1, 1>, rhs_dilation = array<i64: 1, 1>, feature_group_count = 1 : i64} : (tensor<1x28x28x1xf32>, tensor<5x5x1x6xf32>) -> tensor<1x24x24x6xf32>
+    ```
+    """
+
+    name = "conv2d"
+    operands = ("input", "filter")
+    attributes = {
+        "strides": INT_ARRAY,
+        "padding": INT_ARRAY,
+        "lhs_dilation": INT_ARRAY,
+        "rhs_dilation": INT_ARRAY,
+        "feature_group_count": INT,
+    }
+
+    @staticmethod
+    def infer(input, filter, *, strides, padding, lhs_dilation, rhs_dilation, feature_group_count):
+        _check_number_operands(input, filter)
+        if input.rank != 4 or filter.rank != 4:
+            raise ShapeError(
+                f"conv2d needs a rank-4 NHWC input and HWIO filter, got {shape_str(input.shape)} and {shape_str(filter.shape)}"
+            )
+        for name, values in (("strides", strides), ("lhs_dilation", lhs_dilation), ("rhs_dilation", rhs_dilation)):
+            _check_pair(name, values)
+        _check_padding(padding)
+        groups = feature_group_count
+        n, h, w, c = input.shape
+        kh, kw, i, o = filter.shape
+        if groups < 1 or c % groups or o % groups or c // groups != i:
+            raise ShapeError(
+                f"input {shape_str(input.shape)} has {c} channels but filter {shape_str(filter.shape)} expects "
+                f"{i} input channels" + (f" per group ({groups} groups)" if groups != 1 else "")
+            )
+        out_h = conv_output_size(h, kh, strides[0], padding[0], padding[1], lhs_dilation[0], rhs_dilation[0])
+        out_w = conv_output_size(w, kw, strides[1], padding[2], padding[3], lhs_dilation[1], rhs_dilation[1])
+        return TensorType((n, out_h, out_w, o), input.dtype)
+
+    @staticmethod
+    def reference(input, filter, *, strides, padding, lhs_dilation, rhs_dilation, feature_group_count):
+        groups = feature_group_count
+        in_per_group, out_per_group = filter.shape[2], filter.shape[3] // groups
+        result = None
+        for i, j, patch in _windows(input, filter.shape[:2], strides, padding, lhs_dilation, rhs_dilation, 0):
+            parts = [
+                np.einsum(
+                    "nhwc,co->nhwo",
+                    patch[..., g * in_per_group : (g + 1) * in_per_group],
+                    filter[i, j, :, g * out_per_group : (g + 1) * out_per_group],
+                )
+                for g in range(groups)
+            ]
+            term = np.concatenate(parts, axis=-1)
+            result = term if result is None else result + term
+        return result
+
+    @staticmethod
+    def lower(lowering, input, filter, *, strides, padding, lhs_dilation, rhs_dilation, feature_group_count):
+        padding_attr = ir.DenseElementsAttr.get(np.asarray(_padding_attr(padding), dtype=np.int64))
+        return hlo.value(
+            "convolution",
+            [input, filter],
+            lowering.result_type,
+            dimension_numbers="#stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>",
+            window_strides=hlo.i64_array(strides),
+            padding=padding_attr,
+            lhs_dilation=hlo.i64_array(lhs_dilation),
+            rhs_dilation=hlo.i64_array(rhs_dilation),
+            feature_group_count=INT.to_mlir(feature_group_count),
+            batch_group_count=INT.to_mlir(1),
+        )
+
+
+class PoolOp(Op):
+    """2-D pooling of an NHWC input over ``window`` with ``strides`` and ``padding``
+    ``(top, bottom, left, right)``.
+
+    ```mlir
+    %0 = "s4tf.{name}"(%x) {window = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : (tensor<1x24x24x6xf32>) -> tensor<1x12x12x6xf32>
+    ```
+    """
+
+    operands = ("input",)
+    attributes = {"window": INT_ARRAY, "strides": INT_ARRAY, "padding": INT_ARRAY}
+
+    @staticmethod
+    def infer(input, *, window, strides, padding):
+        if input.rank != 4:
+            raise ShapeError(f"pooling needs a rank-4 NHWC input, got {shape_str(input.shape)}")
+        if not is_float(input.dtype):
+            raise DTypeError(f"pooling needs a float input, got {input.dtype}")
+        _check_pair("window", window)
+        _check_pair("strides", strides)
+        _check_padding(padding)
+        n, h, w, c = input.shape
+        out_h = conv_output_size(h, window[0], strides[0], padding[0], padding[1], 1, 1)
+        out_w = conv_output_size(w, window[1], strides[1], padding[2], padding[3], 1, 1)
+        return TensorType((n, out_h, out_w, c), input.dtype)
+
+    @staticmethod
+    def window_sum(input, window, strides, padding, pad_value, combine):
+        result = None
+        for _, _, patch in _windows(input, window, strides, padding, (1, 1), (1, 1), pad_value):
+            result = patch.copy() if result is None else combine(result, patch)
+        return result
+
+    @staticmethod
+    def lower_window(lowering, input, body, init, window, strides, padding):
+        input_type = lowering.operand_types[0]
+        return hlo.reduce_window(
+            input,
+            input_type,
+            hlo.scalar(init, input_type.dtype),
+            body,
+            lowering.result_type,
+            (1, *window, 1),
+            (1, *strides, 1),
+            [(0, 0), tuple(padding[0:2]), tuple(padding[2:4]), (0, 0)],
+        )
+
+
+class MaxPool2D(PoolOp):
+    """Maximum over each window; padding never wins."""
+
+    name = "max_pool2d"
+
+    @classmethod
+    def reference(cls, input, *, window, strides, padding):
+        return cls.window_sum(input, window, strides, padding, -np.inf, np.maximum)
+
+    @classmethod
+    def lower(cls, lowering, input, *, window, strides, padding):
+        return cls.lower_window(lowering, input, "maximum", -np.inf, window, strides, padding)
+
+
+class AvgPool2D(PoolOp):
+    """Mean over each window, counting only real (unpadded) elements."""
+
+    name = "avg_pool2d"
+
+    @classmethod
+    def counts(cls, shape, window, strides, padding):
+        ones = np.ones((1, shape[1], shape[2], 1))
+        return cls.window_sum(ones, window, strides, padding, 0, np.add)
+
+    @classmethod
+    def reference(cls, input, *, window, strides, padding):
+        total = cls.window_sum(input, window, strides, padding, 0, np.add)
+        return total / cls.counts(input.shape, window, strides, padding)
+
+    @classmethod
+    def lower(cls, lowering, input, *, window, strides, padding):
+        total = cls.lower_window(lowering, input, "add", 0, window, strides, padding)
+        result_type = lowering.result_type
+        counts = cls.counts(lowering.operand_types[0].shape, window, strides, padding)
+        counts_type = TensorType(counts.shape, result_type.dtype)
+        counts_value = hlo.constant(counts.astype(to_numpy_dtype(result_type.dtype)))
+        return hlo.value("divide", [total, hlo.broadcast(counts_value, counts_type, result_type.shape)], result_type)

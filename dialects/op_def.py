@@ -1,0 +1,196 @@
+"""How an s4tf op is defined, built, read back and verified.
+
+An op is a subclass of :class:`Op` that sets ``name`` and defines, in one place, its
+operands, attributes, result-type rule (``infer``), NumPy reference semantics
+(``reference``) and lowering to StableHLO (``lower``). Defining the subclass registers
+it; the Python builder, the verifier, the IRDL spec and the docs are derived from it.
+
+```mlir
+%0 = "s4tf.add"(%x, %y) : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+```
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from s4tf.dialects.attributes import AttrKind
+from s4tf.dialects.types import TensorType
+from s4tf.errors import OpAttributeError, S4tfError, ShapeError
+from s4tf.mlir import ir
+
+DIALECT = "s4tf"
+
+#: Every defined op, by full name (``"s4tf.add"``).
+OPS: dict[str, type["Op"]] = {}
+
+
+class Op:
+    """Base of op definitions; subclasses that set ``name`` are registered.
+
+    ``operands`` names the operands; a single name ending in ``*`` makes the op variadic.
+    Rules receive attributes as keyword arguments:
+
+    - ``infer(*operand_types, **attrs)`` returns the result :class:`TensorType` (or a tuple
+      of them) and raises :class:`ShapeError`/:class:`DTypeError` with a clear message;
+    - ``reference(*arrays, **attrs)`` computes the result with NumPy;
+    - ``lower(lowering, *values, **attrs)`` emits StableHLO at the current insertion point
+      and returns the replacement value(s).
+    """
+
+    name: ClassVar[str]
+    operands: ClassVar[tuple[str, ...]] = ()
+    attributes: ClassVar[dict[str, AttrKind]] = {}
+    pure: ClassVar[bool] = True
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "name" in cls.__dict__:
+            full_name = f"{DIALECT}.{cls.name}"
+            if full_name in OPS:
+                raise RuntimeError(f"op {full_name} is defined twice")
+            OPS[full_name] = cls
+
+    @classmethod
+    def full_name(cls) -> str:
+        return f"{DIALECT}.{cls.name}"
+
+    @classmethod
+    def is_variadic(cls) -> bool:
+        return len(cls.operands) == 1 and cls.operands[0].endswith("*")
+
+    @staticmethod
+    def infer(*operand_types, **attrs):
+        raise NotImplementedError
+
+    @staticmethod
+    def reference(*operands, **attrs):
+        raise NotImplementedError
+
+    @staticmethod
+    def lower(lowering, *values, **attrs):
+        raise NotImplementedError
+
+    # -- derived behaviour -------------------------------------------------------------
+
+    @classmethod
+    def check_operand_count(cls, count: int) -> None:
+        if cls.is_variadic():
+            if count < 1:
+                raise ShapeError(f"{cls.full_name()} needs at least one operand")
+        elif count != len(cls.operands):
+            raise ShapeError(
+                f"{cls.full_name()} takes {len(cls.operands)} operand(s) "
+                f"({', '.join(cls.operands) or 'none'}), got {count}"
+            )
+
+    @classmethod
+    def normalize_attributes(cls, attrs: dict) -> dict:
+        unknown = set(attrs) - set(cls.attributes)
+        if unknown:
+            raise OpAttributeError(f"{cls.full_name()} has no attribute(s) {', '.join(sorted(unknown))}")
+        missing = set(cls.attributes) - set(attrs)
+        if missing:
+            raise OpAttributeError(f"{cls.full_name()} needs attribute(s) {', '.join(sorted(missing))}")
+        normalized = {}
+        for key, kind in cls.attributes.items():
+            try:
+                normalized[key] = kind.normalize(attrs[key])
+            except S4tfError as error:
+                raise OpAttributeError(f"{cls.full_name()} attribute '{key}': {error.message}") from None
+        return normalized
+
+    @classmethod
+    def result_types(cls, operand_types: list[TensorType], attrs: dict) -> list[TensorType]:
+        """Checked result types; errors name the op."""
+        cls.check_operand_count(len(operand_types))
+        try:
+            result = cls.infer(*operand_types, **attrs)
+        except S4tfError as error:
+            if error.message.startswith(cls.full_name()):
+                raise
+            raise type(error)(f"{cls.full_name()}: {error.message}", error.location) from None
+        return list(result) if isinstance(result, tuple) else [result]
+
+    @classmethod
+    def evaluate(cls, operands: list[np.ndarray], attrs: dict) -> list[np.ndarray]:
+        """Reference semantics, results cast to the inferred dtypes."""
+        from s4tf.dialects.types import canonical_dtype, to_numpy_dtype
+
+        types = cls.result_types([TensorType(a.shape, canonical_dtype(a.dtype)) for a in operands], attrs)
+        results = cls.reference(*operands, **attrs)
+        results = list(results) if isinstance(results, tuple) else [results]
+        return [np.asarray(r).astype(to_numpy_dtype(t.dtype), copy=False).reshape(t.shape) for r, t in zip(results, types)]
+
+
+def lookup(name: str) -> type[Op]:
+    """The definition of ``s4tf.<name>`` (or of a full name)."""
+    full_name = name if name.startswith(f"{DIALECT}.") else f"{DIALECT}.{name}"
+    try:
+        return OPS[full_name]
+    except KeyError:
+        raise S4tfError(f"unknown op '{full_name}'") from None
+
+
+def build(op: type[Op], values: list[ir.Value], attrs: dict, location: ir.Location) -> ir.Operation:
+    """Create ``op`` at the current insertion point; types are inferred and checked."""
+    attrs = op.normalize_attributes(attrs)
+    operand_types = [TensorType.from_mlir(v.type) for v in values]
+    result_types = op.result_types(operand_types, attrs)
+    return ir.Operation.create(
+        op.full_name(),
+        results=[t.to_mlir() for t in result_types],
+        operands=list(values),
+        attributes={key: op.attributes[key].to_mlir(value) for key, value in attrs.items()},
+        loc=location,
+    )
+
+
+def read_attributes(op: type[Op], operation: ir.Operation) -> dict:
+    """The Python values of ``operation``'s attributes (assumes it verified)."""
+    return {key: kind.from_mlir(operation.attributes[key]) for key, kind in op.attributes.items()}
+
+
+def verify(operation: ir.Operation) -> str | None:
+    """Why ``operation`` (an ``s4tf.*`` op) is malformed, or ``None`` if it is well formed."""
+    try:
+        op = lookup(operation.name)
+    except S4tfError as error:
+        return error.message
+    missing = sorted(key for key in op.attributes if key not in operation.attributes)
+    if missing:
+        return f"'{op.full_name()}' needs attribute(s) {', '.join(missing)}"
+    try:
+        attrs = read_attributes(op, operation)
+    except (ValueError, TypeError):
+        bad = [
+            key
+            for key, kind in op.attributes.items()
+            if not _attribute_reads(kind, operation.attributes[key])
+        ]
+        return f"'{op.full_name()}' attribute '{bad[0]}' must be {op.attributes[bad[0]].description}"
+    try:
+        operand_types = [TensorType.from_mlir(v.type) for v in operation.operands]
+        result_types = op.result_types(operand_types, attrs)
+    except S4tfError as error:
+        return error.message
+    except ValueError:
+        return f"'{op.full_name()}' operands must be ranked tensors"
+    declared = [str(r.type) for r in operation.results]
+    expected = [t.mlir_text for t in result_types]
+    if declared != expected:
+        return (
+            f"'{op.full_name()}' result type(s) {', '.join(declared) or 'none'} do not match "
+            f"the inferred {', '.join(expected)}"
+        )
+    return None
+
+
+def _attribute_reads(kind: AttrKind, attribute: ir.Attribute) -> bool:
+    try:
+        kind.from_mlir(attribute)
+        return True
+    except (ValueError, TypeError):
+        return False

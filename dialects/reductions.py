@@ -1,0 +1,197 @@
+"""Reductions over axes: sum, max, min, mean, and argmax.
+
+```mlir
+%0 = "s4tf.reduce_sum"(%x) {axes = array<i64: 1>, keepdims = false} : (tensor<4x3xf32>) -> tensor<4xf32>
+```
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from s4tf.dialects import hlo
+from s4tf.dialects.attributes import BOOL, DTYPE, INT, INT_ARRAY
+from s4tf.dialects.op_def import Op
+from s4tf.dialects.shape_ops import check_axis
+from s4tf.dialects.types import TensorType, is_float, is_integer, to_numpy_dtype
+from s4tf.errors import DTypeError, OpAttributeError
+from s4tf.mlir import ir
+
+
+def reduced_shape(shape, axes, keepdims) -> tuple:
+    if keepdims:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def _check_axes(x: TensorType, axes) -> None:
+    for axis in axes:
+        check_axis(axis, x.rank)
+    if len(set(axes)) != len(axes):
+        raise OpAttributeError(f"axes {list(axes)} repeat an axis")
+
+
+def _identity(body: str, dtype: str):
+    """The initial value of a reduction with ``body`` over ``dtype``."""
+    if body == "add":
+        return 0
+    if dtype == "i1":
+        return body == "minimum"
+    if is_integer(dtype):
+        info = np.iinfo(to_numpy_dtype(dtype))
+        return info.min if body == "maximum" else info.max
+    return -np.inf if body == "maximum" else np.inf
+
+
+class ReduceOp(Op):
+    """Reduce ``x`` over ``axes``; ``keepdims`` keeps them as size-1 axes.
+
+    ```mlir
+    %0 = "s4tf.{name}"(%x) {axes = array<i64: 1>, keepdims = false} : (tensor<4x3xf32>) -> tensor<4xf32>
+    ```
+    """
+
+    operands = ("x",)
+    attributes = {"axes": INT_ARRAY, "keepdims": BOOL}
+    numpy = None
+    body = ""
+
+    @classmethod
+    def infer(cls, x, *, axes, keepdims):
+        _check_axes(x, axes)
+        return TensorType(reduced_shape(x.shape, axes, keepdims), x.dtype)
+
+    @classmethod
+    def reference(cls, x, *, axes, keepdims):
+        return cls.numpy(x, axis=tuple(axes), keepdims=keepdims)
+
+    @classmethod
+    def lower(cls, lowering, x, *, axes, keepdims):
+        x_type = lowering.operand_types[0]
+        init = hlo.scalar(_identity(cls.body, x_type.dtype), x_type.dtype)
+        reduced = hlo.reduce(x, x_type, init, cls.body, axes)
+        if keepdims:
+            reduced = hlo.value("reshape", [reduced], lowering.result_type)
+        return reduced
+
+
+class ReduceSum(ReduceOp):
+    """Sum over ``axes``."""
+
+    name = "reduce_sum"
+    numpy = staticmethod(np.sum)
+    body = "add"
+
+
+class ReduceMax(ReduceOp):
+    """Maximum over ``axes``."""
+
+    name = "reduce_max"
+    numpy = staticmethod(np.max)
+    body = "maximum"
+
+
+class ReduceMin(ReduceOp):
+    """Minimum over ``axes``."""
+
+    name = "reduce_min"
+    numpy = staticmethod(np.min)
+    body = "minimum"
+
+
+class ReduceMean(ReduceOp):
+    """Arithmetic mean over ``axes`` (float dtypes)."""
+
+    name = "reduce_mean"
+    numpy = staticmethod(np.mean)
+    body = "add"
+
+    @classmethod
+    def infer(cls, x, *, axes, keepdims):
+        if not is_float(x.dtype):
+            raise DTypeError(f"mean needs a float operand, got {x.dtype}")
+        return super().infer(x, axes=axes, keepdims=keepdims)
+
+    @classmethod
+    def lower(cls, lowering, x, *, axes, keepdims):
+        total = super().lower(lowering, x, axes=axes, keepdims=keepdims)
+        count = int(np.prod([lowering.operand_types[0].shape[a] for a in axes]))
+        result_type = lowering.result_type
+        divisor = hlo.broadcast(hlo.scalar(count, result_type.dtype), TensorType((), result_type.dtype), result_type.shape)
+        return hlo.value("divide", [total, divisor], result_type)
+
+
+class Argmax(Op):
+    """Index of the first maximum along ``axis``, as ``dtype`` (an integer type).
+
+    ```mlir
+    %0 = "s4tf.argmax"(%x) {axis = 1 : i64, keepdims = false, dtype = i32} : (tensor<4x3xf32>) -> tensor<4xi32>
+    ```
+    """
+
+    name = "argmax"
+    operands = ("x",)
+    attributes = {"axis": INT, "keepdims": BOOL, "dtype": DTYPE}
+
+    @staticmethod
+    def infer(x, *, axis, keepdims, dtype):
+        check_axis(axis, x.rank)
+        if not is_integer(dtype):
+            raise DTypeError(f"index dtype must be an integer type, got {dtype}")
+        return TensorType(reduced_shape(x.shape, (axis,), keepdims), dtype)
+
+    @staticmethod
+    def reference(x, *, axis, keepdims, dtype):
+        return np.argmax(x, axis=axis, keepdims=keepdims)
+
+    @staticmethod
+    def lower(lowering, x, *, axis, keepdims, dtype):
+        """A two-operand ``stablehlo.reduce`` over (value, index) pairs keeping the first maximum."""
+        x_type = lowering.operand_types[0]
+        index_type = x_type.with_dtype(dtype)
+        indices = hlo.value("iota", [], index_type, iota_dimension=INT.to_mlir(axis))
+        value_init = hlo.scalar(_identity("maximum", x_type.dtype), x_type.dtype)
+        index_init = hlo.scalar(0, dtype)
+        reduced_value = TensorType(reduced_shape(x_type.shape, (axis,), False), x_type.dtype)
+        reduced_index = reduced_value.with_dtype(dtype)
+        reduce_op = hlo.op(
+            "reduce",
+            [x, indices, value_init, index_init],
+            [reduced_value, reduced_index],
+            regions=1,
+            dimensions=hlo.i64_array([axis]),
+        )
+        value_scalar, index_scalar = TensorType((), x_type.dtype), TensorType((), dtype)
+        block = reduce_op.regions[0].blocks.append(
+            value_scalar.to_mlir(), index_scalar.to_mlir(), value_scalar.to_mlir(), index_scalar.to_mlir()
+        )
+        with ir.InsertionPoint(block):
+            value_a, index_a, value_b, index_b = block.arguments
+            pred_type = TensorType((), "i1")
+            compare = "FLOAT" if is_float(x_type.dtype) else "SIGNED"
+
+            def cmp(lhs, rhs, direction, kind):
+                return hlo.value(
+                    "compare",
+                    [lhs, rhs],
+                    pred_type,
+                    comparison_direction=f"#stablehlo<comparison_direction {direction}>",
+                    compare_type=f"#stablehlo<comparison_type {kind}>",
+                )
+
+            a_greater = cmp(value_a, value_b, "GT", compare)
+            a_nan = cmp(value_a, value_a, "NE", compare)
+            values_equal = cmp(value_a, value_b, "EQ", compare)
+            a_first = cmp(index_a, index_b, "LT", "SIGNED")
+            take_a = hlo.value(
+                "or",
+                [hlo.value("or", [a_greater, a_nan], pred_type), hlo.value("and", [values_equal, a_first], pred_type)],
+                pred_type,
+            )
+            best_value = hlo.value("select", [take_a, value_a, value_b], value_scalar)
+            best_index = hlo.value("select", [take_a, index_a, index_b], index_scalar)
+            hlo.op("return", [best_value, best_index], [])
+        result = reduce_op.results[1]
+        if keepdims:
+            result = hlo.value("reshape", [result], lowering.result_type)
+        return result

@@ -1,0 +1,296 @@
+"""Ops that create tensors or move their elements: constant, iota, broadcast_in_dim,
+reshape, transpose, slice, concatenate, pad.
+
+```mlir
+%0 = "s4tf.transpose"(%x) {permutation = array<i64: 1, 0>} : (tensor<4x3xf32>) -> tensor<3x4xf32>
+```
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from s4tf.dialects import hlo
+from s4tf.dialects.attributes import DTYPE, ELEMENTS, INT, INT_ARRAY
+from s4tf.dialects.op_def import Op
+from s4tf.dialects.types import TensorType, canonical_dtype, shape_str, to_numpy_dtype
+from s4tf.errors import DTypeError, OpAttributeError, ShapeError
+
+
+def check_axis(axis: int, rank: int, what: str = "axis") -> None:
+    if not 0 <= axis < rank:
+        raise OpAttributeError(f"{what} {axis} is out of range for rank {rank}")
+
+
+class Constant(Op):
+    """A tensor known at compile time.
+
+    ```mlir
+    %0 = "s4tf.constant"() {value = dense<[1.0, 2.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+    ```
+    """
+
+    name = "constant"
+    attributes = {"value": ELEMENTS}
+
+    @staticmethod
+    def infer(*, value):
+        return TensorType(value.shape, canonical_dtype(value.dtype))
+
+    @staticmethod
+    def reference(*, value):
+        return value
+
+    @staticmethod
+    def lower(lowering, *, value):
+        return hlo.constant(value)
+
+
+class Iota(Op):
+    """Indices ``0, 1, ...`` along ``dimension`` of a tensor of ``shape``.
+
+    ```mlir
+    %0 = "s4tf.iota"() {shape = array<i64: 2, 3>, dimension = 1 : i64, dtype = i32} : () -> tensor<2x3xi32>
+    ```
+    """
+
+    name = "iota"
+    attributes = {"shape": INT_ARRAY, "dimension": INT, "dtype": DTYPE}
+
+    @staticmethod
+    def infer(*, shape, dimension, dtype):
+        check_axis(dimension, len(shape), "dimension")
+        return TensorType(shape, dtype)
+
+    @staticmethod
+    def reference(*, shape, dimension, dtype):
+        index_shape = [1] * len(shape)
+        index_shape[dimension] = shape[dimension]
+        indices = np.arange(shape[dimension]).reshape(index_shape)
+        return np.broadcast_to(indices, shape).astype(to_numpy_dtype(dtype))
+
+    @staticmethod
+    def lower(lowering, *, shape, dimension, dtype):
+        return hlo.value("iota", [], lowering.result_type, iota_dimension=INT.to_mlir(dimension))
+
+
+class BroadcastInDim(Op):
+    """Broadcast ``x`` to ``shape``; operand axis ``i`` becomes result axis ``broadcast_dimensions[i]``.
+
+    ```mlir
+    %0 = "s4tf.broadcast_in_dim"(%x) {shape = array<i64: 4, 3>, broadcast_dimensions = array<i64: 1>} : (tensor<3xf32>) -> tensor<4x3xf32>
+    ```
+    """
+
+    name = "broadcast_in_dim"
+    operands = ("x",)
+    attributes = {"shape": INT_ARRAY, "broadcast_dimensions": INT_ARRAY}
+
+    @staticmethod
+    def infer(x, *, shape, broadcast_dimensions):
+        if len(broadcast_dimensions) != x.rank:
+            raise ShapeError(
+                f"broadcast_dimensions {list(broadcast_dimensions)} must name one result axis per "
+                f"operand axis of {shape_str(x.shape)}"
+            )
+        if list(broadcast_dimensions) != sorted(set(broadcast_dimensions)):
+            raise OpAttributeError(f"broadcast_dimensions {list(broadcast_dimensions)} must be increasing")
+        for axis, target in enumerate(broadcast_dimensions):
+            check_axis(target, len(shape), "broadcast dimension")
+            if x.shape[axis] not in (1, shape[target]):
+                raise ShapeError(f"cannot broadcast {shape_str(x.shape)} to {shape_str(shape)}")
+        return TensorType(shape, x.dtype)
+
+    @staticmethod
+    def reference(x, *, shape, broadcast_dimensions):
+        expanded = [1] * len(shape)
+        for axis, target in enumerate(broadcast_dimensions):
+            expanded[target] = x.shape[axis]
+        return np.broadcast_to(np.reshape(x, expanded), shape)
+
+    @staticmethod
+    def lower(lowering, x, *, shape, broadcast_dimensions):
+        return hlo.value(
+            "broadcast_in_dim", [x], lowering.result_type, broadcast_dimensions=hlo.i64_array(broadcast_dimensions)
+        )
+
+
+class Reshape(Op):
+    """The same elements, in row-major order, in a new ``shape``.
+
+    ```mlir
+    %0 = "s4tf.reshape"(%x) {shape = array<i64: 12>} : (tensor<4x3xf32>) -> tensor<12xf32>
+    ```
+    """
+
+    name = "reshape"
+    operands = ("x",)
+    attributes = {"shape": INT_ARRAY}
+
+    @staticmethod
+    def infer(x, *, shape):
+        if any(d < 0 for d in shape):
+            raise ShapeError(f"target shape {shape_str(shape)} has a negative dimension")
+        if int(np.prod(shape)) != x.size:
+            raise ShapeError(f"cannot reshape {shape_str(x.shape)} ({x.size} elements) to {shape_str(shape)}")
+        return TensorType(shape, x.dtype)
+
+    @staticmethod
+    def reference(x, *, shape):
+        return np.reshape(x, shape)
+
+    @staticmethod
+    def lower(lowering, x, *, shape):
+        return hlo.value("reshape", [x], lowering.result_type)
+
+
+class Transpose(Op):
+    """Permute axes: result axis ``i`` is operand axis ``permutation[i]``.
+
+    ```mlir
+    %0 = "s4tf.transpose"(%x) {permutation = array<i64: 1, 0>} : (tensor<4x3xf32>) -> tensor<3x4xf32>
+    ```
+    """
+
+    name = "transpose"
+    operands = ("x",)
+    attributes = {"permutation": INT_ARRAY}
+
+    @staticmethod
+    def infer(x, *, permutation):
+        if sorted(permutation) != list(range(x.rank)):
+            raise OpAttributeError(f"permutation {list(permutation)} is not a permutation of {x.rank} axes")
+        return TensorType([x.shape[p] for p in permutation], x.dtype)
+
+    @staticmethod
+    def reference(x, *, permutation):
+        return np.transpose(x, permutation)
+
+    @staticmethod
+    def lower(lowering, x, *, permutation):
+        return hlo.value("transpose", [x], lowering.result_type, permutation=hlo.i64_array(permutation))
+
+
+class Slice(Op):
+    """Static strided slice ``x[start:limit:stride]`` per axis (positive strides).
+
+    ```mlir
+    %0 = "s4tf.slice"(%x) {start = array<i64: 1, 0>, limit = array<i64: 3, 3>, stride = array<i64: 1, 2>} : (tensor<4x3xf32>) -> tensor<2x2xf32>
+    ```
+    """
+
+    name = "slice"
+    operands = ("x",)
+    attributes = {"start": INT_ARRAY, "limit": INT_ARRAY, "stride": INT_ARRAY}
+
+    @staticmethod
+    def infer(x, *, start, limit, stride):
+        if not len(start) == len(limit) == len(stride) == x.rank:
+            raise ShapeError(f"start, limit and stride need {x.rank} entries for {shape_str(x.shape)}")
+        shape = []
+        for axis, (lo, hi, step, dim) in enumerate(zip(start, limit, stride, x.shape)):
+            if step < 1 or not 0 <= lo <= hi <= dim:
+                raise ShapeError(
+                    f"slice {lo}:{hi}:{step} of axis {axis} is out of range for {shape_str(x.shape)}"
+                )
+            shape.append(-(-(hi - lo) // step))
+        return TensorType(shape, x.dtype)
+
+    @staticmethod
+    def reference(x, *, start, limit, stride):
+        return x[tuple(slice(lo, hi, step) for lo, hi, step in zip(start, limit, stride))]
+
+    @staticmethod
+    def lower(lowering, x, *, start, limit, stride):
+        return hlo.value(
+            "slice",
+            [x],
+            lowering.result_type,
+            start_indices=hlo.i64_array(start),
+            limit_indices=hlo.i64_array(limit),
+            strides=hlo.i64_array(stride),
+        )
+
+
+class Concatenate(Op):
+    """Join tensors along ``axis``; other dimensions must agree.
+
+    ```mlir
+    %0 = "s4tf.concatenate"(%a, %b) {axis = 0 : i64} : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<3x3xf32>
+    ```
+    """
+
+    name = "concatenate"
+    operands = ("inputs*",)
+    attributes = {"axis": INT}
+
+    @staticmethod
+    def infer(*inputs, axis):
+        first = inputs[0]
+        check_axis(axis, first.rank)
+        for other in inputs[1:]:
+            if other.dtype != first.dtype:
+                raise DTypeError(f"operands must have one dtype, got {first.dtype} and {other.dtype}")
+            if other.rank != first.rank or any(
+                a != b for i, (a, b) in enumerate(zip(first.shape, other.shape)) if i != axis
+            ):
+                raise ShapeError(
+                    f"shapes {shape_str(first.shape)} and {shape_str(other.shape)} differ outside axis {axis}"
+                )
+        shape = list(first.shape)
+        shape[axis] = sum(t.shape[axis] for t in inputs)
+        return TensorType(shape, first.dtype)
+
+    @staticmethod
+    def reference(*inputs, axis):
+        return np.concatenate(inputs, axis=axis)
+
+    @staticmethod
+    def lower(lowering, *inputs, axis):
+        return hlo.value("concatenate", list(inputs), lowering.result_type, dimension=INT.to_mlir(axis))
+
+
+class Pad(Op):
+    """Pad ``x`` with the scalar ``value``: ``low``/``high`` elements per axis edge and
+    ``interior`` elements between neighbours.
+
+    ```mlir
+    %0 = "s4tf.pad"(%x, %zero) {low = array<i64: 1>, high = array<i64: 2>, interior = array<i64: 0>} : (tensor<3xf32>, tensor<f32>) -> tensor<6xf32>
+    ```
+    """
+
+    name = "pad"
+    operands = ("x", "value")
+    attributes = {"low": INT_ARRAY, "high": INT_ARRAY, "interior": INT_ARRAY}
+
+    @staticmethod
+    def infer(x, value, *, low, high, interior):
+        if value.rank != 0:
+            raise ShapeError(f"padding value must be a scalar, got shape {shape_str(value.shape)}")
+        if value.dtype != x.dtype:
+            raise DTypeError(f"padding value dtype {value.dtype} differs from operand dtype {x.dtype}")
+        if not len(low) == len(high) == len(interior) == x.rank:
+            raise ShapeError(f"low, high and interior need {x.rank} entries for {shape_str(x.shape)}")
+        if any(i < 0 for i in interior) or any(lo < 0 for lo in low) or any(hi < 0 for hi in high):
+            raise ShapeError("padding amounts must be non-negative")
+        shape = [lo + hi + d + max(d - 1, 0) * i for d, lo, hi, i in zip(x.shape, low, high, interior)]
+        return TensorType(shape, x.dtype)
+
+    @staticmethod
+    def reference(x, value, *, low, high, interior):
+        shape = [lo + hi + d + max(d - 1, 0) * i for d, lo, hi, i in zip(x.shape, low, high, interior)]
+        result = np.full(shape, value, dtype=x.dtype)
+        index = tuple(slice(lo, lo + (d - 1) * (i + 1) + 1, i + 1) for d, lo, i in zip(x.shape, low, interior))
+        result[index] = x
+        return result
+
+    @staticmethod
+    def lower(lowering, x, value, *, low, high, interior):
+        return hlo.value(
+            "pad",
+            [x, value],
+            lowering.result_type,
+            edge_padding_low=hlo.i64_array(low),
+            edge_padding_high=hlo.i64_array(high),
+            interior_padding=hlo.i64_array(interior),
+        )

@@ -1,0 +1,141 @@
+"""Tensor types of the s4tf dialect, as plain Python values.
+
+Rules (shape inference, verification) work on :class:`TensorType`; conversion to and
+from MLIR's ``RankedTensorType`` happens only at the edges.
+
+>>> TensorType((4, None), "f32").mlir_text
+'tensor<4x?xf32>'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import ml_dtypes
+import numpy as np
+
+from s4tf.errors import DTypeError
+from s4tf.mlir import ir
+
+FLOAT_DTYPES = ("f16", "bf16", "f32", "f64")
+INT_DTYPES = ("i8", "i32", "i64")
+BOOL_DTYPE = "i1"
+DTYPES = (BOOL_DTYPE, *INT_DTYPES, *FLOAT_DTYPES)
+
+_NUMPY_DTYPES = {
+    "i1": np.dtype(np.bool_),
+    "i8": np.dtype(np.int8),
+    "i32": np.dtype(np.int32),
+    "i64": np.dtype(np.int64),
+    "f16": np.dtype(np.float16),
+    "bf16": np.dtype(ml_dtypes.bfloat16),
+    "f32": np.dtype(np.float32),
+    "f64": np.dtype(np.float64),
+}
+_FROM_NUMPY = {v: k for k, v in _NUMPY_DTYPES.items()}
+
+# Promotion order used when two dtypes meet: the later kind wins, and within a kind
+# the wider type. f16 meeting bf16 gives f32.
+_RANK = {"i1": 0, "i8": 1, "i32": 2, "i64": 3, "bf16": 4, "f16": 4, "f32": 5, "f64": 6}
+
+
+def is_float(dtype: str) -> bool:
+    return dtype in FLOAT_DTYPES
+
+
+def is_integer(dtype: str) -> bool:
+    return dtype in INT_DTYPES
+
+
+def to_numpy_dtype(dtype: str) -> np.dtype:
+    try:
+        return _NUMPY_DTYPES[dtype]
+    except KeyError:
+        raise DTypeError(f"unknown dtype {dtype!r}; s4tf dtypes are {', '.join(DTYPES)}") from None
+
+
+def canonical_dtype(dtype) -> str:
+    """An s4tf dtype name from a NumPy dtype, a type like ``np.float32``, or a name."""
+    if isinstance(dtype, str) and dtype in _NUMPY_DTYPES:
+        return dtype
+    try:
+        np_dtype = np.dtype(dtype)
+    except TypeError:
+        raise DTypeError(f"not a dtype: {dtype!r}") from None
+    try:
+        return _FROM_NUMPY[np_dtype]
+    except KeyError:
+        raise DTypeError(
+            f"dtype {np_dtype} is not supported; s4tf dtypes are {', '.join(DTYPES)}"
+        ) from None
+
+
+def promote_dtypes(a: str, b: str) -> str:
+    """The dtype two operands are converted to before a binary op."""
+    if a == b:
+        return a
+    if {a, b} == {"f16", "bf16"}:
+        return "f32"
+    return a if _RANK[a] >= _RANK[b] else b
+
+
+def element_type(dtype: str) -> ir.Type:
+    """The MLIR element type for an s4tf dtype (needs an active context)."""
+    return ir.Type.parse(dtype)
+
+
+@dataclass(frozen=True)
+class TensorType:
+    """A ranked tensor type; a ``None`` dimension is dynamic."""
+
+    shape: tuple[int | None, ...]
+    dtype: str
+
+    def __post_init__(self):
+        object.__setattr__(self, "shape", tuple(self.shape))
+        if self.dtype not in _NUMPY_DTYPES:
+            raise DTypeError(f"unknown dtype {self.dtype!r}")
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        size = 1
+        for dim in self.shape:
+            size *= dim
+        return size
+
+    @property
+    def mlir_text(self) -> str:
+        dims = "".join(f"{'?' if d is None else d}x" for d in self.shape)
+        return f"tensor<{dims}{self.dtype}>"
+
+    def to_mlir(self) -> ir.RankedTensorType:
+        return ir.RankedTensorType.get(
+            [ir.ShapedType.get_dynamic_size() if d is None else d for d in self.shape],
+            element_type(self.dtype),
+        )
+
+    @staticmethod
+    def from_mlir(mlir_type: ir.Type) -> "TensorType":
+        ranked = ir.RankedTensorType(mlir_type)
+        shape = tuple(
+            None if ranked.is_dynamic_dim(i) else ranked.get_dim_size(i) for i in range(ranked.rank)
+        )
+        return TensorType(shape, str(ranked.element_type))
+
+    def with_dtype(self, dtype: str) -> "TensorType":
+        return TensorType(self.shape, dtype)
+
+    def with_shape(self, shape) -> "TensorType":
+        return TensorType(tuple(shape), self.dtype)
+
+    def __str__(self) -> str:
+        return self.mlir_text
+
+
+def shape_str(shape) -> str:
+    """``(4, 3)`` for messages."""
+    return "(" + ", ".join("?" if d is None else str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"

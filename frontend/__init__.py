@@ -1,0 +1,1 @@
+"""s4tf: stage Python functions into an MLIR tensor dialect and run them with IREE."""

@@ -1,0 +1,127 @@
+"""``s4tf-canonicalize``: constant folding, algebraic identities and dead-code elimination
+of pure s4tf ops, repeated until nothing changes.
+
+```mlir
+%c0 = "s4tf.constant"() {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>
+%0 = "s4tf.add"(%x, %c0) : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+%1 = "s4tf.neg"(%0) : (tensor<3xf32>) -> tensor<3xf32>
+%2 = "s4tf.neg"(%1) : (tensor<3xf32>) -> tensor<3xf32>
+return %2
+// becomes
+return %x
+```
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from s4tf.dialects.attributes import ELEMENTS
+from s4tf.dialects.op_def import build, lookup, read_attributes
+from s4tf.mlir import ir
+from s4tf.passes.ir_walk import defining_op, has_uses, s4tf_ops
+from s4tf.passes.registry import register
+
+#: Results larger than this many elements are not folded (keeps modules small).
+FOLD_LIMIT = 1 << 16
+MAX_ROUNDS = 16
+
+
+def constant_value(value: ir.Value) -> np.ndarray | None:
+    owner = defining_op(value)
+    if owner is None or owner.name != "s4tf.constant":
+        return None
+    return ELEMENTS.from_mlir(owner.attributes["value"])
+
+
+def _is_splat(value: ir.Value, number) -> bool:
+    array = constant_value(value)
+    return array is not None and array.size > 0 and bool(np.all(array == number))
+
+
+def _same_type(a: ir.Value, b: ir.Value) -> bool:
+    return a.type == b.type
+
+
+def identity_operand(operation: ir.Operation) -> ir.Value | None:
+    """An existing value equal to ``operation``'s result, by an algebraic identity."""
+    name = operation.name.removeprefix("s4tf.")
+    operands = list(operation.operands)
+    result = operation.results[0]
+    if name in ("add", "sub", "mul", "div", "pow"):
+        lhs, rhs = operands
+        neutral = 0 if name in ("add", "sub") else 1
+        if _is_splat(rhs, neutral) and _same_type(lhs, result):
+            return lhs
+        if name in ("add", "mul") and _is_splat(lhs, neutral) and _same_type(rhs, result):
+            return rhs
+    if name in ("reshape", "transpose", "cast", "broadcast_in_dim", "slice") and _same_type(operands[0], result):
+        attrs = read_attributes(lookup(operation.name), operation)
+        if name != "transpose" or list(attrs["permutation"]) == sorted(attrs["permutation"]):
+            return operands[0]
+    if name == "concatenate" and len(operands) == 1:
+        return operands[0]
+    if name == "neg":
+        inner = defining_op(operands[0])
+        if inner is not None and inner.name == "s4tf.neg":
+            return inner.operands[0]
+    return None
+
+
+def fold_constant(operation: ir.Operation) -> bool:
+    """Replace an op whose operands are all constants by the constant it computes."""
+    if operation.name == "s4tf.constant":
+        return False
+    inputs = [constant_value(v) for v in operation.operands]
+    if any(value is None for value in inputs) or not operation.operands:
+        return False
+    op = lookup(operation.name)
+    if not op.pure or any(np.prod(ir.RankedTensorType(r.type).shape) > FOLD_LIMIT for r in operation.results):
+        return False
+    with np.errstate(all="ignore"):
+        results = op.evaluate(inputs, read_attributes(op, operation))
+    with ir.InsertionPoint(operation):
+        for result, array in zip(operation.results, results):
+            folded = build(lookup("constant"), [], {"value": array}, operation.location)
+            result.replace_all_uses_with(folded.results[0])
+    operation.erase()
+    return True
+
+
+def fold_reshape_chain(operation: ir.Operation) -> bool:
+    """``reshape(reshape(x))`` becomes one reshape of ``x``."""
+    if operation.name != "s4tf.reshape":
+        return False
+    inner = defining_op(operation.operands[0])
+    if inner is None or inner.name != "s4tf.reshape":
+        return False
+    operation.operands[0] = inner.operands[0]
+    return True
+
+
+def erase_dead(module: ir.Operation) -> bool:
+    changed = False
+    for operation in reversed(s4tf_ops(module)):
+        if lookup(operation.name).pure and not any(has_uses(r) for r in operation.results):
+            operation.erase()
+            changed = True
+    return changed
+
+
+def canonicalize_round(module: ir.Operation) -> bool:
+    changed = False
+    for operation in s4tf_ops(module):
+        replacement = identity_operand(operation)
+        if replacement is not None:
+            operation.results[0].replace_all_uses_with(replacement)
+            changed = True
+        elif fold_constant(operation) or fold_reshape_chain(operation):
+            changed = True
+    return erase_dead(module) or changed
+
+
+@register("s4tf-canonicalize", "Fold constants, apply algebraic identities, erase unused pure s4tf ops")
+def canonicalize(module: ir.Operation) -> None:
+    for _ in range(MAX_ROUNDS):
+        if not canonicalize_round(module):
+            return

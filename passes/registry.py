@@ -1,0 +1,65 @@
+"""The pass registry: every s4tf pass by kebab-case name.
+
+A pass is a function ``run(module) -> None`` over a ``builtin.module`` operation. It
+reports problems with :func:`emit_error` at the offending op's location and raises
+:class:`PassFailed`; the registry turns that into MLIR's pass failure, so s4tf passes
+mix with upstream ones in one ``PassManager``.
+
+```python
+@register("s4tf-verify", "Check every s4tf op against its definition")
+def verify(module): ...
+```
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from s4tf.mlir import ir
+
+
+class PassFailed(Exception):
+    """Raised by a pass after it emitted its diagnostics."""
+
+
+@dataclass(frozen=True)
+class PassInfo:
+    name: str
+    description: str
+    run: Callable[[ir.Operation], None]
+
+    def as_mlir_callback(self):
+        """The ``(op, pass_)`` callable ``PassManager.add`` takes."""
+
+        def callback(operation, mlir_pass):
+            try:
+                with operation.location:
+                    self.run(operation)
+            except PassFailed:
+                mlir_pass.signal_pass_failure()
+            except Exception as error:  # a bug in the pass must not crash the host process
+                operation.location.emit_error(f"internal error in pass '{self.name}': {type(error).__name__}: {error}")
+                mlir_pass.signal_pass_failure()
+
+        return callback
+
+
+PASSES: dict[str, PassInfo] = {}
+
+
+def register(name: str, description: str):
+    """Decorator registering ``run`` as the pass ``name``."""
+
+    def decorate(run):
+        if name in PASSES:
+            raise RuntimeError(f"pass {name} is registered twice")
+        PASSES[name] = PassInfo(name, description, run)
+        return run
+
+    return decorate
+
+
+def emit_error(operation: ir.Operation, message: str) -> None:
+    operation.location.emit_error(message)
+

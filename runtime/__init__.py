@@ -1,0 +1,1 @@
+"""Compiling lowered modules with IREE, caching them on disk, and running them."""

@@ -1,0 +1,1 @@
+"""Command-line tools: ``s4tf-opt`` and benchmarks."""
