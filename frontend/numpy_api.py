@@ -1,0 +1,594 @@
+"""``s4tf.<name>``: NumPy-named functions over tensors, staged or eager.
+
+Operands may be tensors, NumPy arrays or Python scalars. Dtypes are promoted as in
+NumPy, except that Python scalars are weak: ``x * 2`` keeps ``x``'s dtype, and
+``int_tensor + 1.5`` gives float32.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+
+from s4tf.dialects.types import TensorType, canonical_dtype, is_float, promote_dtypes, to_numpy_dtype
+from s4tf.dispatch import apply1
+from s4tf.errors import DTypeError, ShapeError
+from s4tf.tensor import Tensor
+
+DEFAULT_FLOAT = "f32"
+DEFAULT_INT = "i32"
+
+
+# -- operands ---------------------------------------------------------------------------
+
+
+def _is_python_scalar(value) -> bool:
+    return isinstance(value, (bool, int, float))
+
+
+def _scalar_dtype(value) -> str:
+    if isinstance(value, bool):
+        return "i1"
+    return DEFAULT_INT if isinstance(value, int) else DEFAULT_FLOAT
+
+
+def dtype_of(value) -> str:
+    if isinstance(value, Tensor):
+        return value.tensor_type.dtype
+    if _is_python_scalar(value):
+        return _scalar_dtype(value)
+    return canonical_dtype(np.asarray(value).dtype)
+
+
+def shape_of(value) -> tuple:
+    return value.shape if isinstance(value, Tensor) else np.shape(value)
+
+
+def asarray(value, dtype=None):
+    """A tensor (or host array, converted where it is used) of ``dtype``."""
+    if isinstance(value, Tensor):
+        return value if dtype is None else astype(value, dtype)
+    if dtype is None and _is_python_scalar(value):
+        dtype = _scalar_dtype(value)
+    array = np.asarray(value, dtype=None if dtype is None else to_numpy_dtype(canonical_dtype(dtype)))
+    canonical_dtype(array.dtype)
+    return apply1("constant", value=array)
+
+
+def _as_operand(value, dtype: str):
+    """``value`` as an operand of ``dtype``: tensors are cast, host values converted."""
+    if isinstance(value, Tensor):
+        return value if value.tensor_type.dtype == dtype else apply1("cast", value, dtype=dtype)
+    return np.asarray(value, dtype=to_numpy_dtype(dtype))
+
+
+def _result_dtype(*values) -> str:
+    """NumPy-style promotion where Python scalars are weak."""
+    strong = [dtype_of(v) for v in values if not _is_python_scalar(v)]
+    weak = [dtype_of(v) for v in values if _is_python_scalar(v)]
+    dtype = None
+    for d in strong:
+        dtype = d if dtype is None else promote_dtypes(dtype, d)
+    for d in weak:
+        if dtype is None:
+            dtype = d
+        elif is_float(d) and not is_float(dtype):
+            dtype = DEFAULT_FLOAT
+        elif d == "i32" and dtype == "i1":
+            dtype = DEFAULT_INT
+    return dtype
+
+
+def _elementwise(op_name: str, *values, dtype: str | None = None):
+    dtype = dtype or _result_dtype(*values)
+    return apply1(op_name, *[_as_operand(v, dtype) for v in values])
+
+
+def _float_operand(x):
+    dtype = dtype_of(x)
+    return _as_operand(x, dtype if is_float(dtype) else DEFAULT_FLOAT)
+
+
+# -- elementwise ------------------------------------------------------------------------
+
+
+def _unary_float(op_name):
+    def unary(x):
+        return apply1(op_name, _float_operand(x))
+
+    unary.__name__ = op_name
+    unary.__doc__ = f"Elementwise ``s4tf.{op_name}``; integer inputs are converted to float32."
+    return unary
+
+
+exp = _unary_float("exp")
+log = _unary_float("log")
+log1p = _unary_float("log1p")
+sin = _unary_float("sin")
+cos = _unary_float("cos")
+tanh = _unary_float("tanh")
+sqrt = _unary_float("sqrt")
+rsqrt = _unary_float("rsqrt")
+floor = _unary_float("floor")
+ceil = _unary_float("ceil")
+round = _unary_float("round")  # noqa: A001  (NumPy's name)
+sigmoid = _unary_float("logistic")
+sigmoid.__name__ = "sigmoid"
+logistic = sigmoid
+
+
+def negative(x):
+    return _elementwise("neg", x)
+
+
+def abs(x):  # noqa: A001  (NumPy's name)
+    return _elementwise("abs", x)
+
+
+def sign(x):
+    return _elementwise("sign", x)
+
+
+def logical_not(x):
+    return apply1("not", _as_operand(x, "i1"))
+
+
+def add(x, y):
+    return _elementwise("add", x, y)
+
+
+def subtract(x, y):
+    return _elementwise("sub", x, y)
+
+
+def multiply(x, y):
+    return _elementwise("mul", x, y)
+
+
+def divide(x, y):
+    """True division: integer operands give float32 (as NumPy gives a float)."""
+    dtype = _result_dtype(x, y)
+    return _elementwise("div", x, y, dtype=dtype if is_float(dtype) else DEFAULT_FLOAT)
+
+
+def power(x, y):
+    return _elementwise("pow", x, y)
+
+
+def maximum(x, y):
+    return _elementwise("maximum", x, y)
+
+
+def minimum(x, y):
+    return _elementwise("minimum", x, y)
+
+
+def logical_and(x, y):
+    return _elementwise("and", x, y, dtype="i1")
+
+
+def logical_or(x, y):
+    return _elementwise("or", x, y, dtype="i1")
+
+
+def _comparison(op_name):
+    def compare(x, y):
+        return _elementwise(op_name, x, y)
+
+    compare.__name__ = op_name
+    return compare
+
+
+equal = _comparison("eq")
+not_equal = _comparison("ne")
+less = _comparison("lt")
+less_equal = _comparison("le")
+greater = _comparison("gt")
+greater_equal = _comparison("ge")
+
+
+def where(condition, x, y):
+    """``x`` where ``condition`` is true, else ``y`` (broadcasting, as ``np.where``)."""
+    dtype = _result_dtype(x, y)
+    return apply1("select", _as_operand(condition, "i1"), _as_operand(x, dtype), _as_operand(y, dtype))
+
+
+select = where
+
+
+def astype(x, dtype):
+    dtype = canonical_dtype(dtype)
+    if isinstance(x, Tensor) and x.tensor_type.dtype == dtype:
+        return x
+    return apply1("cast", x if isinstance(x, Tensor) else np.asarray(x), dtype=dtype)
+
+
+cast = astype
+
+
+def clip(x, lo, hi):
+    return minimum(maximum(x, lo), hi)
+
+
+def square(x):
+    return multiply(x, x)
+
+
+# -- creation ---------------------------------------------------------------------------
+
+
+def _shape_tuple(shape) -> tuple:
+    return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
+
+
+def full(shape, fill_value, dtype=None):
+    dtype = canonical_dtype(dtype) if dtype is not None else dtype_of(fill_value)
+    return apply1("constant", value=np.full(_shape_tuple(shape), fill_value, dtype=to_numpy_dtype(dtype)))
+
+
+def zeros(shape, dtype=np.float32):
+    return full(shape, 0, dtype)
+
+
+def ones(shape, dtype=np.float32):
+    return full(shape, 1, dtype)
+
+
+def zeros_like(x, dtype=None):
+    return full(shape_of(x), 0, dtype or dtype_of(x))
+
+
+def ones_like(x, dtype=None):
+    return full(shape_of(x), 1, dtype or dtype_of(x))
+
+
+def full_like(x, fill_value, dtype=None):
+    return full(shape_of(x), fill_value, dtype or dtype_of(x))
+
+
+def arange(start, stop=None, step=1, dtype=None):
+    """``np.arange`` with static bounds, computed on the device from ``s4tf.iota``."""
+    if stop is None:
+        start, stop = 0, start
+    dtype = canonical_dtype(dtype) if dtype is not None else _result_dtype(start, stop, step)
+    count = builtins.max(0, math.ceil((stop - start) / step))
+    indices = apply1("iota", shape=(count,), dimension=0, dtype=dtype)
+    if step != 1:
+        indices = multiply(indices, step)
+    return indices if start == 0 else add(indices, start)
+
+
+def iota(shape, dimension=0, dtype=np.int32):
+    return apply1("iota", shape=_shape_tuple(shape), dimension=dimension, dtype=canonical_dtype(dtype))
+
+
+# -- shapes -----------------------------------------------------------------------------
+
+
+def _tensor(x):
+    return x if isinstance(x, Tensor) else asarray(x)
+
+
+def _normalize_axis(axis: int, rank: int) -> int:
+    if not -rank <= axis < builtins.max(rank, 1):
+        raise ShapeError(f"axis {axis} is out of range for rank {rank}")
+    return axis % rank if rank else 0
+
+
+def reshape(x, *shape):
+    """``np.reshape``; one dimension may be ``-1``."""
+    x = _tensor(x)
+    if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
+        shape = tuple(shape[0])
+    shape = [int(d) for d in shape]
+    if shape.count(-1) > 1:
+        raise ShapeError(f"reshape to {tuple(shape)}: only one dimension can be -1")
+    if -1 in shape:
+        known = int(np.prod([d for d in shape if d != -1]))
+        if known == 0 or x.tensor_type.size % known:
+            raise ShapeError(f"cannot reshape {x.shape} to {tuple(shape)}")
+        shape[shape.index(-1)] = x.tensor_type.size // known
+    if tuple(shape) == tuple(x.shape):
+        return x
+    return apply1("reshape", x, shape=tuple(shape))
+
+
+def transpose(x, axes=None):
+    x = _tensor(x)
+    rank = len(x.shape)
+    axes = tuple(reversed(range(rank))) if axes is None else tuple(_normalize_axis(a, rank) for a in axes)
+    return x if axes == tuple(range(rank)) else apply1("transpose", x, permutation=axes)
+
+
+def broadcast_to(x, shape):
+    x = _tensor(x)
+    shape = _shape_tuple(shape)
+    if tuple(x.shape) == shape:
+        return x
+    offset = len(shape) - len(x.shape)
+    if offset < 0:
+        raise ShapeError(f"cannot broadcast {x.shape} to {shape}")
+    return apply1("broadcast_in_dim", x, shape=shape, broadcast_dimensions=tuple(range(offset, len(shape))))
+
+
+def broadcast_in_dim(x, shape, broadcast_dimensions):
+    return apply1("broadcast_in_dim", _tensor(x), shape=_shape_tuple(shape), broadcast_dimensions=tuple(broadcast_dimensions))
+
+
+def expand_dims(x, axis):
+    x = _tensor(x)
+    rank = len(x.shape) + 1
+    axis = _normalize_axis(axis, rank)
+    shape = list(x.shape)
+    shape.insert(axis, 1)
+    return reshape(x, shape)
+
+
+def squeeze(x, axis=None):
+    x = _tensor(x)
+    rank = len(x.shape)
+    axes = [i for i, d in enumerate(x.shape) if d == 1] if axis is None else [
+        _normalize_axis(a, rank) for a in ((axis,) if isinstance(axis, int) else axis)
+    ]
+    for a in axes:
+        if x.shape[a] != 1:
+            raise ShapeError(f"cannot squeeze axis {a} of size {x.shape[a]}")
+    return reshape(x, [d for i, d in enumerate(x.shape) if i not in axes])
+
+
+def concatenate(arrays, axis=0):
+    arrays = list(arrays)
+    dtype = _result_dtype(*arrays)
+    rank = len(shape_of(arrays[0]))
+    return apply1("concatenate", *[_as_operand(a, dtype) for a in arrays], axis=_normalize_axis(axis, rank))
+
+
+def stack(arrays, axis=0):
+    arrays = list(arrays)
+    return concatenate([expand_dims(a, axis) for a in arrays], axis=axis)
+
+
+def pad(x, pad_width, constant_values=0):
+    """``np.pad`` in constant mode; ``pad_width`` is an int, a pair, or one pair per axis."""
+    x = _tensor(x)
+    rank = len(x.shape)
+    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (rank, 2))
+    value = _as_operand(constant_values, x.tensor_type.dtype).reshape(())
+    return apply1(
+        "pad", x, value, low=tuple(widths[:, 0]), high=tuple(widths[:, 1]), interior=(0,) * rank
+    )
+
+
+def slice(x, start, limit, stride=None):  # noqa: A001  (the op's name)
+    x = _tensor(x)
+    return apply1("slice", x, start=tuple(start), limit=tuple(limit), stride=tuple(stride or (1,) * len(start)))
+
+
+def getitem(x, index):
+    """``x[index]`` with ints, slices (positive steps), ``...`` and ``None``."""
+    x = _tensor(x)
+    index = index if isinstance(index, tuple) else (index,)
+    for item in index:
+        if not (item is None or item is Ellipsis or isinstance(item, (int, np.integer, builtins.slice))):
+            raise ShapeError(
+                f"index {item!r} is not supported: s4tf indexing takes ints, slices, ... and None"
+            )
+    if builtins.sum(1 for i in index if i is Ellipsis) > 1:
+        raise ShapeError("an index can only have one ellipsis ('...')")
+    consumed = builtins.sum(1 for i in index if i is not None and i is not Ellipsis)
+    shape = x.shape
+    if consumed > len(shape):
+        raise ShapeError(f"too many indices ({consumed}) for a tensor of shape {tuple(shape)}")
+    if Ellipsis in index:
+        at = index.index(Ellipsis)
+        index = index[:at] + (builtins.slice(None),) * (len(shape) - consumed) + index[at + 1:]
+    else:
+        index = index + (builtins.slice(None),) * (len(shape) - consumed)
+    start, limit, stride, final_shape = [], [], [], []
+    axis = 0
+    for item in index:
+        if item is None:
+            final_shape.append(1)
+            continue
+        size = shape[axis]
+        if isinstance(item, builtins.slice):
+            lo, hi, step = item.indices(size)
+            if step < 0:
+                raise ShapeError("negative slice steps are not supported; use s4tf.flip")
+            hi = builtins.max(hi, lo)
+            start.append(lo), limit.append(hi), stride.append(step)
+            final_shape.append(len(range(lo, hi, step)))
+        else:
+            position = int(item)
+            if not -size <= position < size:
+                raise ShapeError(f"index {position} is out of bounds for axis {axis} with size {size}")
+            position %= size
+            start.append(position), limit.append(position + 1), stride.append(1)
+        axis += 1
+    result = x
+    if (tuple(start), tuple(limit), tuple(stride)) != ((0,) * len(shape), tuple(shape), (1,) * len(shape)):
+        result = apply1("slice", x, start=tuple(start), limit=tuple(limit), stride=tuple(stride))
+    return reshape(result, final_shape)
+
+
+# -- reductions -------------------------------------------------------------------------
+
+
+def _axes(axis, rank) -> tuple:
+    if axis is None:
+        return tuple(range(rank))
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    return tuple(sorted(_normalize_axis(int(a), rank) for a in axes))
+
+
+def _reduce(op_name, x, axis, keepdims):
+    x = _tensor(x)
+    return apply1(op_name, x, axes=_axes(axis, len(x.shape)), keepdims=bool(keepdims))
+
+
+def sum(x, axis=None, keepdims=False):  # noqa: A001  (NumPy's name)
+    return _reduce("reduce_sum", x, axis, keepdims)
+
+
+def max(x, axis=None, keepdims=False):  # noqa: A001  (NumPy's name)
+    return _reduce("reduce_max", x, axis, keepdims)
+
+
+def min(x, axis=None, keepdims=False):  # noqa: A001  (NumPy's name)
+    return _reduce("reduce_min", x, axis, keepdims)
+
+
+def mean(x, axis=None, keepdims=False):
+    return _reduce("reduce_mean", _float_operand(_tensor(x)), axis, keepdims)
+
+
+def argmax(x, axis=None, keepdims=False, dtype=np.int32):
+    """Index of the first maximum; ``axis=None`` looks at the flattened tensor."""
+    x = _tensor(x)
+    if axis is None:
+        x, axis = reshape(x, -1), 0
+    return apply1(
+        "argmax", x, axis=_normalize_axis(axis, len(x.shape)), keepdims=bool(keepdims), dtype=canonical_dtype(dtype)
+    )
+
+
+def logsumexp(x, axis=None, keepdims=False):
+    x = _float_operand(_tensor(x))
+    peak = max(x, axis=axis, keepdims=True)
+    peak = where(equal(peak, peak), peak, 0.0)
+    total = log(sum(exp(subtract(x, peak)), axis=axis, keepdims=True))
+    result = add(total, peak)
+    return result if keepdims else squeeze(result, axis=_axes(axis, len(x.shape)))
+
+
+def softmax(x, axis=-1):
+    x = _float_operand(_tensor(x))
+    shifted = exp(subtract(x, max(x, axis=axis, keepdims=True)))
+    return divide(shifted, sum(shifted, axis=axis, keepdims=True))
+
+
+def log_softmax(x, axis=-1):
+    x = _float_operand(_tensor(x))
+    shifted = subtract(x, max(x, axis=axis, keepdims=True))
+    return subtract(shifted, log(sum(exp(shifted), axis=axis, keepdims=True)))
+
+
+def relu(x):
+    return maximum(x, 0)
+
+
+# -- contractions -----------------------------------------------------------------------
+
+
+def matmul(x, y):
+    """``np.matmul``: 1-D operands are promoted, batch dimensions broadcast."""
+    dtype = _result_dtype(x, y)
+    x, y = _tensor(_as_operand(x, dtype)), _tensor(_as_operand(y, dtype))
+    x_rank, y_rank = len(x.shape), len(y.shape)
+    if x_rank == 0 or y_rank == 0:
+        raise ShapeError("matmul needs operands of rank >= 1; use * for scalars")
+    x2 = reshape(x, (1, x.shape[0])) if x_rank == 1 else x
+    y2 = reshape(y, (y.shape[0], 1)) if y_rank == 1 else y
+    if x2.shape[-1] != y2.shape[-2]:
+        raise ShapeError(
+            f"matmul: incompatible shapes {tuple(x.shape)} and {tuple(y.shape)}: "
+            f"{x2.shape[-1]} columns against {y2.shape[-2]} rows"
+        )
+    batch = tuple(np.broadcast_shapes(tuple(x2.shape[:-2]), tuple(y2.shape[:-2])))
+    nb = len(batch)
+    if nb:
+        x2 = broadcast_to(x2, batch + tuple(x2.shape[-2:]))
+        y2 = broadcast_to(y2, batch + tuple(y2.shape[-2:]))
+    result = apply1(
+        "dot_general", x2, y2,
+        lhs_batch=tuple(range(nb)), rhs_batch=tuple(range(nb)), lhs_contract=(nb + 1,), rhs_contract=(nb,),
+    )
+    final = list(result.shape)
+    if y_rank == 1:
+        final.pop(-1)
+    if x_rank == 1:
+        final.pop(-2 if y_rank != 1 else -1)
+    return reshape(result, final)
+
+
+def dot_general(x, y, contracting, batch=((), ())):
+    """Raw ``s4tf.dot_general``: ``contracting`` and ``batch`` are ``(lhs_axes, rhs_axes)``."""
+    return apply1(
+        "dot_general", _tensor(x), _tensor(y),
+        lhs_batch=tuple(batch[0]), rhs_batch=tuple(batch[1]),
+        lhs_contract=tuple(contracting[0]), rhs_contract=tuple(contracting[1]),
+    )
+
+
+def _pair(value, name) -> tuple:
+    pair = (value, value) if isinstance(value, (int, np.integer)) else tuple(value)
+    if len(pair) != 2:
+        raise ShapeError(f"{name} must be an int or a pair, got {value!r}")
+    return tuple(int(v) for v in pair)
+
+
+def _padding(padding, spatial, window, strides, dilation) -> tuple:
+    """``(top, bottom, left, right)`` from ``"valid"``, ``"same"``, an int or pairs."""
+    if isinstance(padding, str):
+        if padding.lower() == "valid":
+            return (0, 0, 0, 0)
+        if padding.lower() != "same":
+            raise ShapeError(f"padding must be 'valid', 'same', an int or pairs, got {padding!r}")
+        result = []
+        for size, k, s, d in zip(spatial, window, strides, dilation):
+            total = builtins.max((math.ceil(size / s) - 1) * s + (k - 1) * d + 1 - size, 0)
+            result += [total // 2, total - total // 2]
+        return tuple(result)
+    if isinstance(padding, (int, np.integer)):
+        return (int(padding),) * 4
+    pairs = [_pair(p, "padding") for p in padding]
+    if len(pairs) != 2:
+        raise ShapeError(f"padding needs one pair per spatial axis, got {padding!r}")
+    return (*pairs[0], *pairs[1])
+
+
+def conv2d(x, w, strides=1, padding="valid", dilation=1, groups=1):
+    """2-D convolution, input NHWC, filter HWIO (as TensorFlow)."""
+    dtype = _result_dtype(x, w)
+    x, w = _tensor(_as_operand(x, dtype)), _tensor(_as_operand(w, dtype))
+    if len(x.shape) != 4 or len(w.shape) != 4:
+        raise ShapeError(f"conv2d needs a rank-4 NHWC input and HWIO filter, got {tuple(x.shape)} and {tuple(w.shape)}")
+    strides, dilation = _pair(strides, "strides"), _pair(dilation, "dilation")
+    return apply1(
+        "conv2d", x, w,
+        strides=strides,
+        padding=_padding(padding, x.shape[1:3], w.shape[0:2], strides, dilation),
+        lhs_dilation=(1, 1),
+        rhs_dilation=dilation,
+        feature_group_count=int(groups),
+    )
+
+
+def _pool(op_name, x, window, strides, padding):
+    x = _float_operand(_tensor(x))
+    window = _pair(window, "window")
+    strides = window if strides is None else _pair(strides, "strides")
+    if len(x.shape) != 4:
+        raise ShapeError(f"pooling needs a rank-4 NHWC input, got {tuple(x.shape)}")
+    return apply1(
+        op_name, x, window=window, strides=strides, padding=_padding(padding, x.shape[1:3], window, strides, (1, 1))
+    )
+
+
+def max_pool2d(x, window=2, strides=None, padding="valid"):
+    """Max pooling over NHWC input; ``strides`` defaults to the window."""
+    return _pool("max_pool2d", x, window, strides, padding)
+
+
+def avg_pool2d(x, window=2, strides=None, padding="valid"):
+    """Average pooling over NHWC input, counting only unpadded elements."""
+    return _pool("avg_pool2d", x, window, strides, padding)
+
+
+__all__ = [
+    name for name, value in list(globals().items())
+    if callable(value) and not name.startswith("_") and getattr(value, "__module__", None) == __name__
+]
+_ = TensorType, DTypeError  # re-exported types used by callers' annotations

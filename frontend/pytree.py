@@ -1,0 +1,102 @@
+"""Pytrees: nested tuples, lists, dicts, named tuples and dataclasses of leaves.
+
+``flatten`` gives the leaves in a fixed order and a ``TreeDef`` that rebuilds the
+structure; dataclasses (models and optimizer states) are nodes, so ``grad`` can return
+a tangent of the same structure.
+
+>>> leaves, tree = flatten({"w": 1, "b": (2, 3)})
+>>> leaves
+[2, 3, 1]
+>>> unflatten(tree, [20, 30, 10])
+{'b': (20, 30), 'w': 10}
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class TreeDef:
+    """The structure of a pytree: a node kind, its static data and its children."""
+
+    kind: str  # "leaf", "none", "tuple", "list", "dict", "namedtuple", "dataclass"
+    data: Any = None
+    children: tuple["TreeDef", ...] = ()
+
+    @property
+    def num_leaves(self) -> int:
+        if self.kind == "leaf":
+            return 1
+        return sum(child.num_leaves for child in self.children)
+
+
+LEAF = TreeDef("leaf")
+
+
+def _dataclass_fields(value) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(value) if f.init)
+
+
+def children_of(value) -> tuple[str, Any, list]:
+    """``(kind, static data, children)`` of a node, or ``("leaf", None, [])``."""
+    if value is None:
+        return "none", None, []
+    if isinstance(value, tuple) and hasattr(type(value), "_fields"):
+        return "namedtuple", type(value), list(value)
+    if isinstance(value, tuple):
+        return "tuple", None, list(value)
+    if isinstance(value, list):
+        return "list", None, list(value)
+    if isinstance(value, dict):
+        keys = tuple(sorted(value, key=repr))
+        return "dict", keys, [value[k] for k in keys]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        names = _dataclass_fields(value)
+        return "dataclass", (type(value), names), [getattr(value, n) for n in names]
+    return "leaf", None, []
+
+
+def flatten(tree) -> tuple[list, TreeDef]:
+    leaves: list = []
+
+    def visit(value) -> TreeDef:
+        kind, data, children = children_of(value)
+        if kind == "leaf":
+            leaves.append(value)
+            return LEAF
+        return TreeDef(kind, data, tuple(visit(child) for child in children))
+
+    return leaves, visit(tree)
+
+
+def unflatten(tree: TreeDef, leaves) -> Any:
+    iterator = iter(leaves)
+
+    def build(node: TreeDef):
+        if node.kind == "leaf":
+            return next(iterator)
+        children = [build(child) for child in node.children]
+        if node.kind == "none":
+            return None
+        if node.kind == "tuple":
+            return tuple(children)
+        if node.kind == "list":
+            return children
+        if node.kind == "namedtuple":
+            return node.data(*children)
+        if node.kind == "dict":
+            return dict(zip(node.data, children))
+        cls, names = node.data
+        return cls(**dict(zip(names, children)))
+
+    return build(tree)
+
+
+def tree_map(function, tree, *others):
+    """Apply ``function`` to corresponding leaves of ``tree`` and ``others``."""
+    leaves, structure = flatten(tree)
+    other_leaves = [flatten(other)[0] for other in others]
+    return unflatten(structure, [function(*args) for args in zip(leaves, *other_leaves)])

@@ -1,0 +1,127 @@
+"""``@s4tf.function``: stage a Python function, compile it with IREE, run it on the device.
+
+```python
+@s4tf.function
+def predict(w, b, x):
+    return s4tf.tanh(x @ w + b)
+
+y = predict(w, b, x)           # traced, lowered and compiled once per input signature
+print(predict.lower(w, b, x))  # the staged s4tf-dialect module
+```
+
+Arrays and tensors in the arguments are inputs, specialized on shape and dtype;
+Python scalars and strings are static: part of the signature, folded into the code.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+
+from s4tf import pytree
+from s4tf.errors import S4tfError
+from s4tf.mlir import ir
+from s4tf.passes.pipeline import build_pass_manager
+from s4tf.runtime.device import LoadedModule
+from s4tf.runtime.executable import compile_and_load
+from s4tf.tensor import Tensor
+from s4tf.tracing import FunctionRecord, Static, Trace, current_scope, leaf_spec, rebuild_outputs, signature
+
+#: What runs between the staged module and IREE.
+LOWERING_PIPELINE = "s4tf-verify,s4tf-canonicalize,s4tf-lower-to-stablehlo,canonicalize,cse,symbol-dce"
+
+
+class Lowered:
+    """A staged module in the s4tf dialect: print it, or lower it to StableHLO."""
+
+    def __init__(self, trace: Trace, record: FunctionRecord):
+        self.context = trace.context
+        self.module = trace.module
+        self.record = record
+
+    @property
+    def entry(self) -> str:
+        return self.record.symbol
+
+    def as_text(self, debug_info: bool = False) -> str:
+        """The module's MLIR; ``debug_info`` adds each op's ``file:line`` location."""
+        return self.module.operation.get_asm(enable_debug_info=debug_info)
+
+    def __str__(self) -> str:
+        return self.as_text()
+
+    def stablehlo(self, pipeline: str = LOWERING_PIPELINE) -> str:
+        """The module after ``pipeline`` (by default the lowering to StableHLO), as text."""
+        with self.context:
+            module = ir.Module.parse(self.as_text(debug_info=True))
+            build_pass_manager(pipeline, self.context).run(module.operation)
+            return str(module)
+
+
+@dataclass
+class Compiled:
+    """One signature of a staged function, compiled and loaded."""
+
+    lowered: Lowered
+    module: LoadedModule
+
+    def __call__(self, leaves):
+        inputs = [
+            leaf.device_array if isinstance(leaf, Tensor) else np.asarray(leaf)
+            for leaf in leaves
+            if not isinstance(leaf_spec(leaf), Static)
+        ]
+        results = [Tensor(r) for r in self.module.invoke(self.lowered.entry, inputs)]
+        return rebuild_outputs(self.lowered.record, results)
+
+
+class StagedFunction:
+    """A Python function staged into the s4tf dialect and run through IREE."""
+
+    def __init__(self, python_fn, target: str = "cpu"):
+        functools.update_wrapper(self, python_fn)
+        self.python_fn = python_fn
+        self.target = target
+        self._compiled: dict[tuple, Compiled] = {}
+
+    def __call__(self, *args, **kwargs):
+        scope = current_scope()
+        if scope is not None:
+            return scope.trace.call(self.python_fn, self.__name__, args, kwargs)
+        leaves, tree = pytree.flatten((args, kwargs))
+        try:
+            key = signature(leaves, tree)
+            compiled = self._compiled.get(key)
+            if compiled is None:
+                compiled = self._compiled[key] = self._compile(args, kwargs)
+        except S4tfError as error:
+            raise error.with_traceback(None) from None
+        return compiled(leaves)
+
+    def lower(self, *args, **kwargs) -> Lowered:
+        """Stage for these arguments' signature without compiling."""
+        try:
+            return self._lower(args, kwargs)
+        except S4tfError as error:
+            raise error.with_traceback(None) from None
+
+    def _lower(self, args, kwargs) -> Lowered:
+        with Trace() as trace:
+            record = trace.trace_function(self.python_fn, self.__name__, args, kwargs, public=True)
+        return Lowered(trace, record)
+
+    def _compile(self, args, kwargs) -> Compiled:
+        lowered = self._lower(args, kwargs)
+        return Compiled(lowered, compile_and_load(lowered.stablehlo(), self.target))
+
+    def __repr__(self):
+        return f"<s4tf.function {self.__name__}>"
+
+
+def function(python_fn=None, *, target: str = "cpu"):
+    """Decorator: ``@s4tf.function`` or ``@s4tf.function(target="cpu")``."""
+    if python_fn is None:
+        return functools.partial(function, target=target)
+    return StagedFunction(python_fn, target)

@@ -1,0 +1,128 @@
+"""``s4tf.Tensor``: a tensor on the device, and ``Tracer``, its stand-in while staging.
+
+A ``Tensor`` holds an IREE device buffer; it is copied to the host only when asked
+(``np.asarray(t)``, ``t.numpy()``, ``float(t)``). A ``Tracer`` holds the MLIR value a
+staged function computes; it has the same operators (attached by
+:mod:`s4tf.tensor_methods`) but no contents.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from s4tf.dialects.types import TensorType, canonical_dtype, to_numpy_dtype
+from s4tf.errors import StagingError
+from s4tf.locations import user_location
+
+
+class Tensor:
+    """A tensor whose elements live on an IREE device."""
+
+    __array_priority__ = 100  # NumPy defers `ndarray op Tensor` to the Tensor
+
+    def __init__(self, device_array, target: str = "cpu"):
+        self._device_array = device_array
+        self.target = target
+
+    @property
+    def tensor_type(self) -> TensorType:
+        return TensorType(tuple(self._device_array.shape), canonical_dtype(self._device_array.dtype))
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self._device_array.shape)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return to_numpy_dtype(self.tensor_type.dtype)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape))
+
+    @property
+    def device_array(self):
+        """The IREE ``DeviceArray`` (no copy)."""
+        return self._device_array
+
+    def numpy(self) -> np.ndarray:
+        """A host copy of the elements."""
+        return np.asarray(self._device_array.to_host())
+
+    def __array__(self, dtype=None, copy=None):
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype)
+
+    def item(self):
+        return self.numpy().item()
+
+    def __float__(self):
+        return float(self.numpy())
+
+    def __int__(self):
+        return int(self.numpy())
+
+    def __bool__(self):
+        return bool(self.numpy())
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __repr__(self):
+        return f"Tensor({np.array2string(self.numpy(), separator=', ')}, dtype={self.dtype})"
+
+
+class Tracer(Tensor):
+    """A tensor being staged: an MLIR value in the function that ``scope`` traces."""
+
+    def __init__(self, value, tensor_type: TensorType, scope):
+        self.value = value
+        self._tensor_type = tensor_type
+        self.scope = scope
+
+    @property
+    def tensor_type(self) -> TensorType:
+        return self._tensor_type
+
+    @property
+    def shape(self):
+        return self._tensor_type.shape
+
+    @property
+    def device_array(self):
+        raise self._no_value("read its device buffer")
+
+    def _no_value(self, action: str) -> StagingError:
+        return StagingError(
+            f"cannot {action} of a traced tensor {self._tensor_type} inside a staged function: "
+            "its value is only known when the compiled function runs. Use s4tf.where for "
+            "tensor-dependent choices, or return the tensor and inspect it outside.",
+            str(user_location() or ""),
+        )
+
+    def numpy(self):
+        raise self._no_value("take the NumPy value")
+
+    def __array__(self, dtype=None, copy=None):
+        raise self._no_value("take the NumPy value")
+
+    def __float__(self):
+        raise self._no_value("take float()")
+
+    def __int__(self):
+        raise self._no_value("take int()")
+
+    def __index__(self):
+        raise self._no_value("use as an index")
+
+    def __bool__(self):
+        raise self._no_value("take the truth value (in `if`, `while`, `and`, `or` or `not`)")
+
+    def __repr__(self):
+        return f"Tracer({self._tensor_type})"

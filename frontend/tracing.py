@@ -1,0 +1,242 @@
+"""Staging: tracing Python functions into ``func.func``s of one MLIR module.
+
+A :class:`Trace` owns a module being built; a :class:`FunctionScope` is one function
+inside it. Ops are appended to the innermost scope's body with the user's location.
+A staged function called while tracing becomes a ``func.call`` to one shared
+``func.func`` per (function, signature).
+
+```mlir
+func.func @predict(%arg0: tensor<3x2xf32>, ...) -> tensor<4x2xf32> {
+  %0 = func.call @layer(%arg2, %arg0) : (...) -> tensor<4x2xf32> loc("model.py":9:11)
+  ...
+}
+func.func private @layer(...)
+```
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from s4tf import pytree
+from s4tf.dialects.op_def import build, lookup
+from s4tf.dialects.types import TensorType, canonical_dtype
+from s4tf.errors import S4tfError, StagingError
+from s4tf.locations import SourceLocation, mlir_location, user_location
+from s4tf.mlir import func, ir, new_context
+from s4tf.tensor import Tensor, Tracer
+
+_state = threading.local()
+
+
+def _trace_stack() -> list["Trace"]:
+    if not hasattr(_state, "traces"):
+        _state.traces = []
+    return _state.traces
+
+
+def current_scope() -> "FunctionScope | None":
+    stack = _trace_stack()
+    return stack[-1].scopes[-1] if stack and stack[-1].scopes else None
+
+
+# -- signatures -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Static:
+    """A Python value (bool, int, float, str) that is part of the signature, not an input."""
+
+    value: Any
+
+    def key(self):
+        return (type(self.value).__name__, self.value)
+
+
+def is_array_like(value) -> bool:
+    return isinstance(value, (Tensor, np.ndarray, np.generic)) or hasattr(value, "__array__")
+
+
+def leaf_spec(leaf, path: str = "argument"):
+    """A leaf's part of a signature: a :class:`TensorType` for arrays, :class:`Static` for scalars."""
+    if isinstance(leaf, Tensor):
+        return leaf.tensor_type
+    if isinstance(leaf, (bool, int, float, str)):
+        return Static(leaf)
+    if is_array_like(leaf):
+        array = np.asarray(leaf)
+        return TensorType(array.shape, canonical_dtype(array.dtype))
+    raise StagingError(
+        f"unsupported {path} of type {type(leaf).__name__}: staged functions take arrays, s4tf "
+        "tensors, Python scalars and strings, in tuples, lists, dicts and dataclasses"
+    )
+
+
+def signature(leaves, tree) -> tuple:
+    specs = tuple(leaf_spec(leaf) for leaf in leaves)
+    return tree, tuple(spec.key() if isinstance(spec, Static) else spec for spec in specs)
+
+
+# -- functions in a trace ---------------------------------------------------------------
+
+
+@dataclass
+class FunctionRecord:
+    """A traced ``func.func``: its symbol and how to rebuild its Python outputs."""
+
+    symbol: str
+    output_tree: pytree.TreeDef
+    outputs: list  # per output leaf: an int (result index) or a Static
+    result_types: list[TensorType]
+
+
+class FunctionScope:
+    """The body of one ``func.func`` being traced."""
+
+    def __init__(self, trace: "Trace", block: ir.Block):
+        self.trace = trace
+        self.block = block
+
+    def value_of(self, operand) -> ir.Value:
+        """The MLIR value for a tracer of this scope, or a new constant for a host value."""
+        if isinstance(operand, Tracer):
+            if operand.scope is not self:
+                raise StagingError(
+                    "a traced tensor from another staged function is used here; pass it in as an argument",
+                    str(user_location() or ""),
+                )
+            return operand.value
+        if isinstance(operand, Tensor):
+            array = operand.numpy()
+        else:
+            array = np.asarray(operand)
+        return self.emit("constant", [], {"value": array})[0].value
+
+    def emit(self, op_name: str, operands, attrs: dict) -> list[Tracer]:
+        """Append ``s4tf.<op_name>`` to this function; shape errors name the user's line."""
+        source = user_location()
+        with self.trace.context:
+            values = [self.value_of(operand) for operand in operands]
+            try:
+                with ir.InsertionPoint(self.block):
+                    operation = build(lookup(op_name), values, attrs, mlir_location(source))
+            except S4tfError as error:
+                raise error.at(str(source) if source else None) from None
+            return [Tracer(r, TensorType.from_mlir(r.type), self) for r in operation.results]
+
+
+class Trace:
+    """One MLIR module under construction."""
+
+    def __init__(self):
+        self.context = new_context()
+        with self.context:
+            self.module = ir.Module.create(loc=ir.Location.unknown())
+        self.scopes: list[FunctionScope] = []
+        self.records: dict[tuple, FunctionRecord] = {}
+        self._symbols: set[str] = set()
+
+    def __enter__(self):
+        _trace_stack().append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _trace_stack().pop()
+
+    def _unique_symbol(self, name: str) -> str:
+        name = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "fn"
+        symbol, counter = name, 1
+        while symbol in self._symbols:
+            symbol, counter = f"{name}_{counter}", counter + 1
+        self._symbols.add(symbol)
+        return symbol
+
+    def trace_function(self, python_fn, name: str, args, kwargs, public: bool) -> FunctionRecord:
+        """Trace ``python_fn(*args, **kwargs)`` into a new ``func.func``."""
+        leaves, tree = pytree.flatten((args, kwargs))
+        key = (python_fn, signature(leaves, tree))
+        if key in self.records:
+            return self.records[key]
+        specs = [leaf_spec(leaf) for leaf in leaves]
+        tensor_types = [spec for spec in specs if isinstance(spec, TensorType)]
+        source = _definition_location(python_fn)
+        with self.context, mlir_location(source):
+            with ir.InsertionPoint(self.module.body):
+                function = func.FuncOp(self._unique_symbol(name), ir.FunctionType.get([t.to_mlir() for t in tensor_types], []))
+            if not public:
+                function.attributes["sym_visibility"] = ir.StringAttr.get("private")
+            block = function.add_entry_block()
+        scope = FunctionScope(self, block)
+        arguments = iter(block.arguments)
+        traced_leaves = [
+            spec.value if isinstance(spec, Static) else Tracer(next(arguments), spec, scope) for spec in specs
+        ]
+        traced_args, traced_kwargs = pytree.unflatten(tree, traced_leaves)
+        self.scopes.append(scope)
+        try:
+            output = python_fn(*traced_args, **traced_kwargs)
+            record = self._finish(function, scope, output, source)
+        finally:
+            self.scopes.pop()
+        self.records[key] = record
+        return record
+
+    def _finish(self, function, scope: FunctionScope, output, source) -> FunctionRecord:
+        output_leaves, output_tree = pytree.flatten(output)
+        values, outputs = [], []
+        for leaf in output_leaves:
+            if isinstance(leaf, (bool, int, float, str)) or leaf is None:
+                outputs.append(Static(leaf))
+            else:
+                leaf_spec(leaf, "return value")
+                outputs.append(len(values))
+                with self.context:
+                    values.append(scope.value_of(leaf))
+        with self.context, mlir_location(source):
+            with ir.InsertionPoint(scope.block):
+                func.ReturnOp(values)
+            input_types = list(ir.FunctionType(ir.TypeAttr(function.attributes["function_type"]).value).inputs)
+            function.attributes["function_type"] = ir.TypeAttr.get(
+                ir.FunctionType.get(input_types, [v.type for v in values])
+            )
+        return FunctionRecord(
+            ir.StringAttr(function.attributes["sym_name"]).value,
+            output_tree,
+            outputs,
+            [TensorType.from_mlir(v.type) for v in values],
+        )
+
+    def call(self, python_fn, name: str, args, kwargs):
+        """Stage a call of another staged function from the current scope: a ``func.call``."""
+        caller = self.scopes[-1]
+        record = self.trace_function(python_fn, name, args, kwargs, public=False)
+        leaves, _ = pytree.flatten((args, kwargs))
+        tensor_leaves = [leaf for leaf in leaves if not isinstance(leaf_spec(leaf), Static)]
+        source = user_location()
+        with self.context:
+            operands = [caller.value_of(leaf) for leaf in tensor_leaves]
+            with ir.InsertionPoint(caller.block):
+                call = ir.Operation.create(
+                    "func.call",
+                    results=[t.to_mlir() for t in record.result_types],
+                    operands=operands,
+                    attributes={"callee": ir.FlatSymbolRefAttr.get(record.symbol)},
+                    loc=mlir_location(source),
+                )
+        results = [Tracer(r, t, caller) for r, t in zip(call.results, record.result_types)]
+        return rebuild_outputs(record, results)
+
+
+def rebuild_outputs(record: FunctionRecord, results: list):
+    leaves = [results[o] if isinstance(o, int) else o.value for o in record.outputs]
+    return pytree.unflatten(record.output_tree, leaves)
+
+
+def _definition_location(python_fn) -> SourceLocation | None:
+    code = getattr(python_fn, "__code__", None)
+    return SourceLocation(code.co_filename, code.co_firstlineno) if code else None
+
