@@ -139,13 +139,13 @@ def build(op: type[Op], values: list[ir.Value], attrs: dict, location: ir.Locati
     attrs = op.normalize_attributes(attrs)
     operand_types = [TensorType.from_mlir(v.type) for v in values]
     result_types = op.result_types(operand_types, attrs)
-    return ir.Operation.create(
-        op.full_name(),
-        results=[t.to_mlir() for t in result_types],
-        operands=list(values),
-        attributes={key: op.attributes[key].to_mlir(value) for key, value in attrs.items()},
-        loc=location,
-    )
+    with location:
+        return ir.Operation.create(
+            op.full_name(),
+            results=[t.to_mlir() for t in result_types],
+            operands=list(values),
+            attributes={key: op.attributes[key].to_mlir(value) for key, value in attrs.items()},
+        )
 
 
 def read_attributes(op: type[Op], operation: ir.Operation) -> dict:

@@ -1,1 +1,46 @@
-"""s4tf: stage Python functions into an MLIR tensor dialect and run them with IREE."""
+"""s4tf: stage Python functions into an MLIR tensor dialect and run them with IREE.
+
+```python
+import numpy as np, s4tf
+
+@s4tf.function
+def predict(w, b, x):
+    return s4tf.tanh(x @ w + b)
+
+y = predict(np.ones((3, 2), np.float32), np.zeros(2, np.float32), np.ones((4, 3), np.float32))
+np.asarray(y)
+```
+"""
+
+import ml_dtypes
+import numpy as np
+
+from s4tf import numpy_api, tensor_methods
+from s4tf.errors import CompilationError, DTypeError, OpAttributeError, S4tfError, ShapeError, StagingError
+from s4tf.locations import name_scope
+from s4tf.numpy_api import (  # noqa: A004  (NumPy's names: abs, max, min, round, slice, sum)
+    abs, add, arange, argmax, asarray, astype, avg_pool2d, broadcast_in_dim, broadcast_to,
+    cast, ceil, clip, concatenate, conv2d, cos, divide, dot_general, equal, exp,
+    expand_dims, floor, full, full_like, getitem, greater, greater_equal, iota, less,
+    less_equal, log, log1p, log_softmax, logical_and, logical_not, logical_or, logistic,
+    logsumexp, matmul, max, max_pool2d, maximum, mean, min, minimum, multiply, negative,
+    not_equal, ones, ones_like, pad, power, relu, reshape, round, rsqrt, select, sigmoid,
+    sign, sin, slice, softmax, sqrt, square, squeeze, stack, subtract, sum, tanh, transpose,
+    where, zeros, zeros_like,
+)
+from s4tf.staging import Lowered, StagedFunction, function
+from s4tf.tensor import Tensor
+from s4tf.version import __version__
+
+tensor_methods.attach()
+
+float16, float32, float64 = np.float16, np.float32, np.float64
+bfloat16 = ml_dtypes.bfloat16
+int32, int64, bool_ = np.int32, np.int64, np.bool_
+
+__all__ = [
+    "function", "StagedFunction", "Lowered", "Tensor", "name_scope",
+    "S4tfError", "ShapeError", "DTypeError", "OpAttributeError", "StagingError", "CompilationError",
+    "float16", "float32", "float64", "bfloat16", "int32", "int64", "bool_",
+    *numpy_api.__all__,
+]

@@ -86,3 +86,14 @@ def mlir_location(source: SourceLocation | None) -> ir.Location:
     if scopes():
         location = ir.Location.name("/".join(scopes()), childLoc=location)
     return location
+
+
+def innermost_user_location(traceback) -> SourceLocation | None:
+    """The innermost user (non-s4tf) frame of ``traceback``: where a user's call went wrong."""
+    found = None
+    while traceback is not None:
+        code = traceback.tb_frame.f_code
+        if not _is_internal(code.co_filename):
+            found = SourceLocation(code.co_filename, traceback.tb_lineno)
+        traceback = traceback.tb_next
+    return found

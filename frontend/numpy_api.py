@@ -12,9 +12,9 @@ import math
 
 import numpy as np
 
-from s4tf.dialects.types import TensorType, canonical_dtype, is_float, promote_dtypes, to_numpy_dtype
+from s4tf.dialects.types import canonical_dtype, is_float, promote_dtypes, to_numpy_dtype
 from s4tf.dispatch import apply1
-from s4tf.errors import DTypeError, ShapeError
+from s4tf.errors import ShapeError
 from s4tf.tensor import Tensor
 
 DEFAULT_FLOAT = "f32"
@@ -588,7 +588,13 @@ def avg_pool2d(x, window=2, strides=None, padding="valid"):
 
 
 __all__ = [
-    name for name, value in list(globals().items())
-    if callable(value) and not name.startswith("_") and getattr(value, "__module__", None) == __name__
+    "abs", "add", "arange", "argmax", "asarray", "astype", "avg_pool2d", "broadcast_in_dim",
+    "broadcast_to", "cast", "ceil", "clip", "concatenate", "conv2d", "cos", "divide",
+    "dot_general", "equal", "exp", "expand_dims", "floor", "full", "full_like", "getitem",
+    "greater", "greater_equal", "iota", "less", "less_equal", "log", "log1p", "log_softmax",
+    "logical_and", "logical_not", "logical_or", "logistic", "logsumexp", "matmul", "max",
+    "max_pool2d", "maximum", "mean", "min", "minimum", "multiply", "negative", "not_equal",
+    "ones", "ones_like", "pad", "power", "relu", "reshape", "round", "rsqrt", "select",
+    "sigmoid", "sign", "sin", "slice", "softmax", "sqrt", "square", "squeeze", "stack",
+    "subtract", "sum", "tanh", "transpose", "where", "zeros", "zeros_like",
 ]
-_ = TensorType, DTypeError  # re-exported types used by callers' annotations

@@ -21,8 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from s4tf import pytree
-from s4tf.errors import S4tfError
+from s4tf.errors import CompilationError, S4tfError
 from s4tf.mlir import ir
+from s4tf.passes.diagnostics import format_mlir_error
 from s4tf.passes.pipeline import build_pass_manager
 from s4tf.runtime.device import LoadedModule
 from s4tf.runtime.executable import compile_and_load
@@ -56,7 +57,10 @@ class Lowered:
         """The module after ``pipeline`` (by default the lowering to StableHLO), as text."""
         with self.context:
             module = ir.Module.parse(self.as_text(debug_info=True))
-            build_pass_manager(pipeline, self.context).run(module.operation)
+            try:
+                build_pass_manager(pipeline, self.context).run(module.operation)
+            except ir.MLIRError as error:
+                raise CompilationError(f"lowering '{self.entry}' failed:\n{format_mlir_error(error)}") from None
             return str(module)
 
 

@@ -75,7 +75,8 @@ class Tensor:
         return self.shape[0]
 
     def __repr__(self):
-        return f"Tensor({np.array2string(self.numpy(), separator=', ')}, dtype={self.dtype})"
+        text = np.array2string(self.numpy(), separator=", ", prefix="Tensor(")
+        return f"Tensor({text}, dtype={self.dtype})"
 
 
 class Tracer(Tensor):

@@ -26,7 +26,7 @@ from s4tf import pytree
 from s4tf.dialects.op_def import build, lookup
 from s4tf.dialects.types import TensorType, canonical_dtype
 from s4tf.errors import S4tfError, StagingError
-from s4tf.locations import SourceLocation, mlir_location, user_location
+from s4tf.locations import SourceLocation, innermost_user_location, mlir_location, user_location
 from s4tf.mlir import func, ir, new_context
 from s4tf.tensor import Tensor, Tracer
 
@@ -180,6 +180,11 @@ class Trace:
         try:
             output = python_fn(*traced_args, **traced_kwargs)
             record = self._finish(function, scope, output, source)
+        except S4tfError as error:
+            if error.location:
+                raise
+            where = innermost_user_location(error.__traceback__)
+            raise error.at(str(where) if where else None) from None
         finally:
             self.scopes.pop()
         self.records[key] = record

@@ -13,12 +13,10 @@ from iree.compiler.version import VERSION as IREE_VERSION
 from s4tf.errors import CompilationError
 from s4tf.runtime.cache import DiskCache, cache_key
 from s4tf.runtime.targets import get_target
-
-S4TF_VERSION = "0.1.0"
-
+from s4tf.version import __version__
 
 def module_cache_key(module_text: str, target: str, flags) -> str:
-    return cache_key(module_text, target, " ".join(flags), S4TF_VERSION, IREE_VERSION)
+    return cache_key(module_text, target, " ".join(flags), __version__, IREE_VERSION)
 
 
 def compile_stablehlo(module_text: str, target: str = "cpu", extra_flags=(), cache: DiskCache | None = None) -> bytes:

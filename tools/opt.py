@@ -1,0 +1,163 @@
+"""``s4tf-opt``: read MLIR, run a pass pipeline, print the result (an mlir-opt for s4tf).
+
+```
+s4tf-opt model.mlir --pass-pipeline='builtin.module(s4tf-canonicalize,s4tf-lower-to-stablehlo,cse)'
+s4tf-opt model.mlir -p s4tf-lower-to-stablehlo --print-ir-after-all
+s4tf-opt tests.mlir --split-input-file --verify-diagnostics
+```
+
+Input ops are verified (``s4tf-verify``) before the pipeline runs. Errors are printed as
+``file:line:col: error: message`` and the exit code is 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass, field
+
+from s4tf.errors import S4tfError
+from s4tf.mlir import ir, new_context
+from s4tf.passes.diagnostics import Message, error_messages, messages
+from s4tf.passes.pipeline import build_pass_manager, known_passes_message
+from s4tf.passes.registry import PASSES
+from s4tf.tools.expected_diagnostics import check, parse_expectations
+
+SPLIT_MARKER = "// -----"
+
+
+@dataclass
+class ChunkResult:
+    """What one input chunk (the whole file, or one part of a ``--split-input-file``) gave."""
+
+    output: str | None
+    diagnostics: list[Message] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return self.output is None or any(m.severity == "error" for m in self.diagnostics)
+
+
+def split_chunks(text: str, split: bool) -> list[tuple[str, int]]:
+    """``(chunk, first_line)`` pairs; with ``split``, cut at lines that are exactly ``// -----``."""
+    if not split:
+        return [(text, 1)]
+    chunks, current, first_line = [], [], 1
+    for number, line in enumerate(text.splitlines(keepends=True), start=1):
+        if line.strip() == SPLIT_MARKER:
+            chunks.append(("".join(current), first_line))
+            current, first_line = [], number + 1
+        else:
+            current.append(line)
+    chunks.append(("".join(current), first_line))
+    return chunks
+
+
+def process_chunk(text: str, first_line: int, pipeline: str, options: argparse.Namespace, buffer_name: str) -> ChunkResult:
+    """Parse, verify and transform one chunk; diagnostics keep the chunk's lines in its file."""
+    context = new_context()
+    produced: list[Message] = []
+
+    def collect(diagnostic):
+        produced.extend(messages(diagnostic, buffer_name))
+        return True
+
+    context.attach_diagnostic_handler(collect)
+    with context:
+        try:
+            module = ir.Module.parse("\n" * (first_line - 1) + text)
+            build_pass_manager("s4tf-verify", context).run(module.operation)
+            manager = build_pass_manager(pipeline, context) if pipeline else None
+            if manager is not None:
+                if options.print_ir_after_all:
+                    manager.enable_ir_printing(print_after_all=True, enable_debug_info=options.mlir_print_debuginfo)
+                manager.run(module.operation)
+        except ir.MLIRError as error:
+            return ChunkResult(None, produced + error_messages(error, buffer_name))
+        output = module.operation.get_asm(
+            enable_debug_info=options.mlir_print_debuginfo, print_generic_op_form=options.mlir_print_op_generic
+        )
+    return ChunkResult(output, produced)
+
+
+def argument_parser() -> argparse.ArgumentParser:
+    passes = "\n".join(f"  {name:28} {info.description}" for name, info in sorted(PASSES.items()))
+    parser = argparse.ArgumentParser(
+        prog="s4tf-opt",
+        description="Run MLIR pass pipelines (s4tf and upstream passes) over .mlir files.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=f"s4tf passes:\n{passes}\n\nUpstream MLIR passes (canonicalize, cse, inline, symbol-dce, ...) "
+        "work in the same pipeline.\n\nexample:\n  s4tf-opt model.mlir -p s4tf-canonicalize,s4tf-lower-to-stablehlo,cse",
+    )
+    parser.add_argument("input", nargs="?", default="-", help="input .mlir file ('-' or nothing: stdin)")
+    parser.add_argument("-o", dest="output", default="-", help="output file (default: stdout)")
+    parser.add_argument(
+        "--pass-pipeline", default=None, metavar="PIPELINE",
+        help="pipeline in MLIR's syntax, e.g. 'builtin.module(s4tf-canonicalize,cse)'",
+    )
+    parser.add_argument("-p", dest="passes", default=None, metavar="A,B,C", help="short form: comma-separated pass names")
+    parser.add_argument("--split-input-file", action="store_true", help=f"process each part between '{SPLIT_MARKER}' lines on its own")
+    parser.add_argument("--verify-diagnostics", action="store_true", help="check diagnostics against expected-error comments")
+    parser.add_argument("--print-ir-after-all", action="store_true", help="print the IR (to stderr) after every pass")
+    parser.add_argument("--mlir-print-debuginfo", action="store_true", help="print locations")
+    parser.add_argument("--mlir-print-op-generic", action="store_true", help="print every op in generic form")
+    parser.add_argument("--list-passes", action="store_true", help="list the s4tf passes and exit")
+    return parser
+
+
+def _read_input(path: str) -> tuple[str, str]:
+    if path == "-":
+        return sys.stdin.read(), "<stdin>"
+    with open(path, encoding="utf-8") as file:
+        return file.read(), path
+
+
+def run(argv: list[str] | None = None) -> int:
+    """The whole tool; returns the exit code."""
+    options = argument_parser().parse_args(argv)
+    if options.list_passes:
+        print(known_passes_message().replace("; ", "\n"))
+        return 0
+    if options.pass_pipeline and options.passes:
+        print("s4tf-opt: error: give --pass-pipeline or -p, not both", file=sys.stderr)
+        return 1
+    pipeline = options.pass_pipeline or options.passes or ""
+    try:
+        text, buffer_name = _read_input(options.input)
+        if pipeline:
+            build_pass_manager(pipeline, new_context())  # unknown passes fail before any work
+    except (OSError, UnicodeDecodeError) as error:
+        print(f"s4tf-opt: error: cannot read {options.input}: {error}", file=sys.stderr)
+        return 1
+    except S4tfError as error:
+        print(f"s4tf-opt: error: {error}", file=sys.stderr)
+        return 1
+
+    outputs, problems, failed = [], [], False
+    for chunk, first_line in split_chunks(text, options.split_input_file):
+        result = process_chunk(chunk, first_line, pipeline, options, buffer_name)
+        if options.verify_diagnostics:
+            problems += check(parse_expectations(chunk, first_line), result.diagnostics, buffer_name)
+        else:
+            problems += [str(m) for m in result.diagnostics]
+            failed = failed or result.failed
+        if result.output is not None:
+            outputs.append(result.output)
+    for line in problems:
+        print(line, file=sys.stderr)
+    failed = bool(problems) if options.verify_diagnostics else failed
+    if not failed or options.verify_diagnostics:
+        _write_output(options.output, f"\n{SPLIT_MARKER}\n".join(outputs))
+    return 1 if failed else 0
+
+
+def _write_output(path: str, text: str) -> None:
+    if path == "-":
+        sys.stdout.write(text)
+    else:
+        with open(path, "w", encoding="utf-8") as file:
+            file.write(text)
+
+
+def main() -> None:
+    sys.exit(run())
