@@ -22,7 +22,7 @@ class AttrKind:
     """One kind of attribute value; subclasses define the conversions."""
 
     description = ""
-    irdl_base = ""
+    irdl_base = ""  #: the IRDL base name (``#builtin.integer``); empty: ``irdl.any``
 
     def normalize(self, value):
         return value
@@ -36,7 +36,7 @@ class AttrKind:
 
 class _IntArray(AttrKind):
     description = "array of i64"
-    irdl_base = "!builtin.dense_array"  # irdl.base names the attribute: #builtin.dense_array
+    irdl_base = "#builtin.dense_array"
 
     def normalize(self, value):
         try:
@@ -69,7 +69,7 @@ class _Int(AttrKind):
 
 class _Bool(AttrKind):
     description = "bool"
-    irdl_base = "#builtin.bool"
+    irdl_base = "#builtin.integer"  # MLIR's BoolAttr is an i1 IntegerAttr
 
     def normalize(self, value):
         if not isinstance(value, (bool, np.bool_)):
@@ -101,7 +101,7 @@ class _Elements(AttrKind):
     """A NumPy array stored as ``dense<...>``."""
 
     description = "dense elements"
-    irdl_base = "#builtin.dense_elements"
+    irdl_base = ""  # DenseIntOrFPElementsAttr has no name IRDL can look up: any attribute
 
     def normalize(self, value):
         array = np.asarray(value)
