@@ -224,13 +224,12 @@ class Trace:
         source = user_location()
         with self.context:
             operands = [caller.value_of(leaf) for leaf in tensor_leaves]
-            with ir.InsertionPoint(caller.block):
+            with ir.InsertionPoint(caller.block), mlir_location(source):
                 call = ir.Operation.create(
                     "func.call",
                     results=[t.to_mlir() for t in record.result_types],
                     operands=operands,
                     attributes={"callee": ir.FlatSymbolRefAttr.get(record.symbol)},
-                    loc=mlir_location(source),
                 )
         results = [Tracer(r, t, caller) for r, t in zip(call.results, record.result_types)]
         return rebuild_outputs(record, results)

@@ -12,6 +12,10 @@ from dataclasses import dataclass
 from s4tf.errors import S4tfError
 
 
+#: Flags for every target: keep f64 as f64 (IREE demotes it to f32 by default).
+COMMON_FLAGS = ("--iree-input-demote-f64-to-f32=false",)
+
+
 @dataclass(frozen=True)
 class Target:
     name: str
@@ -22,7 +26,7 @@ class Target:
 
     @property
     def compile_flags(self) -> list[str]:
-        return [f"--iree-hal-target-backends={self.backend}", *self.flags]
+        return [f"--iree-hal-target-backends={self.backend}", *COMMON_FLAGS, *self.flags]
 
 
 TARGETS = {

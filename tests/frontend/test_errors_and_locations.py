@@ -1,0 +1,89 @@
+"""User mistakes give s4tf errors at the user's line; ops carry file:line and name scopes."""
+
+import inspect
+import os
+
+import numpy as np
+import pytest
+
+import s4tf
+
+HERE = os.path.basename(__file__)
+
+
+def line_of(marker: str) -> int:
+    """The line of this file holding ``marker`` (in a comment)."""
+    lines = inspect.getsource(inspect.getmodule(line_of)).splitlines()
+    return next(i for i, line in enumerate(lines, start=1) if marker in line and "line_of" not in line)
+
+
+def test_matmul_shape_mismatch_names_op_shapes_and_line():
+    @s4tf.function
+    def bad(x, w):
+        return x @ w  # MATMUL-LINE
+
+    with pytest.raises(s4tf.ShapeError) as caught:
+        bad(np.ones((4, 3), np.float32), np.ones((4, 3), np.float32))
+    message = str(caught.value)
+    assert "matmul" in message and "(4, 3)" in message
+    assert f"{HERE}:{line_of('MATMUL-LINE')}" in message
+
+
+def test_broadcast_mismatch_raised_by_op_verifier_has_line():
+    @s4tf.function
+    def bad(x, y):
+        return x + y  # ADD-LINE
+
+    with pytest.raises(s4tf.ShapeError) as caught:
+        bad(np.ones((2, 3), np.float32), np.ones((4,), np.float32))
+    message = str(caught.value)
+    assert "s4tf.add" in message and "2x3" in message.replace("(2, 3)", "2x3")
+    assert f"{HERE}:{line_of('ADD-LINE')}" in message
+
+
+def test_unsupported_argument_is_a_type_error():
+    @s4tf.function
+    def f(x):
+        return x
+
+    with pytest.raises(TypeError, match="unsupported argument of type object"):
+        f(object())
+
+
+def test_python_branch_on_traced_tensor_is_a_staging_error():
+    @s4tf.function
+    def f(x):
+        if x.sum() > 0:  # BRANCH-LINE
+            return x
+        return -x
+
+    with pytest.raises(s4tf.StagingError) as caught:
+        f(np.ones(3, np.float32))
+    assert "truth value" in str(caught.value)
+    assert f"{HERE}:{line_of('BRANCH-LINE')}" in str(caught.value)
+
+
+def test_error_tracebacks_do_not_expose_s4tf_internals():
+    @s4tf.function
+    def bad(x):
+        return s4tf.reshape(x, (5,))
+
+    with pytest.raises(s4tf.S4tfError) as caught:
+        bad(np.ones((2, 3), np.float32))
+    frames = {os.path.basename(str(entry.path)) for entry in caught.traceback}
+    assert not frames & {"tracing.py", "numpy_api.py", "dispatch.py", "op_def.py"}
+
+
+def test_ops_carry_file_line_and_name_scopes():
+    @s4tf.function
+    def model(x):
+        with s4tf.name_scope("layer1"):
+            y = s4tf.exp(x)  # EXP-LINE
+        return y * 2  # TIMES-LINE
+
+    lowered = model.lower(np.ones(2, np.float32))
+    body = lowered.module.body.operations[0].regions[0].blocks[0]
+    locations = {op.name: str(op.location) for op in body.operations}
+    assert locations["s4tf.exp"].startswith(f'loc("layer1"("{__file__}":{line_of("EXP-LINE")}:')
+    assert locations["s4tf.mul"].startswith(f'loc("{__file__}":{line_of("TIMES-LINE")}:')
+    assert "#loc" in lowered.as_text(debug_info=True)

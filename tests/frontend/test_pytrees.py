@@ -1,0 +1,55 @@
+"""Pytrees of arrays and scalars in and out of staged functions."""
+
+from collections import namedtuple
+from dataclasses import dataclass
+
+import numpy as np
+
+import s4tf
+from s4tf import pytree
+
+
+@dataclass
+class Params:
+    weight: np.ndarray
+    bias: np.ndarray
+
+
+Pair = namedtuple("Pair", ["first", "second"])
+
+
+def test_flatten_unflatten_round_trip():
+    tree = {"b": [1, (2.0, None)], "a": Params(np.ones(2), np.zeros(1)), "c": Pair(3, "s")}
+    leaves, treedef = pytree.flatten(tree)
+    rebuilt = pytree.unflatten(treedef, leaves)
+    assert rebuilt["b"] == [1, (2.0, None)]
+    assert isinstance(rebuilt["a"], Params) and isinstance(rebuilt["c"], Pair)
+    np.testing.assert_array_equal(rebuilt["a"].weight, tree["a"].weight)
+    assert pytree.tree_map(lambda v: v * 2, {"x": [1, 2]}) == {"x": [2, 4]}
+
+
+def test_dataclass_dict_and_list_arguments_and_results():
+    @s4tf.function
+    def apply(params, batch):
+        out = batch["x"] @ params.weight + params.bias
+        return {"out": out, "parts": [out.sum(), Pair(out.max(), 7)]}
+
+    params = Params(np.eye(2, dtype=np.float32) * 2, np.ones(2, np.float32))
+    x = np.arange(6, dtype=np.float32).reshape(3, 2)
+    result = apply(params, {"x": x})
+    expected = x @ params.weight + params.bias
+    np.testing.assert_allclose(np.asarray(result["out"]), expected)
+    total, pair = result["parts"]
+    assert float(total) == expected.sum()
+    assert isinstance(pair, Pair) and pair.second == 7 and float(pair.first) == expected.max()
+
+
+def test_returned_dataclass_of_tensors():
+    @s4tf.function
+    def step(params, lr):
+        return Params(params.weight * lr, params.bias - lr)
+
+    new = step(Params(np.ones(3, np.float32), np.zeros(3, np.float32)), 0.5)
+    assert isinstance(new, Params)
+    np.testing.assert_allclose(np.asarray(new.weight), 0.5)
+    np.testing.assert_allclose(np.asarray(new.bias), -0.5)

@@ -1,0 +1,65 @@
+"""Tensor operators and methods, staged and eager, against NumPy."""
+
+import operator
+
+import numpy as np
+import pytest
+
+import s4tf
+
+RNG = np.random.default_rng(1)
+X = RNG.uniform(0.5, 2.0, (3, 4)).astype(np.float32)
+Y = RNG.uniform(0.5, 2.0, (4,)).astype(np.float32)
+
+BINARY = [operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
+          operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne]
+
+
+@pytest.mark.parametrize("op", BINARY, ids=lambda op: op.__name__)
+def test_binary_operators_staged(op):
+    staged = s4tf.function(lambda x, y: (op(x, y), op(y, x), op(x, 2.0), op(3.0, x)))
+    results = staged(X, Y)
+    expected = (op(X, Y), op(Y, X), op(X, np.float32(2.0)), op(np.float32(3.0), X))
+    for got, want in zip(results, expected):
+        assert np.asarray(got).dtype == want.dtype
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5)
+
+
+def test_unary_matmul_index_and_methods_staged():
+    @s4tf.function
+    def f(x, y):
+        return (-x, abs(-x), x @ y, x.T, x[1], x[:, 1:3], x[-1, ::2], x[None, ..., 0],
+                x.reshape(2, 6), x.reshape(-1), x.sum(axis=0), x.mean(axis=1, keepdims=True),
+                x.max(), x.min(axis=(0, 1)), x.argmax(axis=1), x.astype(np.int32), x.transpose())
+
+    expected = (-X, abs(X), X @ Y, X.T, X[1], X[:, 1:3], X[-1, ::2], X[None, ..., 0],
+                X.reshape(2, 6), X.reshape(-1), X.sum(axis=0), X.mean(axis=1, keepdims=True),
+                X.max(), X.min(axis=(0, 1)), X.argmax(axis=1), X.astype(np.int32), X.transpose())
+    for got, want in zip(f(X, Y), expected):
+        assert got.shape == want.shape
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5)
+
+
+def test_operators_on_eager_tensors_and_numpy_on_the_left():
+    x = s4tf.asarray(X)
+    np.testing.assert_allclose(np.asarray(X + x), X + X)
+    np.testing.assert_allclose(np.asarray(x * 2 - 1), X * 2 - 1, rtol=1e-6)
+    np.testing.assert_array_equal(np.asarray(~(x > 1)), ~(X > 1))
+    assert x.shape == (3, 4) and x.dtype == np.float32 and x.ndim == 2 and len(x) == 3
+
+
+def test_weak_python_scalars_keep_tensor_dtype():
+    x16 = s4tf.asarray(X.astype(np.float16))
+    assert (x16 * 2.5).dtype == np.float16
+    i = s4tf.asarray(np.arange(3, dtype=np.int32))
+    assert (i + 1).dtype == np.int32
+    assert (i + 1.5).dtype == np.float32
+    assert (i / 2).dtype == np.float32
+
+
+def test_index_errors():
+    x = s4tf.asarray(X)
+    with pytest.raises(s4tf.ShapeError, match="out of bounds"):
+        x[5]
+    with pytest.raises(s4tf.ShapeError, match="too many indices"):
+        x[0, 0, 0]
