@@ -16,7 +16,8 @@ import numpy as np
 
 from s4tf.dialects import hlo
 from s4tf.dialects.attributes import DTYPE
-from s4tf.dialects.op_def import Op
+from s4tf.dialects.derivative_helpers import scale, sum_tangents, unbroadcast
+from s4tf.dialects.op_def import MissingDerivativeRule, Op
 from s4tf.dialects.types import BOOL_DTYPE, TensorType, is_float, is_integer, shape_str, to_numpy_dtype
 from s4tf.errors import DTypeError, ShapeError
 
@@ -71,11 +72,21 @@ class UnaryOp(Op):
     kinds = "float"
     numpy = None
     hlo_name = ""
+    #: ``derivative(ops, x, y)``: dy/dx as staged code, or ``None`` (not differentiable).
+    derivative = None
 
     @classmethod
     def infer(cls, x):
         _check_kind(x.dtype, cls.kinds)
         return x
+
+    @classmethod
+    def is_differentiable(cls, operand_types, result_type, attrs):
+        return cls.derivative is not None
+
+    @classmethod
+    def jvp(cls, ops, primals, tangents, result):
+        return scale(tangents[0], cls.derivative(ops, primals[0], result))
 
     @classmethod
     def reference(cls, x):
@@ -86,11 +97,14 @@ class UnaryOp(Op):
         return hlo.value(cls.hlo_name, [x], lowering.result_type)
 
 
-def _unary(name, numpy, hlo_name, kinds="float", doc=""):
+def _unary(name, numpy, hlo_name, kinds="float", doc="", derivative=None):
     return type(
         name.capitalize(),
         (UnaryOp,),
-        {"name": name, "numpy": staticmethod(numpy), "hlo_name": hlo_name, "kinds": kinds, "__doc__": doc},
+        {
+            "name": name, "numpy": staticmethod(numpy), "hlo_name": hlo_name, "kinds": kinds, "__doc__": doc,
+            "derivative": None if derivative is None else staticmethod(derivative),
+        },
     )
 
 
@@ -102,22 +116,76 @@ def _logistic(x):
     return 1 / (1 + np.exp(-x))
 
 
-Neg = _unary("neg", np.negative, "negate", "number", "Elementwise negation, ``-x``.")
-Exp = _unary("exp", np.exp, "exponential", doc="Elementwise ``e**x``.")
-Log = _unary("log", np.log, "log", doc="Elementwise natural logarithm.")
-Log1p = _unary("log1p", np.log1p, "log_plus_one", doc="Elementwise ``log(1 + x)``, accurate near 0.")
-Sin = _unary("sin", np.sin, "sine", doc="Elementwise sine.")
-Cos = _unary("cos", np.cos, "cosine", doc="Elementwise cosine.")
-Tanh = _unary("tanh", np.tanh, "tanh", doc="Elementwise hyperbolic tangent.")
-Sqrt = _unary("sqrt", np.sqrt, "sqrt", doc="Elementwise square root.")
-Rsqrt = _unary("rsqrt", _rsqrt, "rsqrt", doc="Elementwise ``1 / sqrt(x)``.")
-Abs = _unary("abs", np.abs, "abs", "number", "Elementwise absolute value.")
-Sign = _unary("sign", np.sign, "sign", "number", "Elementwise sign: -1, 0 or 1.")
-Logistic = _unary("logistic", _logistic, "logistic", doc="Elementwise sigmoid ``1 / (1 + e**-x)``.")
-Floor = _unary("floor", np.floor, "floor", doc="Elementwise floor.")
-Ceil = _unary("ceil", np.ceil, "ceil", doc="Elementwise ceiling.")
-Round = _unary("round", np.round, "round_nearest_even", doc="Elementwise rounding, halves to even (as NumPy).")
+class Neg(UnaryOp):
+    """Elementwise negation, ``-x``."""
+
+    name = "neg"
+    numpy = staticmethod(np.negative)
+    hlo_name = "negate"
+    kinds = "number"
+
+    @classmethod
+    def is_differentiable(cls, operand_types, result_type, attrs):
+        return True
+
+    @classmethod
+    def jvp(cls, ops, primals, tangents, result):
+        return None if tangents[0] is None else -tangents[0]
+
+    @classmethod
+    def transpose(cls, ops, cotangent, operands, linear):
+        return [-cotangent]
+
+
+Exp = _unary("exp", np.exp, "exponential", doc="Elementwise ``e**x``.", derivative=lambda ops, x, y: y)
+Log = _unary("log", np.log, "log", doc="Elementwise natural logarithm.", derivative=lambda ops, x, y: 1 / x)
+Log1p = _unary(
+    "log1p", np.log1p, "log_plus_one", doc="Elementwise ``log(1 + x)``, accurate near 0.",
+    derivative=lambda ops, x, y: 1 / (1 + x),
+)
+Sin = _unary("sin", np.sin, "sine", doc="Elementwise sine.", derivative=lambda ops, x, y: ops.cos(x))
+Cos = _unary("cos", np.cos, "cosine", doc="Elementwise cosine.", derivative=lambda ops, x, y: -ops.sin(x))
+Tanh = _unary("tanh", np.tanh, "tanh", doc="Elementwise hyperbolic tangent.", derivative=lambda ops, x, y: 1 - y * y)
+Sqrt = _unary("sqrt", np.sqrt, "sqrt", doc="Elementwise square root.", derivative=lambda ops, x, y: 0.5 / y)
+Rsqrt = _unary(
+    "rsqrt", _rsqrt, "rsqrt", doc="Elementwise ``1 / sqrt(x)``.", derivative=lambda ops, x, y: -0.5 * y / x
+)
+Abs = _unary("abs", np.abs, "abs", "number", "Elementwise absolute value.", derivative=lambda ops, x, y: ops.sign(x))
+Sign = _unary("sign", np.sign, "sign", "number", "Elementwise sign: -1, 0 or 1 (not differentiable).")
+Logistic = _unary(
+    "logistic", _logistic, "logistic", doc="Elementwise sigmoid ``1 / (1 + e**-x)``.",
+    derivative=lambda ops, x, y: y * (1 - y),
+)
+Floor = _unary("floor", np.floor, "floor", doc="Elementwise floor (not differentiable).")
+Ceil = _unary("ceil", np.ceil, "ceil", doc="Elementwise ceiling (not differentiable).")
+Round = _unary("round", np.round, "round_nearest_even", doc="Elementwise rounding, halves to even (not differentiable).")
 Not = _unary("not", np.invert, "not", "int_or_bool", "Elementwise logical (bool) or bitwise (int) not.")
+
+
+class StopGradient(Op):
+    """The identity whose derivative is zero: differentiation treats the result as a
+    constant (S4TF's ``withoutDerivative(at:)``).
+
+    ```mlir
+    %0 = "s4tf.stop_gradient"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+    """
+
+    name = "stop_gradient"
+    operands = ("x",)
+    zero_derivative = True
+
+    @staticmethod
+    def infer(x):
+        return x
+
+    @staticmethod
+    def reference(x):
+        return x
+
+    @staticmethod
+    def lower(lowering, x):
+        return x
 
 
 # -- binary -----------------------------------------------------------------------------
@@ -162,14 +230,6 @@ class BinaryOp(Op):
         return hlo.value(cls.hlo_name, operands, lowering.result_type)
 
 
-def _binary(name, numpy, hlo_name, kinds="number", doc=""):
-    return type(
-        name.capitalize(),
-        (BinaryOp,),
-        {"name": name, "numpy": staticmethod(numpy), "hlo_name": hlo_name, "kinds": kinds, "__doc__": doc},
-    )
-
-
 def _divide(lhs, rhs):
     if np.issubdtype(np.asarray(lhs).dtype, np.integer):
         quotient = np.abs(lhs) // np.abs(rhs)
@@ -177,15 +237,134 @@ def _divide(lhs, rhs):
     return np.divide(lhs, rhs)
 
 
-Add = _binary("add", np.add, "add", doc="Elementwise sum.")
-Sub = _binary("sub", np.subtract, "subtract", doc="Elementwise difference.")
-Mul = _binary("mul", np.multiply, "multiply", doc="Elementwise product.")
-Div = _binary("div", _divide, "divide", doc="Elementwise quotient; integer division truncates toward zero.")
-Pow = _binary("pow", np.power, "power", doc="Elementwise ``lhs ** rhs``.")
-Maximum = _binary("maximum", np.maximum, "maximum", doc="Elementwise maximum.")
-Minimum = _binary("minimum", np.minimum, "minimum", doc="Elementwise minimum.")
-And = _binary("and", np.bitwise_and, "and", "int_or_bool", "Elementwise logical (bool) or bitwise (int) and.")
-Or = _binary("or", np.bitwise_or, "or", "int_or_bool", "Elementwise logical (bool) or bitwise (int) or.")
+def _reduced(ops, value, operand, linear):
+    """The cotangent ``value`` reduced to ``operand``'s shape, for linear operands only."""
+    return unbroadcast(ops, value, operand.shape) if linear else None
+
+
+class Add(BinaryOp):
+    """Elementwise sum."""
+
+    name, numpy, hlo_name = "add", staticmethod(np.add), "add"
+
+    @classmethod
+    def jvp(cls, ops, primals, tangents, result):
+        return sum_tangents(ops, tangents, result)
+
+    @classmethod
+    def transpose(cls, ops, cotangent, operands, linear):
+        return [_reduced(ops, cotangent, operand, is_linear) for operand, is_linear in zip(operands, linear)]
+
+
+class Sub(BinaryOp):
+    """Elementwise difference."""
+
+    name, numpy, hlo_name = "sub", staticmethod(np.subtract), "subtract"
+
+    @classmethod
+    def jvp(cls, ops, primals, tangents, result):
+        return sum_tangents(ops, [tangents[0], None if tangents[1] is None else -tangents[1]], result)
+
+    @classmethod
+    def transpose(cls, ops, cotangent, operands, linear):
+        lhs, rhs = operands
+        return [_reduced(ops, cotangent, lhs, linear[0]), _reduced(ops, -cotangent, rhs, linear[1])]
+
+
+class Mul(BinaryOp):
+    """Elementwise product."""
+
+    name, numpy, hlo_name = "mul", staticmethod(np.multiply), "multiply"
+
+    @classmethod
+    def jvp(cls, ops, primals, tangents, result):
+        lhs, rhs = primals
+        return sum_tangents(ops, [scale(tangents[0], rhs), scale(tangents[1], lhs)], result)
+
+    @classmethod
+    def transpose(cls, ops, cotangent, operands, linear):
+        lhs, rhs = operands
+        return [
+            _reduced(ops, cotangent * rhs, lhs, linear[0]) if linear[0] else None,
+            _reduced(ops, cotangent * lhs, rhs, linear[1]) if linear[1] else None,
+        ]
+
+
+class Div(BinaryOp):
+    """Elementwise quotient; integer division truncates toward zero."""
+
+    name, numpy, hlo_name = "div", staticmethod(_divide), "divide"
+
+    @classmethod
+    def jvp(cls, ops, primals, tangents, result):
+        lhs, rhs = primals
+        d_rhs = None if tangents[1] is None else -tangents[1] * (result / rhs)
+        return sum_tangents(ops, [None if tangents[0] is None else tangents[0] / rhs, d_rhs], result)
+
+    @classmethod
+    def transpose(cls, ops, cotangent, operands, linear):
+        lhs, rhs = operands
+        if linear[1]:
+            raise MissingDerivativeRule("'s4tf.div' is not linear in its divisor")
+        return [unbroadcast(ops, cotangent / rhs, lhs.shape), None]
+
+
+class Pow(BinaryOp):
+    """Elementwise ``lhs ** rhs``."""
+
+    name, numpy, hlo_name = "pow", staticmethod(np.power), "power"
+
+    @classmethod
+    def jvp(cls, ops, primals, tangents, result):
+        lhs, rhs = primals
+        d_lhs = None if tangents[0] is None else tangents[0] * (rhs * ops.power(lhs, rhs - 1))
+        d_rhs = None if tangents[1] is None else tangents[1] * (ops.log(ops.where(lhs > 0, lhs, 1)) * result)
+        return sum_tangents(ops, [d_lhs, d_rhs], result)
+
+
+class _Extremum(BinaryOp):
+    """Maximum/minimum: the derivative follows the chosen operand; ties split it evenly."""
+
+    @classmethod
+    def jvp(cls, ops, primals, tangents, result):
+        lhs, rhs = primals
+        chosen = cls.lhs_wins(lhs, rhs)
+        weight = ops.astype(chosen, lhs.dtype) + 0.5 * ops.astype(lhs == rhs, lhs.dtype)
+        return sum_tangents(ops, [scale(tangents[0], weight), scale(tangents[1], 1 - weight)], result)
+
+
+class Maximum(_Extremum):
+    """Elementwise maximum."""
+
+    name, numpy, hlo_name = "maximum", staticmethod(np.maximum), "maximum"
+    lhs_wins = staticmethod(lambda lhs, rhs: lhs > rhs)
+
+
+class Minimum(_Extremum):
+    """Elementwise minimum."""
+
+    name, numpy, hlo_name = "minimum", staticmethod(np.minimum), "minimum"
+    lhs_wins = staticmethod(lambda lhs, rhs: lhs < rhs)
+
+
+class _LogicalOp(BinaryOp):
+    kinds = "int_or_bool"
+
+    @classmethod
+    def is_differentiable(cls, operand_types, result_type, attrs):
+        return False
+
+
+class And(_LogicalOp):
+    """Elementwise logical (bool) or bitwise (int) and."""
+
+    name, numpy, hlo_name = "and", staticmethod(np.bitwise_and), "and"
+
+
+class Or(_LogicalOp):
+    """Elementwise logical (bool) or bitwise (int) or."""
+
+    name, numpy, hlo_name = "or", staticmethod(np.bitwise_or), "or"
 
 
 class CompareOp(BinaryOp):
@@ -202,6 +381,10 @@ class CompareOp(BinaryOp):
     @classmethod
     def result_dtype(cls, dtype):
         return BOOL_DTYPE
+
+    @classmethod
+    def is_differentiable(cls, operand_types, result_type, attrs):
+        return False
 
     @classmethod
     def lower_broadcast(cls, lowering, operands):
@@ -245,6 +428,7 @@ class Select(Op):
 
     name = "select"
     operands = ("pred", "on_true", "on_false")
+    nondifferentiable_operands = (0,)
 
     @staticmethod
     def infer(pred, on_true, on_false):
@@ -265,6 +449,24 @@ class Select(Op):
             for value, value_type in zip((pred, on_true, on_false), lowering.operand_types)
         ]
         return hlo.value("select", operands, lowering.result_type)
+
+    @staticmethod
+    def jvp(ops, primals, tangents, result):
+        pred, on_true, on_false = primals
+        if tangents[1] is None and tangents[2] is None:
+            return None
+        d_true = 0.0 if tangents[1] is None else tangents[1]
+        d_false = 0.0 if tangents[2] is None else tangents[2]
+        return ops.broadcast_to(ops.where(pred, d_true, d_false), result.shape)
+
+    @staticmethod
+    def transpose(ops, cotangent, operands, linear):
+        pred, on_true, on_false = operands
+        return [
+            None,
+            unbroadcast(ops, ops.where(pred, cotangent, 0.0), on_true.shape) if linear[1] else None,
+            unbroadcast(ops, ops.where(pred, 0.0, cotangent), on_false.shape) if linear[2] else None,
+        ]
 
 
 class Cast(Op):
@@ -290,3 +492,15 @@ class Cast(Op):
     @staticmethod
     def lower(lowering, x, *, dtype):
         return hlo.value("convert", [x], lowering.result_type)
+
+    @staticmethod
+    def is_differentiable(operand_types, result_type, attrs):
+        return is_float(operand_types[0].dtype) and is_float(result_type.dtype)
+
+    @staticmethod
+    def jvp(ops, primals, tangents, result, *, dtype):
+        return None if tangents[0] is None else ops.astype(tangents[0], dtype)
+
+    @staticmethod
+    def transpose(ops, cotangent, operands, linear, *, dtype):
+        return [ops.astype(cotangent, operands[0].dtype)]

@@ -12,7 +12,8 @@ import numpy as np
 
 from s4tf.dialects import hlo
 from s4tf.dialects.attributes import INT, INT_ARRAY
-from s4tf.dialects.op_def import Op
+from s4tf.dialects.derivative_helpers import sum_tangents
+from s4tf.dialects.op_def import MissingDerivativeRule, Op
 from s4tf.dialects.shape_ops import check_axis
 from s4tf.dialects.types import TensorType, is_float, is_integer, shape_str, to_numpy_dtype
 from s4tf.errors import DTypeError, OpAttributeError, ShapeError
@@ -87,6 +88,53 @@ class DotGeneral(Op):
             f"lhs_contracting_dimensions = {dims(lhs_contract)}, rhs_contracting_dimensions = {dims(rhs_contract)}>"
         )
         return hlo.value("dot_general", [lhs, rhs], lowering.result_type, dot_dimension_numbers=numbers)
+
+    @staticmethod
+    def jvp(ops, primals, tangents, result, **dims):
+        lhs, rhs = primals
+        d_lhs, d_rhs = tangents
+        return sum_tangents(ops, [
+            None if d_lhs is None else ops.op("dot_general", d_lhs, rhs, **dims),
+            None if d_rhs is None else ops.op("dot_general", lhs, d_rhs, **dims),
+        ], result)
+
+    @staticmethod
+    def transpose(ops, cotangent, operands, linear, *, lhs_batch, rhs_batch, lhs_contract, rhs_contract):
+        lhs, rhs = operands
+        return [
+            _dot_cotangent(ops, cotangent, rhs, len(lhs.shape), lhs_batch, lhs_contract, rhs_batch, rhs_contract, True)
+            if linear[0] else None,
+            _dot_cotangent(ops, cotangent, lhs, len(rhs.shape), rhs_batch, rhs_contract, lhs_batch, lhs_contract, False)
+            if linear[1] else None,
+        ]
+
+
+def _dot_cotangent(ops, cotangent, other, rank, batch, contract, other_batch, other_contract, is_lhs):
+    """The cotangent of one dot_general operand (rank ``rank``): contract the result's
+    cotangent with ``other`` over other's free axes, then put the axes back in place.
+
+    The result axes are (batch, lhs free, rhs free); ``is_lhs`` says which free block is ours.
+    """
+    other_rank = len(other.shape)
+    free = [a for a in range(rank) if a not in batch + contract]
+    other_free = [a for a in range(other_rank) if a not in other_batch + other_contract]
+    n_batch = len(batch)
+    other_block = n_batch + len(free) if is_lhs else n_batch
+    product = ops.op(
+        "dot_general", cotangent, other,
+        lhs_batch=tuple(range(n_batch)), rhs_batch=tuple(other_batch),
+        lhs_contract=tuple(other_block + i for i in range(len(other_free))), rhs_contract=tuple(other_free),
+    )
+    # product axes: batch, our free axes, then other's contracting axes in increasing order
+    position = {}
+    for i, axis in enumerate(batch):
+        position[axis] = i
+    for i, axis in enumerate(free):
+        position[axis] = n_batch + i
+    remaining = sorted(other_contract)
+    for axis, other_axis in zip(contract, other_contract):
+        position[axis] = n_batch + len(free) + remaining.index(other_axis)
+    return ops.transpose(product, [position[a] for a in range(rank)])
 
 
 def conv_output_size(size, kernel, stride, pad_low, pad_high, lhs_dilation, rhs_dilation) -> int:
@@ -207,6 +255,70 @@ class Conv2D(Op):
             batch_group_count=INT.to_mlir(1),
         )
 
+    @staticmethod
+    def jvp(ops, primals, tangents, result, **attrs):
+        input, filter = primals
+        d_input, d_filter = tangents
+        return sum_tangents(ops, [
+            None if d_input is None else ops.op("conv2d", d_input, filter, **attrs),
+            None if d_filter is None else ops.op("conv2d", input, d_filter, **attrs),
+        ], result)
+
+    @staticmethod
+    def transpose(ops, cotangent, operands, linear, *, strides, padding, lhs_dilation, rhs_dilation, feature_group_count):
+        if feature_group_count != 1:
+            raise MissingDerivativeRule("'s4tf.conv2d' has no transpose rule for feature_group_count > 1 yet")
+        input, filter = operands
+        geometry = _ConvGeometry(input.shape, filter.shape, cotangent.shape, strides, padding, lhs_dilation, rhs_dilation)
+        return [
+            geometry.input_cotangent(ops, cotangent, filter) if linear[0] else None,
+            geometry.filter_cotangent(ops, cotangent, input) if linear[1] else None,
+        ]
+
+
+class _ConvGeometry:
+    """Padding arithmetic for the two transposes of a convolution (as in JAX's ``lax.conv``)."""
+
+    def __init__(self, input_shape, filter_shape, out_shape, strides, padding, lhs_dilation, rhs_dilation):
+        self.input_shape, self.filter_shape = input_shape, filter_shape
+        self.strides, self.lhs_dilation, self.rhs_dilation = strides, lhs_dilation, rhs_dilation
+        self.pad_low = (padding[0], padding[2])
+        self.input_dilated = [(d - 1) * s + 1 for d, s in zip(input_shape[1:3], lhs_dilation)]
+        self.filter_dilated = [(d - 1) * s + 1 for d, s in zip(filter_shape[0:2], rhs_dilation)]
+        self.out_dilated = [(d - 1) * s + 1 for d, s in zip(out_shape[1:3], strides)]
+
+    def input_cotangent(self, ops, cotangent, filter):
+        pads = []
+        for lo, inp, flt, out in zip(self.pad_low, self.input_dilated, self.filter_dilated, self.out_dilated):
+            before = flt - lo - 1
+            pads += [before, inp + flt - 1 - out - before]
+        if min(pads) < 0:
+            raise MissingDerivativeRule("'s4tf.conv2d' input gradient needs negative padding (padding wider than the filter)")
+        flipped = ops.transpose(ops.op("reverse", filter, axes=(0, 1)), (0, 1, 3, 2))
+        return ops.op(
+            "conv2d", cotangent, flipped, strides=self.lhs_dilation, padding=pads,
+            lhs_dilation=self.strides, rhs_dilation=self.rhs_dilation, feature_group_count=1,
+        )
+
+    def filter_cotangent(self, ops, cotangent, input):
+        pads, crop = [], list(input.shape)
+        for axis, (lo, inp, flt, out) in enumerate(zip(self.pad_low, self.input_dilated, self.filter_dilated, self.out_dilated)):
+            high = (out - inp) + (flt - lo - 1)
+            if high < 0:  # rows the strides never reach: crop them instead of negative padding
+                if self.lhs_dilation[axis] != 1:
+                    raise MissingDerivativeRule("'s4tf.conv2d' filter gradient with input dilation needs negative padding")
+                crop[axis + 1] += high
+                high = 0
+            pads += [lo, high]
+        if tuple(crop) != tuple(input.shape):
+            input = ops.slice(input, (0, 0, 0, 0), crop)
+        product = ops.op(
+            "conv2d", ops.transpose(input, (3, 1, 2, 0)), ops.transpose(cotangent, (1, 2, 0, 3)),
+            strides=self.rhs_dilation, padding=pads, lhs_dilation=self.lhs_dilation,
+            rhs_dilation=self.strides, feature_group_count=1,
+        )
+        return ops.transpose(product, (1, 2, 0, 3))
+
 
 class PoolOp(Op):
     """2-D pooling of an NHWC input over ``window`` with ``strides`` and ``padding``
@@ -242,6 +354,18 @@ class PoolOp(Op):
         return result
 
     @staticmethod
+    def window_taps(ops, input, pad_value, output_shape, *, window, strides, padding):
+        """Staged: for each window position ``(i, j)``, the input elements it covers."""
+        if any(padding):
+            fill = ops.full((), pad_value, input.dtype)
+            input = ops.op("pad", input, fill, low=(0, padding[0], padding[2], 0), high=(0, padding[1], padding[3], 0), interior=(0, 0, 0, 0))
+        n, out_h, out_w, c = output_shape
+        for i in range(window[0]):
+            for j in range(window[1]):
+                limit = (n, i + (out_h - 1) * strides[0] + 1, j + (out_w - 1) * strides[1] + 1, c)
+                yield ops.slice(input, (0, i, j, 0), limit, (1, strides[0], strides[1], 1))
+
+    @staticmethod
     def lower_window(lowering, input, body, init, window, strides, padding):
         input_type = lowering.operand_types[0]
         return hlo.reduce_window(
@@ -269,6 +393,16 @@ class MaxPool2D(PoolOp):
     def lower(cls, lowering, input, *, window, strides, padding):
         return cls.lower_window(lowering, input, "maximum", -np.inf, window, strides, padding)
 
+    @classmethod
+    def jvp(cls, ops, primals, tangents, result, **attrs):
+        """The tangent of the first maximal element of each window (linear: selects only)."""
+        values = list(cls.window_taps(ops, primals[0], -np.inf, result.shape, **attrs))
+        tangents = list(cls.window_taps(ops, tangents[0], 0.0, result.shape, **attrs))
+        chosen = tangents[-1]
+        for value, tangent in zip(reversed(values[:-1]), reversed(tangents[:-1])):
+            chosen = ops.where(value == result, tangent, chosen)
+        return chosen
+
 
 class AvgPool2D(PoolOp):
     """Mean over each window, counting only real (unpadded) elements."""
@@ -293,3 +427,12 @@ class AvgPool2D(PoolOp):
         counts_type = TensorType(counts.shape, result_type.dtype)
         counts_value = hlo.constant(counts.astype(to_numpy_dtype(result_type.dtype)))
         return hlo.value("divide", [total, hlo.broadcast(counts_value, counts_type, result_type.shape)], result_type)
+
+    @classmethod
+    def jvp(cls, ops, primals, tangents, result, **attrs):
+        """Linear: window sums of the tangent (slices and adds) over the constant counts."""
+        total = None
+        for tap in cls.window_taps(ops, tangents[0], 0.0, result.shape, **attrs):
+            total = tap if total is None else total + tap
+        counts = cls.counts(primals[0].shape, attrs["window"], attrs["strides"], attrs["padding"])
+        return total / counts.astype(to_numpy_dtype(result.tensor_type.dtype))

@@ -73,6 +73,31 @@ class Op:
     def lower(lowering, *values, **attrs):
         raise NotImplementedError
 
+    # -- derivatives -------------------------------------------------------------------
+    #
+    # Rules stage s4tf code: ``ops`` is the ``s4tf`` NumPy-style API (``ops.cos(x)``),
+    # and tracers have operators, so ``dx * ops.cos(x)`` emits ``s4tf.cos`` and ``s4tf.mul``.
+
+    #: Operand positions that never carry a derivative (``select``'s predicate).
+    nondifferentiable_operands: ClassVar[tuple[int, ...]] = ()
+    #: ``True`` for ops whose derivative is zero by definition (``stop_gradient``).
+    zero_derivative: ClassVar[bool] = False
+
+    @classmethod
+    def is_differentiable(cls, operand_types, result_type, attrs) -> bool:
+        """Whether a derivative exists for these types (comparisons, argmax: no)."""
+        return True
+
+    @classmethod
+    def jvp(cls, ops, primals, tangents, result, **attrs):
+        """The result's tangent, linear in ``tangents`` (``None`` stands for zero)."""
+        raise MissingDerivativeRule(f"'{cls.full_name()}' has no JVP rule")
+
+    @classmethod
+    def transpose(cls, ops, cotangent, operands, linear, **attrs):
+        """Cotangents for the ``linear`` operands of this linear op (``None`` elsewhere)."""
+        raise MissingDerivativeRule(f"'{cls.full_name()}' has no transpose rule")
+
     # -- derived behaviour -------------------------------------------------------------
 
     @classmethod
@@ -123,6 +148,10 @@ class Op:
         results = cls.reference(*operands, **attrs)
         results = list(results) if isinstance(results, tuple) else [results]
         return [np.asarray(r).astype(to_numpy_dtype(t.dtype), copy=False).reshape(t.shape) for r, t in zip(results, types)]
+
+
+class MissingDerivativeRule(S4tfError, NotImplementedError):
+    """An op reached by differentiation that has no rule for it."""
 
 
 def lookup(name: str) -> type[Op]:

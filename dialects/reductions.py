@@ -75,6 +75,11 @@ class ReduceOp(Op):
         return reduced
 
 
+def _kept(ops, reduced, x, axes):
+    """``reduced`` reshaped to keep the reduced axes as size 1, so it broadcasts against ``x``."""
+    return ops.reshape(reduced, reduced_shape(x.shape, axes, True))
+
+
 class ReduceSum(ReduceOp):
     """Sum over ``axes``."""
 
@@ -82,8 +87,27 @@ class ReduceSum(ReduceOp):
     numpy = staticmethod(np.sum)
     body = "add"
 
+    @classmethod
+    def jvp(cls, ops, primals, tangents, result, *, axes, keepdims):
+        return ops.op(cls.name, tangents[0], axes=axes, keepdims=keepdims)
 
-class ReduceMax(ReduceOp):
+    @classmethod
+    def transpose(cls, ops, cotangent, operands, linear, *, axes, keepdims):
+        x = operands[0]
+        return [ops.broadcast_to(_kept(ops, cotangent, x, axes), x.shape)]
+
+
+class _ExtremumReduction(ReduceOp):
+    """Max/min: the derivative is shared evenly among the elements equal to the extremum."""
+
+    @classmethod
+    def jvp(cls, ops, primals, tangents, result, *, axes, keepdims):
+        x = primals[0]
+        hits = ops.astype(x == _kept(ops, result, x, axes), x.dtype)
+        return ops.sum(tangents[0] * hits, axis=axes, keepdims=keepdims) / ops.sum(hits, axis=axes, keepdims=keepdims)
+
+
+class ReduceMax(_ExtremumReduction):
     """Maximum over ``axes``."""
 
     name = "reduce_max"
@@ -91,7 +115,7 @@ class ReduceMax(ReduceOp):
     body = "maximum"
 
 
-class ReduceMin(ReduceOp):
+class ReduceMin(_ExtremumReduction):
     """Minimum over ``axes``."""
 
     name = "reduce_min"
@@ -120,6 +144,16 @@ class ReduceMean(ReduceOp):
         divisor = hlo.broadcast(hlo.scalar(count, result_type.dtype), TensorType((), result_type.dtype), result_type.shape)
         return hlo.value("divide", [total, divisor], result_type)
 
+    @classmethod
+    def jvp(cls, ops, primals, tangents, result, *, axes, keepdims):
+        return ops.op(cls.name, tangents[0], axes=axes, keepdims=keepdims)
+
+    @classmethod
+    def transpose(cls, ops, cotangent, operands, linear, *, axes, keepdims):
+        x = operands[0]
+        count = int(np.prod([x.shape[a] for a in axes]))
+        return [ops.broadcast_to(_kept(ops, cotangent, x, axes), x.shape) / count]
+
 
 class Argmax(Op):
     """Index of the first maximum along ``axis``, as ``dtype`` (an integer type).
@@ -143,6 +177,10 @@ class Argmax(Op):
     @staticmethod
     def reference(x, *, axis, keepdims, dtype):
         return np.argmax(x, axis=axis, keepdims=keepdims)
+
+    @staticmethod
+    def is_differentiable(operand_types, result_type, attrs):
+        return False
 
     @staticmethod
     def lower(lowering, x, *, axis, keepdims, dtype):

@@ -115,6 +115,20 @@ class BroadcastInDim(Op):
         )
 
 
+    @staticmethod
+    def jvp(ops, primals, tangents, result, *, shape, broadcast_dimensions):
+        return ops.op("broadcast_in_dim", tangents[0], shape=shape, broadcast_dimensions=broadcast_dimensions)
+
+    @staticmethod
+    def transpose(ops, cotangent, operands, linear, *, shape, broadcast_dimensions):
+        x = operands[0]
+        summed = tuple(
+            axis for axis in range(len(shape))
+            if axis not in broadcast_dimensions or x.shape[broadcast_dimensions.index(axis)] != shape[axis]
+        )
+        return [ops.reshape(ops.sum(cotangent, axis=summed), x.shape)]
+
+
 class Reshape(Op):
     """The same elements, in row-major order, in a new ``shape``.
 
@@ -144,6 +158,15 @@ class Reshape(Op):
         return hlo.value("reshape", [x], lowering.result_type)
 
 
+    @staticmethod
+    def jvp(ops, primals, tangents, result, *, shape):
+        return ops.op("reshape", tangents[0], shape=shape)
+
+    @staticmethod
+    def transpose(ops, cotangent, operands, linear, *, shape):
+        return [ops.reshape(cotangent, operands[0].shape)]
+
+
 class Transpose(Op):
     """Permute axes: result axis ``i`` is operand axis ``permutation[i]``.
 
@@ -169,6 +192,50 @@ class Transpose(Op):
     @staticmethod
     def lower(lowering, x, *, permutation):
         return hlo.value("transpose", [x], lowering.result_type, permutation=hlo.i64_array(permutation))
+
+
+    @staticmethod
+    def jvp(ops, primals, tangents, result, *, permutation):
+        return ops.op("transpose", tangents[0], permutation=permutation)
+
+    @staticmethod
+    def transpose(ops, cotangent, operands, linear, *, permutation):
+        return [ops.transpose(cotangent, np.argsort(permutation))]
+
+
+class Reverse(Op):
+    """Reverse the order of elements along ``axes`` (``np.flip``).
+
+    ```mlir
+    %0 = "s4tf.reverse"(%x) {axes = array<i64: 0>} : (tensor<4x3xf32>) -> tensor<4x3xf32>
+    ```
+    """
+
+    name = "reverse"
+    operands = ("x",)
+    attributes = {"axes": INT_ARRAY}
+
+    @staticmethod
+    def infer(x, *, axes):
+        for axis in axes:
+            check_axis(axis, x.rank)
+        return x
+
+    @staticmethod
+    def reference(x, *, axes):
+        return np.flip(x, axis=tuple(axes))
+
+    @staticmethod
+    def lower(lowering, x, *, axes):
+        return hlo.value("reverse", [x], lowering.result_type, dimensions=hlo.i64_array(axes))
+
+    @staticmethod
+    def jvp(ops, primals, tangents, result, *, axes):
+        return ops.op("reverse", tangents[0], axes=axes)
+
+    @staticmethod
+    def transpose(ops, cotangent, operands, linear, *, axes):
+        return [ops.op("reverse", cotangent, axes=axes)]
 
 
 class Slice(Op):
@@ -212,6 +279,20 @@ class Slice(Op):
         )
 
 
+    @staticmethod
+    def jvp(ops, primals, tangents, result, *, start, limit, stride):
+        return ops.op("slice", tangents[0], start=start, limit=limit, stride=stride)
+
+    @staticmethod
+    def transpose(ops, cotangent, operands, linear, *, start, limit, stride):
+        x = operands[0]
+        if 0 in cotangent.shape:
+            return [ops.zeros(x.shape, x.dtype)]
+        high = [dim - (lo + (n - 1) * step + 1) for dim, lo, n, step in zip(x.shape, start, cotangent.shape, stride)]
+        zero = ops.zeros((), x.dtype)
+        return [ops.op("pad", cotangent, zero, low=start, high=high, interior=[step - 1 for step in stride])]
+
+
 class Concatenate(Op):
     """Join tensors along ``axis``; other dimensions must agree.
 
@@ -248,6 +329,28 @@ class Concatenate(Op):
     @staticmethod
     def lower(lowering, *inputs, axis):
         return hlo.value("concatenate", list(inputs), lowering.result_type, dimension=INT.to_mlir(axis))
+
+
+    @staticmethod
+    def jvp(ops, primals, tangents, result, *, axis):
+        parts = [ops.zeros_like(p) if t is None else t for p, t in zip(primals, tangents)]
+        return ops.op("concatenate", *parts, axis=axis)
+
+    @staticmethod
+    def transpose(ops, cotangent, operands, linear, *, axis):
+        pieces, offset = [], 0
+        for operand, is_linear in zip(operands, linear):
+            size = operand.shape[axis]
+            if is_linear:
+                start = [0] * len(operand.shape)
+                start[axis] = offset
+                limit = list(cotangent.shape)
+                limit[axis] = offset + size
+                pieces.append(ops.slice(cotangent, start, limit))
+            else:
+                pieces.append(None)
+            offset += size
+        return pieces
 
 
 class Pad(Op):
@@ -294,3 +397,17 @@ class Pad(Op):
             edge_padding_high=hlo.i64_array(high),
             interior_padding=hlo.i64_array(interior),
         )
+
+    @staticmethod
+    def jvp(ops, primals, tangents, result, *, low, high, interior):
+        x, value = primals
+        dx = ops.zeros_like(x) if tangents[0] is None else tangents[0]
+        dvalue = ops.zeros_like(value) if tangents[1] is None else tangents[1]
+        return ops.op("pad", dx, dvalue, low=low, high=high, interior=interior)
+
+    @staticmethod
+    def transpose(ops, cotangent, operands, linear, *, low, high, interior):
+        x = operands[0]
+        limit = [lo + (d - 1) * (i + 1) + 1 for d, lo, i in zip(x.shape, low, interior)]
+        inner = ops.slice(cotangent, low, limit, [i + 1 for i in interior])
+        return [inner if linear[0] else None, ops.sum(cotangent) - ops.sum(inner) if linear[1] else None]

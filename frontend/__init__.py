@@ -21,11 +21,11 @@ from s4tf.locations import name_scope
 from s4tf.numpy_api import (  # noqa: A004  (NumPy's names: abs, max, min, round, slice, sum)
     abs, add, arange, argmax, asarray, astype, avg_pool2d, broadcast_in_dim, broadcast_to,
     cast, ceil, clip, concatenate, conv2d, cos, divide, dot_general, equal, exp,
-    expand_dims, floor, full, full_like, getitem, greater, greater_equal, iota, less,
+    expand_dims, flip, floor, full, full_like, getitem, greater, greater_equal, iota, less,
     less_equal, log, log1p, log_softmax, logical_and, logical_not, logical_or, logistic,
     logsumexp, matmul, max, max_pool2d, maximum, mean, min, minimum, multiply, negative,
-    not_equal, ones, ones_like, pad, power, relu, reshape, round, rsqrt, select, sigmoid,
-    sign, sin, slice, softmax, sqrt, square, squeeze, stack, subtract, sum, tanh, transpose,
+    not_equal, ones, ones_like, op, pad, power, relu, reshape, round, rsqrt, select, sigmoid,
+    sign, sin, slice, softmax, sqrt, square, squeeze, stack, stop_gradient, subtract, sum, tanh, transpose,
     where, zeros, zeros_like,
 )
 from s4tf.staging import Lowered, StagedFunction, function

@@ -91,6 +91,12 @@ def _float_operand(x):
     return _as_operand(x, dtype if is_float(dtype) else DEFAULT_FLOAT)
 
 
+def op(op_name: str, *operands, **attrs):
+    """Any ``s4tf.<op_name>`` op as it is defined, with no promotion or conveniences:
+    ``s4tf.op("pad", x, zero, low=(1,), high=(0,), interior=(0,))``."""
+    return apply1(op_name, *operands, **attrs)
+
+
 # -- elementwise ------------------------------------------------------------------------
 
 
@@ -366,6 +372,17 @@ def slice(x, start, limit, stride=None):  # noqa: A001  (the op's name)
     return apply1("slice", x, start=tuple(start), limit=tuple(limit), stride=tuple(stride or (1,) * len(start)))
 
 
+def flip(x, axis=None):
+    """``np.flip``: reverse the order of elements along ``axis`` (all axes when ``None``)."""
+    x = _tensor(x)
+    return apply1("reverse", x, axes=_axes(axis, len(x.shape)))
+
+
+def stop_gradient(x):
+    """``x``, with a derivative of zero: differentiation treats it as a constant."""
+    return apply1("stop_gradient", _tensor(x))
+
+
 def getitem(x, index):
     """``x[index]`` with ints, slices (positive steps), ``...`` and ``None``."""
     x = _tensor(x)
@@ -590,11 +607,11 @@ def avg_pool2d(x, window=2, strides=None, padding="valid"):
 __all__ = [
     "abs", "add", "arange", "argmax", "asarray", "astype", "avg_pool2d", "broadcast_in_dim",
     "broadcast_to", "cast", "ceil", "clip", "concatenate", "conv2d", "cos", "divide",
-    "dot_general", "equal", "exp", "expand_dims", "floor", "full", "full_like", "getitem",
+    "dot_general", "equal", "exp", "expand_dims", "flip", "floor", "full", "full_like", "getitem",
     "greater", "greater_equal", "iota", "less", "less_equal", "log", "log1p", "log_softmax",
     "logical_and", "logical_not", "logical_or", "logistic", "logsumexp", "matmul", "max",
     "max_pool2d", "maximum", "mean", "min", "minimum", "multiply", "negative", "not_equal",
-    "ones", "ones_like", "pad", "power", "relu", "reshape", "round", "rsqrt", "select",
-    "sigmoid", "sign", "sin", "slice", "softmax", "sqrt", "square", "squeeze", "stack",
+    "ones", "ones_like", "op", "pad", "power", "relu", "reshape", "round", "rsqrt", "select",
+    "sigmoid", "sign", "sin", "slice", "softmax", "sqrt", "square", "squeeze", "stack", "stop_gradient",
     "subtract", "sum", "tanh", "transpose", "where", "zeros", "zeros_like",
 ]

@@ -112,8 +112,8 @@ class StagedFunction:
             raise error.with_traceback(None) from None
 
     def _lower(self, args, kwargs) -> Lowered:
-        with Trace() as trace:
-            record = trace.trace_function(self.python_fn, self.__name__, args, kwargs, public=True)
+        trace = Trace()
+        record = trace.trace_function(self.python_fn, self.__name__, args, kwargs, public=True)
         return Lowered(trace, record)
 
     def _compile(self, args, kwargs) -> Compiled:

@@ -16,6 +16,7 @@ func.func private @layer(...)
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -33,15 +34,26 @@ from s4tf.tensor import Tensor, Tracer
 _state = threading.local()
 
 
-def _trace_stack() -> list["Trace"]:
-    if not hasattr(_state, "traces"):
-        _state.traces = []
-    return _state.traces
+def _scope_stack() -> list["FunctionScope"]:
+    if not hasattr(_state, "scopes"):
+        _state.scopes = []
+    return _state.scopes
 
 
 def current_scope() -> "FunctionScope | None":
-    stack = _trace_stack()
-    return stack[-1].scopes[-1] if stack and stack[-1].scopes else None
+    """The function ops are being staged into, or ``None`` outside any staging."""
+    stack = _scope_stack()
+    return stack[-1] if stack else None
+
+
+@contextlib.contextmanager
+def staging_into(scope: "FunctionScope"):
+    """Stage ``s4tf.*`` calls made inside the block into ``scope``."""
+    _scope_stack().append(scope)
+    try:
+        yield scope
+    finally:
+        _scope_stack().pop()
 
 
 # -- signatures -------------------------------------------------------------------------
@@ -95,11 +107,17 @@ class FunctionRecord:
 
 
 class FunctionScope:
-    """The body of one ``func.func`` being traced."""
+    """The body of one ``func.func`` being staged: ops are appended to ``block``.
 
-    def __init__(self, trace: "Trace", block: ir.Block):
-        self.trace = trace
+    Ops get the user's ``file:line``, or ``location`` when given (compiler passes that
+    stage derivative code give the location of the op being differentiated).
+    """
+
+    def __init__(self, context: ir.Context, block: ir.Block, trace: "Trace | None" = None, location: ir.Location | None = None):
+        self.context = context
         self.block = block
+        self.trace = trace
+        self.location = location
 
     def value_of(self, operand) -> ir.Value:
         """The MLIR value for a tracer of this scope, or a new constant for a host value."""
@@ -116,17 +134,21 @@ class FunctionScope:
             array = np.asarray(operand)
         return self.emit("constant", [], {"value": array})[0].value
 
+    def tracer(self, value: ir.Value) -> Tracer:
+        """``value`` (of this function) as a tracer."""
+        return Tracer(value, TensorType.from_mlir(value.type), self)
+
     def emit(self, op_name: str, operands, attrs: dict) -> list[Tracer]:
         """Append ``s4tf.<op_name>`` to this function; shape errors name the user's line."""
-        source = user_location()
-        with self.trace.context:
+        source = None if self.location is not None else user_location()
+        with self.context:
             values = [self.value_of(operand) for operand in operands]
             try:
                 with ir.InsertionPoint(self.block):
-                    operation = build(lookup(op_name), values, attrs, mlir_location(source))
+                    operation = build(lookup(op_name), values, attrs, self.location or mlir_location(source))
             except S4tfError as error:
                 raise error.at(str(source) if source else None) from None
-            return [Tracer(r, TensorType.from_mlir(r.type), self) for r in operation.results]
+            return [self.tracer(r) for r in operation.results]
 
 
 class Trace:
@@ -136,16 +158,8 @@ class Trace:
         self.context = new_context()
         with self.context:
             self.module = ir.Module.create(loc=ir.Location.unknown())
-        self.scopes: list[FunctionScope] = []
         self.records: dict[tuple, FunctionRecord] = {}
         self._symbols: set[str] = set()
-
-    def __enter__(self):
-        _trace_stack().append(self)
-        return self
-
-    def __exit__(self, *exc):
-        _trace_stack().pop()
 
     def _unique_symbol(self, name: str) -> str:
         name = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "fn"
@@ -170,23 +184,21 @@ class Trace:
             if not public:
                 function.attributes["sym_visibility"] = ir.StringAttr.get("private")
             block = function.add_entry_block()
-        scope = FunctionScope(self, block)
+        scope = FunctionScope(self.context, block, self)
         arguments = iter(block.arguments)
         traced_leaves = [
             spec.value if isinstance(spec, Static) else Tracer(next(arguments), spec, scope) for spec in specs
         ]
         traced_args, traced_kwargs = pytree.unflatten(tree, traced_leaves)
-        self.scopes.append(scope)
         try:
-            output = python_fn(*traced_args, **traced_kwargs)
-            record = self._finish(function, scope, output, source)
+            with staging_into(scope):
+                output = python_fn(*traced_args, **traced_kwargs)
+                record = self._finish(function, scope, output, source)
         except S4tfError as error:
             if error.location:
                 raise
             where = innermost_user_location(error.__traceback__)
             raise error.at(str(where) if where else None) from None
-        finally:
-            self.scopes.pop()
         self.records[key] = record
         return record
 
@@ -217,7 +229,7 @@ class Trace:
 
     def call(self, python_fn, name: str, args, kwargs):
         """Stage a call of another staged function from the current scope: a ``func.call``."""
-        caller = self.scopes[-1]
+        caller = current_scope()
         record = self.trace_function(python_fn, name, args, kwargs, public=False)
         leaves, _ = pytree.flatten((args, kwargs))
         tensor_leaves = [leaf for leaf in leaves if not isinstance(leaf_spec(leaf), Static)]
