@@ -13,6 +13,7 @@ def verify(module): ...
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Callable
 
@@ -62,4 +63,18 @@ def register(name: str, description: str):
 
 def emit_error(operation: ir.Operation, message: str) -> None:
     operation.location.emit_error(message)
+
+
+class DiagnosticWarning(UserWarning):
+    """A warning from a pass, at an MLIR location (MLIR's Python API can only emit errors)."""
+
+    def __init__(self, message: str, location: ir.Location):
+        super().__init__(message)
+        self.message = message
+        self.location = location
+
+
+def emit_warning(location: ir.Location, message: str) -> None:
+    """Warn through Python's ``warnings``; ``s4tf-opt`` shows these as MLIR-style warnings."""
+    warnings.warn(DiagnosticWarning(message, location), stacklevel=2)
 

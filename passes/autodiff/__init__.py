@@ -1,0 +1,1 @@
+"""Automatic differentiation as MLIR passes: JVP, linearization, transposition, VJP."""

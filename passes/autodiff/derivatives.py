@@ -1,0 +1,67 @@
+"""Derivative functions on demand, and the ``s4tf-jvp`` / ``s4tf-vjp`` passes.
+
+```
+s4tf-opt model.mlir -p s4tf-jvp   # @f_jvp(x..., dx...) -> (y..., dy...) for each function with s4tf.wrt
+s4tf-opt model.mlir -p s4tf-vjp   # @f_vjp(x..., dy...) -> (y..., dx...), @f_vjp_fwd and @f_vjp_bwd
+```
+"""
+
+from __future__ import annotations
+
+from s4tf.dialects.types import TensorType
+from s4tf.mlir import ir
+from s4tf.passes.autodiff.functions import DifferentiationError, FunctionBuilder, find_function, function_type, module_body, symbol_of
+from s4tf.passes.autodiff.jvp import jvp_function
+from s4tf.passes.autodiff.linearize import linearized
+from s4tf.passes.autodiff.naming import WRT, derivative_symbol, float_results, read_indices
+from s4tf.passes.autodiff.transpose import transposed
+from s4tf.passes.registry import PassFailed, register
+
+
+def vjp_functions(module, symbol: str, wrt: list[int]) -> tuple[str, str, str]:
+    """``(vjp, fwd, bwd)`` symbols for ``symbol`` wrt arguments ``wrt``, built if missing."""
+    primal = find_function(module, symbol)
+    fwd, lin = linearized(module, symbol, wrt)
+    bwd = transposed(module, lin)
+    name = derivative_symbol(primal, symbol, "vjp", wrt)
+    if find_function(module, name) is None:
+        types = function_type(primal)
+        inputs = [TensorType.from_mlir(t) for t in types.inputs]
+        results = [TensorType.from_mlir(t) for t in types.results]
+        cotangent_types = [results[i] for i in float_results(primal)]
+        builder = FunctionBuilder(module, name, inputs + cotangent_types, primal.location)
+        fwd_types = [TensorType.from_mlir(t) for t in function_type(find_function(module, fwd)).results]
+        forward = builder.call(fwd, builder.arguments[: len(inputs)], fwd_types, primal.location)
+        backward = builder.call(
+            bwd, forward[len(results):] + builder.arguments[len(inputs):], [inputs[i] for i in wrt], primal.location
+        )
+        with primal.context:
+            builder.finish(forward[: len(results)] + backward)
+    return name, fwd, bwd
+
+
+def marked_functions(module: ir.Operation) -> list[tuple[str, list[int]]]:
+    return [
+        (symbol_of(op.operation), read_indices(op.operation, WRT))
+        for op in module_body(module).operations
+        if op.operation.name == "func.func" and WRT in op.operation.attributes and "s4tf.jvp_of" not in op.operation.attributes
+    ]
+
+
+def _run_on_marked(module, make) -> None:
+    try:
+        for symbol, wrt in marked_functions(module):
+            make(module, symbol, wrt)
+    except DifferentiationError as error:
+        (error.mlir_location or module.location).emit_error(error.message)
+        raise PassFailed() from None
+
+
+@register("s4tf-jvp", "Add @f_jvp (forward mode) for every function marked with s4tf.wrt")
+def jvp_pass(module: ir.Operation) -> None:
+    _run_on_marked(module, jvp_function)
+
+
+@register("s4tf-vjp", "Add @f_vjp, @f_vjp_fwd and @f_vjp_bwd (reverse mode) for every function marked with s4tf.wrt")
+def vjp_pass(module: ir.Operation) -> None:
+    _run_on_marked(module, vjp_functions)

@@ -1,0 +1,132 @@
+"""Forward mode: from ``@f`` build ``@f_jvp(x..., dx...) -> (y..., dy...)``.
+
+Each active op is copied and followed by its JVP rule, staged right after it with the
+op's own location; inactive ops are copied alone. A call of another function becomes a
+call of that function's JVP, generated on demand (not inlined).
+
+```mlir
+func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> { %0 = "s4tf.sin"(%x) ... }
+// s4tf-jvp adds
+func.func private @f_jvp(%x: tensor<3xf32>, %dx: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %0 = "s4tf.sin"(%x)   %1 = "s4tf.cos"(%x)   %2 = "s4tf.mul"(%dx, %1)
+  return %0, %2
+}
+```
+"""
+
+from __future__ import annotations
+
+from s4tf import numpy_api
+from s4tf.dialects.op_def import OPS, lookup, read_attributes
+from s4tf.dialects.types import TensorType
+from s4tf.mlir import ir
+from s4tf.passes.autodiff import custom
+from s4tf.passes.autodiff.activity import analyze, location_text
+from s4tf.passes.autodiff.functions import (
+    DifferentiationError,
+    FunctionBuilder,
+    body_operations,
+    callee_of,
+    entry_block,
+    find_function,
+    function_type,
+    return_values,
+)
+from s4tf.passes.autodiff.naming import JVP_OF, WRT, derivative_symbol, float_results, indices_attribute
+from s4tf.passes.registry import emit_warning
+
+
+def jvp_function(module, symbol: str, wrt: list[int], linearizing: bool = False) -> str:
+    """The symbol of ``symbol``'s JVP wrt arguments ``wrt``, built if missing.
+
+    ``linearizing`` builds the variant used for reverse mode, where calls of functions with
+    a custom VJP use it (forward mode differentiates their body instead).
+    """
+    primal = _lookup(module, symbol)
+    name = derivative_symbol(primal, symbol, "linearize" if linearizing else "jvp", wrt)
+    if find_function(module, name) is None:
+        _build(module, primal, symbol, name, list(wrt), linearizing)
+    return name
+
+
+def _lookup(module, symbol: str) -> ir.Operation:
+    function = find_function(module, symbol)
+    if function is None:
+        raise DifferentiationError(f"cannot differentiate '@{symbol}': no such function in the module")
+    return function
+
+
+def _build(module, primal, symbol, name, wrt, linearizing):
+    types = function_type(primal)
+    input_types = [TensorType.from_mlir(t) for t in types.inputs]
+    results = float_results(primal)
+    activity = analyze(primal, wrt, results)
+    for index in activity.unvaried_results:
+        emit_warning(
+            primal.location,
+            f"result #{index} of '@{symbol}' does not depend on any differentiated argument; its derivative is zero",
+        )
+    builder = FunctionBuilder(module, name, input_types + [input_types[i] for i in wrt], primal.location)
+    arguments = entry_block(primal).arguments
+    primal_map = dict(zip(arguments, builder.arguments))
+    tangent_map = {arguments[i]: builder.arguments[len(input_types) + k] for k, i in enumerate(wrt)}
+    for operation in body_operations(primal):
+        tangents = [tangent_map.get(v) for v in operation.operands]
+        needs_tangent = any(t is not None for t in tangents) and any(activity.is_active(r) for r in operation.results)
+        if not needs_tangent:
+            builder.clone(operation, primal_map)
+        elif operation.name == "func.call":
+            _call_jvp(module, builder, operation, tangents, primal_map, tangent_map, linearizing)
+        elif operation.name in OPS:
+            _op_jvp(builder, operation, tangents, primal_map, tangent_map)
+        else:
+            raise DifferentiationError(
+                f"'{operation.name}' cannot be differentiated", location_text(operation.location), operation.location
+            )
+    outputs = return_values(primal)
+    with builder.staging():
+        result_tangents = [_or_zeros(tangent_map.get(outputs[i]), primal_map[outputs[i]]) for i in results]
+    with primal.context:
+        builder.finish(
+            [primal_map[v] for v in outputs] + result_tangents,
+            {JVP_OF: ir.FlatSymbolRefAttr.get(symbol), WRT: indices_attribute(wrt)},
+        )
+
+
+def _or_zeros(tangent, like):
+    return numpy_api.zeros(like.shape, like.dtype) if tangent is None else tangent
+
+
+def _op_jvp(builder, operation, tangents, primal_map, tangent_map):
+    op = lookup(operation.name)
+    attrs = read_attributes(op, operation)
+    positions = [i for i in range(len(tangents)) if i not in op.nondifferentiable_operands]
+    tangents = [t if i in positions else None for i, t in enumerate(tangents)]
+    with builder.staging(operation.location):
+        (result,) = builder.scope.emit(operation.name, [primal_map[v] for v in operation.operands], attrs)
+        primal_map[operation.results[0]] = result
+        tangent = op.jvp(numpy_api, [primal_map[v] for v in operation.operands], tangents, result, **attrs)
+        if tangent is not None:
+            tangent = numpy_api.astype(numpy_api.broadcast_to(tangent, result.shape), result.dtype)
+    if tangent is not None:
+        tangent_map[operation.results[0]] = tangent
+
+
+def _call_jvp(module, builder, operation, tangents, primal_map, tangent_map, linearizing):
+    callee = callee_of(operation)
+    callee_wrt = [i for i, t in enumerate(tangents) if t is not None]
+    primals = [primal_map[v] for v in operation.operands]
+    active_tangents = [tangents[i] for i in callee_wrt]
+    callee_function = _lookup(module, callee)
+    result_types = [TensorType.from_mlir(r.type) for r in operation.results]
+    differentiated = float_results(callee_function)
+    tangent_types = [result_types[i] for i in differentiated]
+    if linearizing and custom.has_custom_vjp(callee_function):
+        outputs = custom.linearized_call(module, builder, callee_function, callee_wrt, primals, active_tangents, operation.location)
+    else:
+        name = jvp_function(module, callee, callee_wrt, linearizing)
+        outputs = builder.call(name, primals + active_tangents, result_types + tangent_types, operation.location)
+    for old, new in zip(operation.results, outputs):
+        primal_map[old] = new
+    for index, tangent in zip(differentiated, outputs[len(result_types):]):
+        tangent_map[operation.results[index]] = tangent

@@ -1,0 +1,132 @@
+"""Transposition: from a linear function ``@f_lin(residuals..., dx...) -> dy...`` build
+``@f_vjp_bwd(residuals..., ct_dy...) -> ct_dx...``.
+
+Ops that do not touch the linear arguments are copied; the linear ops are walked in
+reverse, each op's transpose rule turning its result's cotangent into cotangents for its
+linear operands; contributions to one value are summed. A call of another linear
+function becomes a call of that function's transpose (its ``s4tf.transpose`` symbol).
+"""
+
+from __future__ import annotations
+
+from s4tf import numpy_api
+from s4tf.dialects.op_def import OPS, lookup, read_attributes
+from s4tf.dialects.types import TensorType, to_numpy_dtype
+from s4tf.mlir import ir
+from s4tf.passes.autodiff.activity import location_text
+from s4tf.passes.autodiff.functions import (
+    DifferentiationError,
+    FunctionBuilder,
+    body_operations,
+    callee_of,
+    entry_block,
+    find_function,
+    function_type,
+    return_values,
+)
+from s4tf.passes.autodiff.naming import LINEAR_ARGS, TRANSPOSE, read_indices
+
+
+class LinearOperand:
+    """Stands for a linear operand in a transpose rule: only its type is known."""
+
+    def __init__(self, value: ir.Value):
+        self.tensor_type = TensorType.from_mlir(value.type)
+        self.shape = self.tensor_type.shape
+        self.dtype = to_numpy_dtype(self.tensor_type.dtype)
+
+
+def _or_zeros(cotangent, value: ir.Value):
+    if cotangent is not None:
+        return cotangent
+    like = LinearOperand(value)
+    return numpy_api.zeros(like.shape, like.dtype)
+
+
+def transposed(module, lin_symbol: str) -> str:
+    """The symbol of ``lin_symbol``'s transpose, built if missing."""
+    lin = find_function(module, lin_symbol)
+    name = ir.FlatSymbolRefAttr(lin.attributes[TRANSPOSE]).value
+    if find_function(module, name) is None:
+        _Transposer(module, lin).build(name)
+    return name
+
+
+class _Transposer:
+    def __init__(self, module, lin: ir.Operation):
+        self.module = module
+        self.lin = lin
+        arguments = list(entry_block(lin).arguments)
+        linear_indices = read_indices(lin, LINEAR_ARGS)
+        self.linear_arguments = [arguments[i] for i in linear_indices]
+        self.other_arguments = [a for i, a in enumerate(arguments) if i not in linear_indices]
+        self.linear = set(self.linear_arguments)
+        self.operations = body_operations(lin)
+        for operation in self.operations:
+            if any(v in self.linear for v in operation.operands):
+                self.linear.update(operation.results)
+
+    def build(self, name: str) -> None:
+        result_types = [TensorType.from_mlir(t) for t in function_type(self.lin).results]
+        input_types = [TensorType.from_mlir(a.type) for a in self.other_arguments] + result_types
+        self.builder = builder = FunctionBuilder(self.module, name, input_types, self.lin.location)
+        self.values = dict(zip(self.other_arguments, builder.arguments))
+        self.cotangents = {}
+        for operation in self.operations:
+            if not any(r in self.linear for r in operation.results):
+                builder.clone(operation, self.values)
+        seeds = builder.arguments[len(self.other_arguments):]
+        for value, seed in zip(return_values(self.lin), seeds):
+            if value in self.linear:
+                self._accumulate(value, seed, self.lin.location)
+        for operation in reversed(self.operations):
+            if any(r in self.linear for r in operation.results):
+                self._transpose(operation)
+        with builder.staging():
+            outputs = [_or_zeros(self.cotangents.get(a), a) for a in self.linear_arguments]
+        with self.lin.context:
+            builder.finish(outputs)
+
+    def _accumulate(self, value, contribution, location) -> None:
+        if contribution is None:
+            return
+        target = LinearOperand(value)
+        with self.builder.staging(location):
+            contribution = numpy_api.astype(numpy_api.broadcast_to(contribution, target.shape), target.dtype)
+            previous = self.cotangents.get(value)
+            self.cotangents[value] = contribution if previous is None else previous + contribution
+
+    def _transpose(self, operation) -> None:
+        cotangents = [self.cotangents.get(r) for r in operation.results]
+        if all(c is None for c in cotangents):
+            return
+        linear_flags = [v in self.linear for v in operation.operands]
+        if operation.name == "func.call":
+            contributions = self._transpose_call(operation, cotangents, linear_flags)
+        elif operation.name in OPS:
+            op = lookup(operation.name)
+            operands = [LinearOperand(v) if flag else self.values[v] for v, flag in zip(operation.operands, linear_flags)]
+            with self.builder.staging(operation.location):
+                contributions = op.transpose(numpy_api, cotangents[0], operands, linear_flags, **read_attributes(op, operation))
+        else:
+            raise DifferentiationError(
+                f"'{operation.name}' cannot be transposed", location_text(operation.location), operation.location
+            )
+        for value, flag, contribution in zip(operation.operands, linear_flags, contributions):
+            if flag:
+                self._accumulate(value, contribution, operation.location)
+
+    def _transpose_call(self, operation, cotangents, linear_flags):
+        callee = find_function(self.module, callee_of(operation))
+        if callee is None or TRANSPOSE not in callee.attributes:
+            raise DifferentiationError(
+                f"call of '@{callee_of(operation)}' is not a linear function that can be transposed",
+                location_text(operation.location), operation.location,
+            )
+        name = transposed(self.module, callee_of(operation))
+        with self.builder.staging(operation.location):
+            seeds = [_or_zeros(c, r) for r, c in zip(operation.results, cotangents)]
+        others = [self.values[v] for v, flag in zip(operation.operands, linear_flags) if not flag]
+        linear_types = [TensorType.from_mlir(v.type) for v, flag in zip(operation.operands, linear_flags) if flag]
+        outputs = iter(self.builder.call(name, others + seeds, linear_types, operation.location))
+        return [next(outputs) if flag else None for flag in linear_flags]
