@@ -16,6 +16,7 @@ import ml_dtypes
 import numpy as np
 
 from s4tf import numpy_api, tensor_methods
+from s4tf.autodiff import grad, jvp, value_and_grad, vjp
 from s4tf.errors import CompilationError, DTypeError, OpAttributeError, S4tfError, ShapeError, StagingError
 from s4tf.locations import name_scope
 from s4tf.numpy_api import (  # noqa: A004  (NumPy's names: abs, max, min, round, slice, sum)
@@ -39,7 +40,7 @@ bfloat16 = ml_dtypes.bfloat16
 int32, int64, bool_ = np.int32, np.int64, np.bool_
 
 __all__ = [
-    "function", "StagedFunction", "Lowered", "Tensor", "name_scope",
+    "function", "StagedFunction", "grad", "value_and_grad", "jvp", "vjp", "Lowered", "Tensor", "name_scope",
     "S4tfError", "ShapeError", "DTypeError", "OpAttributeError", "StagingError", "CompilationError",
     "float16", "float32", "float64", "bfloat16", "int32", "int64", "bool_",
     *numpy_api.__all__,

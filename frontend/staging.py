@@ -86,6 +86,7 @@ class StagedFunction:
 
     def __init__(self, python_fn, target: str = "cpu"):
         functools.update_wrapper(self, python_fn)
+        self.__name__ = getattr(python_fn, "__name__", None) or getattr(getattr(python_fn, "func", None), "__name__", "staged")
         self.python_fn = python_fn
         self.target = target
         self._compiled: dict[tuple, Compiled] = {}

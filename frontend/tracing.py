@@ -138,6 +138,17 @@ class FunctionScope:
         """``value`` (of this function) as a tracer."""
         return Tracer(value, TensorType.from_mlir(value.type), self)
 
+    def call(self, symbol: str, operands: list, result_types: list[TensorType], location: ir.Location) -> list[Tracer]:
+        """Append ``func.call @symbol(operands)`` to this function."""
+        with self.context, location, ir.InsertionPoint(self.block):
+            call = ir.Operation.create(
+                "func.call",
+                results=[t.to_mlir() for t in result_types],
+                operands=[self.value_of(o) for o in operands],
+                attributes={"callee": ir.FlatSymbolRefAttr.get(symbol)},
+            )
+        return [self.tracer(r) for r in call.results]
+
     def emit(self, op_name: str, operands, attrs: dict) -> list[Tracer]:
         """Append ``s4tf.<op_name>`` to this function; shape errors name the user's line."""
         source = None if self.location is not None else user_location()
@@ -233,17 +244,9 @@ class Trace:
         record = self.trace_function(python_fn, name, args, kwargs, public=False)
         leaves, _ = pytree.flatten((args, kwargs))
         tensor_leaves = [leaf for leaf in leaves if not isinstance(leaf_spec(leaf), Static)]
-        source = user_location()
         with self.context:
-            operands = [caller.value_of(leaf) for leaf in tensor_leaves]
-            with ir.InsertionPoint(caller.block), mlir_location(source):
-                call = ir.Operation.create(
-                    "func.call",
-                    results=[t.to_mlir() for t in record.result_types],
-                    operands=operands,
-                    attributes={"callee": ir.FlatSymbolRefAttr.get(record.symbol)},
-                )
-        results = [Tracer(r, t, caller) for r, t in zip(call.results, record.result_types)]
+            location = mlir_location(user_location())
+        results = caller.call(record.symbol, tensor_leaves, record.result_types, location)
         return rebuild_outputs(record, results)
 
 

@@ -106,14 +106,7 @@ class FunctionBuilder:
         return copy
 
     def call(self, callee: str, operands: list[Tracer], result_types: list[TensorType], location: ir.Location) -> list[Tracer]:
-        with self.context, location, ir.InsertionPoint(self.block):
-            call = ir.Operation.create(
-                "func.call",
-                results=[t.to_mlir() for t in result_types],
-                operands=[o.value for o in operands],
-                attributes={"callee": ir.FlatSymbolRefAttr.get(callee)},
-            )
-        return [self.scope.tracer(r) for r in call.results]
+        return self.scope.call(callee, operands, result_types, location)
 
     def finish(self, results: list[Tracer], attributes: dict | None = None) -> ir.Operation:
         """Return ``results`` and fix the function type; returns the ``func.func``."""

@@ -1,0 +1,234 @@
+"""Differential operators: ``grad``, ``value_and_grad``, ``jvp``, ``vjp``.
+
+They stage the function, mark it for differentiation (``s4tf.wrt``) and call the
+derivative functions that the AD passes build in the same module; derivatives run as
+compiled code, never through a Python-side tape.
+
+```python
+g = s4tf.grad(loss)(params, x, y)                  # same structure as params
+value, (gp, gx) = s4tf.value_and_grad(loss, argnums=(0, 1))(params, x, y)
+y, dy = s4tf.jvp(f, (x,), (dx,))
+y, pullback = s4tf.vjp(f, x); (dx,) = pullback(dy)
+```
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from s4tf import numpy_api, pytree
+from s4tf.dialects.types import TensorType, is_float
+from s4tf.errors import S4tfError
+from s4tf.locations import mlir_location, user_location
+from s4tf.passes.autodiff.derivatives import vjp_functions
+from s4tf.passes.autodiff.functions import find_function, function_type
+from s4tf.passes.autodiff.jvp import jvp_function
+from s4tf.passes.autodiff.naming import WRT, indices_attribute, read_indices
+from s4tf.staging import StagedFunction
+from s4tf.tracing import FunctionRecord, Static, current_scope, leaf_spec, rebuild_outputs
+
+
+def _python_function(fn):
+    return fn.python_fn if isinstance(fn, StagedFunction) else fn
+
+
+@dataclass
+class _Staged:
+    """``fn`` traced into the current module, with its inputs split by argument."""
+
+    record: FunctionRecord
+    inputs: list  # the tensor leaves, in the order of the traced function's arguments
+    owners: list[int]  # for each input, the index of the positional argument it came from
+    module: object
+
+    def wrt(self, argnums) -> list[int]:
+        return [
+            i for i, (leaf, owner) in enumerate(zip(self.inputs, self.owners))
+            if owner in argnums and is_float(leaf_spec(leaf).dtype)
+        ]
+
+
+def _stage(fn, args) -> _Staged:
+    scope = current_scope()
+    python_fn = _python_function(fn)
+    name = getattr(python_fn, "__name__", "fn")
+    record = scope.trace.trace_function(python_fn, name if name != "<lambda>" else "lambda", args, {}, public=False)
+    inputs, owners = [], []
+    for index, arg in enumerate(args):
+        for leaf in pytree.flatten(arg)[0]:
+            if not isinstance(leaf_spec(leaf), Static):
+                inputs.append(leaf)
+                owners.append(index)
+    return _Staged(record, inputs, owners, scope.trace.module)
+
+
+def _mark(staged: _Staged, wrt: list[int]) -> list[int]:
+    """Mark the traced function for differentiation wrt ``wrt`` (joined with earlier marks)."""
+    function = find_function(staged.module, staged.record.symbol)
+    merged = sorted(set(wrt) | set(read_indices(function, WRT) or []))
+    with function.context:
+        function.attributes[WRT] = indices_attribute(merged)
+    return merged
+
+
+def _call(symbol: str, operands, result_types):
+    scope = current_scope()
+    with scope.context:
+        location = mlir_location(user_location())
+    return scope.call(symbol, operands, result_types, location)
+
+
+def _argument_tangents(args, argnums, staged: _Staged, wrt, derivatives):
+    """Per differentiated argument: its pytree with derivatives at the ``wrt`` leaves, ``None`` elsewhere."""
+    by_input = dict(zip(wrt, derivatives))
+    position, result = 0, []
+    for index, arg in enumerate(args):
+        leaves, tree = pytree.flatten(arg)
+        rebuilt = []
+        for leaf in leaves:
+            if isinstance(leaf_spec(leaf), Static):
+                rebuilt.append(None)
+            else:
+                rebuilt.append(by_input.get(position))
+                position += 1
+        if index in argnums:
+            result.append(pytree.unflatten(tree, rebuilt))
+    return result
+
+
+class _Transform:
+    """A differential operator applied to ``fn``: staged once per input signature."""
+
+    def __init__(self, fn, argnums=0):
+        functools.update_wrapper(self, _python_function(fn), updated=())
+        self.fn = fn
+        self.single = isinstance(argnums, int)
+        self.argnums = (argnums,) if self.single else tuple(argnums)
+        self._staged = StagedFunction(self._body)
+        self._staged.__name__ = f"{self.kind}_{getattr(_python_function(fn), '__name__', 'fn')}".replace("<lambda>", "lambda")
+
+    def __call__(self, *args):
+        return self._staged(*args)
+
+    def _derivatives(self, args):
+        staged = _stage(self.fn, args)
+        wrt = staged.wrt(self.argnums)
+        if not wrt:
+            raise S4tfError(f"{self.kind}: arguments {list(self.argnums)} hold no float arrays to differentiate")
+        all_wrt = _mark(staged, wrt)
+        results = staged.record.result_types
+        floats = [t for t in results if is_float(t.dtype)]
+        if len(results) != 1 or len(floats) != 1 or results[0].shape != ():
+            raise S4tfError(
+                f"{self.kind} needs a function returning one float scalar, got "
+                f"{', '.join(str(t) for t in results) or 'no tensors'}; use s4tf.vjp for other outputs"
+            )
+        vjp_name, _, _ = vjp_functions(staged.module, staged.record.symbol, all_wrt)
+        seed = numpy_api.ones((), results[0].dtype)
+        input_types = [leaf_spec(leaf) for leaf in staged.inputs]
+        outputs = _call(vjp_name, staged.inputs + [seed], results + [input_types[i] for i in all_wrt])
+        derivatives = outputs[1:]
+        chosen = [derivatives[all_wrt.index(i)] for i in wrt]
+        grads = _argument_tangents(args, self.argnums, staged, wrt, chosen)
+        value = rebuild_outputs(staged.record, outputs[:1])
+        return value, (grads[0] if self.single else tuple(grads))
+
+
+class _Grad(_Transform):
+    kind = "grad"
+
+    def _body(self, *args):
+        return self._derivatives(args)[1]
+
+
+class _ValueAndGrad(_Transform):
+    kind = "value_and_grad"
+
+    def _body(self, *args):
+        return self._derivatives(args)
+
+
+def grad(fn, argnums=0):
+    """The gradient of ``fn`` (which returns one float scalar) wrt ``argnums``."""
+    return _Grad(fn, argnums)
+
+
+def value_and_grad(fn, argnums=0):
+    """``(fn(*args), grad(fn)(*args))`` from one compiled call."""
+    return _ValueAndGrad(fn, argnums)
+
+
+def _all_argnums(args) -> tuple:
+    return tuple(range(len(args)))
+
+
+def jvp(fn, primals, tangents):
+    """Forward mode: ``(fn(*primals), the derivative of fn at primals along tangents)``."""
+    return StagedFunction(functools.partial(_jvp_body, fn))(tuple(primals), tuple(tangents))
+
+
+def _jvp_body(fn, primals, tangents):
+    staged = _stage(fn, primals)
+    wrt = staged.wrt(_all_argnums(primals))
+    name = jvp_function(staged.module, staged.record.symbol, wrt)
+    tangent_leaves = [leaf for leaf in pytree.flatten(tangents)[0] if not isinstance(leaf_spec(leaf), Static)]
+    tangent_leaves = [tangent_leaves[i] for i in wrt]
+    results = staged.record.result_types
+    float_results = [t for t in results if is_float(t.dtype)]
+    outputs = _call(name, staged.inputs + tangent_leaves, results + float_results)
+    derivatives = iter(outputs[len(results):])
+    tangent_outputs = [next(derivatives) if is_float(t.dtype) else None for t in results]
+    return rebuild_outputs(staged.record, outputs[: len(results)]), rebuild_outputs(staged.record, tangent_outputs)
+
+
+def vjp(fn, *primals):
+    """Reverse mode: ``(fn(*primals), pullback)``; ``pullback(ct)`` returns one cotangent
+    per primal argument. The pullback is a value: call it as often as needed."""
+    if current_scope() is not None:
+        return _vjp_in_trace(fn, primals)
+    forward = StagedFunction(functools.partial(_vjp_forward_body, fn))
+    value, residuals = forward(*primals)
+    backward = StagedFunction(functools.partial(_vjp_backward_body, fn, primals))
+    return value, functools.partial(_run_pullback, backward, residuals)
+
+
+def _run_pullback(backward, residuals, cotangent):
+    return backward(residuals, cotangent)
+
+
+def _prepare_vjp(fn, primals):
+    staged = _stage(fn, primals)
+    wrt = _mark(staged, staged.wrt(_all_argnums(primals)))
+    _, fwd, bwd = vjp_functions(staged.module, staged.record.symbol, wrt)
+    return staged, wrt, fwd, bwd
+
+
+def _vjp_forward_body(fn, *primals):
+    staged, wrt, fwd, bwd = _prepare_vjp(fn, primals)
+    fwd_types = [TensorType.from_mlir(t) for t in function_type(find_function(staged.module, fwd)).results]
+    outputs = _call(fwd, staged.inputs, fwd_types)
+    count = len(staged.record.result_types)
+    return rebuild_outputs(staged.record, outputs[:count]), list(outputs[count:])
+
+
+def _vjp_backward_body(fn, primals, residuals, cotangent):
+    staged, wrt, fwd, bwd = _prepare_vjp(fn, primals)
+    return _pullback(staged, primals, wrt, bwd, residuals, cotangent)
+
+
+def _pullback(staged, primals, wrt, bwd, residuals, cotangent):
+    cotangents = [leaf for leaf in pytree.flatten(cotangent)[0] if not isinstance(leaf_spec(leaf), Static)]
+    input_types = [leaf_spec(leaf) for leaf in staged.inputs]
+    derivatives = _call(bwd, list(residuals) + cotangents, [input_types[i] for i in wrt])
+    return tuple(_argument_tangents(primals, _all_argnums(primals), staged, wrt, derivatives))
+
+
+def _vjp_in_trace(fn, primals):
+    staged, wrt, fwd, bwd = _prepare_vjp(fn, primals)
+    fwd_types = [TensorType.from_mlir(t) for t in function_type(find_function(staged.module, fwd)).results]
+    outputs = _call(fwd, staged.inputs, fwd_types)
+    count = len(staged.record.result_types)
+    residuals = outputs[count:]
+    value = rebuild_outputs(staged.record, outputs[:count])
+    return value, functools.partial(_pullback, staged, primals, wrt, bwd, residuals)
