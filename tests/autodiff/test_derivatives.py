@@ -1,0 +1,160 @@
+"""Derivatives against central finite differences, forward and reverse mode.
+
+For each function: the JVP along a random direction must match the finite difference of
+the function along it, and the VJP must satisfy <ct, J v> = <J^T ct, v>.
+"""
+
+import numpy as np
+import pytest
+
+import s4tf
+
+RNG = np.random.default_rng(7)
+
+
+def directional_check(fn, args, dtype=np.float64, eps=1e-5, rtol=1e-4, atol=1e-6):
+    args = tuple(np.asarray(a, dtype) for a in args)
+    directions = tuple(RNG.standard_normal(a.shape).astype(dtype) for a in args)
+    staged = s4tf.function(fn)
+    plus = np.asarray(staged(*(a + eps * d for a, d in zip(args, directions))), np.float64)
+    minus = np.asarray(staged(*(a - eps * d for a, d in zip(args, directions))), np.float64)
+    finite_difference = (plus - minus) / (2 * eps)
+    value, tangent = s4tf.jvp(fn, args, directions)
+    np.testing.assert_allclose(np.asarray(value), np.asarray(staged(*args)), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(tangent), finite_difference, rtol=rtol, atol=atol)
+    cotangent = RNG.standard_normal(np.shape(finite_difference)).astype(dtype)
+    _, pullback = s4tf.vjp(fn, *args)
+    reverse = pullback(cotangent)
+    lhs = float(np.sum(cotangent * np.asarray(tangent)))
+    rhs = sum(float(np.sum(np.asarray(r) * d)) for r, d in zip(reverse, directions))
+    assert lhs == pytest.approx(rhs, rel=rtol, abs=atol * 10)
+
+
+POSITIVE = RNG.uniform(0.5, 2.0, (3, 4))
+ANY = RNG.standard_normal((3, 4))
+ROW = RNG.standard_normal((4,))
+
+ELEMENTWISE = {
+    "exp": (lambda x: s4tf.exp(x), [ANY]),
+    "log": (lambda x: s4tf.log(x), [POSITIVE]),
+    "log1p": (lambda x: s4tf.log1p(x), [POSITIVE]),
+    "sqrt": (lambda x: s4tf.sqrt(x), [POSITIVE]),
+    "rsqrt": (lambda x: s4tf.rsqrt(x), [POSITIVE]),
+    "abs": (lambda x: abs(x), [ANY]),
+    "logistic": (lambda x: s4tf.sigmoid(x), [ANY]),
+    "neg": (lambda x: -x, [ANY]),
+    "add_broadcast": (lambda x, y: x + y, [ANY, ROW]),
+    "sub_broadcast": (lambda x, y: x - y, [ANY, ROW]),
+    "mul_broadcast": (lambda x, y: x * y, [ANY, ROW]),
+    "div": (lambda x, y: x / y, [ANY, POSITIVE]),
+    "pow": (lambda x, y: x ** y, [POSITIVE, ANY]),
+    "maximum": (lambda x, y: s4tf.maximum(x, y), [ANY, ROW]),
+    "minimum": (lambda x, y: s4tf.minimum(x, y), [ANY, ROW]),
+    "select": (lambda x, y: s4tf.where(x > 0, x, y * 2), [ANY, ROW]),
+    "relu": (lambda x: s4tf.relu(x), [ANY]),
+}
+SHAPES = {
+    "reduce_sum": (lambda x: x.sum(axis=1), [ANY]),
+    "reduce_mean": (lambda x: x.mean(axis=0, keepdims=True), [ANY]),
+    "reduce_max": (lambda x: x.max(axis=1), [ANY]),
+    "reduce_min": (lambda x: x.min(), [ANY]),
+    "reshape_transpose": (lambda x: x.reshape(4, 3).T * 2, [ANY]),
+    "slice_index": (lambda x: x[1:, ::2] * x[0, 1], [ANY]),
+    "concatenate": (lambda x, y: s4tf.concatenate([x, y[None, :]], axis=0), [ANY, ROW]),
+    "pad": (lambda x: s4tf.pad(x, ((1, 0), (0, 2))), [ANY]),
+    "flip": (lambda x: s4tf.flip(x, axis=1) * x, [ANY]),
+    "broadcast_to": (lambda y: s4tf.broadcast_to(y, (3, 4)) * ANY, [ROW]),
+}
+CONTRACTIONS = {
+    "matmul": (lambda x, w: x @ w, [ANY, RNG.standard_normal((4, 2))]),
+    "batched_matmul": (lambda x, w: x @ w, [RNG.standard_normal((2, 3, 4)), RNG.standard_normal((2, 4, 5))]),
+    "matvec": (lambda x, v: x @ v, [ANY, ROW]),
+    "conv2d": (lambda x, w: s4tf.conv2d(x, w, strides=1, padding="same"),
+               [RNG.standard_normal((1, 5, 5, 2)), RNG.standard_normal((3, 3, 2, 3))]),
+    "conv2d_strided": (lambda x, w: s4tf.conv2d(x, w, strides=2, padding="valid", dilation=1),
+                       [RNG.standard_normal((2, 7, 6, 2)), RNG.standard_normal((2, 3, 2, 2))]),
+    "conv2d_dilated": (lambda x, w: s4tf.conv2d(x, w, padding=1, dilation=2),
+                       [RNG.standard_normal((1, 6, 6, 1)), RNG.standard_normal((2, 2, 1, 2))]),
+    "max_pool2d": (lambda x: s4tf.max_pool2d(x, 2), [RNG.standard_normal((1, 4, 4, 2))]),
+    "max_pool2d_overlapping": (lambda x: s4tf.max_pool2d(x, 3, strides=2, padding="same"), [RNG.standard_normal((1, 5, 5, 1))]),
+    "avg_pool2d": (lambda x: s4tf.avg_pool2d(x, 2, strides=1, padding="same"), [RNG.standard_normal((1, 4, 3, 2))]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ELEMENTWISE) + sorted(SHAPES) + sorted(CONTRACTIONS))
+def test_first_derivatives_match_finite_differences(name):
+    fn, args = {**ELEMENTWISE, **SHAPES, **CONTRACTIONS}[name]
+    directional_check(fn, args)
+
+
+FLOAT32_ONLY = {
+    # IREE's CPU backend cannot compile f64 sin/cos/tanh (no libm), so these run in f32.
+    "sin": s4tf.sin,
+    "cos": s4tf.cos,
+    "tanh": s4tf.tanh,
+    "cast": lambda x: s4tf.astype(s4tf.astype(x, np.float64) * 3, np.float32),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FLOAT32_ONLY))
+def test_float32_derivatives(name):
+    directional_check(FLOAT32_ONLY[name], [ANY], dtype=np.float32, eps=1e-2, rtol=5e-3, atol=5e-3)
+
+
+def test_mlp_softmax_cross_entropy_loss_gradient():
+    x, labels = RNG.standard_normal((6, 4)), np.eye(3)[RNG.integers(0, 3, 6)]
+
+    def loss(w1, w2):
+        hidden = s4tf.relu(x @ w1)
+        return -s4tf.mean(s4tf.sum(s4tf.log_softmax(hidden @ w2) * labels, axis=1))
+
+    directional_check(loss, [RNG.standard_normal((4, 5)), RNG.standard_normal((5, 3))])
+
+
+def test_second_order_gradient():
+    x = np.linspace(-1, 1, 5)
+    f = lambda v: s4tf.sum(s4tf.exp(v) * v)  # noqa: E731
+    hessian_diagonal = s4tf.grad(lambda v: s4tf.sum(s4tf.grad(f)(v)))(x)
+    np.testing.assert_allclose(np.asarray(hessian_diagonal), np.exp(x) * (x + 2), rtol=1e-10)
+
+
+def test_gradient_through_staged_calls_is_not_inlined():
+    @s4tf.function
+    def layer(w, v):
+        return s4tf.exp(v @ w)
+
+    def model(w, v):
+        return s4tf.sum(layer(w, layer(w, v)))
+
+    w, v = RNG.uniform(-0.3, 0.3, (3, 3)), RNG.standard_normal((2, 3))
+    text = s4tf.function(lambda w, v: s4tf.grad(model)(w, v)).lower(w, v).as_text()
+    assert "func.func private @layer_vjp_bwd" in text
+    directional_check(model, [w, v])
+
+
+def test_pytree_gradients_have_the_structure_of_the_argument():
+    params = {"w": RNG.standard_normal((3, 2)), "b": RNG.standard_normal(2), "scale": 2.0}
+    x = RNG.standard_normal((4, 3))
+    grads = s4tf.grad(lambda p: s4tf.sum(s4tf.sigmoid(x @ p["w"] + p["b"]) * p["scale"]))(params)
+    assert set(grads) == {"w", "b", "scale"} and grads["scale"] is None
+    s = 1 / (1 + np.exp(-(x @ params["w"] + params["b"])))
+    np.testing.assert_allclose(np.asarray(grads["b"]), (2 * s * (1 - s)).sum(axis=0), rtol=1e-10)
+
+
+def test_non_differentiable_op_on_active_path_is_an_error_at_the_users_line():
+    def f(v):
+        return s4tf.sum(s4tf.astype(s4tf.argmax(v), np.float64) * v)  # ARGMAX-LINE
+
+    with pytest.raises(s4tf.S4tfError) as caught:
+        s4tf.grad(f)(np.ones(3))
+    message = str(caught.value)
+    assert "'s4tf.argmax' is not differentiable" in message and "stop_gradient" in message
+    line = next(i for i, text in enumerate(open(__file__).read().splitlines(), 1) if "# ARGMAX-LINE" in text and "def" not in text)
+    assert f"test_derivatives.py:{line}" in message
+    fixed = s4tf.grad(lambda v: s4tf.sum(s4tf.astype(s4tf.argmax(s4tf.stop_gradient(v)), np.float64) * v))(np.ones(3))
+    np.testing.assert_allclose(np.asarray(fixed), [0.0, 0.0, 0.0])
+
+
+def test_stop_gradient_blocks_the_derivative():
+    x = RNG.standard_normal(4)
+    np.testing.assert_allclose(np.asarray(s4tf.grad(lambda v: s4tf.sum(s4tf.stop_gradient(v) * v))(x)), x)
