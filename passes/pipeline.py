@@ -63,8 +63,11 @@ def build_pass_manager(pipeline: str, context: ir.Context) -> passmanager.PassMa
         if info is not None:
             manager.add(info.as_mlir_callback(), name=info.name, argument=info.name, description=info.description)
             continue
-        if any(name in element for name in PASSES):
-            raise PipelineError(f"s4tf passes run on the module; write '{element}' at the top level of the pipeline")
+        nested = next((name for name in sorted(PASSES) if name in element), None)
+        if nested is not None:
+            raise PipelineError(
+                f"s4tf passes run on the module; write '{nested}' at the top level of the pipeline, not in '{element}'"
+            )
         try:
             manager.add(element)
         except (ValueError, RuntimeError) as error:

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from dataclasses import dataclass, field
 
 from s4tf.errors import S4tfError
 from s4tf.mlir import ir, new_context
-from s4tf.passes.diagnostics import Message, error_messages, messages
+from s4tf.passes.diagnostics import Message, error_messages, messages, parse_location
 from s4tf.passes.pipeline import build_pass_manager, known_passes_message
-from s4tf.passes.registry import PASSES
+from s4tf.passes.registry import PASSES, DiagnosticWarning
 from s4tf.tools.expected_diagnostics import check, parse_expectations
 
 SPLIT_MARKER = "// -----"
@@ -63,7 +64,9 @@ def process_chunk(text: str, first_line: int, pipeline: str, options: argparse.N
         return True
 
     context.attach_diagnostic_handler(collect)
-    with context:
+    output, failure = None, []
+    with context, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DiagnosticWarning)
         try:
             module = ir.Module.parse("\n" * (first_line - 1) + text)
             build_pass_manager("s4tf-verify", context).run(module.operation)
@@ -72,12 +75,27 @@ def process_chunk(text: str, first_line: int, pipeline: str, options: argparse.N
                 if options.print_ir_after_all:
                     manager.enable_ir_printing(print_after_all=True, enable_debug_info=options.mlir_print_debuginfo)
                 manager.run(module.operation)
+            output = module.operation.get_asm(
+                enable_debug_info=options.mlir_print_debuginfo, print_generic_op_form=options.mlir_print_op_generic
+            )
         except ir.MLIRError as error:
-            return ChunkResult(None, produced + error_messages(error, buffer_name))
-        output = module.operation.get_asm(
-            enable_debug_info=options.mlir_print_debuginfo, print_generic_op_form=options.mlir_print_op_generic
-        )
-    return ChunkResult(output, produced)
+            failure = error_messages(error, buffer_name)
+    return ChunkResult(output, produced + _warning_messages(caught, buffer_name) + failure)
+
+
+def _warning_messages(caught: list[warnings.WarningMessage], buffer_name: str) -> list[Message]:
+    """Passes warn through Python's ``warnings`` (see ``emit_warning``): make those MLIR-style
+    diagnostics; re-issue any other warning unchanged."""
+    found = []
+    for record in caught:
+        if isinstance(record.message, DiagnosticWarning):
+            where = parse_location(record.message.location, buffer_name)
+            found.append(Message(*where, "warning", record.message.message))
+        else:
+            warnings.warn_explicit(
+                record.message, record.category, record.filename, record.lineno, source=record.source
+            )
+    return found
 
 
 def argument_parser() -> argparse.ArgumentParser:
@@ -147,7 +165,11 @@ def run(argv: list[str] | None = None) -> int:
         print(line, file=sys.stderr)
     failed = bool(problems) if options.verify_diagnostics else failed
     if not failed or options.verify_diagnostics:
-        _write_output(options.output, f"\n{SPLIT_MARKER}\n".join(outputs))
+        try:
+            _write_output(options.output, f"\n{SPLIT_MARKER}\n".join(outputs))
+        except OSError as error:
+            print(f"s4tf-opt: error: cannot write {options.output}: {error}", file=sys.stderr)
+            return 1
     return 1 if failed else 0
 
 
@@ -161,3 +183,7 @@ def _write_output(path: str, text: str) -> None:
 
 def main() -> None:
     sys.exit(run())
+
+
+if __name__ == "__main__":
+    main()

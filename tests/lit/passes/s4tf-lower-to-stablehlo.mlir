@@ -1,0 +1,208 @@
+// RUN: s4tf-opt %s -p s4tf-lower-to-stablehlo | filecheck %s
+// RUN: s4tf-opt %s -p s4tf-lower-to-stablehlo | s4tf-opt | filecheck %s --check-prefix=NONE
+
+// s4tf-lower-to-stablehlo replaces every s4tf op by StableHLO; implicit NumPy broadcasting
+// becomes explicit stablehlo.broadcast_in_dim. One function per op family; every s4tf op
+// appears below (tests/tools/test_lit.py checks that). The output parses again (StableHLO
+// is registered, so MLIR verifies it) and has no s4tf op left.
+
+// NONE-LABEL: func.func @unary
+// NONE-NOT:   s4tf.
+// NONE-LABEL: func.func @shape_ops
+// NONE-NOT:   s4tf.
+
+// CHECK-LABEL: func.func @unary
+// CHECK-SAME:    (%[[X:.*]]: tensor<4xf32>, %[[I:.*]]: tensor<4xi32>, %[[B:.*]]: tensor<4xi1>)
+// CHECK-NEXT:    stablehlo.negate %[[X]] : tensor<4xf32>
+// CHECK-NEXT:    stablehlo.exponential %[[X]] : tensor<4xf32>
+// CHECK-NEXT:    stablehlo.log %[[X]] : tensor<4xf32>
+// CHECK-NEXT:    stablehlo.log_plus_one %[[X]] : tensor<4xf32>
+// CHECK-NEXT:    stablehlo.sine %[[X]] : tensor<4xf32>
+// CHECK-NEXT:    stablehlo.cosine %[[X]] : tensor<4xf32>
+// CHECK-NEXT:    stablehlo.tanh %[[X]] : tensor<4xf32>
+// CHECK-NEXT:    stablehlo.sqrt %[[X]] : tensor<4xf32>
+// CHECK-NEXT:    stablehlo.rsqrt %[[X]] : tensor<4xf32>
+// CHECK-NEXT:    stablehlo.abs %[[X]] : tensor<4xf32>
+// CHECK-NEXT:    stablehlo.sign %[[X]] : tensor<4xf32>
+// CHECK-NEXT:    stablehlo.logistic %[[X]] : tensor<4xf32>
+// CHECK-NEXT:    stablehlo.floor %[[X]] : tensor<4xf32>
+// CHECK-NEXT:    stablehlo.ceil %[[X]] : tensor<4xf32>
+// CHECK-NEXT:    %[[R:.*]] = stablehlo.round_nearest_even %[[X]] : tensor<4xf32>
+// CHECK-NEXT:    stablehlo.not %[[I]] : tensor<4xi32>
+// CHECK-NEXT:    stablehlo.not %[[B]] : tensor<4xi1>
+// stop_gradient is the identity: its result is its operand.
+// CHECK-NEXT:    return {{.*}}, %[[R]], {{.*}}, %[[X]] :
+func.func @unary(%x: tensor<4xf32>, %i: tensor<4xi32>, %b: tensor<4xi1>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xi32>, tensor<4xi1>, tensor<4xf32>) {
+  %0 = "s4tf.neg"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = "s4tf.exp"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %2 = "s4tf.log"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %3 = "s4tf.log1p"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %4 = "s4tf.sin"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %5 = "s4tf.cos"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %6 = "s4tf.tanh"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %7 = "s4tf.sqrt"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %8 = "s4tf.rsqrt"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %9 = "s4tf.abs"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %10 = "s4tf.sign"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %11 = "s4tf.logistic"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %12 = "s4tf.floor"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %13 = "s4tf.ceil"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %14 = "s4tf.round"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %15 = "s4tf.not"(%i) : (tensor<4xi32>) -> tensor<4xi32>
+  %16 = "s4tf.not"(%b) : (tensor<4xi1>) -> tensor<4xi1>
+  %17 = "s4tf.stop_gradient"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xi32>, tensor<4xi1>, tensor<4xf32>
+}
+
+// Broadcasting operands get a broadcast_in_dim aligned on trailing axes; others are used as is.
+// CHECK-LABEL: func.func @binary
+// CHECK-SAME:    (%[[X:.*]]: tensor<4x3xf32>, %[[Y:.*]]: tensor<3xf32>, %[[I:.*]]: tensor<4xi32>, %[[B:.*]]: tensor<4xi1>)
+// CHECK-NEXT:    %[[YB:.*]] = stablehlo.broadcast_in_dim %[[Y]], dims = [1] : (tensor<3xf32>) -> tensor<4x3xf32>
+// CHECK-NEXT:    stablehlo.add %[[X]], %[[YB]] : tensor<4x3xf32>
+// CHECK-NEXT:    %[[YB2:.*]] = stablehlo.broadcast_in_dim %[[Y]], dims = [1] : (tensor<3xf32>) -> tensor<4x3xf32>
+// CHECK-NEXT:    stablehlo.subtract %[[YB2]], %[[X]] : tensor<4x3xf32>
+// CHECK-NEXT:    stablehlo.multiply %[[X]], %[[X]] : tensor<4x3xf32>
+// CHECK-NEXT:    stablehlo.divide %[[I]], %[[I]] : tensor<4xi32>
+// CHECK-NEXT:    stablehlo.power %[[Y]], %[[Y]] : tensor<3xf32>
+// CHECK-NEXT:    stablehlo.maximum %[[Y]], %[[Y]] : tensor<3xf32>
+// CHECK-NEXT:    stablehlo.minimum %[[I]], %[[I]] : tensor<4xi32>
+// CHECK-NEXT:    stablehlo.and %[[B]], %[[B]] : tensor<4xi1>
+// CHECK-NEXT:    stablehlo.or %[[I]], %[[I]] : tensor<4xi32>
+// CHECK-NEXT:    return
+func.func @binary(%x: tensor<4x3xf32>, %y: tensor<3xf32>, %i: tensor<4xi32>, %b: tensor<4xi1>) -> (tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4xi32>, tensor<3xf32>, tensor<3xf32>, tensor<4xi32>, tensor<4xi1>, tensor<4xi32>) {
+  %0 = "s4tf.add"(%x, %y) : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+  %1 = "s4tf.sub"(%y, %x) : (tensor<3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  %2 = "s4tf.mul"(%x, %x) : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  %3 = "s4tf.div"(%i, %i) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %4 = "s4tf.pow"(%y, %y) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %5 = "s4tf.maximum"(%y, %y) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %6 = "s4tf.minimum"(%i, %i) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %7 = "s4tf.and"(%b, %b) : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  %8 = "s4tf.or"(%i, %i) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8 : tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4xi32>, tensor<3xf32>, tensor<3xf32>, tensor<4xi32>, tensor<4xi1>, tensor<4xi32>
+}
+
+// The comparison type follows the operand dtype: FLOAT, SIGNED (ints), UNSIGNED (i1).
+// CHECK-LABEL: func.func @compare
+// CHECK-SAME:    (%[[X:.*]]: tensor<4x3xf32>, %[[Y:.*]]: tensor<3xf32>, %[[I:.*]]: tensor<4xi32>, %[[B:.*]]: tensor<4xi1>)
+// CHECK-NEXT:    %[[YB:.*]] = stablehlo.broadcast_in_dim %[[Y]], dims = [1]
+// CHECK-NEXT:    stablehlo.compare EQ, %[[X]], %[[YB]], FLOAT : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xi1>
+// CHECK-NEXT:    stablehlo.compare NE, %[[I]], %[[I]], SIGNED : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi1>
+// CHECK-NEXT:    stablehlo.compare LT, %[[B]], %[[B]], UNSIGNED : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+// CHECK-NEXT:    stablehlo.compare LE, %[[Y]], %[[Y]], FLOAT
+// CHECK-NEXT:    stablehlo.compare GT, %[[Y]], %[[Y]], FLOAT
+// CHECK-NEXT:    stablehlo.compare GE, %[[Y]], %[[Y]], FLOAT
+// CHECK-NEXT:    return
+func.func @compare(%x: tensor<4x3xf32>, %y: tensor<3xf32>, %i: tensor<4xi32>, %b: tensor<4xi1>) -> (tensor<4x3xi1>, tensor<4xi1>, tensor<4xi1>, tensor<3xi1>, tensor<3xi1>, tensor<3xi1>) {
+  %0 = "s4tf.eq"(%x, %y) : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x3xi1>
+  %1 = "s4tf.ne"(%i, %i) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi1>
+  %2 = "s4tf.lt"(%b, %b) : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  %3 = "s4tf.le"(%y, %y) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xi1>
+  %4 = "s4tf.gt"(%y, %y) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xi1>
+  %5 = "s4tf.ge"(%y, %y) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xi1>
+  return %0, %1, %2, %3, %4, %5 : tensor<4x3xi1>, tensor<4xi1>, tensor<4xi1>, tensor<3xi1>, tensor<3xi1>, tensor<3xi1>
+}
+
+// CHECK-LABEL: func.func @select_and_cast
+// CHECK-SAME:    (%[[P:.*]]: tensor<4x1xi1>, %[[X:.*]]: tensor<4x3xf32>, %[[S:.*]]: tensor<f32>)
+// CHECK-NEXT:    %[[PB:.*]] = stablehlo.broadcast_in_dim %[[P]], dims = [0, 1] : (tensor<4x1xi1>) -> tensor<4x3xi1>
+// CHECK-NEXT:    %[[SB:.*]] = stablehlo.broadcast_in_dim %[[S]], dims = [] : (tensor<f32>) -> tensor<4x3xf32>
+// CHECK-NEXT:    %[[SEL:.*]] = stablehlo.select %[[PB]], %[[X]], %[[SB]] : tensor<4x3xi1>, tensor<4x3xf32>
+// CHECK-NEXT:    stablehlo.convert %[[SEL]] : (tensor<4x3xf32>) -> tensor<4x3xi32>
+func.func @select_and_cast(%p: tensor<4x1xi1>, %x: tensor<4x3xf32>, %s: tensor<f32>) -> (tensor<4x3xf32>, tensor<4x3xi32>) {
+  %0 = "s4tf.select"(%p, %x, %s) : (tensor<4x1xi1>, tensor<4x3xf32>, tensor<f32>) -> tensor<4x3xf32>
+  %1 = "s4tf.cast"(%0) {dtype = i32} : (tensor<4x3xf32>) -> tensor<4x3xi32>
+  return %0, %1 : tensor<4x3xf32>, tensor<4x3xi32>
+}
+
+// CHECK-LABEL: func.func @contractions
+// CHECK-SAME:    (%[[A:.*]]: tensor<5x4x3xf32>, %[[B:.*]]: tensor<5x3x2xf32>, %[[X:.*]]: tensor<1x8x8x3xf32>, %[[W:.*]]: tensor<3x3x3x4xf32>)
+// CHECK-NEXT:    stablehlo.dot_general %[[A]], %[[B]], batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<5x4x3xf32>, tensor<5x3x2xf32>) -> tensor<5x4x2xf32>
+// CHECK-NEXT:    stablehlo.convolution(%[[X]], %[[W]]) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [2, 2], pad = {{\[}}[1, 1], [0, 1]], lhs_dilate = [1, 1], rhs_dilate = [2, 1]}
+// CHECK-SAME:    feature_group_count = 1 : i64
+// CHECK-SAME:    (tensor<1x8x8x3xf32>, tensor<3x3x3x4xf32>) -> tensor<1x3x4x4xf32>
+func.func @contractions(%a: tensor<5x4x3xf32>, %b: tensor<5x3x2xf32>, %x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x4xf32>) -> (tensor<5x4x2xf32>, tensor<1x3x4x4xf32>) {
+  %0 = "s4tf.dot_general"(%a, %b) {lhs_batch = array<i64: 0>, rhs_batch = array<i64: 0>, lhs_contract = array<i64: 2>, rhs_contract = array<i64: 1>} : (tensor<5x4x3xf32>, tensor<5x3x2xf32>) -> tensor<5x4x2xf32>
+  %1 = "s4tf.conv2d"(%x, %w) {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 0, 1>, lhs_dilation = array<i64: 1, 1>, rhs_dilation = array<i64: 2, 1>, feature_group_count = 1 : i64} : (tensor<1x8x8x3xf32>, tensor<3x3x3x4xf32>) -> tensor<1x3x4x4xf32>
+  return %0, %1 : tensor<5x4x2xf32>, tensor<1x3x4x4xf32>
+}
+
+// Pooling is reduce_window over the spatial axes; average pooling divides by the number of
+// real (unpadded) elements in each window.
+// CHECK-LABEL: func.func @pooling
+// CHECK-SAME:    (%[[X:.*]]: tensor<1x4x4x2xf32>)
+// CHECK-NEXT:    %[[NEG_INF:.*]] = stablehlo.constant dense<0xFF800000> : tensor<f32>
+// CHECK-NEXT:    %[[MAX:.*]] = "stablehlo.reduce_window"(%[[X]], %[[NEG_INF]]) <{padding = dense<0> : tensor<4x2xi64>, window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 2, 2, 1>}>
+// CHECK:           stablehlo.maximum
+// CHECK:         %[[ZERO:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-NEXT:    %[[SUM:.*]] = "stablehlo.reduce_window"(%[[X]], %[[ZERO]]) <{padding = dense<{{\[}}[0, 0], [1, 0], [1, 0], [0, 0]]> : tensor<4x2xi64>, window_dimensions = array<i64: 1, 3, 3, 1>, window_strides = array<i64: 1, 2, 2, 1>}>
+// CHECK:           stablehlo.add
+// CHECK:         %[[COUNTS:.*]] = stablehlo.constant dense<{{\[\[\[}}[4.000000e+00], [6.000000e+00]], {{\[\[}}6.000000e+00], [9.000000e+00]]]]> : tensor<1x2x2x1xf32>
+// CHECK-NEXT:    %[[COUNTS_B:.*]] = stablehlo.broadcast_in_dim %[[COUNTS]], dims = [0, 1, 2, 3] : (tensor<1x2x2x1xf32>) -> tensor<1x2x2x2xf32>
+// CHECK-NEXT:    %[[AVG:.*]] = stablehlo.divide %[[SUM]], %[[COUNTS_B]]
+// CHECK-NEXT:    return %[[MAX]], %[[AVG]]
+func.func @pooling(%x: tensor<1x4x4x2xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) {
+  %0 = "s4tf.max_pool2d"(%x) {window = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : (tensor<1x4x4x2xf32>) -> tensor<1x2x2x2xf32>
+  %1 = "s4tf.avg_pool2d"(%x) {window = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 0, 1, 0>} : (tensor<1x4x4x2xf32>) -> tensor<1x2x2x2xf32>
+  return %0, %1 : tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>
+}
+
+// Reductions start from the identity of their body op; keepdims adds a reshape; the mean
+// divides by the reduced element count; argmax reduces (value, iota index) pairs.
+// CHECK-LABEL: func.func @reductions
+// CHECK-SAME:    (%[[X:.*]]: tensor<4x3xf32>, %[[I:.*]]: tensor<4x3xi32>)
+// CHECK-NEXT:    %[[Z:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-NEXT:    %[[SUM:.*]] = stablehlo.reduce(%[[X]] init: %[[Z]]) applies stablehlo.add across dimensions = [1] : (tensor<4x3xf32>, tensor<f32>) -> tensor<4xf32>
+// CHECK-NEXT:    %[[NEG_INF:.*]] = stablehlo.constant dense<0xFF800000> : tensor<f32>
+// CHECK-NEXT:    %[[MAX:.*]] = stablehlo.reduce(%[[X]] init: %[[NEG_INF]]) applies stablehlo.maximum across dimensions = [0] : (tensor<4x3xf32>, tensor<f32>) -> tensor<3xf32>
+// CHECK-NEXT:    %[[MAX_KEPT:.*]] = stablehlo.reshape %[[MAX]] : (tensor<3xf32>) -> tensor<1x3xf32>
+// CHECK-NEXT:    %[[INT_MAX:.*]] = stablehlo.constant dense<2147483647> : tensor<i32>
+// CHECK-NEXT:    %[[MIN:.*]] = stablehlo.reduce(%[[I]] init: %[[INT_MAX]]) applies stablehlo.minimum across dimensions = [0, 1] : (tensor<4x3xi32>, tensor<i32>) -> tensor<i32>
+// CHECK-NEXT:    %[[Z2:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-NEXT:    %[[TOTAL:.*]] = stablehlo.reduce(%[[X]] init: %[[Z2]]) applies stablehlo.add across dimensions = [1]
+// CHECK-NEXT:    %[[COUNT:.*]] = stablehlo.constant dense<3.000000e+00> : tensor<f32>
+// CHECK-NEXT:    %[[COUNT_B:.*]] = stablehlo.broadcast_in_dim %[[COUNT]], dims = [] : (tensor<f32>) -> tensor<4xf32>
+// CHECK-NEXT:    %[[MEAN:.*]] = stablehlo.divide %[[TOTAL]], %[[COUNT_B]] : tensor<4xf32>
+// CHECK-NEXT:    %[[IOTA:.*]] = stablehlo.iota dim = 1 : tensor<4x3xi64>
+// CHECK-NEXT:    %[[V0:.*]] = stablehlo.constant dense<0xFF800000> : tensor<f32>
+// CHECK-NEXT:    %[[I0:.*]] = stablehlo.constant dense<0> : tensor<i64>
+// CHECK-NEXT:    %[[ARG:.*]]:2 = stablehlo.reduce(%[[X]] init: %[[V0]]), (%[[IOTA]] init: %[[I0]]) across dimensions = [1] : (tensor<4x3xf32>, tensor<4x3xi64>, tensor<f32>, tensor<i64>) -> (tensor<4xf32>, tensor<4xi64>)
+// CHECK:           stablehlo.compare GT
+// CHECK:           stablehlo.compare LT, {{.*}}, SIGNED
+// CHECK:           stablehlo.select
+// CHECK:           stablehlo.return
+// CHECK:         %[[ARG_KEPT:.*]] = stablehlo.reshape %[[ARG]]#1 : (tensor<4xi64>) -> tensor<4x1xi64>
+// CHECK-NEXT:    return %[[SUM]], %[[MAX_KEPT]], %[[MIN]], %[[MEAN]], %[[ARG_KEPT]]
+func.func @reductions(%x: tensor<4x3xf32>, %i: tensor<4x3xi32>) -> (tensor<4xf32>, tensor<1x3xf32>, tensor<i32>, tensor<4xf32>, tensor<4x1xi64>) {
+  %0 = "s4tf.reduce_sum"(%x) {axes = array<i64: 1>, keepdims = false} : (tensor<4x3xf32>) -> tensor<4xf32>
+  %1 = "s4tf.reduce_max"(%x) {axes = array<i64: 0>, keepdims = true} : (tensor<4x3xf32>) -> tensor<1x3xf32>
+  %2 = "s4tf.reduce_min"(%i) {axes = array<i64: 0, 1>, keepdims = false} : (tensor<4x3xi32>) -> tensor<i32>
+  %3 = "s4tf.reduce_mean"(%x) {axes = array<i64: 1>, keepdims = false} : (tensor<4x3xf32>) -> tensor<4xf32>
+  %4 = "s4tf.argmax"(%x) {axis = 1 : i64, keepdims = true, dtype = i64} : (tensor<4x3xf32>) -> tensor<4x1xi64>
+  return %0, %1, %2, %3, %4 : tensor<4xf32>, tensor<1x3xf32>, tensor<i32>, tensor<4xf32>, tensor<4x1xi64>
+}
+
+// CHECK-LABEL: func.func @shape_ops
+// CHECK-SAME:    (%[[X:.*]]: tensor<4x3xf32>, %[[Y:.*]]: tensor<3xf32>, %[[S:.*]]: tensor<f32>)
+// CHECK-NEXT:    stablehlo.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+// CHECK-NEXT:    stablehlo.iota dim = 1 : tensor<2x3xi32>
+// CHECK-NEXT:    %[[YB:.*]] = stablehlo.broadcast_in_dim %[[Y]], dims = [1] : (tensor<3xf32>) -> tensor<4x3xf32>
+// CHECK-NEXT:    stablehlo.reshape %[[X]] : (tensor<4x3xf32>) -> tensor<12xf32>
+// CHECK-NEXT:    stablehlo.transpose %[[X]], dims = [1, 0] : (tensor<4x3xf32>) -> tensor<3x4xf32>
+// CHECK-NEXT:    stablehlo.reverse %[[X]], dims = [0] : tensor<4x3xf32>
+// CHECK-NEXT:    stablehlo.slice %[[X]] [1:3, 0:3:2] : (tensor<4x3xf32>) -> tensor<2x2xf32>
+// CHECK-NEXT:    stablehlo.concatenate %[[X]], %[[YB]], dim = 0 : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<8x3xf32>
+// CHECK-NEXT:    stablehlo.pad %[[Y]], %[[S]], low = [1], high = [2], interior = [1] : (tensor<3xf32>, tensor<f32>) -> tensor<8xf32>
+// CHECK-NEXT:    return
+func.func @shape_ops(%x: tensor<4x3xf32>, %y: tensor<3xf32>, %s: tensor<f32>) -> (tensor<2xf32>, tensor<2x3xi32>, tensor<12xf32>, tensor<3x4xf32>, tensor<4x3xf32>, tensor<2x2xf32>, tensor<8x3xf32>, tensor<8xf32>) {
+  %0 = "s4tf.constant"() {value = dense<[1.0, 2.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %1 = "s4tf.iota"() {shape = array<i64: 2, 3>, dimension = 1 : i64, dtype = i32} : () -> tensor<2x3xi32>
+  %2 = "s4tf.broadcast_in_dim"(%y) {shape = array<i64: 4, 3>, broadcast_dimensions = array<i64: 1>} : (tensor<3xf32>) -> tensor<4x3xf32>
+  %3 = "s4tf.reshape"(%x) {shape = array<i64: 12>} : (tensor<4x3xf32>) -> tensor<12xf32>
+  %4 = "s4tf.transpose"(%x) {permutation = array<i64: 1, 0>} : (tensor<4x3xf32>) -> tensor<3x4xf32>
+  %5 = "s4tf.reverse"(%x) {axes = array<i64: 0>} : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  %6 = "s4tf.slice"(%x) {start = array<i64: 1, 0>, limit = array<i64: 3, 3>, stride = array<i64: 1, 2>} : (tensor<4x3xf32>) -> tensor<2x2xf32>
+  %7 = "s4tf.concatenate"(%x, %2) {axis = 0 : i64} : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<8x3xf32>
+  %8 = "s4tf.pad"(%y, %s) {low = array<i64: 1>, high = array<i64: 2>, interior = array<i64: 1>} : (tensor<3xf32>, tensor<f32>) -> tensor<8xf32>
+  return %0, %1, %3, %4, %5, %6, %7, %8 : tensor<2xf32>, tensor<2x3xi32>, tensor<12xf32>, tensor<3x4xf32>, tensor<4x3xf32>, tensor<2x2xf32>, tensor<8x3xf32>, tensor<8xf32>
+}

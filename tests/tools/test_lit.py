@@ -1,0 +1,39 @@
+"""The lit + FileCheck IR tests under tests/lit, run from pytest (one test for the suite)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from s4tf.dialects import OPS
+
+LIT_DIR = Path(__file__).resolve().parents[1] / "lit"
+LOWERING_TEST = LIT_DIR / "passes" / "s4tf-lower-to-stablehlo.mlir"
+
+# lit has no __main__ module; its entry point is lit.main.main (what the `lit` script runs).
+LIT_COMMAND = [sys.executable, "-c", "import sys, lit.main; sys.exit(lit.main.main())"]
+
+
+def lit_test_files() -> list[Path]:
+    return [
+        path
+        for path in LIT_DIR.rglob("*")
+        if path.suffix in (".mlir", ".py") and path.name != "lit.cfg.py" and "Output" not in path.parts
+    ]
+
+
+def test_lit_suite_passes():
+    result = subprocess.run(LIT_COMMAND + ["-v", str(LIT_DIR)], capture_output=True, text=True, timeout=600)
+    report = f"lit exited with {result.returncode}\n{result.stdout}\n{result.stderr}"
+    assert result.returncode == 0, report
+    passed = re.search(r"Passed\s*:\s*(\d+)", result.stdout)
+    assert passed is not None, report
+    assert int(passed.group(1)) == len(lit_test_files()), report  # none skipped or unsupported
+
+
+def test_lowering_test_covers_every_op():
+    text = LOWERING_TEST.read_text()
+    missing = [name for name in sorted(OPS) if f'"{name}"(' not in text]
+    assert not missing, f"{LOWERING_TEST.name} lowers no {', '.join(missing)}"

@@ -1,0 +1,390 @@
+"""``s4tf-opt``: round trips of every lit ``.mlir`` file, input and output, pipelines,
+diagnostics and ``--verify-diagnostics``.
+
+The tool runs in-process through :func:`s4tf.tools.opt.run` where only Python-level
+output matters, and as a subprocess (the ``s4tf-opt`` console script) where the exit
+status, MLIR's own stderr output or the absence of a traceback is the point.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from s4tf.passes.registry import PASSES, PassInfo
+from s4tf.tools.opt import SPLIT_MARKER, run, split_chunks
+
+LIT_DIR = Path(__file__).resolve().parents[1] / "lit"
+MLIR_FILES = sorted(p for p in LIT_DIR.rglob("*.mlir") if "Output" not in p.parts)
+
+WELL_FORMED = """\
+func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %zero = "s4tf.constant"() {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>
+  %0 = "s4tf.add"(%x, %zero) : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+  %1 = "s4tf.exp"(%0) : (tensor<3xf32>) -> tensor<3xf32>
+  return %1 : tensor<3xf32>
+}
+"""
+
+# Line 3, column 8: the result type disagrees with the one inferred from the operands.
+MALFORMED_OP = """\
+func.func @f(%x: tensor<2xf32>) -> tensor<3xf32> {
+  %c = "s4tf.constant"() {value = dense<1.0> : tensor<f32>} : () -> tensor<f32>
+  %0 = "s4tf.add"(%x, %c) : (tensor<2xf32>, tensor<f32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+"""
+
+# Line 2: not MLIR (MLIR reports it at column 7).
+SYNTAX_ERROR = """\
+func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = = "s4tf.exp"(%x) : (tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+"""
+
+# s4tf-jvp warns (at the function, line 1) that the result does not depend on %x.
+ZERO_DERIVATIVE = """\
+func.func @f(%x: tensor<3xf32>, %y: tensor<3xf32>) -> tensor<3xf32> attributes {s4tf.wrt = array<i64: 0>} {
+  %0 = "s4tf.sin"(%y) : (tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+"""
+
+
+@dataclass
+class Outcome:
+    code: int
+    out: str
+    err: str
+
+
+# -- running the tool ------------------------------------------------------------------
+
+
+def opt_command() -> list[str]:
+    """The ``s4tf-opt`` console script of this interpreter's environment, else ``python -m``."""
+    script = shutil.which("s4tf-opt", path=str(Path(sys.executable).parent)) or shutil.which("s4tf-opt")
+    return [script] if script else [sys.executable, "-m", "s4tf.tools.opt"]
+
+
+def run_tool(*args: str, stdin: str | None = None, command: list[str] | None = None) -> Outcome:
+    """``s4tf-opt args`` as a subprocess."""
+    done = subprocess.run(
+        (command or opt_command()) + list(args), input=stdin, capture_output=True, text=True, timeout=120
+    )
+    return Outcome(done.returncode, done.stdout, done.stderr)
+
+
+@pytest.fixture
+def opt(capsys, monkeypatch):
+    """``opt(*args, stdin=...)``: ``s4tf.tools.opt.run(args)`` in this process."""
+
+    def call(*args: str, stdin: str | None = None) -> Outcome:
+        if stdin is not None:
+            monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+        code = run(list(args))
+        captured = capsys.readouterr()
+        return Outcome(code, captured.out, captured.err)
+
+    return call
+
+
+def write(tmp_path: Path, text: str, name: str = "input.mlir") -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def assert_clean_failure(outcome: Outcome) -> None:
+    """Failed with exit code 1, an error message and no Python traceback."""
+    assert outcome.code == 1, outcome
+    assert "error" in outcome.err
+    assert "Traceback" not in outcome.err
+
+
+# -- round trips of the lit tests' inputs ------------------------------------------------
+
+
+def run_flags(path: Path) -> list[str]:
+    """The flags a lit file's own RUN lines use for splitting and expected diagnostics."""
+    text = path.read_text()
+    run_lines = " ".join(line for line in text.splitlines() if "RUN:" in line)
+    flags = ["--split-input-file"] if "--split-input-file" in run_lines else []
+    if re.search(r"expected-(error|warning|note|remark)", text):
+        flags.append("--verify-diagnostics")
+    return flags
+
+
+def test_lit_directory_has_mlir_files():
+    assert {p.name for p in MLIR_FILES} >= {
+        "s4tf-verify.mlir", "s4tf-canonicalize.mlir", "s4tf-lower-to-stablehlo.mlir", "pipeline.mlir"
+    }
+
+
+@pytest.mark.parametrize("path", MLIR_FILES, ids=lambda p: str(p.relative_to(LIT_DIR)))
+def test_lit_file_round_trips(path, opt):
+    """Printing, parsing the print and printing again is the identity; generic form and
+    locations survive too. Files with expected errors pass --verify-diagnostics, and their
+    well-formed chunks round-trip."""
+    flags = run_flags(path)
+    printed = opt(str(path), *flags)
+    assert printed.code == 0, printed.err
+    assert printed.err == ""
+    text = path.read_text()
+    expected_chunks = [c for c, _ in split_chunks(text, "--split-input-file" in flags) if "expected-" not in c]
+    assert len(split_chunks(printed.out, True)) == len(expected_chunks)
+    assert printed.out.count("module {") == len(expected_chunks)
+
+    again = opt("-", "--split-input-file", stdin=printed.out)
+    assert again.code == 0, again.err
+    assert again.out == printed.out
+
+    generic = opt(str(path), *flags, "--mlir-print-op-generic")
+    assert '"func.func"()' in generic.out
+    assert opt("-", "--split-input-file", stdin=generic.out).out == printed.out
+
+    located = opt(str(path), *flags, "--mlir-print-debuginfo")
+    assert "loc(" in located.out
+    assert opt("-", "--split-input-file", "--mlir-print-debuginfo", stdin=located.out).out == located.out
+
+
+# -- input and output --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("args", [(), ("-",)], ids=["no-argument", "dash"])
+def test_reads_stdin(args):
+    outcome = run_tool(*args, "-p", "s4tf-canonicalize", stdin=WELL_FORMED)
+    assert outcome.code == 0, outcome.err
+    assert re.search(r'"s4tf.exp"\(%arg0\) : \(tensor<3xf32>\) -> tensor<3xf32>', outcome.out)
+    assert "s4tf.add" not in outcome.out
+
+
+def test_python_dash_m_entry_point():
+    module_command = [sys.executable, "-m", "s4tf.tools.opt"]
+    outcome = run_tool("-p", "s4tf-lower-to-stablehlo", stdin=WELL_FORMED, command=module_command)
+    assert outcome.code == 0, outcome.err
+    assert "stablehlo.exponential" in outcome.out
+
+
+def test_output_file(tmp_path, opt):
+    target = tmp_path / "out.mlir"
+    outcome = opt(write(tmp_path, WELL_FORMED), "-o", str(target), "-p", "s4tf-lower-to-stablehlo")
+    assert outcome.code == 0, outcome.err
+    assert outcome.out == ""
+    written = target.read_text()
+    assert "stablehlo.add" in written and "s4tf." not in written
+    assert opt(str(target)).out == written
+
+
+def test_output_file_not_written_on_failure(tmp_path, opt):
+    target = tmp_path / "out.mlir"
+    outcome = opt(write(tmp_path, MALFORMED_OP), "-o", str(target))
+    assert outcome.code == 1
+    assert not target.exists()
+
+
+def test_unwritable_output_file(tmp_path):
+    outcome = run_tool(write(tmp_path, WELL_FORMED), "-o", str(tmp_path / "missing" / "out.mlir"))
+    assert_clean_failure(outcome)
+    assert "cannot write" in outcome.err
+
+
+def test_nonexistent_input_file(tmp_path):
+    missing = tmp_path / "missing.mlir"
+    outcome = run_tool(str(missing))
+    assert_clean_failure(outcome)
+    assert f"cannot read {missing}" in outcome.err
+    assert outcome.out == ""
+
+
+def test_directory_as_input(tmp_path):
+    outcome = run_tool(str(tmp_path))
+    assert_clean_failure(outcome)
+    assert "cannot read" in outcome.err
+
+
+# -- pipelines ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "pipeline",
+    ["--pass-pipeline=builtin.module(s4tf-canonicalize,no-such-pass)", "-pno-such-pass"],
+    ids=["pass-pipeline", "short-form"],
+)
+def test_unknown_pass(tmp_path, pipeline):
+    outcome = run_tool(write(tmp_path, WELL_FORMED), pipeline)
+    assert_clean_failure(outcome)
+    assert "'no-such-pass'" in outcome.err
+    for name in PASSES:
+        assert name in outcome.err
+    assert outcome.out == ""
+
+
+def test_s4tf_pass_nested_in_function_pipeline(opt, tmp_path):
+    outcome = opt(write(tmp_path, WELL_FORMED), "-p", "builtin.module(func.func(s4tf-canonicalize))")
+    assert outcome.code == 1
+    assert "write 's4tf-canonicalize' at the top level" in outcome.err
+
+
+def test_pipeline_given_twice(opt, tmp_path):
+    outcome = opt(write(tmp_path, WELL_FORMED), "-p", "cse", "--pass-pipeline=builtin.module(cse)")
+    assert outcome.code == 1
+    assert "not both" in outcome.err
+
+
+def test_unbalanced_pipeline(opt, tmp_path):
+    outcome = opt(write(tmp_path, WELL_FORMED), "-p", "func.func(canonicalize")
+    assert outcome.code == 1
+    assert "unbalanced '('" in outcome.err
+
+
+def test_print_ir_after_all(tmp_path):
+    pipeline = "s4tf-canonicalize,s4tf-lower-to-stablehlo,cse"
+    outcome = run_tool(write(tmp_path, WELL_FORMED), "-p", pipeline, "--print-ir-after-all")
+    assert outcome.code == 0, outcome.err
+    headers = re.findall(r"^// -----// IR Dump After (\S+)", outcome.err, flags=re.MULTILINE)
+    assert headers == ["s4tf-canonicalize:", "s4tf-lower-to-stablehlo:", "CSEPass:"]
+    after_canonicalize = outcome.err.split("IR Dump After")[1]
+    assert '"s4tf.exp"' in after_canonicalize and '"s4tf.add"' not in after_canonicalize
+    assert "stablehlo.exponential" in outcome.out and "IR Dump" not in outcome.out
+
+
+def test_internal_error_in_a_pass_is_a_diagnostic(monkeypatch, tmp_path, opt):
+    def crash(module):
+        raise RuntimeError("boom")
+
+    monkeypatch.setitem(PASSES, "test-crash", PassInfo("test-crash", "always fails", crash))
+    outcome = opt(write(tmp_path, WELL_FORMED), "-p", "test-crash")
+    assert outcome.code == 1
+    assert "internal error in pass 'test-crash': RuntimeError: boom" in outcome.err
+    assert "Traceback" not in outcome.err
+
+
+# -- diagnostics -------------------------------------------------------------------------
+
+
+def test_malformed_ir(tmp_path):
+    path = write(tmp_path, SYNTAX_ERROR)
+    outcome = run_tool(path)
+    assert_clean_failure(outcome)
+    assert outcome.err.startswith(f"{path}:2:7: error: expected operation name in quotes"), outcome.err
+    assert outcome.out == ""
+
+
+def test_malformed_ir_from_stdin():
+    outcome = run_tool(stdin=SYNTAX_ERROR)
+    assert_clean_failure(outcome)
+    assert outcome.err.startswith("<stdin>:2:7: error: expected operation name in quotes"), outcome.err
+
+
+def test_malformed_s4tf_op(tmp_path):
+    path = write(tmp_path, MALFORMED_OP)
+    outcome = run_tool(path, "-p", "s4tf-lower-to-stablehlo")
+    assert_clean_failure(outcome)
+    message = "'s4tf.add' result type(s) tensor<3xf32> do not match the inferred tensor<2xf32>"
+    assert f"{path}:3:8: error: {message}" in outcome.err
+    assert outcome.out == ""
+
+
+def test_split_input_file_reports_each_chunk_at_its_file_line(tmp_path, opt):
+    text = f"{WELL_FORMED}{SPLIT_MARKER}\n{MALFORMED_OP}{SPLIT_MARKER}\n{MALFORMED_OP}"
+    path = write(tmp_path, text)
+    outcome = opt(path, "--split-input-file")
+    assert outcome.code == 1
+    first_line = len(WELL_FORMED.splitlines()) + 2
+    second_line = first_line + len(MALFORMED_OP.splitlines()) + 1
+    lines = [f"{path}:{first_line + 2}:8: error:", f"{path}:{second_line + 2}:8: error:"]
+    assert [line.split(" 's4tf.add'")[0] for line in outcome.err.splitlines()] == lines
+
+
+def test_pass_warnings_are_diagnostics(tmp_path, opt):
+    path = write(tmp_path, ZERO_DERIVATIVE)
+    for _ in range(2):  # every run reports it, not only the first in a process
+        outcome = opt(path, "-p", "s4tf-jvp")
+        assert outcome.code == 0
+        assert f"{path}:1:1: warning: result #0 of '@f' does not depend on any differentiated argument" in outcome.err
+
+
+# -- --verify-diagnostics ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        MALFORMED_OP.replace("  %0 =", "  // expected-error @below {{do not match the inferred tensor<2xf32>}}\n  %0 ="),
+        MALFORMED_OP.replace("  %0 =", "  // expected-error @+1 {{'s4tf.add' result type(s)}}\n  %0 ="),
+        MALFORMED_OP.replace("tensor<3xf32>\n  return", "tensor<3xf32>  // expected-error {{s4tf.add}}\n  return"),
+        MALFORMED_OP.replace("  return", "  // expected-error @above {{inferred}}\n  return"),
+        MALFORMED_OP.replace("  return", "  // expected-error @-1 {{inferred}}\n  return"),
+    ],
+    ids=["below", "plus-one", "same-line", "above", "minus-one"],
+)
+def test_verify_diagnostics_accepts_expected_error(tmp_path, opt, text):
+    outcome = opt(write(tmp_path, text), "--verify-diagnostics")
+    assert outcome.code == 0, outcome.err
+    assert outcome.err == ""
+
+
+def test_verify_diagnostics_expected_error_not_produced(tmp_path):
+    text = WELL_FORMED.replace("  %1 =", "  // expected-error @below {{must be a float}}\n  %1 =")
+    outcome = run_tool(write(tmp_path, text), "--verify-diagnostics")
+    assert outcome.code == 1
+    assert 'expected error "must be a float" on line 5 was not produced' in outcome.err
+    assert "Traceback" not in outcome.err
+
+
+def test_verify_diagnostics_wrong_message(tmp_path, opt):
+    text = MALFORMED_OP.replace("  %0 =", "  // expected-error @below {{operand dtype}}\n  %0 =")
+    outcome = opt(write(tmp_path, text), "--verify-diagnostics")
+    assert outcome.code == 1
+    assert "unexpected error: 's4tf.add' result type(s)" in outcome.err
+    assert 'expected error "operand dtype" on line 4 was not produced' in outcome.err
+
+
+def test_verify_diagnostics_wrong_line(tmp_path, opt):
+    text = MALFORMED_OP.replace("  return", "  // expected-error @below {{inferred}}\n  return")
+    outcome = opt(write(tmp_path, text), "--verify-diagnostics")
+    assert outcome.code == 1
+    assert "unexpected error" in outcome.err
+
+
+def test_verify_diagnostics_unexpected_error(tmp_path, opt):
+    outcome = opt(write(tmp_path, MALFORMED_OP), "--verify-diagnostics")
+    assert outcome.code == 1
+    assert ":3:8: unexpected error: 's4tf.add' result type(s)" in outcome.err
+
+
+def test_verify_diagnostics_with_expected_warning(tmp_path, opt):
+    text = "// expected-warning @below {{its derivative is zero}}\n" + ZERO_DERIVATIVE
+    outcome = opt(write(tmp_path, text), "-p", "s4tf-jvp", "--verify-diagnostics")
+    assert outcome.code == 0, outcome.err
+    assert "@f_jvp_wrt_0" in outcome.out
+
+
+# -- help --------------------------------------------------------------------------------
+
+
+def test_help_mentions_passes():
+    outcome = run_tool("--help")
+    assert outcome.code == 0
+    for name, info in PASSES.items():
+        assert name in outcome.out
+        assert info.description in outcome.out
+    for option in ("--pass-pipeline", "-p", "--split-input-file", "--verify-diagnostics", "--print-ir-after-all", "-o"):
+        assert option in outcome.out
+
+
+def test_list_passes(opt):
+    outcome = opt("--list-passes")
+    assert outcome.code == 0
+    for name in PASSES:
+        assert name in outcome.out
+    assert "cse" in outcome.out
