@@ -11,6 +11,9 @@ IRDL constraint used in the dialect's IRDL spec.
 
 from __future__ import annotations
 
+import re
+
+import ml_dtypes
 import numpy as np
 
 from s4tf.dialects.types import DTYPES, TensorType, canonical_dtype, element_type, to_numpy_dtype
@@ -126,8 +129,26 @@ class _Elements(AttrKind):
             )
             return np.full(tensor_type.shape, scalar, dtype=np_dtype)
         if tensor_type.dtype == "bf16":
-            return np.array(dense, dtype=np.uint16).view(np_dtype).reshape(tensor_type.shape)
+            return _bf16_bits(dense).view(np_dtype).reshape(tensor_type.shape)
         return np.array(dense).astype(np_dtype, copy=False).reshape(tensor_type.shape)
+
+
+def _bf16_bits(dense: ir.DenseElementsAttr) -> np.ndarray:
+    """The bit patterns of a bf16 attribute's elements, read from its text: MLIR's Python API
+    has no buffer view of bf16 data. MLIR prints each element so that it parses back exactly
+    (a decimal, or hex bits such as ``0x7F80`` for non-finite values), or a large attribute
+    as one hex string of its raw little-endian bytes."""
+    text = str(dense)
+    body = text[text.index("<") + 1 : text.rindex("> :")]
+    if body.startswith('"0x'):
+        return np.frombuffer(bytes.fromhex(body[3:-1]), dtype="<u2")
+    return np.array([_bf16_token_bits(token) for token in re.findall(r"[^\s\[\],]+", body)], np.uint16)
+
+
+def _bf16_token_bits(token: str) -> int:
+    if token.startswith("0x"):
+        return int(token, 16)
+    return int(np.array(float(token)).astype(ml_dtypes.bfloat16).view(np.uint16))
 
 
 INT_ARRAY = _IntArray()

@@ -159,7 +159,15 @@ Logistic = _unary(
 Floor = _unary("floor", np.floor, "floor", doc="Elementwise floor (not differentiable).")
 Ceil = _unary("ceil", np.ceil, "ceil", doc="Elementwise ceiling (not differentiable).")
 Round = _unary("round", np.round, "round_nearest_even", doc="Elementwise rounding, halves to even (not differentiable).")
-Not = _unary("not", np.invert, "not", "int_or_bool", "Elementwise logical (bool) or bitwise (int) not.")
+Not = _unary(
+    "not", np.invert, "not", "int_or_bool",
+    """Elementwise logical (bool) or bitwise (int) not.
+
+    ```mlir
+    %0 = "s4tf.not"(%x) : (tensor<4xi1>) -> tensor<4xi1>
+    ```
+    """,
+)
 
 
 class StopGradient(Op):
@@ -348,6 +356,13 @@ class Minimum(_Extremum):
 
 
 class _LogicalOp(BinaryOp):
+    """Elementwise logical op on bool or integer tensors, with broadcasting.
+
+    ```mlir
+    %0 = "s4tf.{name}"(%x, %y) : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+    ```
+    """
+
     kinds = "int_or_bool"
 
     @classmethod
@@ -491,7 +506,7 @@ class Cast(Op):
 
     @staticmethod
     def lower(lowering, x, *, dtype):
-        return hlo.value("convert", [x], lowering.result_type)
+        return hlo.convert(x, lowering.operand_types[0], lowering.result_type)
 
     @staticmethod
     def is_differentiable(operand_types, result_type, attrs):

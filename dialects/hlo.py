@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from s4tf.dialects.attributes import ELEMENTS
-from s4tf.dialects.types import TensorType, canonical_dtype, to_numpy_dtype
+from s4tf.dialects.types import FLOAT_DTYPES, TensorType, canonical_dtype, to_numpy_dtype
 from s4tf.mlir import ir
 
 
@@ -62,6 +62,18 @@ def constant(array: np.ndarray) -> ir.Value:
 
 def scalar(number, dtype: str) -> ir.Value:
     return constant(np.array(number, dtype=to_numpy_dtype(dtype)))
+
+
+def convert(operand: ir.Value, operand_type: TensorType, result_type: TensorType) -> ir.Value:
+    """``stablehlo.convert``. Integers reach bf16 through f32 rounded to bf16 precision: IREE's
+    CPU backend cannot link integer-to-bf16 conversions (no ``__truncsfbf2``), and folds a
+    plain integer-to-f32-to-bf16 pair back into one."""
+    if result_type.dtype == "bf16" and operand_type.dtype not in FLOAT_DTYPES:
+        f32 = result_type.with_dtype("f32")
+        as_f32 = value("convert", [operand], f32)
+        rounded = value("reduce_precision", [as_f32], f32, exponent_bits="8 : i32", mantissa_bits="7 : i32")
+        return value("convert", [rounded], result_type)
+    return value("convert", [operand], result_type)
 
 
 def broadcast(operand: ir.Value, operand_type: TensorType, shape) -> ir.Value:

@@ -20,6 +20,13 @@ from s4tf.errors import DTypeError, OpAttributeError, ShapeError
 from s4tf.mlir import ir
 
 
+def _einsum(subscripts: str, *operands: np.ndarray) -> np.ndarray:
+    """``np.einsum``; bf16, which it does not support, is computed in float32."""
+    if any(operand.dtype == to_numpy_dtype("bf16") for operand in operands):
+        operands = tuple(operand.astype(np.float32) for operand in operands)
+    return np.einsum(subscripts, *operands)
+
+
 def _check_number_operands(lhs: TensorType, rhs: TensorType) -> None:
     if lhs.dtype != rhs.dtype:
         raise DTypeError(f"operands must have one dtype, got {lhs.dtype} and {rhs.dtype}")
@@ -76,7 +83,7 @@ class DotGeneral(Op):
             + [s for i, s in enumerate(lhs_sub) if i not in lhs_batch + lhs_contract]
             + [s for i, s in enumerate(rhs_sub) if i not in rhs_batch + rhs_contract]
         )
-        return np.einsum(f"{''.join(lhs_sub)},{''.join(rhs_sub)}->{''.join(out)}", lhs, rhs)
+        return _einsum(f"{''.join(lhs_sub)},{''.join(rhs_sub)}->{''.join(out)}", lhs, rhs)
 
     @staticmethod
     def lower(lowering, lhs, rhs, *, lhs_batch, rhs_batch, lhs_contract, rhs_contract):
@@ -177,6 +184,36 @@ def _padding_attr(padding):
     return [[padding[0], padding[1]], [padding[2], padding[3]]]
 
 
+def _read_only_single_windows(input, input_type, output_shape, spans, padding, lhs_dilation, pad_value):
+    """``(input, padding, lhs_dilation)`` for a window op that IREE's CPU backend compiles.
+
+    It cannot compile a convolution or ``reduce_window`` whose only window along a spatial
+    axis leaves input or padding unread at the end. Then the padding and input dilation are
+    applied by an explicit ``stablehlo.pad``, and such axes are cut to exactly the window.
+    """
+    sizes, lows, highs = input_type.shape[1:3], padding[0::2], padding[1::2]
+    extents = [(n - 1) * d + 1 + lo + hi for n, d, lo, hi in zip(sizes, lhs_dilation, lows, highs)]
+    unread = [out == 1 and extent > span for out, extent, span in zip(output_shape[1:3], extents, spans)]
+    if not any(unread) or 0 in input_type.shape:
+        return input, padding, lhs_dilation
+    batch, channels = input_type.shape[0], input_type.shape[3]
+    padded_type = input_type.with_shape((batch, *extents, channels))
+    padded = hlo.value(
+        "pad",
+        [input, hlo.scalar(pad_value, input_type.dtype)],
+        padded_type,
+        edge_padding_low=hlo.i64_array((0, *lows, 0)),
+        edge_padding_high=hlo.i64_array((0, *highs, 0)),
+        interior_padding=hlo.i64_array((0, *(d - 1 for d in lhs_dilation), 0)),
+    )
+    limit = (batch, *(span if cut else extent for cut, span, extent in zip(unread, spans, extents)), channels)
+    window_input = hlo.value(
+        "slice", [padded], input_type.with_shape(limit), start_indices=hlo.i64_array((0, 0, 0, 0)),
+        limit_indices=hlo.i64_array(limit), strides=hlo.i64_array((1, 1, 1, 1)),
+    )
+    return window_input, (0, 0, 0, 0), (1, 1)
+
+
 class Conv2D(Op):
     """2-D convolution of an NHWC input with an HWIO filter.
 
@@ -228,7 +265,7 @@ class Conv2D(Op):
         result = None
         for i, j, patch in _windows(input, filter.shape[:2], strides, padding, lhs_dilation, rhs_dilation, 0):
             parts = [
-                np.einsum(
+                _einsum(
                     "nhwc,co->nhwo",
                     patch[..., g * in_per_group : (g + 1) * in_per_group],
                     filter[i, j, :, g * out_per_group : (g + 1) * out_per_group],
@@ -241,6 +278,10 @@ class Conv2D(Op):
 
     @staticmethod
     def lower(lowering, input, filter, *, strides, padding, lhs_dilation, rhs_dilation, feature_group_count):
+        spans = [(k - 1) * d + 1 for k, d in zip(lowering.operand_types[1].shape[:2], rhs_dilation)]
+        input, padding, lhs_dilation = _read_only_single_windows(
+            input, lowering.operand_types[0], lowering.result_type.shape, spans, padding, lhs_dilation, 0
+        )
         padding_attr = ir.DenseElementsAttr.get(np.asarray(_padding_attr(padding), dtype=np.int64))
         return hlo.value(
             "convolution",
@@ -368,6 +409,9 @@ class PoolOp(Op):
     @staticmethod
     def lower_window(lowering, input, body, init, window, strides, padding):
         input_type = lowering.operand_types[0]
+        input, padding, _ = _read_only_single_windows(
+            input, input_type, lowering.result_type.shape, window, padding, (1, 1), init
+        )
         return hlo.reduce_window(
             input,
             input_type,

@@ -88,6 +88,12 @@ class ReduceSum(ReduceOp):
     body = "add"
 
     @classmethod
+    def infer(cls, x, *, axes, keepdims):
+        if not (is_float(x.dtype) or is_integer(x.dtype)):  # an i1 add would be a xor
+            raise DTypeError(f"sum needs a number operand, got {x.dtype}")
+        return super().infer(x, axes=axes, keepdims=keepdims)
+
+    @classmethod
     def jvp(cls, ops, primals, tangents, result, *, axes, keepdims):
         return ops.op(cls.name, tangents[0], axes=axes, keepdims=keepdims)
 

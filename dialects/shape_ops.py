@@ -13,7 +13,7 @@ import numpy as np
 from s4tf.dialects import hlo
 from s4tf.dialects.attributes import DTYPE, ELEMENTS, INT, INT_ARRAY
 from s4tf.dialects.op_def import Op
-from s4tf.dialects.types import TensorType, canonical_dtype, shape_str, to_numpy_dtype
+from s4tf.dialects.types import BOOL_DTYPE, TensorType, canonical_dtype, shape_str, to_numpy_dtype
 from s4tf.errors import DTypeError, OpAttributeError, ShapeError
 
 
@@ -60,6 +60,8 @@ class Iota(Op):
     @staticmethod
     def infer(*, shape, dimension, dtype):
         check_axis(dimension, len(shape), "dimension")
+        if dtype == BOOL_DTYPE:
+            raise DTypeError("iota needs a number dtype, got i1")
         return TensorType(shape, dtype)
 
     @staticmethod
@@ -71,6 +73,10 @@ class Iota(Op):
 
     @staticmethod
     def lower(lowering, *, shape, dimension, dtype):
+        if dtype == "bf16":  # counted in i32: IREE's CPU backend cannot link an iota in bf16
+            counted = lowering.result_type.with_dtype("i32")
+            indices = hlo.value("iota", [], counted, iota_dimension=INT.to_mlir(dimension))
+            return hlo.convert(indices, counted, lowering.result_type)
         return hlo.value("iota", [], lowering.result_type, iota_dimension=INT.to_mlir(dimension))
 
 

@@ -15,17 +15,13 @@ import numpy as np
 from s4tf.dialects.types import canonical_dtype, is_float, promote_dtypes, to_numpy_dtype
 from s4tf.dispatch import apply1
 from s4tf.errors import ShapeError
-from s4tf.tensor import Tensor
+from s4tf.tensor import Tensor, is_python_scalar
 
 DEFAULT_FLOAT = "f32"
 DEFAULT_INT = "i32"
 
 
 # -- operands ---------------------------------------------------------------------------
-
-
-def _is_python_scalar(value) -> bool:
-    return isinstance(value, (bool, int, float))
 
 
 def _scalar_dtype(value) -> str:
@@ -37,7 +33,7 @@ def _scalar_dtype(value) -> str:
 def dtype_of(value) -> str:
     if isinstance(value, Tensor):
         return value.tensor_type.dtype
-    if _is_python_scalar(value):
+    if is_python_scalar(value):
         return _scalar_dtype(value)
     return canonical_dtype(np.asarray(value).dtype)
 
@@ -50,7 +46,7 @@ def asarray(value, dtype=None):
     """A tensor (or host array, converted where it is used) of ``dtype``."""
     if isinstance(value, Tensor):
         return value if dtype is None else astype(value, dtype)
-    if dtype is None and _is_python_scalar(value):
+    if dtype is None and is_python_scalar(value):
         dtype = _scalar_dtype(value)
     array = np.asarray(value, dtype=None if dtype is None else to_numpy_dtype(canonical_dtype(dtype)))
     canonical_dtype(array.dtype)
@@ -66,8 +62,8 @@ def _as_operand(value, dtype: str):
 
 def _result_dtype(*values) -> str:
     """NumPy-style promotion where Python scalars are weak."""
-    strong = [dtype_of(v) for v in values if not _is_python_scalar(v)]
-    weak = [dtype_of(v) for v in values if _is_python_scalar(v)]
+    strong = [dtype_of(v) for v in values if not is_python_scalar(v)]
+    weak = [dtype_of(v) for v in values if is_python_scalar(v)]
     dtype = None
     for d in strong:
         dtype = d if dtype is None else promote_dtypes(dtype, d)
@@ -177,6 +173,21 @@ def logical_and(x, y):
 
 def logical_or(x, y):
     return _elementwise("or", x, y, dtype="i1")
+
+
+def bitwise_and(x, y):
+    """``x & y``: logical on bools, bitwise on integers (as in NumPy)."""
+    return _elementwise("and", x, y)
+
+
+def bitwise_or(x, y):
+    """``x | y``: logical on bools, bitwise on integers (as in NumPy)."""
+    return _elementwise("or", x, y)
+
+
+def invert(x):
+    """``~x``: logical not on bools, bitwise not on integers (as in NumPy)."""
+    return _elementwise("not", x)
 
 
 def _comparison(op_name):
@@ -446,7 +457,9 @@ def _reduce(op_name, x, axis, keepdims):
 
 
 def sum(x, axis=None, keepdims=False):  # noqa: A001  (NumPy's name)
-    return _reduce("reduce_sum", x, axis, keepdims)
+    """``np.sum``; booleans are counted (summed as int32)."""
+    x = _tensor(x)
+    return _reduce("reduce_sum", astype(x, DEFAULT_INT) if dtype_of(x) == "i1" else x, axis, keepdims)
 
 
 def max(x, axis=None, keepdims=False):  # noqa: A001  (NumPy's name)
@@ -513,7 +526,13 @@ def matmul(x, y):
             f"matmul: incompatible shapes {tuple(x.shape)} and {tuple(y.shape)}: "
             f"{x2.shape[-1]} columns against {y2.shape[-2]} rows"
         )
-    batch = tuple(np.broadcast_shapes(tuple(x2.shape[:-2]), tuple(y2.shape[:-2])))
+    try:
+        batch = tuple(np.broadcast_shapes(tuple(x2.shape[:-2]), tuple(y2.shape[:-2])))
+    except ValueError:
+        raise ShapeError(
+            f"matmul: incompatible shapes {tuple(x.shape)} and {tuple(y.shape)}: "
+            f"batch dimensions {tuple(x2.shape[:-2])} and {tuple(y2.shape[:-2])} do not broadcast"
+        ) from None
     nb = len(batch)
     if nb:
         x2 = broadcast_to(x2, batch + tuple(x2.shape[-2:]))
@@ -605,10 +624,11 @@ def avg_pool2d(x, window=2, strides=None, padding="valid"):
 
 
 __all__ = [
-    "abs", "add", "arange", "argmax", "asarray", "astype", "avg_pool2d", "broadcast_in_dim",
+    "abs", "add", "arange", "argmax", "asarray", "astype", "avg_pool2d", "bitwise_and", "bitwise_or",
+    "broadcast_in_dim",
     "broadcast_to", "cast", "ceil", "clip", "concatenate", "conv2d", "cos", "divide",
     "dot_general", "equal", "exp", "expand_dims", "flip", "floor", "full", "full_like", "getitem",
-    "greater", "greater_equal", "iota", "less", "less_equal", "log", "log1p", "log_softmax",
+    "greater", "greater_equal", "invert", "iota", "less", "less_equal", "log", "log1p", "log_softmax",
     "logical_and", "logical_not", "logical_or", "logistic", "logsumexp", "matmul", "max",
     "max_pool2d", "maximum", "mean", "min", "minimum", "multiply", "negative", "not_equal",
     "ones", "ones_like", "op", "pad", "power", "relu", "reshape", "round", "rsqrt", "select",

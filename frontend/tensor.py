@@ -13,10 +13,18 @@ import numpy as np
 from s4tf.dialects.types import TensorType, canonical_dtype, to_numpy_dtype
 from s4tf.errors import StagingError
 from s4tf.locations import user_location
+from s4tf.runtime.transfer import to_host
+
+
+def is_python_scalar(value) -> bool:
+    """A Python ``bool``, ``int`` or ``float``, a weakly typed value; NumPy scalars such as
+    ``np.float64(1.0)`` (a subclass of ``float``) are 0-d arrays with a dtype of their own."""
+    return isinstance(value, (bool, int, float)) and not isinstance(value, np.generic)
 
 
 class Tensor:
-    """A tensor whose elements live on an IREE device."""
+    """A tensor whose elements live on an IREE device; ``target`` names what made it
+    (``"cpu"``, ``"vulkan"``, ...), and so the device it lives on."""
 
     __array_priority__ = 100  # NumPy defers `ndarray op Tensor` to the Tensor
 
@@ -51,7 +59,7 @@ class Tensor:
 
     def numpy(self) -> np.ndarray:
         """A host copy of the elements."""
-        return np.asarray(self._device_array.to_host())
+        return np.asarray(to_host(self._device_array))
 
     def __array__(self, dtype=None, copy=None):
         array = self.numpy()

@@ -25,8 +25,8 @@ _BINARY = {
     "truediv": np_api.divide,
     "pow": np_api.power,
     "matmul": np_api.matmul,
-    "and": np_api.logical_and,
-    "or": np_api.logical_or,
+    "and": np_api.bitwise_and,
+    "or": np_api.bitwise_or,
 }
 _COMPARISONS = {
     "eq": np_api.equal,
@@ -53,7 +53,7 @@ def attach() -> None:
     Tensor.__neg__ = np_api.negative
     Tensor.__pos__ = lambda self: self
     Tensor.__abs__ = np_api.abs
-    Tensor.__invert__ = np_api.logical_not
+    Tensor.__invert__ = np_api.invert
     Tensor.__getitem__ = np_api.getitem
     Tensor.T = property(np_api.transpose)
     Tensor.reshape = _reshape

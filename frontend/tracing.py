@@ -29,7 +29,7 @@ from s4tf.dialects.types import TensorType, canonical_dtype
 from s4tf.errors import S4tfError, StagingError
 from s4tf.locations import SourceLocation, innermost_user_location, mlir_location, user_location
 from s4tf.mlir import func, ir, new_context
-from s4tf.tensor import Tensor, Tracer
+from s4tf.tensor import Tensor, Tracer, is_python_scalar
 
 _state = threading.local()
 
@@ -73,11 +73,16 @@ def is_array_like(value) -> bool:
     return isinstance(value, (Tensor, np.ndarray, np.generic)) or hasattr(value, "__array__")
 
 
+def is_static_scalar(leaf) -> bool:
+    """Python scalars and strings are static (folded into the code); NumPy scalars are arrays."""
+    return is_python_scalar(leaf) or isinstance(leaf, str)
+
+
 def leaf_spec(leaf, path: str = "argument"):
     """A leaf's part of a signature: a :class:`TensorType` for arrays, :class:`Static` for scalars."""
     if isinstance(leaf, Tensor):
         return leaf.tensor_type
-    if isinstance(leaf, (bool, int, float, str)):
+    if is_static_scalar(leaf):
         return Static(leaf)
     if is_array_like(leaf):
         array = np.asarray(leaf)
@@ -217,7 +222,7 @@ class Trace:
         output_leaves, output_tree = pytree.flatten(output)
         values, outputs = [], []
         for leaf in output_leaves:
-            if isinstance(leaf, (bool, int, float, str)) or leaf is None:
+            if is_static_scalar(leaf) or leaf is None:
                 outputs.append(Static(leaf))
             else:
                 leaf_spec(leaf, "return value")

@@ -63,3 +63,25 @@ def test_index_errors():
         x[5]
     with pytest.raises(s4tf.ShapeError, match="too many indices"):
         x[0, 0, 0]
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.bool_])
+def test_bitwise_operators_follow_numpy(dtype):
+    a = np.array([1, 2, 12, 0], dtype)
+    b = np.array([3, 6, 10, 1], dtype)
+    staged = s4tf.function(lambda a, b: (~a, a & b, a | b, ~(a > b)))
+    for got, want in zip(staged(a, b), (~a, a & b, a | b, ~(a > b))):
+        assert np.asarray(got).dtype == want.dtype
+        np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_bitwise_operator_on_floats_is_a_dtype_error():
+    with pytest.raises(s4tf.DTypeError, match="not an integer or bool"):
+        s4tf.function(lambda x: ~x)(X)
+
+
+def test_numpy_scalar_argument_is_an_input_not_a_constant():
+    scale = s4tf.function(lambda x, s: x * s)
+    scale(X, np.float32(2.0))
+    np.testing.assert_allclose(np.asarray(scale(X, np.float32(3.0))), X * 3, rtol=1e-6)
+    assert len(scale._compiled) == 1

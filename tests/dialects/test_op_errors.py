@@ -1,0 +1,151 @@
+"""Operands an op does not accept: errors name the op and the offending shapes or dtypes,
+and are located at the user's line; the verifier rejects the same ops written as IR."""
+
+import numpy as np
+import pytest
+
+import s4tf
+from s4tf.mlir import ir, new_context
+from s4tf.passes.diagnostics import error_messages
+from s4tf.passes.pipeline import build_pass_manager
+
+
+def f32(*shape):
+    return np.ones(shape, np.float32)
+
+
+def i32(*shape):
+    return np.ones(shape, np.int32)
+
+
+POOL = {"window": (2, 2), "strides": (2, 2), "padding": (0, 0, 0, 0)}
+PAD = {"low": (1,), "high": (1,), "interior": (0,)}
+
+# Each staged function is a one-line lambda: the error must be located at its line.
+# id: (function, arguments, words the message must contain)
+SHAPE_ERRORS = {
+    "matmul": (lambda x, w: x @ w, [f32(4, 3), f32(2, 5)], ["matmul", "(4, 3)", "(2, 5)"]),
+    "batched_matmul": (lambda x, w: x @ w, [f32(2, 3, 4), f32(3, 4, 5)], ["matmul", "(2, 3, 4)", "(3, 4, 5)"]),
+    "add_broadcast": (lambda x, y: x + y, [f32(2, 3), f32(4)], ["s4tf.add", "(2, 3)", "(4,)"]),
+    "select_broadcast": (
+        lambda p, x: s4tf.where(p, x, 0.0), [np.ones(3, bool), f32(2)], ["s4tf.select", "(3,)", "(2,)"],
+    ),
+    "dot_general_contraction": (
+        lambda x, w: s4tf.dot_general(x, w, ((1,), (1,))),
+        [f32(4, 3), f32(2, 5)],
+        ["s4tf.dot_general", "(4, 3)", "(2, 5)", "contracting"],
+    ),
+    "dot_general_batch": (
+        lambda x, w: s4tf.dot_general(x, w, ((2,), (1,)), ((0,), (0,))),
+        [f32(2, 3, 4), f32(3, 4, 5)],
+        ["s4tf.dot_general", "(2, 3, 4)", "(3, 4, 5)", "batch"],
+    ),
+    "conv2d_channels": (
+        lambda x, w: s4tf.conv2d(x, w),
+        [f32(1, 5, 5, 3), f32(2, 2, 4, 6)],
+        ["s4tf.conv2d", "(1, 5, 5, 3)", "(2, 2, 4, 6)", "3 channels"],
+    ),
+    "conv2d_groups": (
+        lambda x, w: s4tf.conv2d(x, w, groups=2),
+        [f32(1, 5, 5, 4), f32(2, 2, 4, 6)],
+        ["s4tf.conv2d", "(1, 5, 5, 4)", "(2, 2, 4, 6)", "2 groups"],
+    ),
+    "concatenate": (
+        lambda x, y: s4tf.concatenate([x, y], axis=1), [f32(2, 3), f32(3, 3)], ["s4tf.concatenate", "(2, 3)", "(3, 3)"],
+    ),
+    "reshape": (lambda x: s4tf.op("reshape", x, shape=(5,)), [f32(2, 3)], ["s4tf.reshape", "(2, 3)", "(5,)"]),
+    "broadcast_to": (lambda x: s4tf.broadcast_to(x, (2, 4)), [f32(3)], ["s4tf.broadcast_in_dim", "(3,)", "(2, 4)"]),
+    "slice": (lambda x: s4tf.slice(x, (0, 1), (2, 5)), [f32(2, 3)], ["s4tf.slice", "1:5:1", "(2, 3)"]),
+    "pad_value": (lambda x, v: s4tf.op("pad", x, v, **PAD), [f32(3), f32(2)], ["s4tf.pad", "scalar", "(2,)"]),
+    "pool_rank": (lambda x: s4tf.op("max_pool2d", x, **POOL), [f32(4, 4)], ["s4tf.max_pool2d", "(4, 4)"]),
+}
+DTYPE_ERRORS = {
+    "add": (lambda x, y: s4tf.op("add", x, y), [f32(3), i32(3)], ["s4tf.add", "f32", "i32"]),
+    "exp_of_int": (lambda x: s4tf.op("exp", x), [i32(3)], ["s4tf.exp", "i32", "float"]),
+    "not_of_float": (lambda x: s4tf.op("not", x), [f32(3)], ["s4tf.not", "f32"]),
+    "select_predicate": (lambda p, x: s4tf.op("select", p, x, x), [f32(3), f32(3)], ["s4tf.select", "i1", "f32"]),
+    "concatenate": (lambda x, y: s4tf.op("concatenate", x, y, axis=0), [f32(2), i32(2)], ["concatenate", "f32", "i32"]),
+    "dot_general": (
+        lambda x, w: s4tf.dot_general(x, w, ((1,), (0,))), [f32(2, 3), i32(3, 2)], ["s4tf.dot_general", "f32", "i32"],
+    ),
+    "pad_value": (lambda x, v: s4tf.op("pad", x, v, **PAD), [f32(3), np.int32(0)], ["s4tf.pad", "i32", "f32"]),
+    "sum_of_bool": (
+        lambda p: s4tf.op("reduce_sum", p, axes=(0,), keepdims=False), [np.ones(3, bool)], ["s4tf.reduce_sum", "i1"],
+    ),
+    "mean_of_int": (lambda x: s4tf.op("reduce_mean", x, axes=(), keepdims=False), [i32(3)], ["s4tf.reduce_mean", "i32"]),
+    "argmax_index": (lambda x: s4tf.argmax(x, dtype=np.float32), [f32(3)], ["s4tf.argmax", "f32"]),
+    "iota_of_bool": (lambda: s4tf.iota((3,), dtype=bool), [], ["s4tf.iota", "i1"]),
+    "pool_of_int": (lambda x: s4tf.op("avg_pool2d", x, **POOL), [i32(1, 4, 4, 1)], ["s4tf.avg_pool2d", "i32"]),
+}
+ATTRIBUTE_ERRORS = {
+    "permutation": (lambda x: s4tf.op("transpose", x, permutation=(0, 0)), [f32(2, 3)], ["s4tf.transpose", "[0, 0]"]),
+    "axis": (lambda x: s4tf.op("reduce_max", x, axes=(2,), keepdims=False), [f32(2, 3)], ["s4tf.reduce_max", "axis 2"]),
+    "unknown": (lambda x: s4tf.op("exp", x, axis=0), [f32(3)], ["s4tf.exp", "axis"]),
+}
+ERROR_TABLES = {s4tf.ShapeError: SHAPE_ERRORS, s4tf.DTypeError: DTYPE_ERRORS, s4tf.OpAttributeError: ATTRIBUTE_ERRORS}
+STAGED_ERRORS = {
+    f"{kind.__name__}-{case}": (kind, *value) for kind, cases in ERROR_TABLES.items() for case, value in cases.items()
+}
+
+
+def _located_message(caught, fn) -> str:
+    message = str(caught.value)
+    assert message.startswith(f"{__file__}:{fn.__code__.co_firstlineno}: "), message
+    return message
+
+
+@pytest.mark.parametrize("case", sorted(STAGED_ERRORS))
+def test_staged_error_names_the_op_and_operands_at_the_users_line(case):
+    error_type, fn, args, words = STAGED_ERRORS[case]
+    with pytest.raises(error_type) as caught:
+        s4tf.function(fn)(*args)
+    message = _located_message(caught, fn)
+    missing = [word for word in words if word not in message]
+    assert not missing, f"{missing} not in: {message}"
+
+
+def test_eager_error_is_located_at_the_calling_line():
+    add = lambda: s4tf.add(f32(2, 3), f32(4))  # noqa: E731  (its line is the location)
+    with pytest.raises(s4tf.ShapeError) as caught:
+        add()
+    assert "s4tf.add" in _located_message(caught, add)
+
+
+def test_float_functions_accept_integers_by_converting_them():
+    x = np.arange(4, dtype=np.int32)
+    result = s4tf.function(lambda v: s4tf.exp(v))(x)
+    assert result.dtype == np.float32
+    np.testing.assert_allclose(np.asarray(result), np.exp(x.astype(np.float64)), rtol=2e-5)
+
+
+def _verifier_errors(body: str) -> list[str]:
+    """The ``s4tf-verify`` errors for ``body`` as the function ``@f(%x: tensor<3xi32>)``."""
+    text = f"func.func @f(%x: tensor<3xi32>, %y: tensor<3xf32>) -> tensor<3xf32> {{\n{body}\n}}\n"
+    with new_context() as context:
+        module = ir.Module.parse(text)
+        try:
+            build_pass_manager("s4tf-verify", context).run(module.operation)
+        except ir.MLIRError as error:
+            return [str(message) for message in error_messages(error, "f.mlir")]
+    return []
+
+
+def test_verifier_rejects_exp_of_an_integer_written_as_ir():
+    errors = _verifier_errors(
+        '  %0 = "s4tf.exp"(%x) : (tensor<3xi32>) -> tensor<3xi32>\n'
+        '  %1 = "s4tf.exp"(%y) : (tensor<3xf32>) -> tensor<3xf32>\n'
+        "  return %1 : tensor<3xf32>"
+    )
+    assert len(errors) == 1, errors
+    assert errors[0].startswith("f.mlir:2:") and "s4tf.exp" in errors[0] and "i32" in errors[0], errors
+
+
+def test_verifier_rejects_a_result_type_that_differs_from_the_inferred_one():
+    errors = _verifier_errors(
+        '  %0 = "s4tf.add"(%y, %y) : (tensor<3xf32>, tensor<3xf32>) -> tensor<4xf32>\n'
+        '  %1 = "s4tf.add"(%y, %x) : (tensor<3xf32>, tensor<3xi32>) -> tensor<3xf32>\n'
+        "  return %y : tensor<3xf32>"
+    )
+    assert len(errors) == 2, errors
+    assert errors[0].startswith("f.mlir:2:") and "tensor<4xf32>" in errors[0] and "tensor<3xf32>" in errors[0], errors
+    assert errors[1].startswith("f.mlir:3:") and "s4tf.add" in errors[1] and "f32, i32" in errors[1], errors
