@@ -1,0 +1,135 @@
+"""The examples of docs/ run and print what the docs say; docs/dialect.md is up to date
+and its MLIR examples pass s4tf-verify."""
+
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from s4tf.dialects import OPS
+from s4tf.mlir import ir, new_context
+from s4tf.passes import build_pass_manager
+from s4tf.passes.diagnostics import format_mlir_error
+from s4tf.tools.gen_dialect_docs import DEFAULT_OUTPUT, mlir_example, render
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
+
+
+@dataclass(frozen=True)
+class Expected:
+    """Whole lines an example prints: ``stdout`` in this order, ``stderr`` in any order."""
+
+    stdout: list[str]
+    stderr: list[str] = field(default_factory=list)
+
+
+EXPECTED = {
+    "quickstart.py": Expected([
+        "staged module:",
+        '    %2 = "s4tf.tanh"(%1) : (tensor<4x2xf32>) -> tensor<4x2xf32>',
+        "matches NumPy: True",
+    ]),
+    "staging.py": Expected([
+        "entry function: mlp",
+        '    %3 = "s4tf.maximum"(%1, %2) : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>',
+        '#loc5 = loc("hidden"(#loc2))',
+        '#loc7 = loc("logits"(#loc4))',
+        "    %4 = stablehlo.maximum %2, %3 : tensor<4x8xf32>",
+        "matches NumPy: True",
+    ]),
+    "pytrees.py": Expected([
+        "result keys: ['loss', 'prediction']",
+        "probabilities sum to 1: True",
+        "loss is a scalar: True",
+        "gradient type: list of Dense",
+        "gradient shapes: [((3, 5), (5,)), ((5, 2), (2,))]",
+    ]),
+    "eager.py": Expected([
+        "type: Tensor (2, 3) float32",
+        "matches NumPy: True",
+        "x * 2 dtype: float32",
+        "asarray([1.0, 2.0]) dtype: float64",
+        "asarray([1.0, 2.0], dtype=float32) dtype: float32",
+        "x[1, ::2]: [3.0, 5.0]",
+        "argmax of each row: [2, 2]",
+    ]),
+    "errors.py": Expected([
+        "shape mismatch: ShapeError at errors.py:12: matmul: incompatible shapes (2, 3) and (2, 3): 3 columns against 2 rows",
+        "Python branch on a tensor: StagingError at errors.py:17: cannot take the truth value (in `if`, `while`, `and`, "
+        "`or` or `not`) of a traced tensor tensor<i1> inside a staged function: its value is only known when the "
+        "compiled function runs. Use s4tf.where for tensor-dependent choices, or return the tensor and inspect it outside.",
+        "raw op without an attribute: OpAttributeError at errors.py:37: s4tf.reduce_sum needs attribute(s) keepdims",
+        "absolute_staged: [1.0, 2.0]",
+    ]),
+    "s4tf_opt.py": Expected(
+        [
+            "$ s4tf-opt model.mlir -p s4tf-canonicalize,s4tf-lower-to-stablehlo,cse",
+            "    %3 = stablehlo.tanh %2 : tensor<4x2xf32>",
+            "exit code: 0",
+            "$ s4tf-opt model.mlir '--pass-pipeline=builtin.module(s4tf-canonicalize,s4tf-lower-to-stablehlo)' --print-ir-after-all",
+            "exit code: 0",
+            "$ s4tf-opt diagnostics.mlir --split-input-file --verify-diagnostics",
+            '    %0 = "s4tf.neg"(%arg0) : (tensor<2xf32>) -> tensor<2xf32>',
+            "exit code: 0",
+            "$ s4tf-opt diagnostics.mlir --split-input-file",
+            "exit code: 1",
+        ],
+        stderr=[
+            "// -----// IR Dump After s4tf-lower-to-stablehlo: s4tf-lower-to-stablehlo //----- //",
+            "diagnostics.mlir:12:8: error: 's4tf.add' result type(s) tensor<3xf32> do not match the inferred tensor<2xf32>",
+        ],
+    ),
+}
+
+
+def missing_in_order(expected: list[str], lines: list[str]) -> list[str]:
+    """The expected lines that do not appear, in this order, among ``lines``."""
+    remaining = iter(lines)
+    return [line for line in expected if line not in remaining]
+
+
+def test_every_example_has_expectations():
+    assert sorted(path.name for path in EXAMPLES.glob("*.py")) == sorted(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_example_runs(name):
+    completed = subprocess.run(
+        [sys.executable, str(EXAMPLES / name)], capture_output=True, text=True, timeout=600, check=False
+    )
+    assert completed.returncode == 0, completed.stderr
+    expected = EXPECTED[name]
+    assert missing_in_order(expected.stdout, completed.stdout.splitlines()) == [], completed.stdout
+    stderr_lines = set(completed.stderr.splitlines())
+    assert [line for line in expected.stderr if line not in stderr_lines] == [], completed.stderr
+
+
+def test_dialect_reference_is_up_to_date():
+    assert DEFAULT_OUTPUT.read_text(encoding="utf-8") == render(), "run: python tools/gen_dialect_docs.py"
+
+
+GENERIC_OP = re.compile(r'%0 = "s4tf\.\w+"\((?P<operands>[^)]*)\)(?: \{.*\})? : \((?P<types>.*)\) -> (?P<result>\S+)')
+
+def example_function(example: str) -> str:
+    """A ``func.func`` whose arguments are the example op's operands, returning its result."""
+    match = GENERIC_OP.fullmatch(example)
+    assert match, f"not a one-line generic s4tf op: {example}"
+    names = [name.strip() for name in match["operands"].split(",") if name.strip()]
+    types = re.findall(r"tensor<[^>]*>", match["types"])
+    arguments = ", ".join(f"{name}: {type_}" for name, type_ in zip(names, types))
+    result = match["result"]
+    return f"func.func @example({arguments}) -> {result} {{\n  {example}\n  return %0 : {result}\n}}\n"
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_dialect_reference_example_verifies(name):
+    context = new_context()
+    with context:
+        module = ir.Module.parse(example_function(mlir_example(OPS[name])))
+        try:
+            build_pass_manager("s4tf-verify", context).run(module.operation)
+        except ir.MLIRError as error:
+            pytest.fail(format_mlir_error(error, "example"))
