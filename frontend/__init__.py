@@ -17,12 +17,14 @@ import numpy as np
 
 from s4tf import numpy_api, tensor_methods
 from s4tf.autodiff import grad, jvp, value_and_grad, vjp
+from s4tf.deploy import DeployableModule, DeployedModule, compile, load  # noqa: A004  (s4tf.compile)
 from s4tf.errors import CompilationError, DTypeError, OpAttributeError, S4tfError, ShapeError, StagingError
 from s4tf.locations import name_scope
 from s4tf.numpy_api import (  # noqa: A004  (NumPy's names: abs, max, min, round, slice, sum)
-    abs, add, arange, argmax, asarray, astype, avg_pool2d, broadcast_in_dim, broadcast_to,
+    abs, add, arange, argmax, asarray, astype, avg_pool2d, bitwise_and, bitwise_or, broadcast_in_dim,
+    broadcast_to,
     cast, ceil, clip, concatenate, conv2d, cos, divide, dot_general, equal, exp,
-    expand_dims, flip, floor, full, full_like, getitem, greater, greater_equal, iota, less,
+    expand_dims, flip, floor, full, full_like, getitem, greater, greater_equal, invert, iota, less,
     less_equal, log, log1p, log_softmax, logical_and, logical_not, logical_or, logistic,
     logsumexp, matmul, max, max_pool2d, maximum, mean, min, minimum, multiply, negative,
     not_equal, ones, ones_like, op, pad, power, relu, reshape, round, rsqrt, select, sigmoid,
@@ -40,7 +42,7 @@ bfloat16 = ml_dtypes.bfloat16
 int32, int64, bool_ = np.int32, np.int64, np.bool_
 
 __all__ = [
-    "function", "StagedFunction", "grad", "value_and_grad", "jvp", "vjp", "Lowered", "Tensor", "name_scope",
+    "function", "StagedFunction", "compile", "load", "DeployableModule", "DeployedModule", "grad", "value_and_grad", "jvp", "vjp", "Lowered", "Tensor", "name_scope",
     "S4tfError", "ShapeError", "DTypeError", "OpAttributeError", "StagingError", "CompilationError",
     "float16", "float32", "float64", "bfloat16", "int32", "int64", "bool_",
     *numpy_api.__all__,

@@ -27,11 +27,18 @@ from s4tf.passes.diagnostics import format_mlir_error
 from s4tf.passes.pipeline import build_pass_manager
 from s4tf.runtime.device import LoadedModule
 from s4tf.runtime.executable import compile_and_load
+from s4tf.runtime.targets import get_target
 from s4tf.tensor import Tensor
 from s4tf.tracing import FunctionRecord, Static, Trace, current_scope, leaf_spec, rebuild_outputs, signature
 
 #: What runs between the staged module and IREE.
 LOWERING_PIPELINE = "s4tf-verify,s4tf-canonicalize,s4tf-lower-to-stablehlo,canonicalize,cse,symbol-dce"
+
+
+def lowering_pipeline(target: str) -> str:
+    """:data:`LOWERING_PIPELINE` with the availability check for ``target`` first, so ops
+    ``target`` cannot run are reported at the user's lines before IREE sees them."""
+    return f"s4tf-check-availability{{target={target}}},{LOWERING_PIPELINE}"
 
 
 class Lowered:
@@ -72,13 +79,16 @@ class Compiled:
     module: LoadedModule
 
     def __call__(self, leaves):
-        inputs = [
-            leaf.device_array if isinstance(leaf, Tensor) else np.asarray(leaf)
-            for leaf in leaves
-            if not isinstance(leaf_spec(leaf), Static)
-        ]
-        results = [Tensor(r) for r in self.module.invoke(self.lowered.entry, inputs)]
+        inputs = [module_input(leaf, self.module) for leaf in leaves if not isinstance(leaf_spec(leaf), Static)]
+        results = [Tensor(r, self.module.target) for r in self.module.invoke(self.lowered.entry, inputs)]
         return rebuild_outputs(self.lowered.record, results)
+
+
+def module_input(value, module: LoadedModule):
+    """A tensor on ``module``'s device as it is; anything else through the host."""
+    if isinstance(value, Tensor) and get_target(value.target).device == module.device:
+        return value.device_array
+    return np.asarray(value)
 
 
 class StagedFunction:
@@ -88,7 +98,7 @@ class StagedFunction:
         functools.update_wrapper(self, python_fn)
         self.__name__ = getattr(python_fn, "__name__", None) or getattr(getattr(python_fn, "func", None), "__name__", "staged")
         self.python_fn = python_fn
-        self.target = target
+        self.target = get_target(target).name
         self._compiled: dict[tuple, Compiled] = {}
 
     def __call__(self, *args, **kwargs):
@@ -119,14 +129,15 @@ class StagedFunction:
 
     def _compile(self, args, kwargs) -> Compiled:
         lowered = self._lower(args, kwargs)
-        return Compiled(lowered, compile_and_load(lowered.stablehlo(), self.target))
+        return Compiled(lowered, compile_and_load(lowered.stablehlo(lowering_pipeline(self.target)), self.target))
 
     def __repr__(self):
         return f"<s4tf.function {self.__name__}>"
 
 
 def function(python_fn=None, *, target: str = "cpu"):
-    """Decorator: ``@s4tf.function`` or ``@s4tf.function(target="cpu")``."""
+    """Decorator: ``@s4tf.function`` or ``@s4tf.function(target="vulkan")`` (see
+    :data:`s4tf.runtime.targets.TARGETS`); results are Tensors on the target's device."""
     if python_fn is None:
         return functools.partial(function, target=target)
     return StagedFunction(python_fn, target)

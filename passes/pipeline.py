@@ -1,16 +1,19 @@
 """Build a ``PassManager`` from MLIR's textual pipeline syntax with s4tf passes in it.
 
 Accepted forms: ``builtin.module(s4tf-canonicalize,cse)`` and the short ``a,b,c``.
-s4tf passes are added as Python passes; every other element goes to MLIR's own parser,
-so upstream passes (``canonicalize``, ``cse``, ``inline``, ``symbol-dce``,
+s4tf passes are added as Python passes, with options in MLIR's syntax
+(``s4tf-check-availability{target=vulkan}``); every other element goes to MLIR's own
+parser, so upstream passes (``canonicalize``, ``cse``, ``inline``, ``symbol-dce``,
 ``func.func(canonicalize)``) mix freely with ours.
 """
 
 from __future__ import annotations
 
+import re
+
 from s4tf.errors import S4tfError
 from s4tf.mlir import ir, passmanager
-from s4tf.passes.registry import PASSES
+from s4tf.passes.registry import PASSES, PassInfo
 
 UPSTREAM_EXAMPLES = ("canonicalize", "cse", "inline", "symbol-dce", "func.func(canonicalize)")
 
@@ -55,13 +58,50 @@ def known_passes_message() -> str:
     )
 
 
+_WITH_OPTIONS = re.compile(r"^([\w.-]+)\{(.*)\}$", re.DOTALL)
+
+
+def split_options(element: str) -> tuple[str, dict[str, str] | None]:
+    """``"name{a=1 b=2}"`` -> ``("name", {"a": "1", "b": "2"})``; without braces, ``(element, None)``."""
+    match = _WITH_OPTIONS.match(element)
+    if not match:
+        return element, None
+    name, body = match.groups()
+    options = {}
+    for item in body.split():
+        key, equals, value = item.partition("=")
+        if not equals or not key or not value:
+            raise PipelineError(f"bad option '{item}' in '{element}'; write {name}{{key=value}}")
+        options[key] = value
+    return name, options
+
+
+def checked_options(info: PassInfo, options: dict[str, str]) -> dict[str, str]:
+    """``options`` if ``info``'s pass takes them all, with every required one present."""
+    known = info.options()
+    for key, value in options.items():
+        if key not in known:
+            accepted = ", ".join(known) or "none"
+            raise PipelineError(f"pass '{info.name}' has no option '{key}'; its options: {accepted}")
+        allowed = info.choices.get(key)
+        if allowed and value not in allowed:
+            raise PipelineError(f"option {key}={value} of pass '{info.name}' must be one of: {', '.join(allowed)}")
+    missing = [key for key, required in known.items() if required and key not in options]
+    if missing:
+        example = " ".join(f"{key}=..." for key in missing)
+        raise PipelineError(f"pass '{info.name}' needs option(s) {', '.join(missing)}: write {info.name}{{{example}}}")
+    return options
+
+
 def build_pass_manager(pipeline: str, context: ir.Context) -> passmanager.PassManager:
     """A module-level ``PassManager`` running ``pipeline``; unknown passes raise :class:`PipelineError`."""
     manager = passmanager.PassManager("builtin.module", context=context)
     for element in pipeline_elements(pipeline):
-        info = PASSES.get(element)
+        name, options = split_options(element)
+        info = PASSES.get(name)
         if info is not None:
-            manager.add(info.as_mlir_callback(), name=info.name, argument=info.name, description=info.description)
+            callback = info.as_mlir_callback(checked_options(info, options or {}))
+            manager.add(callback, name=info.name, argument=info.name, description=info.description)
             continue
         nested = next((name for name in sorted(PASSES) if name in element), None)
         if nested is not None:

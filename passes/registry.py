@@ -1,20 +1,26 @@
 """The pass registry: every s4tf pass by kebab-case name.
 
-A pass is a function ``run(module) -> None`` over a ``builtin.module`` operation. It
-reports problems with :func:`emit_error` at the offending op's location and raises
-:class:`PassFailed`; the registry turns that into MLIR's pass failure, so s4tf passes
-mix with upstream ones in one ``PassManager``.
+A pass is a function ``run(module, **options) -> None`` over a ``builtin.module``
+operation. It reports problems with :func:`emit_error` at the offending op's location and
+raises :class:`PassFailed`; the registry turns that into MLIR's pass failure, so s4tf
+passes mix with upstream ones in one ``PassManager``. Options are the function's keyword
+parameters (required unless they have a default), given in a pipeline as
+``name{key=value}``; ``choices`` lists the values an option accepts.
 
 ```python
 @register("s4tf-verify", "Check every s4tf op against its definition")
 def verify(module): ...
+
+@register("s4tf-check-availability", "...", choices={"target": ("cpu", "vulkan")})
+def check(module, target): ...
 ```
 """
 
 from __future__ import annotations
 
+import inspect
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from s4tf.mlir import ir
@@ -28,15 +34,22 @@ class PassFailed(Exception):
 class PassInfo:
     name: str
     description: str
-    run: Callable[[ir.Operation], None]
+    run: Callable[..., None]
+    choices: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
-    def as_mlir_callback(self):
-        """The ``(op, pass_)`` callable ``PassManager.add`` takes."""
+    def options(self) -> dict[str, bool]:
+        """Option name -> whether it is required (the keyword parameters of ``run``)."""
+        parameters = list(inspect.signature(self.run).parameters.values())[1:]
+        return {p.name: p.default is inspect.Parameter.empty for p in parameters}
+
+    def as_mlir_callback(self, options: dict[str, str] | None = None):
+        """The ``(op, pass_)`` callable ``PassManager.add`` takes, with ``options`` bound."""
+        options = options or {}
 
         def callback(operation, mlir_pass):
             try:
                 with operation.location:
-                    self.run(operation)
+                    self.run(operation, **options)
             except PassFailed:
                 mlir_pass.signal_pass_failure()
             except Exception as error:  # a bug in the pass must not crash the host process
@@ -49,13 +62,13 @@ class PassInfo:
 PASSES: dict[str, PassInfo] = {}
 
 
-def register(name: str, description: str):
+def register(name: str, description: str, choices: dict[str, tuple[str, ...]] | None = None):
     """Decorator registering ``run`` as the pass ``name``."""
 
     def decorate(run):
         if name in PASSES:
             raise RuntimeError(f"pass {name} is registered twice")
-        PASSES[name] = PassInfo(name, description, run)
+        PASSES[name] = PassInfo(name, description, run, dict(choices or {}))
         return run
 
     return decorate

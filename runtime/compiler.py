@@ -12,8 +12,9 @@ from iree.compiler.version import VERSION as IREE_VERSION
 
 from s4tf.errors import CompilationError
 from s4tf.runtime.cache import DiskCache, cache_key
-from s4tf.runtime.targets import get_target
+from s4tf.runtime.targets import compile_flags
 from s4tf.version import __version__
+
 
 def module_cache_key(module_text: str, target: str, flags) -> str:
     return cache_key(module_text, target, " ".join(flags), __version__, IREE_VERSION)
@@ -21,7 +22,7 @@ def module_cache_key(module_text: str, target: str, flags) -> str:
 
 def compile_stablehlo(module_text: str, target: str = "cpu", extra_flags=(), cache: DiskCache | None = None) -> bytes:
     """The ``.vmfb`` for ``module_text`` on ``target``; served from the cache when present."""
-    flags = [*get_target(target).compile_flags, *extra_flags]
+    flags = compile_flags(target, extra_flags)
     cache = cache or DiskCache()
     key = module_cache_key(module_text, target, flags)
     cached = cache.get(key)

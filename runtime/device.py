@@ -1,27 +1,54 @@
 """IREE devices and loaded modules.
 
 One runtime configuration per driver is created on first use and shared. Arrays live
-on the device as ``iree.runtime.DeviceArray`` until the host asks for them.
+on the device as ``iree.runtime.DeviceArray`` until the host asks for them
+(:func:`s4tf.runtime.transfer.to_host`).
 
 ```python
-module = load_module(vmfb, "cpu")
+module = LoadedModule(vmfb, device="cpu")
 outputs = module.invoke("predict", [x, w])   # DeviceArrays stay on the device
 ```
+
+s4tf records the target a module was built for in its functions' reflection
+(``s4tf.target``); loading it on a device that cannot run it fails with an error naming
+both. For modules built elsewhere, IREE's own refusal names the executable format,
+which is mapped back to a target name.
 """
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import iree.runtime as iree_runtime
 import numpy as np
 
 from s4tf.errors import S4tfError
-from s4tf.runtime.targets import get_target
+from s4tf.runtime.parameters import parameters_module
+from s4tf.runtime.targets import DEVICES, TARGETS, check_device, get_target, targets_with_format
+
+#: Reflection keys s4tf writes on every exported function.
+TARGET_KEY = "s4tf.target"
+PARAMETERS_KEY = "s4tf.parameters"
+
+_EXECUTABLE_FORMAT = re.compile(r'#hal\.executable\.target<"[^"]*", "([^"]+)"')
+_TENSOR = re.compile(r"tensor<([^>]*)>")
 
 
 class ModuleLoadError(S4tfError, RuntimeError):
-    """A ``.vmfb`` that IREE's runtime refuses to load."""
+    """A ``.vmfb`` that cannot be loaded (corrupt, or missing what it needs)."""
+
+
+class WrongTargetError(ModuleLoadError):
+    """A module built for a target that the chosen device cannot run."""
+
+
+class DeviceUnavailableError(S4tfError, RuntimeError):
+    """A device that this machine does not have (no driver, no GPU)."""
+
+
+class InvocationError(S4tfError, ValueError):
+    """A call with the wrong function name or inputs the function does not take."""
 
 
 @lru_cache(maxsize=None)
@@ -29,32 +56,109 @@ def runtime_config(driver: str) -> iree_runtime.Config:
     return iree_runtime.Config(driver)
 
 
+def device_config(device: str) -> iree_runtime.Config:
+    """The runtime configuration of ``device`` (``cpu``, ``vulkan``, ``cuda``)."""
+    driver = DEVICES[check_device(device)]
+    try:
+        return runtime_config(driver)
+    except (RuntimeError, ValueError) as error:
+        raise DeviceUnavailableError(f"device '{device}' is not available here: {iree_message(error)}") from None
+
+
+def device_available(device: str) -> bool:
+    """Whether this machine has ``device`` (asks the IREE driver for its devices)."""
+    try:
+        return bool(iree_runtime.get_driver(DEVICES[check_device(device)]).query_available_devices())
+    except (RuntimeError, ValueError):
+        return False
+
+
 def device_for(target: str):
-    return runtime_config(get_target(target).driver).device
+    return device_config(get_target(target).device).device
 
 
 def to_device(array: np.ndarray, target: str = "cpu") -> iree_runtime.DeviceArray:
-    """Copy a host array onto the target's device."""
+    """Copy a host array onto the device of ``target``."""
     return iree_runtime.asdevicearray(device_for(target), np.ascontiguousarray(array))
 
 
-class LoadedModule:
-    """A compiled module loaded into its own runtime context."""
+def iree_message(error: Exception) -> str:
+    """IREE's message without its C source positions and stack: ``a; b; while ...`` -> ``a; b``."""
+    text = str(error).splitlines()[0] if str(error) else type(error).__name__
+    parts = [p.strip() for p in text.split("; ") if p.strip()]
+    parts = [re.sub(r"^.*?c/runtime/src/\S+: [A-Z_]+$", "", p) for p in parts]
+    return "; ".join(p for p in parts if p and not p.startswith("while ")) or text
 
-    def __init__(self, vmfb: bytes, target: str = "cpu"):
-        config = runtime_config(get_target(target).driver)
+
+def parse_tensor_type(text: str) -> tuple[tuple[int | None, ...], str]:
+    """``"4x?xf32"`` -> ``((4, None), "f32")``."""
+    *dims, dtype = text.split("x")
+    return tuple(None if d == "?" else int(d) for d in dims), dtype
+
+
+class LoadedModule:
+    """A compiled module loaded into its own runtime context on one device.
+
+    ``parameters``: the path of a parameter archive serving the module's weights.
+    ``source``: how errors name the module (a file name).
+    """
+
+    def __init__(self, vmfb: bytes, device: str = "cpu", parameters=None, source: str = "the module"):
+        config = device_config(device)
         try:
             vm_module = iree_runtime.VmModule.copy_buffer(config.vm_instance, vmfb)
-            self._context = iree_runtime.SystemContext(vm_modules=[vm_module], config=config)
         except (RuntimeError, ValueError) as error:
-            raise ModuleLoadError(f"cannot load module for target '{target}': {error}") from None
+            raise ModuleLoadError(f"{source} is not a valid IREE module: {iree_message(error)}") from None
+        self.device = device
         self.name = vm_module.name
         self.function_names = [n for n in vm_module.function_names if not n.startswith("__")]
+        self._reflection = {name: vm_module.lookup_function(name).reflection for name in self.function_names}
+        recorded = {r[TARGET_KEY] for r in self._reflection.values() if TARGET_KEY in r}
+        self.built_for = recorded.pop() if len(recorded) == 1 else None
+        if self.built_for and not get_target(self.built_for).runs_on(device):
+            raise WrongTargetError(self._wrong_target_message(source, [self.built_for]))
+        self.needs_parameters = any(PARAMETERS_KEY in r for r in self._reflection.values())
+        if self.needs_parameters and parameters is None:
+            raise ModuleLoadError(f"{source} reads its weights from a parameter archive (.irpa), and none was given")
+        modules = [parameters_module(config.vm_instance, parameters)] if parameters is not None else []
+        try:
+            self._context = iree_runtime.SystemContext(vm_modules=[*modules, vm_module], config=config)
+        except (RuntimeError, ValueError) as error:
+            format_match = _EXECUTABLE_FORMAT.search(str(error))
+            if "INCOMPATIBLE" in str(error) and format_match:
+                names = [t.name for t in targets_with_format(format_match.group(1))] or [format_match.group(1)]
+                raise WrongTargetError(self._wrong_target_message(source, names)) from None
+            raise ModuleLoadError(f"cannot load {source} on device '{device}': {iree_message(error)}") from None
         self._functions = getattr(self._context.modules, self.name)
+        #: The target name Tensors from this module record (the device's own when unknown).
+        self.target = self.built_for or device
+
+    def _wrong_target_message(self, source: str, targets: list[str]) -> str:
+        names = " or ".join(f"'{name}'" for name in targets)
+        where = TARGETS[targets[0]].where_it_runs() if targets[0] in TARGETS else "another device"
+        return f"{source} was built for target {names} and cannot run on device '{self.device}'; it runs on {where}"
+
+    def input_types(self, function: str) -> list[tuple[tuple[int | None, ...], str]]:
+        """``(shape, dtype)`` of each input of ``function``, from the module's reflection."""
+        declaration = self._reflection[self._check_function(function)].get("iree.abi.declaration", "")
+        inputs = declaration.split("->", 1)[0]
+        return [parse_tensor_type(t) for t in _TENSOR.findall(inputs)]
+
+    def _check_function(self, function: str) -> str:
+        if function not in self.function_names:
+            raise InvocationError(
+                f"module '{self.name}' has no function '{function}'; its functions: {', '.join(self.function_names) or 'none'}"
+            )
+        return function
 
     def invoke(self, function: str, arguments: list) -> list:
         """Call ``function``; results are returned as a list of DeviceArrays."""
-        results = self._functions[function](*arguments)
+        self._check_function(function)
+        try:
+            results = self._functions[function](*arguments)
+        except ValueError as error:
+            raise InvocationError(f"calling '{function}': {iree_message(error)}") from None
         if results is None:
             return []
         return list(results) if isinstance(results, tuple) else [results]
+

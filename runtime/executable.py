@@ -4,17 +4,23 @@ from __future__ import annotations
 
 from s4tf.runtime.cache import DiskCache
 from s4tf.runtime.compiler import compile_stablehlo, module_cache_key
-from s4tf.runtime.device import LoadedModule, ModuleLoadError
-from s4tf.runtime.targets import get_target
+from s4tf.runtime.device import LoadedModule, ModuleLoadError, WrongTargetError
+from s4tf.runtime.targets import compile_flags, get_target, host_architecture
 
 
 def compile_and_load(module_text: str, target: str = "cpu", cache: DiskCache | None = None) -> LoadedModule:
-    """Compile (or fetch from the cache) and load; a cached module that fails to load is
-    discarded and recompiled."""
+    """Compile (or fetch from the cache) and load on the target's device; a cached module
+    that fails to load is discarded and recompiled."""
+    description = get_target(target)
+    if not description.runs_on(description.device):
+        raise WrongTargetError(
+            f"target '{target}' does not run on this {host_architecture()} machine; build a module with "
+            f"s4tf.compile(..., target='{target}') or s4tf-compile and run it on {description.where_it_runs()}"
+        )
     cache = cache or DiskCache()
     vmfb = compile_stablehlo(module_text, target, cache=cache)
     try:
-        return LoadedModule(vmfb, target)
+        return LoadedModule(vmfb, description.device)
     except ModuleLoadError:
-        cache.discard(module_cache_key(module_text, target, get_target(target).compile_flags))
-        return LoadedModule(compile_stablehlo(module_text, target, cache=cache), target)
+        cache.discard(module_cache_key(module_text, target, compile_flags(target)))
+        return LoadedModule(compile_stablehlo(module_text, target, cache=cache), description.device)

@@ -1,45 +1,103 @@
-"""Compilation targets by name: the IREE backend, the runtime driver and the flags each needs.
+"""Compilation targets and run-time devices by name: one table of each.
+
+A *target* is what a module is compiled for (IREE backend, flags); a *device* is where
+a module runs (an IREE driver on this machine). ``Target.runs_on(device)`` joins them.
 
 ```python
-TARGETS["cpu"].compile_flags  # ['--iree-hal-target-backends=llvm-cpu', '--iree-llvmcpu-target-cpu=host']
+TARGETS["vulkan"].compile_flags  # ['--iree-hal-target-backends=vulkan-spirv', ...]
+get_target("android-arm64").runs_on("cpu")  # False on an x86-64 machine
 ```
 """
 
 from __future__ import annotations
 
+import platform
 from dataclasses import dataclass
 
 from s4tf.errors import S4tfError
 
-
 #: Flags for every target: keep f64 as f64 (IREE demotes it to f32 by default).
 COMMON_FLAGS = ("--iree-input-demote-f64-to-f32=false",)
+
+#: Run-time devices: the name users give (``s4tf-run --device``) and the IREE driver behind it.
+DEVICES = {"cpu": "local-task", "vulkan": "vulkan", "cuda": "cuda"}
+
+
+def host_architecture() -> str:
+    machine = platform.machine().lower()
+    return {"amd64": "x86_64", "arm64": "aarch64"}.get(machine, machine)
 
 
 @dataclass(frozen=True)
 class Target:
+    """One compilation target.
+
+    ``device``: the device kind that runs its modules; ``architecture``: the CPU the code
+    is built for (``None``: any, ``"host"``: this machine's); ``executable_format``: how
+    IREE names its code inside a module (used to name the target of foreign modules).
+    """
+
     name: str
     backend: str
-    driver: str
-    flags: tuple[str, ...] = ()
-    description: str = ""
+    device: str
+    flags: tuple[str, ...]
+    description: str
+    executable_format: str
+    architecture: str | None = None
+
+    @property
+    def driver(self) -> str:
+        return DEVICES[self.device]
 
     @property
     def compile_flags(self) -> list[str]:
         return [f"--iree-hal-target-backends={self.backend}", *COMMON_FLAGS, *self.flags]
 
+    def runs_on(self, device: str) -> bool:
+        if device != self.device:
+            return False
+        return self.architecture in (None, "host", host_architecture())
+
+    def where_it_runs(self) -> str:
+        if self.architecture in (None, "host"):
+            return f"device '{self.device}'"
+        return f"an {self.architecture} machine's '{self.device}' device (here: qemu-{self.architecture}, see docs/targets.md)"
+
+
+_ARM64_FLAGS = ("--iree-llvmcpu-target-cpu=generic",)
 
 TARGETS = {
     target.name: target
     for target in (
-        Target("cpu", "llvm-cpu", "local-task", ("--iree-llvmcpu-target-cpu=host",), "this machine's CPU (LLVM)"),
-        Target("vmvx", "vmvx", "local-task", (), "portable VMVX interpreter"),
+        Target(
+            "cpu", "llvm-cpu", "cpu", ("--iree-llvmcpu-target-cpu=host",),
+            "this machine's CPU (LLVM, tuned for this processor)", f"embedded-elf-{host_architecture()}", "host",
+        ),
+        Target("vmvx", "vmvx", "cpu", (), "portable VMVX bytecode, any CPU (slow; for checking)", "vmvx-bytecode-fb"),
+        Target(
+            "vulkan", "vulkan-spirv", "vulkan", (),
+            "Vulkan GPUs: SPIR-V for the Vulkan Android baseline 2022 profile (phones, desktop GPUs, Mesa lavapipe)",
+            "vulkan-spirv-fb",
+        ),
+        Target(
+            "cuda", "cuda", "cuda", ("--iree-cuda-target=sm_80",),
+            "NVIDIA GPUs from Ampere (sm_80: A100, H100, RTX 30xx and later)", "cuda-nvptx-fb",
+        ),
+        Target(
+            "android-arm64", "llvm-cpu", "cpu", ("--iree-llvmcpu-target-triple=aarch64-linux-android34", *_ARM64_FLAGS),
+            "Android phones (arm64-v8a, API 34), LLVM cross-compiled", "embedded-elf-arm_64", "aarch64",
+        ),
+        Target(
+            "linux-arm64", "llvm-cpu", "cpu", ("--iree-llvmcpu-target-triple=aarch64-linux-gnu", *_ARM64_FLAGS),
+            "64-bit Arm Linux (Raspberry Pi 4/5, Graviton, Jetson CPUs), LLVM cross-compiled",
+            "embedded-elf-arm_64", "aarch64",
+        ),
     )
 }
 
 
 class UnknownTargetError(S4tfError, ValueError):
-    """A target name that is not in :data:`TARGETS`."""
+    """A target or device name that is not in the tables."""
 
 
 def get_target(name: str) -> Target:
@@ -47,3 +105,20 @@ def get_target(name: str) -> Target:
         return TARGETS[name]
     except KeyError:
         raise UnknownTargetError(f"unknown target '{name}'; known targets: {', '.join(TARGETS)}") from None
+
+
+def check_device(name: str) -> str:
+    """``name`` if it is a known device; otherwise an :class:`UnknownTargetError`."""
+    if name not in DEVICES:
+        raise UnknownTargetError(f"unknown device '{name}'; known devices: {', '.join(DEVICES)}")
+    return name
+
+
+def targets_with_format(executable_format: str) -> list[Target]:
+    """The targets whose modules carry code in ``executable_format``."""
+    return [target for target in TARGETS.values() if target.executable_format == executable_format]
+
+
+def compile_flags(name: str, extra_flags=()) -> list[str]:
+    """Everything IREE is told for target ``name``, ``extra_flags`` (``--target-flag``) last."""
+    return [*get_target(name).compile_flags, *extra_flags]

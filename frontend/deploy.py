@@ -1,0 +1,145 @@
+"""Deployment: compile a staged function into a ``.vmfb`` for a target, save it, load it.
+
+```python
+mod = s4tf.compile(predict, (w, b, x), target="android-arm64", weights=(0, 1))
+mod.save("predict.vmfb")                  # also predict.irpa: the weights, apart from the code
+m = s4tf.load("predict.vmfb", device="cpu")   # a module built for the CPU
+y = m.predict(x)                          # weights come from predict.irpa
+```
+
+``entry_points`` names functions of the lowered module to export (by default the
+function itself); ``weights`` are argument positions whose example values become the
+module's weights: stored in a parameter archive (``.irpa``) read at load time, or
+embedded in the code with ``embed_weights=True``. Swap the archive
+(``s4tf.load(..., parameters="other.irpa")``) to change weights without recompiling.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from s4tf import pytree
+from s4tf.errors import S4tfError
+from s4tf.runtime.compiler import compile_stablehlo
+from s4tf.runtime.device import LoadedModule
+from s4tf.runtime.export import Weight, export_module
+from s4tf.runtime.parameters import save_parameters
+from s4tf.runtime.targets import get_target
+from s4tf.staging import Lowered, StagedFunction, lowering_pipeline, module_input
+from s4tf.tensor import Tensor
+from s4tf.tracing import Static, leaf_spec
+
+
+@dataclass
+class DeployableModule:
+    """A module compiled for ``target``: code (``vmfb``) and, unless embedded, weights."""
+
+    vmfb: bytes
+    target: str
+    entry_points: tuple[str, ...]
+    parameters: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def save(self, path) -> Path:
+        """Write ``path`` (the ``.vmfb``) and, with weights apart, ``path`` with ``.irpa``."""
+        path = Path(path)
+        path.write_bytes(self.vmfb)
+        if self.parameters:
+            save_parameters(path.with_suffix(".irpa"), self.parameters)
+        return path
+
+
+def stage(fn, example_args) -> Lowered:
+    """``fn`` (a Python function or ``@s4tf.function``) staged for ``example_args``."""
+    staged = fn if isinstance(fn, StagedFunction) else StagedFunction(fn)
+    return staged.lower(*example_args)
+
+
+def weights_of(fn, example_args, argnums) -> dict[int, Weight]:
+    """The flat input positions of the arguments ``argnums`` and their weights, keyed by the
+    parameter's name (``w``; ``params.0``, ``params.1``, ... for a pytree argument)."""
+    python_fn = fn.python_fn if isinstance(fn, StagedFunction) else fn
+    try:
+        names = list(inspect.signature(python_fn).parameters)
+    except (TypeError, ValueError):
+        names = []
+    unknown = [n for n in argnums if not 0 <= n < len(example_args)]
+    if unknown:
+        raise S4tfError(f"weights {unknown} are not argument positions of {len(example_args)} example arguments")
+    found, position = {}, 0
+    for index, argument in enumerate(example_args):
+        leaves, _ = pytree.flatten(argument)
+        tensors = [leaf for leaf in leaves if not isinstance(leaf_spec(leaf), Static)]
+        if index in argnums:
+            name = names[index] if index < len(names) else f"arg{index}"
+            for offset, leaf in enumerate(tensors):
+                key = name if len(tensors) == 1 else f"{name}.{offset}"
+                found[position + offset] = Weight(key, np.asarray(leaf))
+        position += len(tensors)
+    return found
+
+
+def build(stablehlo: str, target: str, entry_points, weights: dict[int, Weight], embed_weights: bool, target_flags=()) -> DeployableModule:
+    """Export ``entry_points`` of a lowered module and compile it for ``target``."""
+    exported = export_module(stablehlo, target, entry_points, weights, archive=not embed_weights)
+    vmfb = compile_stablehlo(exported, target, extra_flags=target_flags)
+    parameters = {} if embed_weights else {w.key: w.value for w in weights.values()}
+    return DeployableModule(vmfb, target, tuple(entry_points), parameters)
+
+
+def compile(fn, example_args, *, target="cpu", entry_points=None, weights=(), embed_weights=False, target_flags=()) -> DeployableModule:  # noqa: A001
+    """Compile ``fn`` for ``target`` (see the module docstring)."""
+    try:
+        get_target(target)
+        lowered = stage(fn, example_args)
+        stablehlo = lowered.stablehlo(lowering_pipeline(target))
+        found = weights_of(fn, example_args, tuple(weights))
+        return build(stablehlo, target, tuple(entry_points or (lowered.entry,)), found, embed_weights, target_flags)
+    except S4tfError as error:
+        raise error.with_traceback(None) from None
+
+
+class DeployedModule:
+    """A loaded ``.vmfb``: each exported function is an attribute, returning Tensors."""
+
+    def __init__(self, module: LoadedModule):
+        self._module = module
+        self.functions = list(module.function_names)
+
+    def __getattr__(self, name):
+        if name.startswith("_") or name not in self._module.function_names:
+            raise AttributeError(f"module has no function '{name}'; its functions: {', '.join(self._module.function_names)}")
+        return lambda *inputs: self.call(name, *inputs)
+
+    def call(self, function: str, *inputs):
+        """Run ``function``; one Tensor for one result, else a tuple of Tensors."""
+        arguments = [module_input(value, self._module) for value in inputs]
+        results = [Tensor(r, self._module.target) for r in self._module.invoke(function, arguments)]
+        return results[0] if len(results) == 1 else tuple(results)
+
+    def __repr__(self):
+        return f"<s4tf deployed module {self._module.name}: {', '.join(self.functions)} on {self._module.device}>"
+
+
+def load_module(path, device: str = "cpu", parameters=None) -> LoadedModule:
+    """The ``.vmfb`` at ``path`` loaded on ``device``, with weights from ``parameters`` (a
+    ``.irpa``) or else the archive saved beside it, if there is one."""
+    path = Path(path)
+    try:
+        vmfb = path.read_bytes()
+    except OSError as error:
+        raise S4tfError(f"cannot read {path}: {error.strerror}") from None
+    beside = path.with_suffix(".irpa")
+    archive = parameters if parameters is not None else (beside if beside.exists() else None)
+    return LoadedModule(vmfb, device, archive, source=str(path))
+
+
+def load(path, device: str = "cpu", parameters=None) -> DeployedModule:
+    """Load a ``.vmfb`` on ``device`` (see :func:`load_module`)."""
+    try:
+        return DeployedModule(load_module(path, device, parameters))
+    except S4tfError as error:
+        raise error.with_traceback(None) from None

@@ -1,0 +1,49 @@
+"""Copies between the host and a device, for every driver.
+
+``DeviceArray.to_host()`` maps host-visible buffers, and for the others imports a NumPy
+allocation into the device, which Mesa's lavapipe (Vulkan) refuses ("host allocation
+import pointer does not satisfy Vulkan minImportedHostPointerAlignment 4096"). Here a
+buffer the host cannot map is copied by the device into a staging buffer it allocates
+itself (host-local, device-visible), which is then mapped.
+
+```python
+array = to_host(device_array)   # a NumPy array, on any device
+```
+"""
+
+from __future__ import annotations
+
+import iree.runtime as iree_runtime
+import numpy as np
+
+_MAPPABLE = int(iree_runtime.MemoryType.HOST_VISIBLE)
+_MAPPING_USAGE = int(iree_runtime.BufferUsage.MAPPING_SCOPED)
+_STAGING_MEMORY = int(iree_runtime.MemoryType.HOST_LOCAL | iree_runtime.MemoryType.DEVICE_VISIBLE)
+_STAGING_USAGE = int(iree_runtime.BufferUsage.TRANSFER_TARGET | iree_runtime.BufferUsage.MAPPING)
+
+
+def _host_can_map(buffer: iree_runtime.HalBuffer) -> bool:
+    return (buffer.memory_type() & _MAPPABLE) == _MAPPABLE and (buffer.allowed_usage() & _MAPPING_USAGE) == _MAPPING_USAGE
+
+
+def to_host(array: iree_runtime.DeviceArray) -> np.ndarray:
+    """A host copy (or mapping) of ``array``'s elements, in its NumPy dtype."""
+    buffer_view = array._buffer_view
+    buffer = buffer_view.get_buffer()
+    if _host_can_map(buffer):
+        return array.to_host()
+    device = array._device
+    staging = device.allocator.allocate_buffer(
+        memory_type=_STAGING_MEMORY, allowed_usage=_STAGING_USAGE, allocation_size=buffer.byte_length()
+    )
+    semaphore = device.create_semaphore(0)
+    device.queue_copy(
+        buffer,
+        staging,
+        wait_semaphores=iree_runtime.HalFence.create_at(semaphore, 0),
+        signal_semaphores=iree_runtime.HalFence.create_at(semaphore, 1),
+    )
+    iree_runtime.HalFence.create_at(semaphore, 1).wait()
+    raw = np.array(staging.map().asarray([buffer.byte_length()], np.dtype(np.uint8)))
+    stored = np.dtype(iree_runtime.HalElementType.map_to_dtype(buffer_view.element_type))
+    return raw.view(stored).reshape(tuple(array.shape)).astype(array.dtype, copy=False)

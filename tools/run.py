@@ -1,0 +1,132 @@
+"""``s4tf-run``: run a function of a compiled module (``.vmfb``) on a device.
+
+```
+s4tf-run mlp.vmfb --function predict --input @x.npy --output @y.npy --device cpu
+s4tf-run mlp.vmfb --input '[[1, 2, 3]]'                 # one function: no --function needed
+s4tf-run mlp.vmfb --input @x.npy --parameters new.irpa  # other weights, same code
+```
+
+Inputs are ``.npy`` files (``@x.npy``) or literals (``'[1, 2]'``, ``3.5``; converted to
+the dtype the function declares). Each result goes to the next ``--output @file.npy``,
+or to stdout. A module built for another target, a corrupt file, a missing function or
+wrong input shapes give a one-line error and exit code 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import sys
+
+import numpy as np
+
+from s4tf.deploy import load_module
+from s4tf.dialects.types import to_numpy_dtype
+from s4tf.errors import S4tfError
+from s4tf.runtime.device import InvocationError, LoadedModule
+from s4tf.runtime.targets import DEVICES
+from s4tf.runtime.transfer import to_host
+
+
+def type_text(shape, dtype: str) -> str:
+    return "tensor<" + "".join(f"{'?' if d is None else d}x" for d in shape) + f"{dtype}>"
+
+
+def read_input(spec: str, dtype: str) -> np.ndarray:
+    """``@x.npy`` -> the file's array; a literal -> an array of the declared ``dtype``."""
+    if spec.startswith("@"):
+        try:
+            return np.load(spec[1:], allow_pickle=False)
+        except (OSError, ValueError) as error:
+            raise InvocationError(f"cannot read input {spec}: {error}") from None
+    try:
+        value = ast.literal_eval(spec)
+    except (ValueError, SyntaxError):
+        raise InvocationError(f"bad input '{spec}': give @file.npy or a literal like '[1, 2]' or 3.5") from None
+    try:
+        return np.asarray(value, dtype=to_numpy_dtype(dtype))
+    except (S4tfError, TypeError, ValueError):
+        return np.asarray(value)
+
+
+def read_inputs(module: LoadedModule, function: str, specs: list[str]) -> list[np.ndarray]:
+    """The inputs for ``function``, checked against the types it declares."""
+    expected = module.input_types(function)
+    if len(specs) != len(expected):
+        declared = ", ".join(type_text(*t) for t in expected) or "none"
+        raise InvocationError(f"'{function}' takes {len(expected)} input(s) ({declared}), got {len(specs)}")
+    arrays = [read_input(spec, dtype) for spec, (_, dtype) in zip(specs, expected)]
+    for index, (array, (shape, dtype)) in enumerate(zip(arrays, expected)):
+        shape_fits = len(shape) == array.ndim and all(d is None or d == n for d, n in zip(shape, array.shape))
+        try:
+            dtype_fits = np.dtype(to_numpy_dtype(dtype)) == array.dtype
+        except S4tfError:
+            dtype_fits = True  # a dtype s4tf does not name: let IREE judge
+        if not (shape_fits and dtype_fits):
+            raise InvocationError(
+                f"input {index} of '{function}' is {array.dtype}{list(array.shape)}, "
+                f"but the function takes {type_text(shape, dtype)}"
+            )
+    return arrays
+
+
+def choose_function(module: LoadedModule, requested: str | None) -> str:
+    if requested:
+        return requested
+    if len(module.function_names) == 1:
+        return module.function_names[0]
+    raise InvocationError(f"the module has several functions, choose one with --function: {', '.join(module.function_names)}")
+
+
+def write_outputs(results: list[np.ndarray], outputs: list[str]) -> None:
+    for index, result in enumerate(results):
+        if index < len(outputs):
+            target = outputs[index]
+            if not target.startswith("@"):
+                raise InvocationError(f"bad --output '{target}': write @file.npy")
+            np.save(target[1:], result)
+        else:
+            print(f"result {index}: {result.dtype}{list(result.shape)}")
+            print(np.array2string(result, separator=", "))
+
+
+def argument_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="s4tf-run",
+        description="Run a function of an IREE module (.vmfb, e.g. from s4tf-compile) on a device.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="example:\n  s4tf-run mlp.vmfb --function predict --input @x.npy --output @y.npy --device cpu",
+    )
+    parser.add_argument("module", help="the .vmfb file")
+    parser.add_argument("--function", default=None, help="function to run (default: the module's only function)")
+    parser.add_argument("--input", action="append", default=[], metavar="@x.npy|LITERAL", help="an input, in order (repeatable)")
+    parser.add_argument("--output", action="append", default=[], metavar="@y.npy", help="where the next result goes (default: stdout)")
+    parser.add_argument("--device", default="cpu", choices=list(DEVICES), help="device to run on (default cpu)")
+    parser.add_argument("--parameters", default=None, metavar="FILE.irpa", help="weights (default: the .irpa beside the module, if any)")
+    return parser
+
+
+def run(argv: list[str] | None = None) -> int:
+    """The whole tool; returns the exit code."""
+    options = argument_parser().parse_args(argv)
+    try:
+        module = load_module(options.module, options.device, options.parameters)
+        function = choose_function(module, options.function)
+        arrays = read_inputs(module, function, options.input)
+        results = [to_host(r) for r in module.invoke(function, arrays)]
+        write_outputs(results, options.output)
+    except S4tfError as error:
+        print(f"s4tf-run: error: {error}", file=sys.stderr)
+        return 1
+    except OSError as error:
+        print(f"s4tf-run: error: cannot write {error.filename}: {error.strerror}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def main() -> None:
+    sys.exit(run())
+
+
+if __name__ == "__main__":
+    main()
