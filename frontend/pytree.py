@@ -22,7 +22,7 @@ from typing import Any
 class TreeDef:
     """The structure of a pytree: a node kind, its static data and its children."""
 
-    kind: str  # "leaf", "none", "tuple", "list", "dict", "namedtuple", "dataclass"
+    kind: str  # "leaf", "none", "function", "tuple", "list", "dict", "namedtuple", "dataclass"
     data: Any = None
     children: tuple["TreeDef", ...] = ()
 
@@ -56,6 +56,8 @@ def children_of(value) -> tuple[str, Any, list]:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         names = _dataclass_fields(value)
         return "dataclass", (type(value), names), [getattr(value, n) for n in names]
+    if callable(value) and not hasattr(value, "__array__"):
+        return "function", value, []  # e.g. s4tf.relu in a layer: part of the structure, no leaves
     return "leaf", None, []
 
 
@@ -81,6 +83,8 @@ def unflatten(tree: TreeDef, leaves) -> Any:
         children = [build(child) for child in node.children]
         if node.kind == "none":
             return None
+        if node.kind == "function":
+            return node.data
         if node.kind == "tuple":
             return tuple(children)
         if node.kind == "list":

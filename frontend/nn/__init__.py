@@ -1,0 +1,22 @@
+"""``s4tf.nn``: layers as values, initializers, losses and metrics, ready-made models.
+
+```python
+from s4tf import nn
+model = nn.LeNet5(in_channels=1, num_classes=10)
+loss = nn.softmax_cross_entropy(model(x), y)
+```
+"""
+
+from s4tf.nn import initializers
+from s4tf.nn.layers import (
+    AvgPool2D, BatchNorm, Conv2D, Dense, Dropout, Embedding, Flatten, LayerNorm, MaxPool2D, Sequential,
+)
+from s4tf.nn.losses import accuracy, mse, one_hot, softmax_cross_entropy
+from s4tf.nn.models import MLP, LeNet5
+from s4tf.nn.random import uniform
+
+__all__ = [
+    "initializers", "Dense", "Conv2D", "MaxPool2D", "AvgPool2D", "Flatten", "Dropout", "BatchNorm",
+    "LayerNorm", "Embedding", "Sequential", "softmax_cross_entropy", "mse", "accuracy", "one_hot",
+    "LeNet5", "MLP", "uniform",
+]

@@ -1,0 +1,55 @@
+"""Losses (means over the batch) and metrics.
+
+```python
+loss = softmax_cross_entropy(logits, labels)   # labels: int class ids (N,) or one-hot (N, C)
+acc = accuracy(logits, labels)                 # fraction of argmax(logits) == labels
+```
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from s4tf import numpy_api as snp
+from s4tf.dialects.types import is_float
+from s4tf.errors import ShapeError
+
+
+def one_hot(labels, num_classes: int, dtype=np.float32):
+    """``(..., num_classes)`` with a 1 at each label's class."""
+    labels = snp.asarray(labels)
+    classes = snp.iota((*labels.shape, num_classes), dimension=len(labels.shape), dtype=labels.dtype)
+    return snp.astype(snp.equal(snp.expand_dims(labels, -1), classes), dtype)
+
+
+def _class_ids(name, logits, labels) -> bool:
+    """Whether ``labels`` are class ids (else probabilities shaped like ``logits``)."""
+    logits_shape, labels_shape = tuple(snp.shape_of(logits)), tuple(snp.shape_of(labels))
+    if labels_shape == logits_shape[:-1] and not is_float(snp.dtype_of(labels)):
+        return True
+    if labels_shape == logits_shape:
+        return False
+    raise ShapeError(
+        f"{name}: labels of shape {labels_shape} are neither integer class ids of shape {logits_shape[:-1]} "
+        f"nor one-hot rows of shape {logits_shape}"
+    )
+
+
+def softmax_cross_entropy(logits, labels):
+    """Mean over the batch of ``-sum(p * log_softmax(logits))`` (stable for large logits)."""
+    if _class_ids("softmax_cross_entropy", logits, labels):
+        labels = one_hot(labels, snp.shape_of(logits)[-1], snp.dtype_of(logits))
+    return -snp.mean(snp.sum(labels * snp.log_softmax(logits, axis=-1), axis=-1))
+
+
+def mse(predictions, targets):
+    """Mean squared error over all elements."""
+    return snp.mean(snp.square(predictions - targets))
+
+
+def accuracy(logits, labels):
+    """Fraction of rows whose largest logit is at the label's class (ids or one-hot)."""
+    if not _class_ids("accuracy", logits, labels):
+        labels = snp.argmax(labels, axis=-1)
+    predicted = snp.argmax(logits, axis=-1)
+    return snp.mean(snp.astype(snp.equal(predicted, snp.astype(labels, snp.dtype_of(predicted))), np.float32))

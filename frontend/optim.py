@@ -1,0 +1,136 @@
+"""Optimizers as values: ``state = opt.init(model)``, ``model, state = opt.update(model, state, grads)``.
+
+Both the model and the state are pytrees, so an update runs inside ``@s4tf.function``
+(one compiled training step) or eagerly. Only float array leaves are trained; other
+leaves (static sizes, strides, activations) pass through unchanged.
+
+```python
+opt = optim.Adam(lr=1e-3)
+state = opt.init(model)
+model, state = opt.update(model, state, s4tf.grad(loss)(model, x, y))
+```
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from s4tf import numpy_api as snp
+from s4tf import pytree
+from s4tf.dialects.types import is_float
+from s4tf.errors import S4tfError
+from s4tf.tracing import Static, leaf_spec
+
+
+def trainable_positions(leaves) -> list[int]:
+    """Indices of the float array leaves (the parameters an optimizer changes)."""
+    return [i for i, leaf in enumerate(leaves) if not isinstance(leaf_spec(leaf), Static) and is_float(snp.dtype_of(leaf))]
+
+
+def leaves_like(tree: pytree.TreeDef, value) -> list:
+    """``value``'s subtrees at the leaf positions of ``tree`` (``None`` where a gradient
+    has nothing for a static leaf)."""
+    if tree.kind == "leaf":
+        return [value]
+    if tree.num_leaves == 0:  # None or a function: nothing to match
+        return []
+    kind, _, children = pytree.children_of(value)
+    if kind != tree.kind or len(children) != len(tree.children):
+        raise S4tfError(f"optimizer update: the gradients' structure ({kind}) differs from the model's ({tree.kind}); pass s4tf.grad's result for this model")
+    return [leaf for child_tree, child in zip(tree.children, children) for leaf in leaves_like(child_tree, child)]
+
+
+def _parameters_and_grads(model, grads):
+    leaves, tree = pytree.flatten(model)
+    grad_leaves = leaves_like(tree, grads)
+    positions = trainable_positions(leaves)
+    return leaves, tree, positions, [grad_leaves[i] for i in positions]
+
+
+def _rebuild(leaves, tree, positions, new_parameters):
+    leaves = list(leaves)
+    for i, value in zip(positions, new_parameters):
+        leaves[i] = value
+    return pytree.unflatten(tree, leaves)
+
+
+def _zeros_like_parameters(model) -> list:
+    leaves, _ = pytree.flatten(model)
+    return [np.zeros(snp.shape_of(leaves[i]), np.float32) for i in trainable_positions(leaves)]
+
+
+@dataclass
+class SGDState:
+    velocity: list  # one per trainable leaf; empty without momentum
+
+
+@dataclass
+class SGD:
+    """Stochastic gradient descent; with ``momentum``: ``v = momentum * v + g``, then
+    ``p -= lr * v`` (or ``lr * (g + momentum * v)`` with ``nesterov``)."""
+
+    lr: float = 0.01
+    momentum: float = 0.0
+    nesterov: bool = False
+
+    def init(self, model) -> SGDState:
+        return SGDState(_zeros_like_parameters(model) if self.momentum else [])
+
+    def update(self, model, state: SGDState, grads):
+        leaves, tree, positions, g = _parameters_and_grads(model, grads)
+        params = [leaves[i] for i in positions]
+        if not self.momentum:
+            return _rebuild(leaves, tree, positions, [p - self.lr * gi for p, gi in zip(params, g)]), state
+        velocity = [self.momentum * v + gi for v, gi in zip(state.velocity, g)]
+        steps = [gi + self.momentum * v for gi, v in zip(g, velocity)] if self.nesterov else velocity
+        return _rebuild(leaves, tree, positions, [p - self.lr * s for p, s in zip(params, steps)]), SGDState(velocity)
+
+
+@dataclass
+class AdamState:
+    step: object  # float32 scalar: updates done so far
+    m: list  # first moments, one per trainable leaf
+    v: list  # second moments
+
+
+@dataclass
+class Adam:
+    """Adam (Kingma and Ba): bias-corrected moment estimates;
+    ``p -= lr * m_hat / (sqrt(v_hat) + eps)``. ``weight_decay`` adds ``lr * weight_decay * p``
+    to the step, decoupled from the moments (that is :class:`AdamW`)."""
+
+    lr: float = 1e-3
+    beta1: float = 0.9
+    beta2: float = 0.999
+    eps: float = 1e-8
+    weight_decay: float = 0.0
+
+    def init(self, model) -> AdamState:
+        zeros = _zeros_like_parameters(model)
+        return AdamState(np.zeros((), np.float32), zeros, [np.zeros_like(z) for z in zeros])
+
+    def update(self, model, state: AdamState, grads):
+        leaves, tree, positions, g = _parameters_and_grads(model, grads)
+        params = [leaves[i] for i in positions]
+        step = state.step + 1.0
+        m = [self.beta1 * mi + (1 - self.beta1) * gi for mi, gi in zip(state.m, g)]
+        v = [self.beta2 * vi + (1 - self.beta2) * gi * gi for vi, gi in zip(state.v, g)]
+        correction1 = 1.0 - snp.exp(step * math.log(self.beta1))
+        correction2 = 1.0 - snp.exp(step * math.log(self.beta2))
+        new = []
+        for p, mi, vi in zip(params, m, v):
+            update = (mi / correction1) / (snp.sqrt(vi / correction2) + self.eps)
+            if self.weight_decay:
+                update = update + self.weight_decay * p
+            new.append(p - self.lr * update)
+        return _rebuild(leaves, tree, positions, new), AdamState(step, m, v)
+
+
+@dataclass
+class AdamW(Adam):
+    """Adam with decoupled weight decay (Loshchilov and Hutter), ``weight_decay=0.01`` by default."""
+
+    weight_decay: float = 0.01
