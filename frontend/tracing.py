@@ -33,6 +33,10 @@ from s4tf.tensor import Tensor, Tracer, is_python_scalar
 
 _state = threading.local()
 
+#: Called as ``hook(trace, python_fn, function, record, args, kwargs)`` after a function is
+#: traced into a module; custom derivatives (``custom_derivatives.py``) attach their rules so.
+after_trace_hooks: list = []
+
 
 def _scope_stack() -> list["FunctionScope"]:
     if not hasattr(_state, "scopes"):
@@ -216,6 +220,8 @@ class Trace:
             where = innermost_user_location(error.__traceback__)
             raise error.at(str(where) if where else None) from None
         self.records[key] = record
+        for hook in after_trace_hooks:
+            hook(self, python_fn, function.operation, record, args, kwargs)
         return record
 
     def _finish(self, function, scope: FunctionScope, output, source) -> FunctionRecord:

@@ -1,23 +1,54 @@
-"""Custom VJPs (S4TF's ``@derivative(of:)``): a user-written pullback replaces the
-derivative of a function in reverse mode.
+"""Custom derivatives (S4TF's ``@derivative(of:)``): a user's rule replaces the derivative
+of a function, and differentiation does not look into the function's body.
 
-``@g`` carries ``s4tf.custom_vjp = @g_custom``, a function
-``(x..., ct...) -> (y..., ct_x...)`` traced from the user's rule. Splitting it by what
-depends on ``ct`` gives ``@g_custom_fwd(x...) -> (y..., residuals...)`` and
-``@g_custom_bwd(residuals..., ct...) -> ct_x...``. In a linearization, a call of ``@g``
-becomes a call of the forward half and of ``@g_custom_lin``, a linear function (``g``'s
-own JVP) whose transpose is the user's backward half.
+A function ``@g`` may carry either attribute, or both:
+
+- ``s4tf.custom_jvp = @rule``, ``(x..., dx...) -> (y..., dy...)`` (one ``dx`` per float
+  argument, one ``dy`` per float result). ``@g_jvp`` is a copy of the rule's body, with
+  zeros for the tangents of arguments not differentiated. Reverse mode linearizes and
+  transposes that copy, so ``dy`` must be linear in ``dx``.
+- ``s4tf.custom_vjp = @rule``, ``(x..., ct...) -> (y..., ct_x...)`` (one ``ct`` per float
+  result, one ``ct_x`` per float argument). Split by what depends on ``ct``, it gives
+  ``@g_custom_fwd(x...) -> (y..., residuals...)`` and
+  ``@g_custom_bwd(residuals..., ct...) -> ct_x...``. Reverse mode linearizes ``g`` as
+
+  ```mlir
+  func.func private @g_linearize(%x, %dx) {
+    %y, %r = call @g_custom_fwd(%x)
+    %dy = call @g_custom_lin(%r, %dx)      // declared only: a linear map known by its transpose
+    return %y, %dy
+  }
+  func.func private @g_custom_lin(...) attributes {s4tf.transpose = @g_custom_lin_transpose}
+  func.func private @g_custom_lin_transpose(%r, %ct) { call @g_custom_bwd(%r, %ct) ... }
+  ```
+
+Forward mode uses the JVP rule, else differentiates the body; reverse mode uses the VJP
+rule, else the JVP rule, else the body.
 """
 
 from __future__ import annotations
 
+from s4tf import numpy_api
 from s4tf.dialects.types import TensorType
-from s4tf.mlir import ir
-from s4tf.passes.autodiff.functions import FunctionBuilder, find_function, function_type, symbol_of
+from s4tf.mlir import func, ir
+from s4tf.passes.autodiff.functions import (
+    DifferentiationError,
+    FunctionBuilder,
+    body_operations,
+    entry_block,
+    find_function,
+    function_type,
+    module_body,
+    return_values,
+    symbol_of,
+)
 from s4tf.passes.autodiff.naming import (
+    CUSTOM_JVP,
     CUSTOM_VJP,
+    JVP_OF,
     LINEAR_ARGS,
     TRANSPOSE,
+    WRT,
     derivative_symbol,
     float_arguments,
     float_results,
@@ -25,67 +56,122 @@ from s4tf.passes.autodiff.naming import (
 )
 
 
-def has_custom_vjp(function: ir.Operation) -> bool:
-    return CUSTOM_VJP in function.attributes
+def has_custom_rule(function: ir.Operation, linearizing: bool) -> bool:
+    """Whether ``function``'s JVP (``linearizing``: its linearization) comes from a custom rule."""
+    return CUSTOM_JVP in function.attributes or (linearizing and CUSTOM_VJP in function.attributes)
+
+
+def build_jvp(module, function: ir.Operation, symbol: str, name: str, wrt: list[int], linearizing: bool) -> None:
+    """Build ``@name(x..., dx[wrt]...) -> (y..., dy...)`` for ``function`` from its custom rule."""
+    if linearizing and CUSTOM_VJP in function.attributes:
+        _linearize_with_vjp_rule(module, function, symbol, name, wrt)
+    else:
+        _copy_jvp_rule(module, function, symbol, name, wrt)
 
 
 def _types(types) -> list[TensorType]:
     return [TensorType.from_mlir(t) for t in types]
 
 
+def _rule(module, function: ir.Operation, attribute: str, tangent_inputs: list[int], tangent_outputs: list[int]):
+    """The rule ``function`` names in ``attribute``, checked to have the type
+    ``(inputs..., inputs[tangent_inputs]...) -> (results..., results[tangent_outputs]...)``
+    where inputs and results are those of ``function``, or of ``function`` with them swapped
+    for a VJP rule."""
+    symbol = ir.FlatSymbolRefAttr(function.attributes[attribute]).value
+    rule = find_function(module, symbol)
+    if rule is None or not rule.regions[0].blocks:
+        raise DifferentiationError(f"'{attribute}' of '@{symbol_of(function)}' names '@{symbol}', which is not a defined function")
+    types = function_type(function)
+    inputs, results = list(types.inputs), list(types.results)
+    is_vjp = attribute == CUSTOM_VJP
+    expected = ir.FunctionType.get(
+        inputs + [(results if is_vjp else inputs)[i] for i in tangent_inputs],
+        results + [(inputs if is_vjp else results)[i] for i in tangent_outputs],
+        context=function.context,
+    )
+    if function_type(rule) != expected:
+        raise DifferentiationError(
+            f"the {'VJP' if is_vjp else 'JVP'} rule '@{symbol}' of '@{symbol_of(function)}' has type "
+            f"{function_type(rule)}, expected {expected}"
+        )
+    return rule
+
+
+def _finish_jvp(builder: FunctionBuilder, outputs, symbol: str, wrt: list[int]) -> None:
+    with builder.context:
+        builder.finish(outputs, {JVP_OF: ir.FlatSymbolRefAttr.get(symbol), WRT: indices_attribute(wrt)})
+
+
+def _copy_jvp_rule(module, function, symbol, name, wrt) -> None:
+    floats = float_arguments(function)
+    rule = _rule(module, function, CUSTOM_JVP, floats, float_results(function))
+    inputs = _types(function_type(function).inputs)
+    builder = FunctionBuilder(module, name, inputs + [inputs[i] for i in wrt], function.location)
+    rule_arguments = list(entry_block(rule).arguments)
+    values = dict(zip(rule_arguments, builder.arguments[: len(inputs)]))
+    with builder.staging():
+        for k, i in enumerate(floats):
+            tangent = builder.arguments[len(inputs) + wrt.index(i)] if i in wrt else numpy_api.zeros(inputs[i].shape, inputs[i].dtype)
+            values[rule_arguments[len(inputs) + k]] = tangent
+    for operation in body_operations(rule):
+        builder.clone(operation, values)
+    _finish_jvp(builder, [values[v] for v in return_values(rule)], symbol, wrt)
+
+
 def custom_halves(module, function: ir.Operation) -> tuple[str, str]:
-    """``(fwd, bwd)`` symbols of ``function``'s custom VJP, split on first use."""
+    """``(fwd, bwd)`` symbols of ``function``'s VJP rule, split on first use."""
     from s4tf.passes.autodiff.linearize import Splitter  # linearize -> jvp -> this module
 
     symbol = symbol_of(function)
     fwd_name, bwd_name = f"{symbol}_custom_fwd", f"{symbol}_custom_bwd"
     if find_function(module, fwd_name) is None:
-        combined = find_function(module, ir.FlatSymbolRefAttr(function.attributes[CUSTOM_VJP]).value)
+        cotangents = float_results(function)
+        rule = _rule(module, function, CUSTOM_VJP, cotangents, float_arguments(function))
         primal_results = len(list(function_type(function).results))
-        Splitter(module, combined, primal_results).split(fwd_name, bwd_name, {})
+        Splitter(module, rule, primal_results, tangent_count=len(cotangents)).split(fwd_name, bwd_name, {})
     return fwd_name, bwd_name
 
 
-def linearized_call(module, builder, function, wrt, primals, tangents, location):
-    """Stage a linearized call of ``function`` (which has a custom VJP) into ``builder``."""
-    from s4tf.passes.autodiff.jvp import jvp_function  # jvp -> this module
-
+def _linearize_with_vjp_rule(module, function, symbol, name, wrt) -> None:
     fwd_name, bwd_name = custom_halves(module, function)
+    inputs = _types(function_type(function).inputs)
+    results = _types(function_type(function).results)
     fwd_results = _types(function_type(find_function(module, fwd_name)).results)
-    primal_types = _types(function_type(function).results)
-    outputs = builder.call(fwd_name, primals, fwd_results, location)
-    residuals = outputs[len(primal_types):]
-    symbol = symbol_of(function)
+    residual_types = fwd_results[len(results):]
+    tangent_types = [results[i] for i in float_results(function)]
+    location = function.location
+
+    builder = FunctionBuilder(module, name, inputs + [inputs[i] for i in wrt], location)
+    outputs = builder.call(fwd_name, builder.arguments[: len(inputs)], fwd_results, location)
     lin_name = derivative_symbol(function, symbol, "custom_lin", wrt)
     if find_function(module, lin_name) is None:
-        _build_lin(module, function, wrt, lin_name, jvp_function(module, symbol, wrt), bwd_name, fwd_results[len(primal_types):])
-    tangent_types = [primal_types[i] for i in float_results(function)]
-    tangent_outputs = builder.call(lin_name, primals + residuals + tangents, tangent_types, location)
-    return outputs[: len(primal_types)] + tangent_outputs
+        _declare_linear_map(module, function, wrt, lin_name, bwd_name, residual_types, tangent_types)
+    tangents = builder.call(lin_name, outputs[len(results):] + builder.arguments[len(inputs):], tangent_types, location)
+    _finish_jvp(builder, outputs[: len(results)] + tangents, symbol, wrt)
 
 
-def _build_lin(module, function, wrt, lin_name, jvp_name, bwd_name, residual_types):
-    """``lin(x..., residuals..., dx...) = g_jvp(x, dx)[tangents]``, transposed by the user's pullback."""
-    input_types = _types(function_type(function).inputs)
-    primal_types = _types(function_type(function).results)
-    tangent_types = [primal_types[i] for i in float_results(function)]
+def _declare_linear_map(module, function, wrt, lin_name, bwd_name, residual_types, tangent_types) -> None:
+    """Declare ``@lin(residuals..., dx[wrt]...) -> dy...``, whose transpose is the rule's
+    backward half restricted to ``wrt``. It has no body: nothing calls it, the transposer
+    only reads its ``s4tf.transpose``."""
+    inputs = _types(function_type(function).inputs)
     location = function.location
-    n_inputs, n_residuals = len(input_types), len(residual_types)
     transpose_name = f"{lin_name}_transpose"
+    with location.context, location:
+        with ir.InsertionPoint(module_body(module)):
+            declaration = func.FuncOp(
+                lin_name,
+                ir.FunctionType.get([t.to_mlir() for t in residual_types + [inputs[i] for i in wrt]], [t.to_mlir() for t in tangent_types]),
+            )
+        declaration.attributes["sym_visibility"] = ir.StringAttr.get("private")
+        declaration.attributes[LINEAR_ARGS] = indices_attribute(range(len(residual_types), len(residual_types) + len(wrt)))
+        declaration.attributes[TRANSPOSE] = ir.FlatSymbolRefAttr.get(transpose_name)
 
-    lin = FunctionBuilder(module, lin_name, input_types + residual_types + [input_types[i] for i in wrt], location)
-    primals, tangents = lin.arguments[:n_inputs], lin.arguments[n_inputs + n_residuals:]
-    jvp_outputs = lin.call(jvp_name, primals + tangents, primal_types + tangent_types, location)
-    with location.context:
-        lin.finish(jvp_outputs[len(primal_types):], {
-            LINEAR_ARGS: indices_attribute(range(n_inputs + n_residuals, n_inputs + n_residuals + len(wrt))),
-            TRANSPOSE: ir.FlatSymbolRefAttr.get(transpose_name),
-        })
-
-    transpose = FunctionBuilder(module, transpose_name, input_types + residual_types + tangent_types, location)
-    residuals = transpose.arguments[n_inputs:n_inputs + n_residuals]
-    cotangents = transpose.arguments[n_inputs + n_residuals:]
+    transpose = FunctionBuilder(module, transpose_name, residual_types + tangent_types, location)
     floats = float_arguments(function)
-    all_cts = transpose.call(bwd_name, residuals + cotangents, [input_types[i] for i in floats], location)
+    all_cotangents = transpose.call(
+        bwd_name, transpose.arguments, [inputs[i] for i in floats], location
+    )
     with location.context:
-        transpose.finish([all_cts[floats.index(i)] for i in wrt])
+        transpose.finish([all_cotangents[floats.index(i)] for i in wrt])

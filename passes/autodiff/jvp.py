@@ -39,13 +39,16 @@ from s4tf.passes.registry import emit_warning
 def jvp_function(module, symbol: str, wrt: list[int], linearizing: bool = False) -> str:
     """The symbol of ``symbol``'s JVP wrt arguments ``wrt``, built if missing.
 
-    ``linearizing`` builds the variant used for reverse mode, where calls of functions with
-    a custom VJP use it (forward mode differentiates their body instead).
+    ``linearizing`` builds the variant used for reverse mode. A function with a custom
+    derivative rule (``custom.py``) gets its JVP from the rule, not from its body.
     """
     primal = _lookup(module, symbol)
     name = derivative_symbol(primal, symbol, "linearize" if linearizing else "jvp", wrt)
     if find_function(module, name) is None:
-        _build(module, primal, symbol, name, list(wrt), linearizing)
+        if custom.has_custom_rule(primal, linearizing):
+            custom.build_jvp(module, primal, symbol, name, list(wrt), linearizing)
+        else:
+            _build(module, primal, symbol, name, list(wrt), linearizing)
     return name
 
 
@@ -121,11 +124,8 @@ def _call_jvp(module, builder, operation, tangents, primal_map, tangent_map, lin
     result_types = [TensorType.from_mlir(r.type) for r in operation.results]
     differentiated = float_results(callee_function)
     tangent_types = [result_types[i] for i in differentiated]
-    if linearizing and custom.has_custom_vjp(callee_function):
-        outputs = custom.linearized_call(module, builder, callee_function, callee_wrt, primals, active_tangents, operation.location)
-    else:
-        name = jvp_function(module, callee, callee_wrt, linearizing)
-        outputs = builder.call(name, primals + active_tangents, result_types + tangent_types, operation.location)
+    name = jvp_function(module, callee, callee_wrt, linearizing)
+    outputs = builder.call(name, primals + active_tangents, result_types + tangent_types, operation.location)
     for old, new in zip(operation.results, outputs):
         primal_map[old] = new
     for index, tangent in zip(differentiated, outputs[len(result_types):]):

@@ -47,12 +47,14 @@ def _is_constant_like(value: ir.Value) -> bool:
 
 
 class Splitter:
-    def __init__(self, module, jvp: ir.Operation, primal_result_count: int):
+    def __init__(self, module, jvp: ir.Operation, primal_result_count: int, tangent_count: int | None = None):
+        """``tangent_count``: how many trailing arguments are tangents (default: one per ``s4tf.wrt`` entry)."""
         self.module = module
         self.jvp = jvp
         self.primal_result_count = primal_result_count
         arguments = entry_block(jvp).arguments
-        self.primal_arguments = list(arguments)[: len(arguments) - len(read_indices(jvp, WRT))]
+        tangent_count = len(read_indices(jvp, WRT)) if tangent_count is None else tangent_count
+        self.primal_arguments = list(arguments)[: len(arguments) - tangent_count]
         self.tangent_arguments = list(arguments)[len(self.primal_arguments):]
         self.operations = body_operations(jvp)
 

@@ -20,6 +20,7 @@ JVP_OF = "s4tf.jvp_of"
 LINEAR_ARGS = "s4tf.linear_args"
 TRANSPOSE = "s4tf.transpose"
 CUSTOM_VJP = "s4tf.custom_vjp"
+CUSTOM_JVP = "s4tf.custom_jvp"
 
 
 def float_arguments(function: ir.Operation) -> list[int]:
