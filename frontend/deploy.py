@@ -8,7 +8,8 @@ y = m.predict(x)                          # weights come from predict.irpa
 ```
 
 ``entry_points`` names functions of the lowered module to export (by default the
-function itself); ``weights`` are argument positions whose example values become the
+function itself); ``predict_jvp`` and ``predict_vjp`` are built by the AD passes when
+asked for (derivatives with respect to every float argument); ``weights`` are argument positions whose example values become the
 module's weights: stored in a parameter archive (``.irpa``) read at load time, or
 embedded in the code with ``embed_weights=True``. Swap the archive
 (``s4tf.load(..., parameters="other.irpa")``) to change weights without recompiling.
@@ -23,7 +24,12 @@ from pathlib import Path
 import numpy as np
 
 from s4tf import pytree
-from s4tf.errors import S4tfError
+from s4tf.errors import CompilationError, S4tfError
+from s4tf.mlir import ir
+from s4tf.passes.diagnostics import format_mlir_error
+from s4tf.passes.pipeline import build_pass_manager
+from s4tf.passes.autodiff.functions import find_function
+from s4tf.passes.autodiff.naming import WRT, float_arguments, indices_attribute
 from s4tf.runtime.compiler import compile_stablehlo
 from s4tf.runtime.device import LoadedModule
 from s4tf.runtime.export import Weight, export_module
@@ -56,6 +62,37 @@ def stage(fn, example_args) -> Lowered:
     """``fn`` (a Python function or ``@s4tf.function``) staged for ``example_args``."""
     staged = fn if isinstance(fn, StagedFunction) else StagedFunction(fn)
     return staged.lower(*example_args)
+
+
+#: Derived entry points and the pass that builds them: ``predict_vjp`` from ``predict``.
+DERIVATIVE_PASSES = {"_jvp": "s4tf-jvp", "_vjp": "s4tf-vjp"}
+
+
+def lower_for(lowered: Lowered, target: str, entry_points) -> str:
+    """``lowered`` as StableHLO for ``target``, checked for availability, after adding the
+    derivative functions that ``entry_points`` ask for (see :func:`add_derivatives`)."""
+    add_derivatives(lowered, entry_points)
+    return lowered.stablehlo(lowering_pipeline(target))
+
+
+def add_derivatives(lowered: Lowered, entry_points) -> None:
+    """Build ``<entry>_jvp`` / ``<entry>_vjp`` in ``lowered`` (with respect to every float
+    argument) when ``entry_points`` name them, and make the entry points public."""
+    missing = [name for name in entry_points if find_function(lowered.module, name) is None]
+    passes = [name for suffix, name in DERIVATIVE_PASSES.items() if lowered.entry + suffix in missing]
+    if not passes:
+        return
+    primal = find_function(lowered.module, lowered.entry)
+    with lowered.context:
+        primal.attributes[WRT] = indices_attribute(float_arguments(primal))
+        try:
+            build_pass_manager(",".join(passes), lowered.context).run(lowered.module.operation)
+        except ir.MLIRError as error:
+            raise CompilationError(f"differentiating '{lowered.entry}' failed:\n{format_mlir_error(error)}") from None
+        for name in entry_points:
+            function = find_function(lowered.module, name)
+            if function is not None:
+                function.attributes["sym_visibility"] = ir.StringAttr.get("public")
 
 
 def weights_of(fn, example_args, argnums) -> dict[int, Weight]:
@@ -95,9 +132,10 @@ def compile(fn, example_args, *, target="cpu", entry_points=None, weights=(), em
     try:
         get_target(target)
         lowered = stage(fn, example_args)
-        stablehlo = lowered.stablehlo(lowering_pipeline(target))
+        entry_points = tuple(entry_points or (lowered.entry,))
+        stablehlo = lower_for(lowered, target, entry_points)
         found = weights_of(fn, example_args, tuple(weights))
-        return build(stablehlo, target, tuple(entry_points or (lowered.entry,)), found, embed_weights, target_flags)
+        return build(stablehlo, target, entry_points, found, embed_weights, target_flags)
     except S4tfError as error:
         raise error.with_traceback(None) from None
 

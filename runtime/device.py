@@ -62,7 +62,8 @@ def device_config(device: str) -> iree_runtime.Config:
     try:
         return runtime_config(driver)
     except (RuntimeError, ValueError) as error:
-        raise DeviceUnavailableError(f"device '{device}' is not available here: {iree_message(error)}") from None
+        reason = iree_message(error.__cause__ or error)  # IREE chains the driver's own reason
+        raise DeviceUnavailableError(f"device '{device}' is not available here: {reason}") from None
 
 
 def device_available(device: str) -> bool:
@@ -130,6 +131,7 @@ class LoadedModule:
                 raise WrongTargetError(self._wrong_target_message(source, names)) from None
             raise ModuleLoadError(f"cannot load {source} on device '{device}': {iree_message(error)}") from None
         self._functions = getattr(self._context.modules, self.name)
+        self._vm_module = vm_module
         #: The target name Tensors from this module record (the device's own when unknown).
         self.target = self.built_for or device
 
@@ -150,6 +152,15 @@ class LoadedModule:
                 f"module '{self.name}' has no function '{function}'; its functions: {', '.join(self.function_names) or 'none'}"
             )
         return function
+
+    @property
+    def vm_context(self) -> iree_runtime.VmContext:
+        """IREE's context, for calls the function wrappers do not make (fences: see
+        :mod:`s4tf.runtime.extraction`)."""
+        return self._context.vm_context
+
+    def vm_function(self, function: str) -> iree_runtime.VmFunction:
+        return self._vm_module.lookup_function(self._check_function(function))
 
     def invoke(self, function: str, arguments: list) -> list:
         """Call ``function``; results are returned as a list of DeviceArrays."""

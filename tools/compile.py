@@ -29,7 +29,7 @@ from typing import Callable
 import numpy as np
 from tqdm import tqdm
 
-from s4tf.deploy import build, stage, weights_of
+from s4tf.deploy import build, lower_for, stage, weights_of
 from s4tf.dialects.types import to_numpy_dtype
 from s4tf.errors import CompilationError, S4tfError
 from s4tf.mlir import ir, new_context
@@ -89,7 +89,7 @@ def load_python_function(path: str, name: str):
     return fn
 
 
-def python_source(spec: str, arg_specs: list[str], weight_positions: tuple[int, ...]) -> Source:
+def python_source(spec: str, arg_specs: list[str], weight_positions: tuple[int, ...], entry_points) -> Source:
     path, _, name = spec.rpartition(":")
     fn = load_python_function(path, name)
     example_args = tuple(example_argument(a) for a in arg_specs)
@@ -97,16 +97,17 @@ def python_source(spec: str, arg_specs: list[str], weight_positions: tuple[int, 
         if 0 <= position < len(arg_specs) and not arg_specs[position].startswith("@"):
             raise UsageError(f"weight argument {position} needs values: give it as --arg @file.npy")
     lowered = stage(fn, example_args)
+    entry_points = tuple(entry_points or (lowered.entry,))
     return Source(
         name,
         lowered.as_text(),
-        lambda target: lowered.stablehlo(lowering_pipeline(target)),
-        (lowered.entry,),
+        lambda target: lower_for(lowered, target, entry_points),
+        entry_points,
         weights_of(fn, example_args, weight_positions),
     )
 
 
-def mlir_source(path: str) -> Source:
+def mlir_source(path: str, entry_points) -> Source:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
@@ -123,7 +124,7 @@ def mlir_source(path: str) -> Source:
             if op.operation.name == "func.func"
             and ("sym_visibility" not in op.attributes or ir.StringAttr(op.attributes["sym_visibility"]).value == "public")
         )
-        verified = str(module)
+        printed = str(module)
 
     def lower(target: str) -> str:
         pipeline = lowering_pipeline(target) if has_s4tf else f"s4tf-check-availability{{target={target}}}"
@@ -135,7 +136,7 @@ def mlir_source(path: str) -> Source:
                 raise CompilationError(format_mlir_error(error, path)) from None
             return str(module)
 
-    return Source(Path(path).stem, verified, lower, public)
+    return Source(Path(path).stem, printed, lower, tuple(entry_points or public))
 
 
 def output_paths(output: str | None, name: str, targets: list[str]) -> dict[str, Path]:
@@ -167,7 +168,8 @@ def argument_parser() -> argparse.ArgumentParser:
     parser.add_argument("--target", action="append", metavar="NAME", help=f"target (repeatable; default cpu): {', '.join(TARGETS)}")
     parser.add_argument("--target-flag", action="append", default=[], metavar="FLAG",
                         help="extra IREE compiler flag, e.g. --target-flag=--iree-vulkan-target=llvmpipe")
-    parser.add_argument("--entry", action="append", metavar="FUNCTION", help="function to export (repeatable; default: the function, or every public function of the .mlir)")
+    parser.add_argument("--entry", action="append", metavar="FUNCTION", help="function to export (repeatable; default: the function, or every public function of the .mlir); "
+                        "FUNCTION_jvp and FUNCTION_vjp are built from a Python function")
     parser.add_argument("--emit", choices=("vmfb", "stablehlo", "mlir"), default="vmfb", help="what to write (default vmfb)")
     parser.add_argument("-o", dest="output", default=None, metavar="PATH",
                         help="output: a .vmfb file for one target, a directory for several; text goes to stdout by default")
@@ -186,10 +188,10 @@ def load_source(options: argparse.Namespace) -> Source:
     if options.input.endswith(".mlir"):
         if options.arg or weights:
             raise UsageError("--arg and --weights are for Python functions (file.py:function), not .mlir input")
-        return mlir_source(options.input)
+        return mlir_source(options.input, options.entry)
     if ":" not in options.input:
         raise UsageError(f"input '{options.input}' is neither file.py:function nor a .mlir file")
-    return python_source(options.input, options.arg, weights)
+    return python_source(options.input, options.arg, weights, options.entry)
 
 
 def write_text(output: str | None, text: str) -> None:
@@ -201,12 +203,11 @@ def write_text(output: str | None, text: str) -> None:
 
 def compile_targets(source: Source, options: argparse.Namespace, targets: list[str]) -> list[Path]:
     paths = output_paths(options.output, source.name, targets)
-    entries = tuple(options.entry or source.entry_points)
     written = []
     progress = tqdm(targets, desc="s4tf-compile", unit="target", disable=len(targets) < 2, file=sys.stderr)
     for target in progress:
         progress.set_postfix_str(target)
-        module = build(source.lower(target), target, entries, source.weights, options.embed_weights, options.target_flag)
+        module = build(source.lower(target), target, source.entry_points, source.weights, options.embed_weights, options.target_flag)
         paths[target].parent.mkdir(parents=True, exist_ok=True)
         written.append(module.save(paths[target]))
     return written

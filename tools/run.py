@@ -101,7 +101,7 @@ def argument_parser() -> argparse.ArgumentParser:
     parser.add_argument("--function", default=None, help="function to run (default: the module's only function)")
     parser.add_argument("--input", action="append", default=[], metavar="@x.npy|LITERAL", help="an input, in order (repeatable)")
     parser.add_argument("--output", action="append", default=[], metavar="@y.npy", help="where the next result goes (default: stdout)")
-    parser.add_argument("--device", default="cpu", choices=list(DEVICES), help="device to run on (default cpu)")
+    parser.add_argument("--device", default="cpu", help=f"device to run on: {', '.join(DEVICES)} (default cpu)")
     parser.add_argument("--parameters", default=None, metavar="FILE.irpa", help="weights (default: the .irpa beside the module, if any)")
     return parser
 
