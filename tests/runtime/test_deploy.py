@@ -1,0 +1,142 @@
+"""s4tf.compile / save / s4tf.load: weights apart from code, derivative entry points, bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import s4tf
+from s4tf.runtime.device import InvocationError, ModuleLoadError
+from s4tf.runtime.export import ExportError
+from s4tf.runtime.parameters import ParameterArchiveError, save_parameters
+from s4tf.runtime.targets import UnknownTargetError
+
+
+def predict(w, b, x):
+    return s4tf.tanh(x @ w + b)
+
+
+def weights(seed: int):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((3, 2)).astype(np.float32), rng.standard_normal(2).astype(np.float32)
+
+
+X = np.random.default_rng(0).standard_normal((4, 3)).astype(np.float32)
+
+
+def expected(w, b, x):
+    return np.tanh(x @ w + b)
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    """predict with w, b in ``predict.irpa`` beside ``predict.vmfb``, plus its jvp and vjp."""
+    path = tmp_path_factory.mktemp("deploy") / "predict.vmfb"
+    module = s4tf.compile(predict, (*weights(1), X), weights=(0, 1), entry_points=("predict", "predict_jvp", "predict_vjp"))
+    return module.save(path)
+
+
+def test_weights_go_to_an_archive_beside_the_module(saved):
+    assert saved.with_suffix(".irpa").is_file()
+    w, b = weights(1)
+    np.testing.assert_allclose(np.asarray(s4tf.load(saved).predict(X)), expected(w, b, X), rtol=1e-5, atol=1e-6)
+
+
+def test_a_new_archive_changes_the_results_of_the_same_module(saved, tmp_path):
+    code = saved.read_bytes()
+    w, b = weights(2)
+    save_parameters(tmp_path / "new.irpa", {"w": w, "b": b})
+    result = np.asarray(s4tf.load(saved, parameters=tmp_path / "new.irpa").predict(X))
+    np.testing.assert_allclose(result, expected(w, b, X), rtol=1e-5, atol=1e-6)
+    assert not np.allclose(result, expected(*weights(1), X))
+    assert saved.read_bytes() == code
+
+
+def test_vjp_entry_point_gives_the_gradients_of_weights_and_input(saved):
+    w, b = weights(1)
+    dy = np.random.default_rng(3).standard_normal((4, 2)).astype(np.float32)
+    y, dw, db, dx = (np.asarray(r) for r in s4tf.load(saved).predict_vjp(X, dy))
+    dz = (1 - expected(w, b, X) ** 2) * dy  # through tanh
+    np.testing.assert_allclose(y, expected(w, b, X), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(dw, X.T @ dz, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(db, dz.sum(axis=0), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(dx, dz @ w.T, rtol=1e-4, atol=1e-5)
+
+
+def test_jvp_entry_point_matches_finite_differences(saved):
+    w, b = weights(1)
+    rng = np.random.default_rng(4)
+    dw, db, dx = (rng.standard_normal(a.shape).astype(np.float32) for a in (w, b, X))
+    y, dy = (np.asarray(r) for r in s4tf.load(saved).predict_jvp(X, dw, db, dx))
+    eps = 1e-4
+    w64, b64, x64 = (a.astype(np.float64) for a in (w, b, X))
+    central = (expected(w64 + eps * dw, b64 + eps * db, x64 + eps * dx) - expected(w64 - eps * dw, b64 - eps * db, x64 - eps * dx)) / (2 * eps)
+    np.testing.assert_allclose(y, expected(w, b, X), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(dy, central, rtol=1e-3, atol=1e-4)
+
+
+def test_embedded_weights_need_no_archive(tmp_path):
+    w, b = weights(1)
+    path = s4tf.compile(predict, (w, b, X), weights=(0, 1), embed_weights=True).save(tmp_path / "embedded.vmfb")
+    assert not path.with_suffix(".irpa").exists()
+    np.testing.assert_allclose(np.asarray(s4tf.load(path).predict(X)), expected(w, b, X), rtol=1e-5, atol=1e-6)
+
+
+def test_staged_function_and_pytree_weights(tmp_path):
+    @s4tf.function
+    def affine(params, x):
+        return x @ params["w"] + params["b"]
+
+    w, b = weights(1)
+    path = s4tf.compile(affine, ({"w": w, "b": b}, X), weights=(0,)).save(tmp_path / "affine.vmfb")
+    np.testing.assert_allclose(np.asarray(s4tf.load(path).affine(X)), X @ w + b, rtol=1e-5, atol=1e-6)
+
+
+# -- bad input ------------------------------------------------------------------------------------
+
+
+def test_module_without_its_archive_is_refused(saved, tmp_path):
+    lonely = tmp_path / "predict.vmfb"
+    lonely.write_bytes(saved.read_bytes())
+    with pytest.raises(ModuleLoadError, match=r"reads its weights from a parameter archive \(.irpa\), and none was given"):
+        s4tf.load(lonely)
+
+
+def test_unreadable_archive(saved, tmp_path):
+    with pytest.raises(ParameterArchiveError, match="cannot read parameter archive .*missing.irpa"):
+        s4tf.load(saved, parameters=tmp_path / "missing.irpa")
+
+
+def test_wrong_input_shape_and_dtype(saved):
+    module = s4tf.load(saved)
+    with pytest.raises(InvocationError, match="calling 'predict': input0 shape dimension 0 mismatch; expected 4 but have 5"):
+        module.predict(np.zeros((5, 3), np.float32))
+    with pytest.raises(InvocationError, match="element type mismatch; expected f32"):
+        module.predict(np.zeros((4, 3)))
+    with pytest.raises(AttributeError, match="module has no function 'train'; its functions: predict, predict_jvp, predict_vjp"):
+        module.train
+
+
+@pytest.mark.parametrize("damage", ["truncated", "not a module"])
+def test_corrupt_module(saved, tmp_path, damage):
+    bad = tmp_path / "bad.vmfb"
+    bad.write_bytes(saved.read_bytes()[:2000] if damage == "truncated" else b"not a module" * 20)
+    with pytest.raises(ModuleLoadError, match=f"{bad} is not a valid IREE module: .+"):
+        s4tf.load(bad)
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(s4tf.S4tfError, match="cannot read .*nothing.vmfb: No such file"):
+        s4tf.load(tmp_path / "nothing.vmfb")
+
+
+def test_unknown_target_and_entry_point():
+    with pytest.raises(UnknownTargetError, match="unknown target 'tpu'"):
+        s4tf.compile(predict, (*weights(1), X), target="tpu")
+    with pytest.raises(ExportError, match="no function 'train' in the module; its functions: predict"):
+        s4tf.compile(predict, (*weights(1), X), entry_points=("predict", "train"))
+
+
+def test_weights_must_be_argument_positions():
+    with pytest.raises(s4tf.S4tfError, match=r"weights \[3\] are not argument positions of 3 example arguments"):
+        s4tf.compile(predict, (*weights(1), X), weights=(3,))
