@@ -151,8 +151,47 @@ def _bf16_token_bits(token: str) -> int:
     return int(np.array(float(token)).astype(ml_dtypes.bfloat16).view(np.uint16))
 
 
+class _Symbol(AttrKind):
+    """A name (of a host function), stored as a string."""
+
+    description = "symbol name (string)"
+    irdl_base = "#builtin.string"
+
+    def normalize(self, value):
+        if not isinstance(value, str) or not value:
+            raise OpAttributeError(f"expected a non-empty name, got {value!r}")
+        return value
+
+    def to_mlir(self, value):
+        return ir.StringAttr.get(value)
+
+    def from_mlir(self, attribute):
+        return ir.StringAttr(attribute).value
+
+
+class _TensorTypes(AttrKind):
+    """Declared result types (of a host function), stored as an array of types."""
+
+    description = "array of tensor types"
+    irdl_base = "#builtin.array"
+
+    def normalize(self, value):
+        types = tuple(value)
+        if not all(isinstance(t, TensorType) for t in types):
+            raise OpAttributeError(f"expected tensor types, got {value!r}")
+        return types
+
+    def to_mlir(self, value):
+        return ir.ArrayAttr.get([ir.TypeAttr.get(t.to_mlir()) for t in value])
+
+    def from_mlir(self, attribute):
+        return tuple(TensorType.from_mlir(ir.TypeAttr(a).value) for a in ir.ArrayAttr(attribute))
+
+
 INT_ARRAY = _IntArray()
 INT = _Int()
 BOOL = _Bool()
 DTYPE = _DType()
 ELEMENTS = _Elements()
+SYMBOL = _Symbol()
+TENSOR_TYPES = _TensorTypes()

@@ -36,7 +36,9 @@ def _constraint(name: str, base: str) -> str:
 
 def operation_spec(op: type[Op]) -> list[str]:
     """One ``irdl.operation``; every operand and result gets its own constraint value
-    (IRDL makes uses of one constraint value agree on one type)."""
+    (IRDL makes uses of one constraint value agree on one type). The elements of a
+    variadic operand or result share one value, so IRDL accepts ``s4tf.host_call`` only
+    when its operands have one type and its results one type; ``s4tf-verify`` checks any."""
     names = [name.rstrip("*") for name in op.operands]
     lines = [f"  irdl.operation @{op.name} {{"]
     lines += [_constraint(f"operand_{name}", TENSOR) for name in names]
@@ -44,7 +46,8 @@ def operation_spec(op: type[Op]) -> list[str]:
     if names:
         variadic = "variadic " if op.is_variadic() else ""
         lines.append(f"    irdl.operands({', '.join(f'{name}: {variadic}%operand_{name}' for name in names)})")
-    lines.append("    irdl.results(result: %result)")
+    variadic_results = "variadic " if op.variadic_results else ""
+    lines.append(f"    irdl.results(result: {variadic_results}%result)")
     if op.attributes:
         lines += [_constraint(f"attr_{key}", kind.irdl_base) for key, kind in op.attributes.items()]
         pairs = ", ".join(f'"{key}" = %attr_{key}' for key in op.attributes)

@@ -44,6 +44,10 @@ class Op:
     operands: ClassVar[tuple[str, ...]] = ()
     attributes: ClassVar[dict[str, AttrKind]] = {}
     pure: ClassVar[bool] = True
+    #: Results are zero or more tensors (their types come from attributes), not exactly one.
+    variadic_results: ClassVar[bool] = False
+    #: The op runs in a host program (``s4tf-partition``), never on the device: no lowering.
+    host: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

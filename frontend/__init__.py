@@ -21,6 +21,7 @@ from s4tf.custom_derivatives import derivative
 from s4tf.differentiable import move, no_derivative
 from s4tf.deploy import DeployableModule, DeployedModule, compile, load  # noqa: A004  (s4tf.compile)
 from s4tf.errors import CompilationError, DTypeError, OpAttributeError, S4tfError, ShapeError, StagingError
+from s4tf.host import host
 from s4tf.locations import name_scope
 from s4tf.numpy_api import (  # noqa: A004  (NumPy's names: abs, max, min, round, slice, sum)
     abs, add, arange, argmax, asarray, astype, avg_pool2d, bitwise_and, bitwise_or, broadcast_in_dim,
@@ -44,7 +45,7 @@ bfloat16 = ml_dtypes.bfloat16
 int32, int64, bool_ = np.int32, np.int64, np.bool_
 
 __all__ = [
-    "function", "StagedFunction", "compile", "load", "DeployableModule", "DeployedModule", "grad", "value_and_grad", "jvp", "vjp", "derivative", "no_derivative", "move", "Lowered", "Tensor", "name_scope",
+    "function", "host", "StagedFunction", "compile", "load", "DeployableModule", "DeployedModule", "grad", "value_and_grad", "jvp", "vjp", "derivative", "no_derivative", "move", "Lowered", "Tensor", "name_scope",
     "S4tfError", "ShapeError", "DTypeError", "OpAttributeError", "StagingError", "CompilationError",
     "float16", "float32", "float64", "bfloat16", "int32", "int64", "bool_",
     *numpy_api.__all__,

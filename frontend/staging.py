@@ -135,9 +135,15 @@ class StagedFunction:
         return f"<s4tf.function {self.__name__}>"
 
 
-def function(python_fn=None, *, target: str = "cpu"):
+def function(python_fn=None, *, target: str = "cpu", extract: bool = False, warn_transfers: bool = False):
     """Decorator: ``@s4tf.function`` or ``@s4tf.function(target="vulkan")`` (see
-    :data:`s4tf.runtime.targets.TARGETS`); results are Tensors on the target's device."""
+    :data:`s4tf.runtime.targets.TARGETS`); results are Tensors on the target's device.
+    ``extract=True``: host calls (``s4tf.host``) run in Python while the device works
+    (:mod:`s4tf.extraction`); ``warn_transfers=True`` warns of each host/device copy."""
     if python_fn is None:
-        return functools.partial(function, target=target)
+        return functools.partial(function, target=target, extract=extract, warn_transfers=warn_transfers)
+    if extract:
+        from s4tf.extraction import ExtractedFunction  # it builds on this module
+
+        return ExtractedFunction(python_fn, target, warn_transfers)
     return StagedFunction(python_fn, target)

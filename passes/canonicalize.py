@@ -45,6 +45,8 @@ def _same_type(a: ir.Value, b: ir.Value) -> bool:
 
 def identity_operand(operation: ir.Operation) -> ir.Value | None:
     """An existing value equal to ``operation``'s result, by an algebraic identity."""
+    if len(operation.results) != 1:  # s4tf.host_call may have none or several
+        return None
     name = operation.name.removeprefix("s4tf.")
     operands = list(operation.operands)
     result = operation.results[0]

@@ -15,7 +15,7 @@ from s4tf.dialects.op_def import lookup, read_attributes
 from s4tf.dialects.types import TensorType
 from s4tf.mlir import ir
 from s4tf.passes.ir_walk import s4tf_ops
-from s4tf.passes.registry import register
+from s4tf.passes.registry import PassFailed, emit_error, register
 from s4tf.passes.verify import verify_module
 
 
@@ -36,5 +36,11 @@ def lower_op(operation: ir.Operation) -> None:
 @register("s4tf-lower-to-stablehlo", "Lower every s4tf op to StableHLO (verifies first)")
 def lower_to_stablehlo(module: ir.Operation) -> None:
     verify_module(module)
+    host_ops = [operation for operation in s4tf_ops(module) if lookup(operation.name).host]
+    for operation in host_ops:
+        emit_error(operation, f"'{operation.name}' runs on the host; stage with @s4tf.function(extract=True) "
+                   "or run s4tf-partition first")
+    if host_ops:
+        raise PassFailed()
     for operation in s4tf_ops(module):
         lower_op(operation)

@@ -36,7 +36,8 @@ each op against the definition below (operand count, attribute presence and kind
 types inferred from the operands). `python -m s4tf.dialects.irdl` prints the same
 definitions as an IRDL spec for `iree-opt --irdl-file=...`.
 
-Operands are ranked tensors of one of the element types {dtypes}; every op has one result.
+Operands are ranked tensors of one of the element types {dtypes}; every op has one result
+unless its section says otherwise.
 """
 
 

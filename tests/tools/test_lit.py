@@ -35,5 +35,5 @@ def test_lit_suite_passes():
 
 def test_lowering_test_covers_every_op():
     text = LOWERING_TEST.read_text()
-    missing = [name for name in sorted(OPS) if f'"{name}"(' not in text]
+    missing = [name for name in sorted(OPS) if not OPS[name].host and f'"{name}"(' not in text]
     assert not missing, f"{LOWERING_TEST.name} lowers no {', '.join(missing)}"

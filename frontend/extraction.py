@@ -1,0 +1,131 @@
+"""``@s4tf.function(extract=True)``: graph program extraction for staged functions.
+
+The staged function is partitioned (``s4tf-partition``) into device functions, compiled
+with IREE's asynchronous ABI, and a host program that :mod:`s4tf.runtime.extraction` runs:
+host calls (``s4tf.host``) run in Python while the device works.
+
+```python
+@s4tf.function(extract=True)
+def step(w, x):
+    logits = x @ w
+    plan = s4tf.host(cpu_solver)(logits)   # runs on the host; the device waits only for plan
+    return logits + plan
+
+step(w, x)                     # partitioned, compiled and run
+print(step.partitioned(w, x))  # device functions and the host program
+```
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+from iree.runtime import DeviceArray
+
+from s4tf.errors import CompilationError
+from s4tf.mlir import ir
+from s4tf.passes.diagnostics import format_mlir_error, parse_location
+from s4tf.passes.partition import HOST_PROGRAM_ATTR, device_module, functions
+from s4tf.passes.pipeline import build_pass_manager
+from s4tf.passes.registry import DiagnosticWarning
+from s4tf.runtime.compiler import compile_stablehlo
+from s4tf.runtime.device import LoadedModule, to_device
+from s4tf.runtime.extraction import ASYNC_FLAGS, DEFAULT_TIMEOUT_S, ExtractedProgram, HostProgram
+from s4tf.runtime.targets import get_target
+from s4tf.staging import Compiled, Lowered, StagedFunction, lowering_pipeline, module_input
+from s4tf.tensor import Tensor
+from s4tf.tracing import Static, leaf_spec, rebuild_outputs
+
+PARTITION_PIPELINE = "s4tf-verify,s4tf-canonicalize,s4tf-partition{warn_transfers=true}"
+
+
+class TransferWarning(UserWarning):
+    """A value copied between host and device by a partitioned function (``warn_transfers=True``)."""
+
+
+@dataclass
+class Partitioned:
+    """A staged function after ``s4tf-partition``, and the transfers the pass inserted."""
+
+    lowered: Lowered
+    module: ir.Module
+    transfers: list[DiagnosticWarning]
+
+    def __str__(self) -> str:
+        return str(self.module)
+
+    def transfer_messages(self) -> list[str]:
+        """``file:line: message`` of each send and receive."""
+        lines = []
+        for warning in self.transfers:
+            file, line, _ = parse_location(warning.location)
+            lines.append(f"{file}:{line}: {warning.message}" if line is not None else warning.message)
+        return lines
+
+
+def partition(lowered: Lowered) -> Partitioned:
+    with lowered.context:
+        module = ir.Module.parse(lowered.as_text(debug_info=True))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", DiagnosticWarning)
+            try:
+                build_pass_manager(PARTITION_PIPELINE, lowered.context).run(module.operation)
+            except ir.MLIRError as error:
+                raise CompilationError(f"partitioning '{lowered.entry}' failed:\n{format_mlir_error(error)}") from None
+    return Partitioned(lowered, module, [w.message for w in caught if isinstance(w.message, DiagnosticWarning)])
+
+
+@dataclass
+class CompiledExtraction(Compiled):
+    """One signature of an extracted function: its host program and device module."""
+
+    program: ExtractedProgram | None = None
+
+    def __call__(self, leaves):
+        inputs = [device_input(leaf, self.module) for leaf in leaves if not isinstance(leaf_spec(leaf), Static)]
+        results = [Tensor(r, self.module.target) for r in self.program.run(inputs)]
+        return rebuild_outputs(self.lowered.record, results)
+
+
+def device_input(value, module: LoadedModule):
+    """``value`` as a device array of ``module``'s device (a copy for host arrays)."""
+    value = module_input(value, module)
+    return value if isinstance(value, DeviceArray) else to_device(value, module.target)
+
+
+class ExtractedFunction(StagedFunction):
+    """A staged function run as device functions plus a host program (see the module docstring)."""
+
+    def __init__(self, python_fn, target: str = "cpu", warn_transfers: bool = False, timeout_s: float = DEFAULT_TIMEOUT_S):
+        super().__init__(python_fn, target)
+        self.warn_transfers = warn_transfers
+        self.timeout_s = timeout_s
+
+    def partitioned(self, *args, **kwargs) -> Partitioned:
+        """The partitioned module for these arguments' signature (not compiled)."""
+        return partition(self.lower(*args, **kwargs))
+
+    def _compile(self, args, kwargs) -> Compiled:
+        lowered = self._lower(args, kwargs)
+        result = partition(lowered)
+        if self.warn_transfers:
+            for warning in result.transfers:
+                file, line, _ = parse_location(warning.location)
+                warnings.warn_explicit(warning.message, TransferWarning, file or "<staged>", line or 0)
+        entry = functions(result.module.operation)[lowered.entry]
+        if HOST_PROGRAM_ATTR not in entry.attributes:  # no host calls: an ordinary staged function
+            return super()._compile(args, kwargs)
+        host_program = HostProgram.from_function(entry)
+        device = device_module(result.module)
+        with lowered.context:
+            try:
+                build_pass_manager(lowering_pipeline(self.target), lowered.context).run(device.operation)
+            except ir.MLIRError as error:
+                raise CompilationError(f"lowering '{lowered.entry}' failed:\n{format_mlir_error(error)}") from None
+        vmfb = compile_stablehlo(str(device), self.target, extra_flags=ASYNC_FLAGS)
+        module = LoadedModule(vmfb, get_target(self.target).device)
+        return CompiledExtraction(lowered, module, ExtractedProgram(host_program, module, self.timeout_s))
+
+    def __repr__(self):
+        return f"<s4tf.function(extract=True) {self.__name__}>"

@@ -1,0 +1,295 @@
+"""``s4tf-partition``: split a function with host calls into device functions and a host program.
+
+Graph program extraction (S4TF): the device ops between host interactions become
+*device functions*, as large as the dependencies allow; the function itself becomes the
+*host program*, which launches them (``func.call``; asynchronous at run time), receives
+device values its host calls need (``s4tf.recv``), calls the host functions
+(``s4tf.host_call``) and sends their results back (``s4tf.send``).
+
+```mlir
+func.func @step(%w: tensor<3x4xf32>, %x: tensor<2x3xf32>) -> tensor<2x4xf32> {
+  %0 = "s4tf.dot_general"(%x, %w) ...
+  %1 = "s4tf.host_call"(%0) {callee = "cpu_solver", ...} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  %2 = "s4tf.add"(%0, %1) ...
+  return %2 : tensor<2x4xf32>
+}
+// becomes
+func.func @step(%w: tensor<3x4xf32>, %x: tensor<2x3xf32>) -> tensor<2x4xf32> attributes {s4tf.host_program} {
+  %0 = call @step_device_0(%w, %x) : (...) -> tensor<2x4xf32>
+  %1 = "s4tf.recv"(%0) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  %2 = "s4tf.host_call"(%1) {callee = "cpu_solver", ...}
+  %3 = "s4tf.send"(%2) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  %4 = call @step_device_1(%0, %3) : (...) -> tensor<2x4xf32>
+  return %4 : tensor<2x4xf32>
+}
+func.func private @step_device_0(...) attributes {s4tf.device_function} { "s4tf.dot_general" ... }
+func.func private @step_device_1(...) attributes {s4tf.device_function} { "s4tf.add" ... }
+```
+
+Placement follows the dependencies, not the text: a device op goes into device function
+*k*, where *k* counts the host calls on its dependency chain, so device work that does not
+depend on a host call runs in the first device function; host calls keep their order. The
+host program's arguments and results are device values. Constants are never sent: each
+device function that uses one gets its own copy, and the host program evaluates those
+its host calls use. With ``warn_transfers=true`` every send and receive is reported at
+the user's line, like S4TF's "value implicitly copied to the host" warnings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from s4tf.mlir import func, ir
+from s4tf.passes.ir_walk import defining_op
+from s4tf.passes.registry import PassFailed, emit_error, emit_warning, register
+from s4tf.passes.verify import verify_module
+
+HOST_CALL = "s4tf.host_call"
+CONSTANT = "s4tf.constant"
+HOST_PROGRAM_ATTR = "s4tf.host_program"
+DEVICE_FUNCTION_ATTR = "s4tf.device_function"
+_FALSE = ("false", "0", "no", "off")
+
+
+@dataclass
+class DeviceRegion:
+    """The ops of one device function, and the values that cross its boundary."""
+
+    ops: list[ir.Operation] = field(default_factory=list)
+    inputs: list[ir.Value] = field(default_factory=list)  #: original values it reads from outside
+    outputs: list[ir.Value] = field(default_factory=list)  #: original values read outside
+
+
+def symbol_name(operation: ir.Operation) -> str:
+    return ir.StringAttr(operation.attributes["sym_name"]).value
+
+
+def functions(module: ir.Operation) -> dict[str, ir.Operation]:
+    return {
+        symbol_name(op.operation): op.operation
+        for op in module.regions[0].blocks[0].operations
+        if op.operation.name == "func.func"
+    }
+
+
+def body(function: ir.Operation) -> ir.Block:
+    return function.regions[0].blocks[0]
+
+
+def callee(operation: ir.Operation) -> str:
+    return ir.FlatSymbolRefAttr(operation.attributes["callee"]).value
+
+
+def has_host_calls(function: ir.Operation) -> bool:
+    return any(op.operation.name == HOST_CALL for op in body(function).operations)
+
+
+class Partition:
+    """Partitions one function (see the module docstring)."""
+
+    def __init__(self, function: ir.Operation, symbols: set[str], partitioned: set[str], warn_transfers: bool):
+        self.function = function
+        self.partitioned = partitioned
+        self.name = symbol_name(function)
+        self.block = body(function)
+        self.symbols = symbols
+        self.warn_transfers = warn_transfers
+        self.ops = [op.operation for op in self.block.operations]
+        self.terminator = self.ops[-1]
+        self.level: dict[ir.Operation, int] = {}
+        self.region_of: dict[ir.Operation, int] = {}
+        self.regions: list[DeviceRegion] = []
+        self.host_calls: list[ir.Operation] = []
+        self.last_function = function
+
+    # -- analysis ------------------------------------------------------------------------
+
+    def kind(self, operation: ir.Operation | None) -> str:
+        if operation is None:
+            return "argument"
+        if operation.name == HOST_CALL:
+            return "host"
+        if operation.name == CONSTANT:
+            return "constant"
+        return "device"
+
+    def assign_levels(self) -> None:
+        """Device op: the number of host calls its inputs wait for; host call: the device
+        function it waits for (and no earlier than the host call before it)."""
+        previous_host = 0
+        for operation in self.ops[:-1]:
+            kind = self.kind(operation)
+            if kind == "constant":
+                continue
+            level = previous_host if kind == "host" else 0
+            for value in operation.operands:
+                producer = defining_op(value)
+                producer_kind = self.kind(producer)
+                if producer_kind in ("device", "host"):
+                    step = 1 if producer_kind == "host" and kind == "device" else 0
+                    level = max(level, self.level[producer] + step)
+            self.level[operation] = level
+            if kind == "host":
+                previous_host = level
+                self.host_calls.append(operation)
+            else:
+                while len(self.regions) <= level:
+                    self.regions.append(DeviceRegion())
+                self.regions[level].ops.append(operation)
+                self.region_of[operation] = level
+
+    def collect_boundaries(self) -> None:
+        for index, region in enumerate(self.regions):
+            for operation in region.ops:
+                for value in operation.operands:
+                    producer = defining_op(value)
+                    if self.kind(producer) == "constant" or self.region_of.get(producer) == index:
+                        continue
+                    if value not in region.inputs:
+                        region.inputs.append(value)
+                    if producer in self.region_of:
+                        self.add_output(value)
+        for operation in [*self.host_calls, self.terminator]:
+            for value in operation.operands:
+                if defining_op(value) in self.region_of:
+                    self.add_output(value)
+
+    def add_output(self, value: ir.Value) -> None:
+        outputs = self.regions[self.region_of[defining_op(value)]].outputs
+        if value not in outputs:
+            outputs.append(value)
+
+    # -- rewriting -----------------------------------------------------------------------
+
+    def run(self) -> None:
+        for operation in self.ops:
+            if operation.name == "func.call" and callee(operation) in self.partitioned:
+                emit_error(operation, f"'{callee(operation)}' calls host functions; call s4tf.host from the "
+                           "top-level staged function (host calls inside called staged functions are not supported)")
+                raise PassFailed()
+        self.assign_levels()
+        self.collect_boundaries()
+        device_functions = [self.build_device_function(index) for index in range(len(self.regions))]
+        self.build_host_program(device_functions)
+        self.function.attributes[HOST_PROGRAM_ATTR] = ir.UnitAttr.get()
+
+    def build_device_function(self, index: int) -> ir.Operation:
+        region = self.regions[index]
+        symbol = self.unique_symbol(f"{self.name}_device_{index}")
+        location = region.ops[0].location
+        with location, ir.InsertionPoint(self.function):
+            function = func.FuncOp(symbol, ir.FunctionType.get([v.type for v in region.inputs], [v.type for v in region.outputs]))
+        function.attributes["sym_visibility"] = ir.StringAttr.get("private")
+        function.attributes[DEVICE_FUNCTION_ATTR] = ir.UnitAttr.get()
+        function.move_after(self.last_function)  # after the host program, in order
+        self.last_function = function.operation
+        block = function.add_entry_block()
+        arguments = dict(zip(region.inputs, block.arguments))
+        constants: dict[ir.Operation, ir.Operation] = {}
+        for operation in region.ops:
+            with ir.InsertionPoint(block):
+                for value in list(operation.operands):
+                    producer = defining_op(value)
+                    if self.kind(producer) == "constant":
+                        if producer not in constants:
+                            constants[producer] = producer.clone(ip=ir.InsertionPoint.at_block_begin(block))
+                        operation.replace_uses_of_with(value, constants[producer].results[0])
+                    elif value in arguments:
+                        operation.replace_uses_of_with(value, arguments[value])
+            operation.detach_from_parent()
+            block.append(operation)
+        with location, ir.InsertionPoint(block):
+            func.ReturnOp(region.outputs)
+        return function.operation
+
+    def unique_symbol(self, name: str) -> str:
+        symbol, counter = name, 1
+        while symbol in self.symbols:
+            symbol, counter = f"{name}_{counter}", counter + 1
+        self.symbols.add(symbol)
+        return symbol
+
+    def build_host_program(self, device_functions: list[ir.Operation]) -> None:
+        device_value: dict[ir.Value, ir.Value] = {}  # original device value -> launch result
+        received: dict[ir.Value, ir.Value] = {}
+        sent: dict[ir.Value, ir.Value] = {}
+        launched = set()
+
+        def on_device(value: ir.Value, user: ir.Operation) -> ir.Value:
+            producer = defining_op(value)
+            if self.kind(producer) in ("host", "constant"):
+                if value not in sent:
+                    sent[value] = self.transfer("s4tf.send", value, producer)
+                return sent[value]
+            return device_value.get(value, value)
+
+        def launch(index: int) -> None:
+            region = self.regions[index]
+            operands = [on_device(v, self.terminator) for v in region.inputs]
+            with region.ops[0].location, ir.InsertionPoint(self.terminator):
+                call = func.CallOp(
+                    [v.type for v in region.outputs], ir.FlatSymbolRefAttr.get(symbol_name(device_functions[index])), operands
+                )
+            device_value.update(zip(region.outputs, call.results))
+            launched.add(index)
+
+        for host_call in self.host_calls:
+            for index in range(self.level[host_call] + 1):
+                if index < len(self.regions) and index not in launched:
+                    launch(index)
+            for value in list(host_call.operands):
+                if self.kind(defining_op(value)) in ("device", "argument"):
+                    if value not in received:
+                        received[value] = self.transfer("s4tf.recv", device_value.get(value, value), host_call)
+                    host_call.replace_uses_of_with(value, received[value])
+            host_call.move_before(self.terminator)
+        for index in range(len(self.regions)):
+            if index not in launched:
+                launch(index)
+        for value in list(self.terminator.operands):
+            self.terminator.replace_uses_of_with(value, on_device(value, self.terminator))
+        for operation in self.ops:
+            if operation.name == CONSTANT and not any(True for _ in operation.results[0].uses):
+                operation.erase()
+
+    def transfer(self, name: str, value: ir.Value, at: ir.Operation) -> ir.Value:
+        """Insert ``name`` (send or receive) of ``value`` before the terminator, reported at ``at``."""
+        with at.location, ir.InsertionPoint(self.terminator):
+            operation = ir.Operation.create(name, results=[value.type], operands=[value])
+        if self.warn_transfers:
+            emit_warning(at.location, transfer_message(name, value, at))
+        return operation.results[0]
+
+
+def transfer_message(name: str, value: ir.Value, at: ir.Operation) -> str:
+    if name == "s4tf.recv":
+        function = ir.StringAttr(at.attributes["callee"]).value
+        return f"value of type {value.type} is copied from the device to the host for host function '{function}'"
+    producer = defining_op(value)
+    if producer is not None and producer.name == HOST_CALL:
+        function = ir.StringAttr(producer.attributes["callee"]).value
+        return f"result of host function '{function}' ({value.type}) is copied from the host to the device"
+    return f"value of type {value.type} is copied from the host to the device"
+
+
+@register("s4tf-partition", "Split functions with host calls into device functions and a host program")
+def partition(module: ir.Operation, warn_transfers: str = "false") -> None:
+    verify_module(module)
+    table = functions(module)
+    with_host_calls = {name for name, function in table.items() if has_host_calls(function)}
+    symbols = set(table)
+    for name in sorted(with_host_calls):
+        Partition(table[name], symbols, with_host_calls, warn_transfers.lower() not in _FALSE).run()
+
+
+def device_module(module: ir.Module) -> ir.Module:
+    """A copy of a partitioned ``module`` without its host programs, device functions public:
+    what IREE compiles."""
+    with module.context:
+        copy = ir.Module.parse(module.operation.get_asm(enable_debug_info=True))
+    for function in list(functions(copy.operation).values()):
+        if HOST_PROGRAM_ATTR in function.attributes:
+            function.erase()
+        elif DEVICE_FUNCTION_ATTR in function.attributes:
+            del function.attributes["sym_visibility"]
+    return copy
