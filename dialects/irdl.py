@@ -40,14 +40,17 @@ def operation_spec(op: type[Op]) -> list[str]:
     variadic operand or result share one value, so IRDL accepts ``s4tf.host_call`` only
     when its operands have one type and its results one type; ``s4tf-verify`` checks any."""
     names = [name.rstrip("*") for name in op.operands]
+    variadic = {name.rstrip("*"): "variadic " if name.endswith("*") else "" for name in op.operands}
     lines = [f"  irdl.operation @{op.name} {{"]
     lines += [_constraint(f"operand_{name}", TENSOR) for name in names]
     lines.append(_constraint("result", TENSOR))
     if names:
-        variadic = "variadic " if op.is_variadic() else ""
-        lines.append(f"    irdl.operands({', '.join(f'{name}: {variadic}%operand_{name}' for name in names)})")
-    variadic_results = "variadic " if op.variadic_results else ""
+        lines.append(f"    irdl.operands({', '.join(f'{name}: {variadic[name]}%operand_{name}' for name in names)})")
+    variadic_results = "variadic " if op.variadic_results or op.regions else ""
     lines.append(f"    irdl.results(result: {variadic_results}%result)")
+    if op.regions:
+        lines += [f"    %region_{name} = irdl.region" for name in op.regions]
+        lines.append(f"    irdl.regions({', '.join(f'{name}: %region_{name}' for name in op.regions)})")
     if op.attributes:
         lines += [_constraint(f"attr_{key}", kind.irdl_base) for key, kind in op.attributes.items()]
         pairs = ", ".join(f'"{key}" = %attr_{key}' for key in op.attributes)

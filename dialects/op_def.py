@@ -44,6 +44,8 @@ class Op:
     operands: ClassVar[tuple[str, ...]] = ()
     attributes: ClassVar[dict[str, AttrKind]] = {}
     pure: ClassVar[bool] = True
+    #: Names of the op's regions (``control_flow.py``); such ops verify and lower as a whole.
+    regions: ClassVar[tuple[str, ...]] = ()
     #: Results are zero or more tensors (their types come from attributes), not exactly one.
     variadic_results: ClassVar[bool] = False
     #: The op runs in a host program (``s4tf-partition``), never on the device: no lowering.
@@ -192,6 +194,8 @@ def verify(operation: ir.Operation) -> str | None:
         op = lookup(operation.name)
     except S4tfError as error:
         return error.message
+    if op.regions:
+        return op.check(operation)
     missing = sorted(key for key in op.attributes if key not in operation.attributes)
     if missing:
         return f"'{op.full_name()}' needs attribute(s) {', '.join(missing)}"

@@ -21,6 +21,9 @@ from s4tf.passes.verify import verify_module
 
 def lower_op(operation: ir.Operation) -> None:
     op = lookup(operation.name)
+    if op.regions:
+        op.lower_operation(operation)
+        return
     lowering = Lowering(
         tuple(TensorType.from_mlir(v.type) for v in operation.operands),
         tuple(TensorType.from_mlir(r.type) for r in operation.results),

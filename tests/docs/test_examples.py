@@ -111,10 +111,14 @@ def test_dialect_reference_is_up_to_date():
     assert DEFAULT_OUTPUT.read_text(encoding="utf-8") == render(), "run: python tools/gen_dialect_docs.py"
 
 
-GENERIC_OP = re.compile(r'%0 = "s4tf\.\w+"\((?P<operands>[^)]*)\)(?: \{.*\})? : \((?P<types>.*)\) -> (?P<result>\S+)')
+GENERIC_OP = re.compile(
+    r'%0 = "s4tf\.\w+"\((?P<operands>[^)]*)\)(?: \(\{\n.*\n\}\))?(?: \{[^\n]*\})? : \((?P<types>[^\n]*)\) -> (?P<result>\S+)',
+    re.DOTALL,
+)
 
 def example_function(example: str) -> str:
-    """A ``func.func`` whose arguments are the example op's operands, returning its result."""
+    """A ``func.func`` whose arguments are the example op's operands, returning its result
+    (ops with regions span several lines)."""
     match = GENERIC_OP.fullmatch(example)
     assert match, f"not a one-line generic s4tf op: {example}"
     names = [name.strip() for name in match["operands"].split(",") if name.strip()]

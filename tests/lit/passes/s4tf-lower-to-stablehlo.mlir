@@ -206,3 +206,48 @@ func.func @shape_ops(%x: tensor<4x3xf32>, %y: tensor<3xf32>, %s: tensor<f32>) ->
   %8 = "s4tf.pad"(%y, %s) {low = array<i64: 1>, high = array<i64: 2>, interior = array<i64: 1>} : (tensor<3xf32>, tensor<f32>) -> tensor<8xf32>
   return %0, %1, %3, %4, %5, %6, %7, %8 : tensor<2xf32>, tensor<2x3xi32>, tensor<12xf32>, tensor<3x4xf32>, tensor<4x3xf32>, tensor<2x2xf32>, tensor<8x3xf32>, tensor<8xf32>
 }
+
+// Region ops become their StableHLO twins; block arguments of s4tf.if's branches are
+// replaced by the op's operands (stablehlo.if regions take none).
+// CHECK-LABEL: func.func @control_flow
+// CHECK-SAME:    (%[[P:.*]]: tensor<i1>, %[[X:.*]]: tensor<3xf32>, %[[S:.*]]: tensor<f32>)
+// CHECK-NEXT:    "stablehlo.if"(%[[P]]) ({
+// CHECK-NEXT:      %[[SIN:.*]] = stablehlo.sine %[[X]] : tensor<3xf32>
+// CHECK-NEXT:      stablehlo.return %[[SIN]] : tensor<3xf32>
+// CHECK-NEXT:    }, {
+// CHECK-NEXT:      %[[SQ:.*]] = stablehlo.multiply %[[X]], %[[X]] : tensor<3xf32>
+// CHECK-NEXT:      stablehlo.return %[[SQ]] : tensor<3xf32>
+// CHECK-NEXT:    }) : (tensor<i1>) -> tensor<3xf32>
+// CHECK-NEXT:    stablehlo.while(%[[IT:.*]] = %[[S]]) : tensor<f32>
+// CHECK-NEXT:    cond {
+// CHECK-NEXT:      %[[C:.*]] = stablehlo.constant dense<1.000000e+02> : tensor<f32>
+// CHECK-NEXT:      %[[LT:.*]] = stablehlo.compare LT, %[[IT]], %[[C]], FLOAT
+// CHECK-NEXT:      stablehlo.return %[[LT]] : tensor<i1>
+// CHECK-NEXT:    } do {
+// CHECK-NEXT:      %[[SUM:.*]] = stablehlo.add %[[IT]], %[[IT]] : tensor<f32>
+// CHECK-NEXT:      stablehlo.return %[[SUM]] : tensor<f32>
+// CHECK-NEXT:    }
+// NONE-LABEL: func.func @control_flow
+// NONE-NOT:   s4tf.
+func.func @control_flow(%p: tensor<i1>, %x: tensor<3xf32>, %s: tensor<f32>) -> (tensor<3xf32>, tensor<f32>) {
+  %0 = "s4tf.if"(%p, %x) ({
+  ^bb0(%a: tensor<3xf32>):
+    %1 = "s4tf.sin"(%a) : (tensor<3xf32>) -> tensor<3xf32>
+    stablehlo.return %1 : tensor<3xf32>
+  }, {
+  ^bb0(%a: tensor<3xf32>):
+    %1 = "s4tf.mul"(%a, %a) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+    stablehlo.return %1 : tensor<3xf32>
+  }) : (tensor<i1>, tensor<3xf32>) -> tensor<3xf32>
+  %2 = "s4tf.while"(%s) ({
+  ^bb0(%a: tensor<f32>):
+    %c = "s4tf.constant"() {value = dense<1.0e+02> : tensor<f32>} : () -> tensor<f32>
+    %1 = "s4tf.lt"(%a, %c) : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %1 : tensor<i1>
+  }, {
+  ^bb0(%a: tensor<f32>):
+    %1 = "s4tf.add"(%a, %a) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    stablehlo.return %1 : tensor<f32>
+  }) : (tensor<f32>) -> tensor<f32>
+  return %0, %2 : tensor<3xf32>, tensor<f32>
+}

@@ -1,0 +1,180 @@
+"""Control flow: ``s4tf.if`` and ``s4tf.while``, ops whose bodies are regions.
+
+Regions are isolated from above (they read only their block arguments) and end with
+``stablehlo.return``. Each op checks its regions' argument and result types, evaluates
+them with the ops' NumPy references, and lowers to ``stablehlo.if``/``stablehlo.while``.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from s4tf.dialects.op_def import Op
+from s4tf.dialects.regions import move_operations, region_problem, single_block, yielded_types
+from s4tf.mlir import ir
+
+PREDICATE = "tensor<i1>"
+
+
+class RegionOp(Op):
+    """An op with regions. Rules take the whole operation: ``check(operation)`` says what
+    is malformed (or ``None``), ``run(operation, operands, run_block)`` evaluates it with
+    NumPy, ``lower_operation(operation)`` replaces it by StableHLO."""
+
+    #: The names of the op's regions, in order.
+    regions: ClassVar[tuple[str, ...]] = ()
+    #: Canonicalization neither folds nor erases region ops.
+    pure = False
+
+    @classmethod
+    def check(cls, operation: ir.Operation) -> str | None:
+        raise NotImplementedError
+
+    @classmethod
+    def run(cls, operation: ir.Operation, operands: list[np.ndarray], run_block) -> list[np.ndarray]:
+        raise NotImplementedError
+
+    @classmethod
+    def lower_operation(cls, operation: ir.Operation) -> None:
+        raise NotImplementedError
+
+    @classmethod
+    def check_regions(cls, operation: ir.Operation, arguments: list[str]) -> str | None:
+        if len(operation.regions) != len(cls.regions):
+            return f"'{cls.full_name()}' needs {len(cls.regions)} regions ({', '.join(cls.regions)})"
+        for name, region in zip(cls.regions, operation.regions):
+            problem = region_problem(region, name, cls.full_name(), arguments)
+            if problem:
+                return problem
+        return None
+
+
+def _types(values) -> list[str]:
+    return [str(v.type) for v in values]
+
+
+class If(RegionOp):
+    """Runs region ``then`` if ``pred`` (a ``tensor<i1>``) is true, else region ``else``;
+    both take ``args`` and yield values of the same types, the op's results.
+
+    ```mlir
+    %0 = "s4tf.if"(%p, %x) ({
+    ^bb0(%a: tensor<3xf32>):
+      %1 = "s4tf.sin"(%a) : (tensor<3xf32>) -> tensor<3xf32>
+      stablehlo.return %1 : tensor<3xf32>
+    }, {
+    ^bb0(%a: tensor<3xf32>):
+      %1 = "s4tf.mul"(%a, %a) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+      stablehlo.return %1 : tensor<3xf32>
+    }) : (tensor<i1>, tensor<3xf32>) -> tensor<3xf32>
+    ```
+    """
+
+    name = "if"
+    operands = ("pred", "args*")
+    regions = ("then", "else")
+    nondifferentiable_operands = (0,)
+
+    @classmethod
+    def check(cls, operation):
+        operands = _types(operation.operands)
+        if not operands or operands[0] != PREDICATE:
+            return f"'{cls.full_name()}' needs a {PREDICATE} predicate as its first operand"
+        problem = cls.check_regions(operation, operands[1:])
+        if problem:
+            return problem
+        results = _types(operation.results)
+        for name, region in zip(cls.regions, operation.regions):
+            yielded = yielded_types(single_block(region))
+            if yielded != results:
+                return (
+                    f"'{cls.full_name()}' region '{name}' yields ({', '.join(yielded)}) but the op "
+                    f"returns ({', '.join(results)}); both branches must yield the same types"
+                )
+        return None
+
+    @classmethod
+    def run(cls, operation, operands, run_block):
+        region = operation.regions[0 if bool(operands[0]) else 1]
+        return run_block(single_block(region), operands[1:])
+
+    @classmethod
+    def lower_operation(cls, operation):
+        with ir.InsertionPoint(operation), operation.location:
+            new = ir.Operation.create(
+                "stablehlo.if", results=[r.type for r in operation.results], operands=[operation.operands[0]], regions=2
+            )
+        for old_region, new_region in zip(operation.regions, new.regions):
+            block = new_region.blocks.append()
+            move_operations(single_block(old_region), block, list(operation.operands)[1:])
+        _replace(operation, new)
+
+
+class While(RegionOp):
+    """While region ``cond`` yields true (a ``tensor<i1>``) for the loop-carried values,
+    replaces them by what region ``body`` yields; the results are their final values.
+    The carried types never change: ``body`` yields exactly the operand types.
+
+    ```mlir
+    %0 = "s4tf.while"(%x) ({
+    ^bb0(%a: tensor<f32>):
+      %c = "s4tf.constant"() {value = dense<1.0e+02> : tensor<f32>} : () -> tensor<f32>
+      %1 = "s4tf.lt"(%a, %c) : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %1 : tensor<i1>
+    }, {
+    ^bb0(%a: tensor<f32>):
+      %1 = "s4tf.add"(%a, %a) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      stablehlo.return %1 : tensor<f32>
+    }) : (tensor<f32>) -> tensor<f32>
+    ```
+    """
+
+    name = "while"
+    operands = ("init*",)
+    regions = ("cond", "body")
+
+    @classmethod
+    def check(cls, operation):
+        operands = _types(operation.operands)
+        if not operands:
+            return f"'{cls.full_name()}' needs at least one loop-carried value"
+        problem = cls.check_regions(operation, operands)
+        if problem:
+            return problem
+        cond, body = (single_block(r) for r in operation.regions)
+        if yielded_types(cond) != [PREDICATE]:
+            return f"'{cls.full_name()}' region 'cond' must yield one {PREDICATE}, not ({', '.join(yielded_types(cond))})"
+        if yielded_types(body) != operands:
+            return (
+                f"'{cls.full_name()}' region 'body' yields ({', '.join(yielded_types(body))}) but the loop "
+                f"carries ({', '.join(operands)}); loop-carried types must not change"
+            )
+        if _types(operation.results) != operands:
+            return f"'{cls.full_name()}' results ({', '.join(_types(operation.results))}) must be the carried types ({', '.join(operands)})"
+        return None
+
+    @classmethod
+    def run(cls, operation, operands, run_block):
+        cond, body = (single_block(r) for r in operation.regions)
+        values = list(operands)
+        while bool(run_block(cond, values)[0]):
+            values = run_block(body, values)
+        return values
+
+    @classmethod
+    def lower_operation(cls, operation):
+        types = [v.type for v in operation.operands]
+        with ir.InsertionPoint(operation), operation.location:
+            new = ir.Operation.create("stablehlo.while", results=types, operands=list(operation.operands), regions=2)
+        for old_region, new_region in zip(operation.regions, new.regions):
+            block = new_region.blocks.append(*types)
+            move_operations(single_block(old_region), block, list(block.arguments))
+        _replace(operation, new)
+
+
+def _replace(operation: ir.Operation, new: ir.Operation) -> None:
+    for old, value in zip(operation.results, new.results):
+        old.replace_all_uses_with(value)
+    operation.erase()

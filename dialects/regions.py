@@ -1,0 +1,98 @@
+"""Helpers for ops with regions: reading their blocks, checking isolation, moving ops.
+
+Regions of s4tf ops have one block each and are isolated from above: they read only
+their block arguments and values computed inside them, and end with ``stablehlo.return``
+(a registered terminator, so that MLIR, and ``iree-opt --irdl-file``, accept the region).
+
+```mlir
+^bb0(%x: tensor<3xf32>):
+  %0 = "s4tf.sin"(%x) : (tensor<3xf32>) -> tensor<3xf32>
+  stablehlo.return %0 : tensor<3xf32>
+```
+"""
+
+from __future__ import annotations
+
+from s4tf.dialects.types import TensorType
+from s4tf.mlir import ir
+
+TERMINATOR = "stablehlo.return"
+
+
+def single_block(region: ir.Region) -> ir.Block | None:
+    blocks = list(region.blocks)
+    return blocks[0] if len(blocks) == 1 else None
+
+
+def argument_types(block: ir.Block) -> list[str]:
+    return [str(a.type) for a in block.arguments]
+
+
+def terminator(block: ir.Block) -> ir.Operation | None:
+    operations = list(block.operations)
+    if not operations or operations[-1].operation.name != TERMINATOR:
+        return None
+    return operations[-1].operation
+
+
+def yielded_types(block: ir.Block) -> list[str]:
+    return [str(v.type) for v in terminator(block).operands]
+
+
+def outside_value_user(region: ir.Region) -> ir.Operation | None:
+    """An op in ``region`` that reads a value defined outside it (``None`` if isolated)."""
+    defined: set = set()
+    found = []
+
+    def visit(operation):
+        operation = operation.operation
+        for block_region in operation.regions:
+            for block in block_region.blocks:
+                defined.update(block.arguments)
+        return ir.WalkResult.ADVANCE
+
+    def check(operation):
+        operation = operation.operation
+        if not found and any(v not in defined for v in operation.operands):
+            found.append(operation)
+        defined.update(operation.results)
+        return ir.WalkResult.ADVANCE
+
+    for block in region.blocks:
+        defined.update(block.arguments)
+        for operation in block.operations:
+            operation.operation.walk(visit, walk_order=ir.WalkOrder.PRE_ORDER)
+            operation.operation.walk(check, walk_order=ir.WalkOrder.PRE_ORDER)
+    return found[0] if found else None
+
+
+def region_problem(region: ir.Region, name: str, op_name: str, arguments: list[str]) -> str | None:
+    """Why ``region`` is not one isolated block with ``arguments`` ending in a terminator."""
+    block = single_block(region)
+    if block is None:
+        return f"'{op_name}' region '{name}' must have exactly one block"
+    if argument_types(block) != arguments:
+        return (
+            f"'{op_name}' region '{name}' takes ({', '.join(argument_types(block))}) but must take "
+            f"({', '.join(arguments)})"
+        )
+    if terminator(block) is None:
+        return f"'{op_name}' region '{name}' must end with {TERMINATOR}"
+    if outside_value_user(region) is not None:
+        return f"'{op_name}' region '{name}' uses a value defined outside it; pass it in as an operand"
+    return None
+
+
+def move_operations(source: ir.Block, target: ir.Block, replacements) -> None:
+    """Move every op of ``source`` to the end of ``target``; uses of ``source``'s arguments
+    become uses of ``replacements`` (values, one per argument)."""
+    for argument, replacement in zip(source.arguments, replacements):
+        argument.replace_all_uses_with(replacement)
+    for operation in list(source.operations):
+        operation = operation.operation
+        operation.detach_from_parent()
+        ir.InsertionPoint(target).insert(operation)
+
+
+def tensor_types(values) -> list[TensorType]:
+    return [TensorType.from_mlir(v.type) for v in values]
