@@ -17,6 +17,7 @@ import numpy as np
 
 from s4tf import numpy_api, tensor_methods
 from s4tf.autodiff import grad, jvp, value_and_grad, vjp
+from s4tf.control_flow import cond, fori_loop, while_loop
 from s4tf.custom_derivatives import derivative
 from s4tf.differentiable import move, no_derivative
 from s4tf.deploy import DeployableModule, DeployedModule, compile, load  # noqa: A004  (s4tf.compile)
@@ -46,6 +47,7 @@ int32, int64, bool_ = np.int32, np.int64, np.bool_
 
 __all__ = [
     "function", "host", "StagedFunction", "compile", "load", "DeployableModule", "DeployedModule", "grad", "value_and_grad", "jvp", "vjp", "derivative", "no_derivative", "move", "Lowered", "Tensor", "name_scope",
+    "cond", "while_loop", "fori_loop",
     "S4tfError", "ShapeError", "DTypeError", "OpAttributeError", "StagingError", "CompilationError",
     "float16", "float32", "float64", "bfloat16", "int32", "int64", "bool_",
     *numpy_api.__all__,

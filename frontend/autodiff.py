@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from s4tf import numpy_api, pytree
 from s4tf.dialects.types import TensorType, is_float
+from s4tf.differentiable import differentiable_mask, leaves_like
 from s4tf.errors import S4tfError
 from s4tf.locations import mlir_location, user_location
 from s4tf.passes.autodiff.derivatives import vjp_functions
@@ -40,12 +41,13 @@ class _Staged:
     record: FunctionRecord
     inputs: list  # the tensor leaves, in the order of the traced function's arguments
     owners: list[int]  # for each input, the index of the positional argument it came from
+    differentiable: list[bool]  # for each input, whether it is outside no_derivative fields
     module: object
 
     def wrt(self, argnums) -> list[int]:
         return [
-            i for i, (leaf, owner) in enumerate(zip(self.inputs, self.owners))
-            if owner in argnums and is_float(leaf_spec(leaf).dtype)
+            i for i, (leaf, owner, differentiable) in enumerate(zip(self.inputs, self.owners, self.differentiable))
+            if owner in argnums and differentiable and is_float(leaf_spec(leaf).dtype)
         ]
 
 
@@ -54,13 +56,14 @@ def _stage(fn, args) -> _Staged:
     python_fn = _python_function(fn)
     name = getattr(python_fn, "__name__", "fn")
     record = scope.trace.trace_function(python_fn, name if name != "<lambda>" else "lambda", args, {}, public=False)
-    inputs, owners = [], []
+    inputs, owners, differentiable = [], [], []
     for index, arg in enumerate(args):
-        for leaf in pytree.flatten(arg)[0]:
+        for leaf, has_derivative in zip(pytree.flatten(arg)[0], differentiable_mask(arg)):
             if not isinstance(leaf_spec(leaf), Static):
                 inputs.append(leaf)
                 owners.append(index)
-    return _Staged(record, inputs, owners, scope.trace.module)
+                differentiable.append(has_derivative)
+    return _Staged(record, inputs, owners, differentiable, scope.trace.module)
 
 
 def _mark(staged: _Staged, wrt: list[int]) -> list[int]:
@@ -172,8 +175,11 @@ def _jvp_body(fn, primals, tangents):
     staged = _stage(fn, primals)
     wrt = staged.wrt(_all_argnums(primals))
     name = jvp_function(staged.module, staged.record.symbol, wrt)
-    tangent_leaves = [leaf for leaf in pytree.flatten(tangents)[0] if not isinstance(leaf_spec(leaf), Static)]
-    tangent_leaves = [tangent_leaves[i] for i in wrt]
+    matched = leaves_like(primals, tangents, "the tangents given to s4tf.jvp")
+    by_input = [t for leaf, t in zip(pytree.flatten(primals)[0], matched) if not isinstance(leaf_spec(leaf), Static)]
+    tangent_leaves = [
+        numpy_api.zeros_like(staged.inputs[i]) if by_input[i] is None else by_input[i] for i in wrt
+    ]
     results = staged.record.result_types
     float_results = [t for t in results if is_float(t.dtype)]
     outputs = _call(name, staged.inputs + tangent_leaves, results + float_results)

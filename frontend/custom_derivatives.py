@@ -36,6 +36,7 @@ import numpy as np
 
 from s4tf import numpy_api, pytree
 from s4tf.dialects.types import TensorType, is_float, to_numpy_dtype
+from s4tf.differentiable import leaves_like
 from s4tf.errors import S4tfError
 from s4tf.locations import SourceLocation
 from s4tf.mlir import ir
@@ -86,19 +87,6 @@ def _placeholder(tensor_type: TensorType) -> np.ndarray:
 def _is_float_tensor(leaf) -> bool:
     spec = leaf_spec(leaf)
     return isinstance(spec, TensorType) and is_float(spec.dtype)
-
-
-def _leaves_like(primal, tangent, what: str) -> list:
-    """``tangent``'s leaves matched to ``primal``'s (``None`` where ``tangent`` has ``None``)."""
-    if tangent is None:
-        return [None] * len(pytree.flatten(primal)[0])
-    kind, data, children = pytree.children_of(primal)
-    if kind == "leaf":
-        return [tangent]
-    tangent_kind, tangent_data, tangent_children = pytree.children_of(tangent)
-    if (kind, data) != (tangent_kind, tangent_data) or len(children) != len(tangent_children):
-        raise S4tfError(f"{what} has the structure of {type(tangent).__name__}, expected that of {type(primal).__name__}")
-    return [leaf for p, t in zip(children, tangent_children) for leaf in _leaves_like(p, t, what)]
 
 
 def _checked_tangent(tangent, primal, what: str):
@@ -177,7 +165,7 @@ def _vjp_body(rule, record: FunctionRecord, primal_name: str):
         outputs = []
         for index, (arg, cotangent) in enumerate(zip(args, argument_cotangents)):
             what = f"the cotangent of argument {index} from the pullback of the {_rule_name(rule, 'vjp')}"
-            for leaf, ct in zip(pytree.flatten(arg)[0], _leaves_like(arg, cotangent, what)):
+            for leaf, ct in zip(pytree.flatten(arg)[0], leaves_like(arg, cotangent, what)):
                 if _is_float_tensor(leaf):
                     outputs.append(_checked_tangent(ct, leaf, what))
         return values + outputs
@@ -198,7 +186,7 @@ def _jvp_body(rule, record: FunctionRecord, primal_name: str):
         what = f"the tangent from the {_rule_name(rule, 'jvp')}"
         outputs = [
             _checked_tangent(t, leaf, what)
-            for leaf, t in zip(pytree.flatten(value)[0], _leaves_like(value, tangent, what))
+            for leaf, t in zip(pytree.flatten(value)[0], leaves_like(value, tangent, what))
             if _is_float_tensor(leaf)
         ]
         return values + outputs
