@@ -61,6 +61,16 @@ class DeployableModule:
 def stage(fn, example_args) -> Lowered:
     """``fn`` (a Python function or ``@s4tf.function``) staged for ``example_args``."""
     staged = fn if isinstance(fn, StagedFunction) else StagedFunction(fn)
+    try:
+        signature = inspect.signature(staged.python_fn)
+    except (TypeError, ValueError):  # no Python signature: let tracing judge
+        return staged.lower(*example_args)
+    try:
+        signature.bind(*example_args)
+    except TypeError as error:
+        raise S4tfError(
+            f"{staged.__name__}{signature} cannot be called with {len(example_args)} example arguments: {error}"
+        ) from None
     return staged.lower(*example_args)
 
 

@@ -70,7 +70,10 @@ def example_argument(spec: str) -> np.ndarray:
     if not match:
         raise UsageError(f"bad --arg '{spec}': write DTYPE[DIMS] like 'f32[1,784]' or 'i32[]', or @file.npy")
     dims = tuple(int(d) for d in match.group(2).split(",") if d)
-    return np.zeros(dims, to_numpy_dtype(match.group(1)))
+    try:
+        return np.zeros(dims, to_numpy_dtype(match.group(1)))
+    except S4tfError as error:
+        raise UsageError(f"bad --arg '{spec}': {error}") from None
 
 
 def load_python_function(path: str, name: str):
