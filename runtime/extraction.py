@@ -128,6 +128,8 @@ class ExtractedProgram:
         self.device = module_device(module)
         self.timeout_s = timeout_s
         self.functions = {s.callee: module.vm_function(s.callee) for s in program.steps if s.kind == "launch"}
+        #: Bytes copied so far, by direction (``"recv"``: device to host, ``"send"``).
+        self.bytes_transferred = {"recv": 0, "send": 0}
 
     def run(self, arguments: list) -> list[iree_runtime.DeviceArray]:
         """Call the partitioned function on device arrays; returns its results as device arrays."""
@@ -218,10 +220,13 @@ class ExtractedProgram:
     def _receive(self, value: DeviceValue, step: Step) -> np.ndarray:
         if value.fence is not None:
             self._wait(value.fence, f"a value the host needs at {step.where or 'the host program'}")
-        return to_host(iree_runtime.DeviceArray(self.device, value.buffer_view))
+        array = to_host(iree_runtime.DeviceArray(self.device, value.buffer_view))
+        self.bytes_transferred["recv"] += array.nbytes
+        return array
 
     def _send(self, array: np.ndarray, target: DeviceValue) -> None:
         raw = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
+        self.bytes_transferred["send"] += raw.nbytes
         staging = self.device.allocator.allocate_buffer_copy(
             memory_type=_STAGING_MEMORY, allowed_usage=_STAGING_USAGE, device=self.device, buffer=raw
         )
