@@ -39,6 +39,7 @@ from s4tf.passes.pipeline import build_pass_manager
 from s4tf.runtime.export import Weight
 from s4tf.runtime.targets import TARGETS, get_target
 from s4tf.staging import lowering_pipeline
+from s4tf.tools.cli import report_errors
 
 _SHAPE_SPEC = re.compile(r"^(\w+)\[([\d,\s]*)\]$")
 
@@ -219,7 +220,8 @@ def compile_targets(source: Source, options: argparse.Namespace, targets: list[s
 def run(argv: list[str] | None = None) -> int:
     """The whole tool; returns the exit code."""
     options = argument_parser().parse_args(argv)
-    try:
+
+    def work() -> None:
         targets = list(dict.fromkeys(get_target(t).name for t in options.target or ["cpu"]))
         source = load_source(options)
         if options.emit == "mlir":
@@ -230,13 +232,8 @@ def run(argv: list[str] | None = None) -> int:
         else:
             for path in compile_targets(source, options, targets):
                 print(f"wrote {path} ({path.stat().st_size} bytes)", file=sys.stderr)
-    except S4tfError as error:
-        print(f"s4tf-compile: error: {error}", file=sys.stderr)
-        return 1
-    except OSError as error:
-        print(f"s4tf-compile: error: cannot write {error.filename}: {error.strerror}", file=sys.stderr)
-        return 1
-    return 0
+
+    return report_errors("s4tf-compile", work)
 
 
 def main() -> None:

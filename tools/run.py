@@ -26,6 +26,7 @@ from s4tf.errors import S4tfError
 from s4tf.runtime.device import InvocationError, LoadedModule
 from s4tf.runtime.targets import DEVICES
 from s4tf.runtime.transfer import to_host
+from s4tf.tools.cli import report_errors
 
 
 def type_text(shape, dtype: str) -> str:
@@ -109,19 +110,14 @@ def argument_parser() -> argparse.ArgumentParser:
 def run(argv: list[str] | None = None) -> int:
     """The whole tool; returns the exit code."""
     options = argument_parser().parse_args(argv)
-    try:
+
+    def work() -> None:
         module = load_module(options.module, options.device, options.parameters)
         function = choose_function(module, options.function)
         arrays = read_inputs(module, function, options.input)
-        results = [to_host(r) for r in module.invoke(function, arrays)]
-        write_outputs(results, options.output)
-    except S4tfError as error:
-        print(f"s4tf-run: error: {error}", file=sys.stderr)
-        return 1
-    except OSError as error:
-        print(f"s4tf-run: error: cannot write {error.filename}: {error.strerror}", file=sys.stderr)
-        return 1
-    return 0
+        write_outputs([to_host(r) for r in module.invoke(function, arrays)], options.output)
+
+    return report_errors("s4tf-run", work)
 
 
 def main() -> None:

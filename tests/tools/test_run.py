@@ -1,0 +1,103 @@
+"""s4tf-run: run a compiled module's function on a device; inputs from .npy or literals."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from s4tf.tools.compile import run as compile_tool
+from s4tf.tools.run import run
+
+MLIR = """\
+func.func @scale(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "s4tf.exp"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = "s4tf.mul"(%0, %y) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+
+func.func @negate(%x: tensor<2xi32>) -> tensor<2xi32> {
+  %0 = "s4tf.neg"(%x) : (tensor<2xi32>) -> tensor<2xi32>
+  return %0 : tensor<2xi32>
+}
+"""
+
+X = np.array([0.0, 0.5, -1.0, 2.0], np.float32)
+Y = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
+
+
+@pytest.fixture(scope="module")
+def modules(tmp_path_factory):
+    """model.vmfb for the cpu, model-vmvx.vmfb and model-vulkan.vmfb, with x.npy and y.npy beside them."""
+    folder = tmp_path_factory.mktemp("run")
+    (folder / "model.mlir").write_text(MLIR)
+    np.save(folder / "x.npy", X)
+    np.save(folder / "y.npy", Y)
+    for target, name in (("cpu", "model.vmfb"), ("vmvx", "model-vmvx.vmfb"), ("vulkan", "model-vulkan.vmfb")):
+        assert compile_tool([str(folder / "model.mlir"), "--target", target, "-o", str(folder / name)]) == 0
+    return folder
+
+
+@pytest.fixture
+def in_modules(modules, monkeypatch):
+    monkeypatch.chdir(modules)
+    return modules
+
+
+def run_ok(capsys, *argv: str) -> str:
+    code = run(list(argv))
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    return captured.out
+
+
+def run_error(capsys, *argv: str) -> str:
+    code = run(list(argv))
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.startswith("s4tf-run: error: ") and "Traceback" not in err
+    return err
+
+
+def test_npy_inputs_to_an_npy_output(in_modules, capsys):
+    run_ok(capsys, "model.vmfb", "--function", "scale", "--input", "@x.npy", "--input", "@y.npy", "--output", "@out.npy")
+    np.testing.assert_allclose(np.load(in_modules / "out.npy"), np.exp(X) * Y, rtol=1e-6)
+
+
+def test_literal_inputs_take_the_declared_dtype_and_print_to_stdout(in_modules, capsys):
+    out = run_ok(capsys, "model.vmfb", "--function", "negate", "--input", "[3, -7]")
+    assert out.splitlines() == ["result 0: int32[2]", "[-3,  7]"]
+
+
+def test_portable_vmvx_module_on_the_cpu(in_modules, capsys):
+    run_ok(capsys, "model-vmvx.vmfb", "--function", "scale", "--input", "@x.npy", "--input", "@y.npy", "--output", "@v.npy")
+    np.testing.assert_allclose(np.load(in_modules / "v.npy"), np.exp(X) * Y, rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["model.vmfb", "--input", "@x.npy"], "the module has several functions, choose one with --function: "),
+        (["model.vmfb", "--function", "scale", "--input", "@x.npy"], "'scale' takes 2 input(s) (tensor<4xf32>, tensor<4xf32>), got 1"),
+        (["model.vmfb", "--function", "scale", "--input", "[1, 2]", "--input", "@y.npy"],
+         "input 0 of 'scale' is float32[2], but the function takes tensor<4xf32>"),
+        (["model.vmfb", "--function", "negate", "--input", "@missing.npy"], "cannot read input @missing.npy"),
+        (["model.vmfb", "--function", "negate", "--input", "[1, 2"], "bad input '[1, 2'"),
+        (["model.vmfb", "--function", "negate", "--input", "[1, 2]", "--output", "out.npy"], "bad --output 'out.npy': write @file.npy"),
+        (["model.vmfb", "--function", "predict", "--input", "[1, 2]"], "predict"),
+        (["model.vmfb", "--device", "tpu", "--function", "negate", "--input", "[1, 2]"], "tpu"),
+        (["missing.vmfb"], "missing.vmfb"),
+    ],
+)
+def test_bad_input(in_modules, capsys, argv, message):
+    assert message in run_error(capsys, *argv)
+
+
+def test_corrupt_module(in_modules, capsys):
+    data = (in_modules / "model.vmfb").read_bytes()
+    (in_modules / "corrupt.vmfb").write_bytes(data[: len(data) // 3])
+    assert "corrupt.vmfb" in run_error(capsys, "corrupt.vmfb", "--function", "negate", "--input", "[1, 2]")
+
+
+def test_module_for_another_target_names_both(in_modules, capsys):
+    err = run_error(capsys, "model-vulkan.vmfb", "--device", "cpu", "--function", "negate", "--input", "[1, 2]")
+    assert "vulkan" in err and "cpu" in err, err
