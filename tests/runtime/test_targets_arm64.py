@@ -2,30 +2,22 @@
 
 Needs ``qemu-aarch64`` and the arm64 C and C++ libraries (Debian ``qemu-user``,
 ``libc6-arm64-cross``, ``libstdc++6-arm64-cross``; ``.ci/run`` installs them), and the
-aarch64 ``iree-run-module`` from the ``iree-base-runtime`` aarch64 wheel, which the
-fixture downloads once with pip into pytest's cache folder. Without them the tests skip.
+aarch64 ``iree-run-module`` (``s4tf.runtime.qemu``), downloaded once with pip into
+pytest's cache folder. Without them the tests skip.
 """
 
 from __future__ import annotations
 
-import importlib.metadata
-import os
-import shutil
-import subprocess
-import sys
-import tempfile
-import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import s4tf
+from s4tf.errors import S4tfError
+from s4tf.runtime.qemu import Arm64Runner
 
 pytestmark = pytest.mark.arm64
-
-ARM64_SYSROOT = Path("/usr/aarch64-linux-gnu")
-TOOL_IN_WHEEL = "iree/_runtime_libs/iree-run-module"
 
 
 def predict(w, b, x):
@@ -40,43 +32,16 @@ def model_inputs():
     return w, b, x
 
 
-def download_aarch64_tool(folder: Path, version: str) -> Path:
-    """``iree-run-module`` for aarch64 from the ``iree-base-runtime`` wheel, kept in ``folder``."""
-    tool = folder / "iree-run-module"
-    if tool.exists():
-        return tool
-    with tempfile.TemporaryDirectory(dir=folder) as download:
-        command = [
-            sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
-            "--platform", "manylinux_2_28_aarch64", "--python-version", f"{sys.version_info.major}.{sys.version_info.minor}",
-            "--dest", download, f"iree-base-runtime=={version}",
-        ]
-        result = subprocess.run(command, capture_output=True, text=True, timeout=300)
-        if result.returncode != 0:
-            pytest.skip(f"cannot download the aarch64 IREE runtime: {result.stderr.strip()[-300:]}")
-        (wheel,) = Path(download).glob("*.whl")
-        partial = Path(download) / "iree-run-module"
-        with zipfile.ZipFile(wheel) as archive:
-            partial.write_bytes(archive.read(TOOL_IN_WHEEL))
-        partial.chmod(0o755)
-        os.replace(partial, tool)  # atomic: a parallel worker sees the whole file or none
-    return tool
-
-
 @pytest.fixture(scope="session")
 def run_arm64(pytestconfig):
-    """Runs the aarch64 ``iree-run-module`` under qemu with the given flags; returns the process."""
-    qemu = shutil.which("qemu-aarch64")
-    if qemu is None or not (ARM64_SYSROOT / "lib" / "ld-linux-aarch64.so.1").exists():
+    """Runs the aarch64 ``iree-run-module`` under qemu with the given flags."""
+    try:
+        runner = Arm64Runner.find(pytestconfig.cache.mkdir("arm64"))
+    except S4tfError as error:
+        pytest.skip(str(error))
+    if runner is None:
         pytest.skip("needs qemu-aarch64 and the arm64 C libraries (apt: qemu-user libc6-arm64-cross libstdc++6-arm64-cross)")
-    version = importlib.metadata.version("iree-base-runtime")
-    tool = download_aarch64_tool(pytestconfig.cache.mkdir(f"iree-runtime-aarch64-{version}"), version)
-
-    def run(*flags: str) -> subprocess.CompletedProcess:
-        command = [qemu, "-L", str(ARM64_SYSROOT), str(tool), "--device=local-task", *flags]
-        return subprocess.run(command, capture_output=True, text=True, timeout=120)
-
-    return run
+    return runner.run
 
 
 @pytest.fixture(scope="module")
