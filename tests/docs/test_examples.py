@@ -64,6 +64,15 @@ EXPECTED = {
         "raw op without an attribute: OpAttributeError at errors.py:37: s4tf.reduce_sum needs attribute(s) keepdims",
         "absolute_staged: [1.0, 2.0]",
     ]),
+    "deploy.py": Expected([
+        "cpu: ['predict-cpu.irpa', 'predict-cpu.vmfb']",
+        "android-arm64: ['predict-android-arm64.irpa', 'predict-android-arm64.vmfb']",
+        "host run matches NumPy: True",
+        "arm64 module on this machine: predict-android-arm64.vmfb was built for target 'android-arm64' and cannot run on device 'cpu'",
+        "s4tf-compile exit code: 0",
+        "s4tf-run exit code: 0",
+        "s4tf-run output matches NumPy: True",
+    ]),
     "s4tf_opt.py": Expected(
         [
             "$ s4tf-opt model.mlir -p s4tf-canonicalize,s4tf-lower-to-stablehlo,cse",
