@@ -9,6 +9,7 @@ parser, so upstream passes (``canonicalize``, ``cse``, ``inline``, ``symbol-dce`
 
 from __future__ import annotations
 
+import os
 import re
 
 from s4tf.errors import S4tfError
@@ -93,9 +94,17 @@ def checked_options(info: PassInfo, options: dict[str, str]) -> dict[str, str]:
     return options
 
 
+#: Set to 1 to print the IR (to stderr) after every pass of every pipeline s4tf runs:
+#: staging's lowering, ``s4tf.compile``, ``s4tf-compile``, the AD passes.
+PRINT_IR_VARIABLE = "S4TF_PRINT_IR_AFTER_ALL"
+
+
 def build_pass_manager(pipeline: str, context: ir.Context) -> passmanager.PassManager:
-    """A module-level ``PassManager`` running ``pipeline``; unknown passes raise :class:`PipelineError`."""
+    """A module-level ``PassManager`` running ``pipeline``; unknown passes raise :class:`PipelineError`.
+    With ``$S4TF_PRINT_IR_AFTER_ALL=1`` it prints the IR after each pass."""
     manager = passmanager.PassManager("builtin.module", context=context)
+    if os.environ.get(PRINT_IR_VARIABLE, "0") not in ("", "0"):
+        manager.enable_ir_printing(print_after_all=True)
     for element in pipeline_elements(pipeline):
         name, options = split_options(element)
         info = PASSES.get(name)

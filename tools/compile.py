@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -35,7 +36,7 @@ from s4tf.errors import CompilationError, S4tfError
 from s4tf.mlir import ir, new_context
 from s4tf.passes.diagnostics import format_mlir_error
 from s4tf.passes.ir_walk import s4tf_ops
-from s4tf.passes.pipeline import build_pass_manager
+from s4tf.passes.pipeline import PRINT_IR_VARIABLE, build_pass_manager
 from s4tf.runtime.export import Weight
 from s4tf.runtime.targets import TARGETS, get_target
 from s4tf.staging import lowering_pipeline
@@ -175,6 +176,8 @@ def argument_parser() -> argparse.ArgumentParser:
     parser.add_argument("--entry", action="append", metavar="FUNCTION", help="function to export (repeatable; default: the function, or every public function of the .mlir); "
                         "FUNCTION_jvp and FUNCTION_vjp are built from a Python function")
     parser.add_argument("--emit", choices=("vmfb", "stablehlo", "mlir"), default="vmfb", help="what to write (default vmfb)")
+    parser.add_argument("--print-ir-after-all", action="store_true",
+                        help=f"print the IR (to stderr) after every s4tf and MLIR pass (as ${PRINT_IR_VARIABLE}=1 does)")
     parser.add_argument("-o", dest="output", default=None, metavar="PATH",
                         help="output: a .vmfb file for one target, a directory for several; text goes to stdout by default")
     return parser
@@ -222,6 +225,8 @@ def run(argv: list[str] | None = None) -> int:
     options = argument_parser().parse_args(argv)
 
     def work() -> None:
+        if options.print_ir_after_all:
+            os.environ[PRINT_IR_VARIABLE] = "1"
         targets = list(dict.fromkeys(get_target(t).name for t in options.target or ["cpu"]))
         source = load_source(options)
         if options.emit == "mlir":

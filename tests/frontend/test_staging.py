@@ -1,5 +1,9 @@
 """@s4tf.function: tracing, signatures, device-resident results, calls between functions."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -118,3 +122,20 @@ def test_eager_ops_outside_functions_run_on_the_device():
     assert isinstance(y, s4tf.Tensor)
     np.testing.assert_allclose(np.asarray(y), np.exp(x) + 1, rtol=1e-6)
     np.testing.assert_allclose(np.asarray(s4tf.asarray(x).T @ s4tf.ones((2, 1))), x.T @ np.ones((2, 1)), rtol=1e-5)
+
+
+def test_print_ir_after_all_variable_dumps_the_lowering_of_a_staged_function(tmp_path):
+    script = tmp_path / "staged.py"
+    script.write_text(
+        "import numpy as np, s4tf\n"
+        "@s4tf.function\n"
+        "def f(x):\n"
+        "    return s4tf.tanh(x) * 2.0\n"
+        "print(np.asarray(f(np.ones(3, np.float32))).tolist())\n"
+    )
+    env = {**os.environ, "S4TF_PRINT_IR_AFTER_ALL": "1", "S4TF_CACHE_DIR": str(tmp_path / "cache")}
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "IR Dump After s4tf-lower-to-stablehlo" in result.stderr
+    assert "stablehlo.tanh" in result.stderr
+    assert result.stdout.strip() == str([float(np.float32(2 * np.tanh(np.float32(1))))] * 3)

@@ -163,3 +163,15 @@ def test_the_console_script_exits_with_1_and_no_traceback(folder):
     assert result.stderr.strip() == textwrap.dedent(
         "s4tf-compile: error: unknown target 'tpu'; known targets: cpu, vmvx, vulkan, cuda, android-arm64, linux-arm64"
     )
+
+
+def test_print_ir_after_all_dumps_every_pass_to_stderr(folder, capfd, monkeypatch):
+    """MLIR prints the dumps to file descriptor 2 itself, hence capfd."""
+    monkeypatch.setenv("S4TF_PRINT_IR_AFTER_ALL", "0")  # restored after the test
+    assert run(["s4tf.mlir", "--emit", "stablehlo", "--print-ir-after-all"]) == 0
+    captured = capfd.readouterr()
+    dumps = [line for line in captured.err.splitlines() if "IR Dump After" in line]
+    passes = [line.split("IR Dump After ")[1].split(":")[0] for line in dumps]
+    assert passes[:4] == ["s4tf-check-availability", "s4tf-verify", "s4tf-canonicalize", "s4tf-lower-to-stablehlo"]
+    assert '"s4tf.exp"' in captured.err and "stablehlo.exponential" in captured.err
+    assert "stablehlo.exponential" in captured.out
