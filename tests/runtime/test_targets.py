@@ -19,22 +19,7 @@ from s4tf.runtime.device import (
     TARGET_KEY, DeviceUnavailableError, LoadedModule, WrongTargetError, device_available, device_config,
 )
 from s4tf.runtime.targets import DEVICES, TARGETS, UnknownTargetError, compile_flags, get_target, host_architecture
-
-
-def predict(w, b, x):
-    return s4tf.tanh(x @ w + b)
-
-
-def model_inputs():
-    rng = np.random.default_rng(5)
-    w = rng.standard_normal((3, 2)).astype(np.float32)
-    b = rng.standard_normal(2).astype(np.float32)
-    x = rng.standard_normal((4, 3)).astype(np.float32)
-    return w, b, x
-
-
-def expected(w, b, x):
-    return np.tanh(x @ w + b)
+from small_model import expected, model_inputs, predict
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +27,7 @@ def modules(tmp_path_factory):
     """target -> path of the saved ``.vmfb`` (weights embedded), each compiled once."""
     directory = tmp_path_factory.mktemp("targets")
     return {
-        target: s4tf.compile(predict, model_inputs(), target=target, weights=(0, 1), embed_weights=True).save(directory / f"predict-{target}.vmfb")
+        target: s4tf.compile(predict, model_inputs(5), target=target, weights=(0, 1), embed_weights=True).save(directory / f"predict-{target}.vmfb")
         for target in TARGETS
     }
 
@@ -102,7 +87,7 @@ def test_every_target_compiles_the_model(modules, target):
 )
 def test_model_runs_and_matches_numpy(modules, target, device):
     module = s4tf.load(modules[target], device=device)
-    w, b, x = model_inputs()
+    w, b, x = model_inputs(5)
     result = module.predict(x)
     assert result.target == target
     np.testing.assert_allclose(np.asarray(result), expected(w, b, x), rtol=1e-5, atol=1e-6)
@@ -112,7 +97,7 @@ def test_model_runs_and_matches_numpy(modules, target, device):
 @needs_device("vulkan")
 def test_staged_function_on_vulkan_reads_results_back():
     staged = s4tf.function(predict, target="vulkan")
-    w, b, x = model_inputs()
+    w, b, x = model_inputs(5)
     np.testing.assert_allclose(np.asarray(staged(w, b, x)), expected(w, b, x), rtol=1e-5, atol=1e-6)
 
 

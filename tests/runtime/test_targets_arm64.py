@@ -16,20 +16,9 @@ import pytest
 import s4tf
 from s4tf.errors import S4tfError
 from s4tf.runtime.qemu import Arm64Runner
+from small_model import model_inputs, predict
 
 pytestmark = pytest.mark.arm64
-
-
-def predict(w, b, x):
-    return s4tf.tanh(x @ w + b)
-
-
-def model_inputs():
-    rng = np.random.default_rng(7)
-    w = rng.standard_normal((3, 2)).astype(np.float32)
-    b = rng.standard_normal(2).astype(np.float32)
-    x = rng.standard_normal((4, 3)).astype(np.float32)
-    return w, b, x
 
 
 @pytest.fixture(scope="session")
@@ -48,9 +37,9 @@ def run_arm64(pytestconfig):
 def saved(tmp_path_factory):
     """target -> path of the saved module (weights in a .irpa beside it), with the input x.npy."""
     directory = tmp_path_factory.mktemp("arm64")
-    np.save(directory / "x.npy", model_inputs()[2])
+    np.save(directory / "x.npy", model_inputs(7)[2])
     return {
-        target: s4tf.compile(predict, model_inputs(), target=target, weights=(0, 1)).save(directory / f"predict-{target}.vmfb")
+        target: s4tf.compile(predict, model_inputs(7), target=target, weights=(0, 1)).save(directory / f"predict-{target}.vmfb")
         for target in ("android-arm64", "linux-arm64", "cpu")
     }
 
@@ -66,7 +55,7 @@ def run_flags(module: Path, output: Path) -> list[str]:
 def test_arm64_module_runs_under_qemu_and_matches_numpy_and_the_host(run_arm64, saved, target, tmp_path):
     result = run_arm64(*run_flags(saved[target], tmp_path / "y.npy"))
     assert result.returncode == 0, result.stderr
-    w, b, x = model_inputs()
+    w, b, x = model_inputs(7)
     arm64 = np.load(tmp_path / "y.npy")
     np.testing.assert_allclose(arm64, np.tanh(x @ w + b), rtol=1e-5, atol=1e-6)
     host = np.asarray(s4tf.load(saved["cpu"]).predict(x))
