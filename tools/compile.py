@@ -117,7 +117,7 @@ def mlir_source(path: str, entry_points) -> Source:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise UsageError(f"cannot read {path}: {error}") from None
-    with new_context() as context:
+    with new_context():
         try:
             module = ir.Module.parse(text)
         except ir.MLIRError as error:
