@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -114,12 +115,18 @@ def assert_clean_failure(outcome: Outcome) -> None:
 
 
 def run_flags(path: Path) -> list[str]:
-    """The flags a lit file's own RUN lines use for splitting and expected diagnostics."""
+    """The flags a lit file's own RUN lines use for splitting and expected diagnostics; the
+    passes of the RUN line that verifies diagnostics come along, as they may report them."""
     text = path.read_text()
-    run_lines = " ".join(line for line in text.splitlines() if "RUN:" in line)
-    flags = ["--split-input-file"] if "--split-input-file" in run_lines else []
+    run_lines = [line.split("RUN:", 1)[1] for line in text.splitlines() if "RUN:" in line]
+    flags = ["--split-input-file"] if any("--split-input-file" in line for line in run_lines) else []
     if re.search(r"expected-(error|warning|note|remark)", text):
         flags.append("--verify-diagnostics")
+        verifying = next(line for line in run_lines if "--verify-diagnostics" in line)
+        words = shlex.split(verifying.split("|")[0])
+        for flag, value in zip(words, words[1:]):
+            if flag in ("-p", "--pass-pipeline"):
+                flags += [flag, value]
     return flags
 
 
