@@ -37,14 +37,18 @@ _SYMBOLS: dict[int, str] = {}
 _LOCK = threading.Lock()
 
 
+def display_name(fn: Callable) -> str:
+    """How errors name a host function: its own name (symbols may carry a ``_1`` suffix)."""
+    return getattr(fn, "__name__", None) or type(fn).__name__
+
+
 def register_host_function(fn: Callable) -> str:
     """The symbol of ``fn`` (its name, made unique), registering it on first use."""
     with _LOCK:
         symbol = _SYMBOLS.get(id(fn))
         if symbol is not None and HOST_FUNCTIONS[symbol] is fn:
             return symbol
-        name = getattr(fn, "__name__", None) or type(fn).__name__
-        base = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "host_fn"
+        base = "".join(c if c.isalnum() or c == "_" else "_" for c in display_name(fn)) or "host_fn"
         symbol, counter = base, 1
         while symbol in HOST_FUNCTIONS:
             symbol, counter = f"{base}_{counter}", counter + 1
@@ -62,18 +66,18 @@ def host_function(symbol: str) -> Callable:
         ) from None
 
 
-def check_host_results(symbol: str, results, result_types) -> list[np.ndarray]:
-    """``results`` (what host function ``symbol`` returned) as arrays of ``result_types``."""
+def check_host_results(name: str, results, result_types) -> list[np.ndarray]:
+    """``results`` (what host function ``name`` returned) as arrays of ``result_types``."""
     if not result_types:
         if results is not None and not (isinstance(results, tuple) and not results):
-            raise HostFunctionError(f"host function '{symbol}' returned a value but declares no results (result=())")
+            raise HostFunctionError(f"host function '{name}' returned a value but declares no results (result=())")
         return []
     listed = list(results) if isinstance(results, (tuple, list)) and len(result_types) > 1 else [results]
     if len(listed) != len(result_types):
-        raise HostFunctionError(f"host function '{symbol}' returned {len(listed)} results, it declares {len(result_types)}")
+        raise HostFunctionError(f"host function '{name}' returned {len(listed)} results, it declares {len(result_types)}")
     arrays = []
     for index, (value, expected) in enumerate(zip(listed, result_types)):
-        what = f"host function '{symbol}' result {index}" if len(result_types) > 1 else f"host function '{symbol}'"
+        what = f"host function '{name}' result {index}" if len(result_types) > 1 else f"host function '{name}'"
         if value is None:
             raise HostFunctionError(f"{what} returned None, it declares {expected} (declare result=() for none)")
         array = np.asarray(value)
@@ -93,11 +97,12 @@ def check_host_results(symbol: str, results, result_types) -> list[np.ndarray]:
 def call_host_function(symbol: str, arrays: list[np.ndarray], result_types) -> list[np.ndarray]:
     """Run host function ``symbol`` on NumPy arrays; its results are checked against ``result_types``."""
     fn = host_function(symbol)
+    name = display_name(fn)
     try:
         results = fn(*arrays)
     except Exception as error:
-        raise HostFunctionError(f"host function '{symbol}' raised {type(error).__name__}: {error}") from error
-    return check_host_results(symbol, results, result_types)
+        raise HostFunctionError(f"host function '{name}' raised {type(error).__name__}: {error}") from error
+    return check_host_results(name, results, result_types)
 
 
 # -- the ops ----------------------------------------------------------------------------

@@ -106,6 +106,23 @@ class ExtractedFunction(StagedFunction):
         """The partitioned module for these arguments' signature (not compiled)."""
         return partition(self.lower(*args, **kwargs))
 
+    def host_program(self, *args, **kwargs) -> HostProgram | None:
+        """The host program for these arguments' signature (``None``: no host calls)."""
+        result = self.partitioned(*args, **kwargs)
+        entry = functions(result.module.operation)[result.lowered.entry]
+        return HostProgram.from_function(entry) if HOST_PROGRAM_ATTR in entry.attributes else None
+
+    @property
+    def bytes_transferred(self) -> dict[str, int]:
+        """Bytes the host programs of all signatures copied so far, by direction
+        (``"recv"``: device to host, ``"send"``: host to device)."""
+        total = {"recv": 0, "send": 0}
+        for compiled in self._compiled.values():
+            if isinstance(compiled, CompiledExtraction):
+                for direction, count in compiled.program.bytes_transferred.items():
+                    total[direction] += count
+        return total
+
     def _compile(self, args, kwargs) -> Compiled:
         lowered = self._lower(args, kwargs)
         result = partition(lowered)
