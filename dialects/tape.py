@@ -14,6 +14,10 @@ the tape holds at most ``2 n`` rows. Nothing has to know the number of rows in a
 They lower to ``tensor.empty``/``insert_slice``/``extract_slice`` with an ``scf.if`` for
 the growth, which IREE accepts inside ``stablehlo.while`` (a dynamically shaped
 ``stablehlo.dynamic_update_slice`` does not compile; ``concatenate`` came back wrong).
+A new tape has no rows: the first push allocates ``INITIAL_CAPACITY``. Two tapes that
+start from one identical non-empty ``tensor.empty`` (CSE merges them) and are carried by
+one loop share storage in IREE 3.13, so each would see the other's rows; a tape's own
+storage is only ever made by its first push, inside the loop.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from s4tf.dialects.types import INT_DTYPES, TensorType
 from s4tf.errors import DTypeError, ShapeError
 from s4tf.mlir import arith, ir, scf, tensor
 
-#: Rows of a new tape.
+#: Rows allocated by the first push onto a tape.
 INITIAL_CAPACITY = 8
 
 
@@ -72,7 +76,7 @@ def _row_slice(row: TensorType, offset: ir.Value) -> dict:
 
 
 class TapeEmpty(_TapeOp):
-    """A tape with room for a few rows of ``like``'s type (its contents are undefined).
+    """An empty tape for rows of ``like``'s type.
 
     ```mlir
     %0 = "s4tf.tape_empty"(%x) : (tensor<3xf32>) -> tensor<?x3xf32>
@@ -88,13 +92,12 @@ class TapeEmpty(_TapeOp):
 
     @staticmethod
     def reference(like):
-        return np.zeros((INITIAL_CAPACITY, *like.shape), like.dtype)
+        return np.zeros((0, *like.shape), like.dtype)
 
     @staticmethod
     def lower(lowering, like):
         row = lowering.operand_types[0]
-        capacity = arith.constant(ir.IndexType.get(), INITIAL_CAPACITY)
-        return tensor.empty([capacity, *row.shape], row.to_mlir().element_type)
+        return tensor.cast(lowering.result_type.to_mlir(), tensor.empty([0, *row.shape], row.to_mlir().element_type))
 
 
 class TapePush(_TapeOp):
@@ -120,7 +123,7 @@ class TapePush(_TapeOp):
     def reference(tape, count, value):
         count = int(count)
         if count >= len(tape):
-            tape = np.concatenate([tape, np.zeros_like(tape, shape=(max(len(tape), 1), *tape.shape[1:]))])
+            tape = np.concatenate([tape, np.zeros_like(tape, shape=(max(len(tape), INITIAL_CAPACITY), *tape.shape[1:]))])
         tape = tape.copy()
         tape[count] = value
         return tape
@@ -134,7 +137,9 @@ class TapePush(_TapeOp):
         full = arith.cmpi(arith.CmpIPredicate.uge, index, capacity)
         grow = scf.IfOp(full, [tape.type], has_else=True)
         with ir.InsertionPoint(grow.then_block):
-            doubled = arith.muli(capacity, arith.constant(ir.IndexType.get(), 2))
+            doubled = arith.maxui(
+                arith.muli(capacity, arith.constant(ir.IndexType.get(), 2)), arith.constant(ir.IndexType.get(), INITIAL_CAPACITY)
+            )
             larger = tensor.empty([doubled, *row.shape], row.to_mlir().element_type)
             rank = len(tape_type.shape)
             copied = tensor.insert_slice(

@@ -153,20 +153,14 @@ def _linearize_with_vjp_rule(module, function, symbol, name, wrt) -> None:
 
 def _declare_linear_map(module, function, wrt, lin_name, bwd_name, residual_types, tangent_types) -> None:
     """Declare ``@lin(residuals..., dx[wrt]...) -> dy...``, whose transpose is the rule's
-    backward half restricted to ``wrt``. It has no body: nothing calls it, the transposer
-    only reads its ``s4tf.transpose``."""
+    backward half restricted to ``wrt``."""
     inputs = _types(function_type(function).inputs)
     location = function.location
     transpose_name = f"{lin_name}_transpose"
-    with location.context, location:
-        with ir.InsertionPoint(module_body(module)):
-            declaration = func.FuncOp(
-                lin_name,
-                ir.FunctionType.get([t.to_mlir() for t in residual_types + [inputs[i] for i in wrt]], [t.to_mlir() for t in tangent_types]),
-            )
-        declaration.attributes["sym_visibility"] = ir.StringAttr.get("private")
-        declaration.attributes[LINEAR_ARGS] = indices_attribute(range(len(residual_types), len(residual_types) + len(wrt)))
-        declaration.attributes[TRANSPOSE] = ir.FlatSymbolRefAttr.get(transpose_name)
+    declare_linear_map(
+        module, lin_name, residual_types + [inputs[i] for i in wrt], tangent_types,
+        range(len(residual_types), len(residual_types) + len(wrt)), transpose_name, location,
+    )
 
     transpose = FunctionBuilder(module, transpose_name, residual_types + tangent_types, location)
     floats = float_arguments(function)
@@ -175,3 +169,17 @@ def _declare_linear_map(module, function, wrt, lin_name, bwd_name, residual_type
     )
     with location.context:
         transpose.finish([all_cotangents[floats.index(i)] for i in wrt])
+
+
+def declare_linear_map(module, name: str, input_types, result_types, linear, transpose_name: str, location) -> None:
+    """Declare ``@name(inputs...) -> results...``, linear in the inputs at positions
+    ``linear``, known by its transpose ``@transpose_name`` (which the caller defines). It has
+    no body: nothing calls it once split, the transposer only reads its ``s4tf.transpose``."""
+    with location.context, location:
+        with ir.InsertionPoint(module_body(module)):
+            declaration = func.FuncOp(
+                name, ir.FunctionType.get([t.to_mlir() for t in input_types], [t.to_mlir() for t in result_types])
+            )
+        declaration.attributes["sym_visibility"] = ir.StringAttr.get("private")
+        declaration.attributes[LINEAR_ARGS] = indices_attribute(linear)
+        declaration.attributes[TRANSPOSE] = ir.FlatSymbolRefAttr.get(transpose_name)

@@ -22,6 +22,7 @@ from s4tf.dialects.types import TensorType
 from s4tf.mlir import ir
 from s4tf.passes.autodiff import custom
 from s4tf.passes.autodiff.activity import analyze, location_text
+from s4tf.passes.autodiff.control_flow import region_jvp
 from s4tf.passes.autodiff.functions import (
     DifferentiationError,
     FunctionBuilder,
@@ -33,6 +34,7 @@ from s4tf.passes.autodiff.functions import (
     return_values,
 )
 from s4tf.passes.autodiff.naming import JVP_OF, WRT, derivative_symbol, float_results, indices_attribute
+from s4tf.passes.autodiff.outline import OUTLINED
 from s4tf.passes.registry import emit_warning
 
 
@@ -64,22 +66,26 @@ def _build(module, primal, symbol, name, wrt, linearizing):
     input_types = [TensorType.from_mlir(t) for t in types.inputs]
     results = float_results(primal)
     activity = analyze(primal, wrt, results)
-    for index in activity.unvaried_results:
-        emit_warning(
-            primal.location,
-            f"result #{index} of '@{symbol}' does not depend on any differentiated argument; its derivative is zero",
-        )
+    if OUTLINED not in primal.attributes:  # a branch or loop body may well return a constant
+        for index in activity.unvaried_results:
+            emit_warning(
+                primal.location,
+                f"result #{index} of '@{symbol}' does not depend on any differentiated argument; its derivative is zero",
+            )
     builder = FunctionBuilder(module, name, input_types + [input_types[i] for i in wrt], primal.location)
     arguments = entry_block(primal).arguments
     primal_map = dict(zip(arguments, builder.arguments))
     tangent_map = {arguments[i]: builder.arguments[len(input_types) + k] for k, i in enumerate(wrt)}
-    for operation in body_operations(primal):
+    for index, operation in enumerate(body_operations(primal)):
         tangents = [tangent_map.get(v) for v in operation.operands]
         needs_tangent = any(t is not None for t in tangents) and any(activity.is_active(r) for r in operation.results)
         if not needs_tangent:
             builder.clone(operation, primal_map)
         elif operation.name == "func.call":
             _call_jvp(module, builder, operation, tangents, primal_map, tangent_map, linearizing)
+        elif operation.name in OPS and lookup(operation.name).regions:
+            prefixes = (f"{symbol}_r{index}", f"{name}_r{index}")
+            region_jvp(module, builder, operation, prefixes, tangents, primal_map, tangent_map, linearizing)
         elif operation.name in OPS:
             _op_jvp(builder, operation, tangents, primal_map, tangent_map)
         else:

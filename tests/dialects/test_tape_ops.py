@@ -64,3 +64,21 @@ def test_a_pushed_row_must_match_the_tape():
 
     with pytest.raises(ShapeError, match=r"pushed tensor<2xf32> onto a tape of tensor<3xf32> rows"):
         s4tf.function(f).lower(np.zeros(3, np.float32), np.zeros(2, np.float32))
+
+
+def test_tapes_filled_from_one_value_in_one_loop_stay_apart():
+    """Both tapes start as the same (CSE-merged) empty tensor; IREE must not let them alias."""
+
+    def f(x, n):
+        def body(carry):
+            k, up, down, y = carry
+            return k + 1, apply1("tape_push", up, k, y), apply1("tape_push", down, k, -y), y * 2
+
+        empty = (apply1("tape_empty", x), apply1("tape_empty", x))
+        _, up, down, _ = s4tf.while_loop(lambda c: c[0] < n, body, (np.int32(0), *empty, x))
+        return weighted_sum(up, n, x), weighted_sum(down, n, x)
+
+    x = np.array([1.0, 2.0, 3.0], np.float32)
+    up, down = s4tf.function(f)(x, np.int32(11))
+    np.testing.assert_allclose(np.asarray(up), want(x, 11), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(down), -want(x, 11), rtol=1e-6)

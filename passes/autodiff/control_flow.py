@@ -1,0 +1,224 @@
+"""Derivatives of ``s4tf.if`` and ``s4tf.while``.
+
+Each region is outlined into a function (``outline.py``) and differentiated as one, so
+ops, calls, custom rules and region ops nested inside regions need nothing more. The
+derivative code is staged with ``s4tf.cond``/``s4tf.while_loop``, whose regions call the
+outlined functions' derivatives.
+
+Forward mode (``@f_jvp``):
+
+```mlir
+"s4tf.if"(%p, %x, %dx)   ({ call @f_r0_then_jvp(%x, %dx) }, { call @f_r0_else_jvp(%x, %dx) })
+"s4tf.while"(%x, %dx)    ({ call @f_r0_cond(%x) }, { call @f_r0_body_jvp(%x, %dx) })
+```
+
+A loop carries the tangents of the carried values that depend on a differentiated one
+(found by iterating activity analysis of the body to a fixed point); the condition sees
+primals only.
+
+Reverse mode (``@f_linearize``, split into ``@f_vjp_fwd`` and ``@f_lin``) emits the
+primal op, then a call of a linear map known only by its transpose:
+
+- ``if``: the linear map takes the predicate and the branch inputs as residuals. Its
+  transpose is an ``s4tf.if`` on the same predicate whose branches call
+  ``@f_r0_then_vjp``/``@f_r0_else_vjp``: the branch taken is recomputed in the backward
+  pass. Keeping branch residuals instead would need one residual type list for both
+  branches (zeros for the other branch's); recomputation keeps only the inputs.
+- ``while``: the forward loop also counts its iterations ``n`` and pushes the carried
+  values onto tapes (``dialects/tape.py``) before each iteration, so the tapes hold the
+  state at the start of iteration ``i`` for ``i < n``; a tape doubles when full, so no
+  trip count is needed in advance. The transpose is an ``s4tf.while`` running ``i`` from
+  ``n`` down to 0 that reads the state of iteration ``i`` and applies the body's VJP
+  ``@f_r0_body_vjp`` (which recomputes that iteration's linearization). Memory:
+  ``O(n x carried bytes)``, at most twice the rows used.
+"""
+
+from __future__ import annotations
+
+from s4tf import control_flow as staged, dispatch, numpy_api
+from s4tf.dialects.types import TensorType, is_float
+from s4tf.mlir import ir
+from s4tf.passes.autodiff.activity import analyze
+from s4tf.passes.autodiff.custom import declare_linear_map
+from s4tf.passes.autodiff.functions import FunctionBuilder, find_function, return_values
+from s4tf.passes.autodiff.outline import outlined
+from s4tf.tracing import current_scope
+
+#: The type of a loop's iteration counter.
+COUNT = TensorType((), "i32")
+PREDICATE = TensorType((), "i1")
+
+
+def region_jvp(module, builder, operation, prefixes, tangents, primal_map, tangent_map, linearizing) -> None:
+    """Stage the JVP of region op ``operation`` into ``builder``; ``prefixes``: the names
+    of its outlined regions and of its linear map (unique per op and derivative)."""
+    outline_prefix, lin_prefix = prefixes
+    names = outlined(module, operation, outline_prefix)
+    rule = _if_jvp if operation.name == "s4tf.if" else _while_jvp
+    primals, result_tangents = rule(module, builder, operation, names, lin_prefix, tangents, primal_map, linearizing)
+    primal_map.update(zip(operation.results, primals))
+    tangent_map.update(result_tangents)
+
+
+def _types(values) -> list[TensorType]:
+    return [TensorType.from_mlir(v.type) for v in values]
+
+
+def _floats(types) -> list[int]:
+    return [i for i, t in enumerate(types) if is_float(t.dtype)]
+
+
+def _caller(callee: str, result_types, location, first: int = 0):
+    """A function that stages ``call @callee(values...)`` and returns results ``first...``."""
+
+    def call(*values):
+        return current_scope().call(callee, list(values), result_types, location)[first:]
+
+    return call
+
+
+# -- if --------------------------------------------------------------------------------
+
+
+def _if_jvp(module, builder, operation, names, lin_prefix, tangents, primal_map, linearizing):
+    from s4tf.passes.autodiff.jvp import jvp_function  # jvp dispatches region ops here
+
+    location = operation.location
+    pred, *args = [primal_map[v] for v in operation.operands]
+    wrt = [i for i, t in enumerate(tangents[1:]) if t is not None]
+    arg_tangents = [tangents[1 + i] for i in wrt]
+    types = _types(operation.results)
+    floats = _floats(types)
+    float_types = [types[i] for i in floats]
+    with builder.staging(location):
+        if linearizing:
+            primals = staged.stage_cond(pred, *(_caller(n, types, location) for n in names), tuple(args))
+            lin = _if_linear_map(module, lin_prefix, names, operation, wrt)
+            result_tangents = builder.call(lin, [pred, *args, *arg_tangents], float_types, location)
+        else:
+            jvps = [jvp_function(module, n, wrt) for n in names]
+            outputs = staged.stage_cond(pred, *(_caller(j, types + float_types, location) for j in jvps), tuple(args + arg_tangents))
+            primals, result_tangents = outputs[: len(types)], outputs[len(types):]
+    return primals, {operation.results[i]: t for i, t in zip(floats, result_tangents)}
+
+
+def _if_linear_map(module, prefix: str, names, operation, wrt) -> str:
+    """``@<prefix>_lin(p, x..., dx[wrt]...) -> dy...`` and its transpose
+    ``(p, x..., ct...) -> ct_x[wrt]...``: ``s4tf.if`` on ``p`` of the branches' VJPs."""
+    from s4tf.passes.autodiff.derivatives import vjp_functions  # derivatives -> jvp -> this module
+
+    name, transpose = f"{prefix}_lin", f"{prefix}_lin_transpose"
+    if find_function(module, name) is not None:
+        return name
+    location = operation.location
+    arg_types = _types(operation.operands)[1:]
+    types = _types(operation.results)
+    float_types = [types[i] for i in _floats(types)]
+    inputs = [PREDICATE, *arg_types, *(arg_types[i] for i in wrt)]
+    declare_linear_map(module, name, inputs, float_types, range(1 + len(arg_types), len(inputs)), transpose, location)
+
+    backward = FunctionBuilder(module, transpose, [PREDICATE, *arg_types, *float_types], location)
+    vjps = [vjp_functions(module, n, wrt)[0] for n in names]
+    vjp_types = types + [arg_types[i] for i in wrt]
+    with backward.staging(location):
+        cotangents = staged.stage_cond(
+            backward.arguments[0], *(_caller(v, vjp_types, location, first=len(types)) for v in vjps),
+            tuple(backward.arguments[1:]),
+        )
+    with location.context:
+        backward.finish(list(cotangents))
+    return name
+
+
+# -- while -----------------------------------------------------------------------------
+
+
+def _while_jvp(module, builder, operation, names, lin_prefix, tangents, primal_map, linearizing):
+    from s4tf.passes.autodiff.jvp import jvp_function  # jvp dispatches region ops here
+
+    location = operation.location
+    cond_name, body_name = names
+    init = [primal_map[v] for v in operation.operands]
+    types = _types(operation.operands)
+    floats = _floats(types)
+    given = [i for i, t in enumerate(tangents) if t is not None]
+    active = _carried_tangents(find_function(module, body_name), floats, given)
+    condition = _caller(cond_name, [PREDICATE], location)
+
+    with builder.staging(location):
+        tangent_init = [tangents[i] if tangents[i] is not None else numpy_api.zeros_like(init[i]) for i in active]
+        if linearizing:
+            primals, tapes, count = staged.stage_while(
+                lambda carry: condition(*carry[0])[0], _recording_body(body_name, types, location),
+                (init, [dispatch.apply1("tape_empty", v) for v in init], numpy_api.zeros((), COUNT.dtype)),
+            )
+            lin = _while_linear_map(module, lin_prefix, body_name, types, active, given, location)
+            result_tangents = builder.call(lin, [*tapes, count, *(tangents[i] for i in given)], [types[i] for i in active], location)
+        else:
+            body_jvp = _caller(jvp_function(module, body_name, active), types + [types[i] for i in floats], location)
+
+            def body(carry):
+                outputs = body_jvp(*carry[0], *carry[1])
+                by_index = dict(zip(floats, outputs[len(types):]))
+                return outputs[: len(types)], [by_index[i] for i in active]
+
+            primals, result_tangents = staged.stage_while(lambda carry: condition(*carry[0])[0], body, (init, tangent_init))
+    return primals, {operation.results[i]: t for i, t in zip(active, result_tangents)}
+
+
+def _carried_tangents(body: ir.Operation, floats: list[int], given: list[int]) -> list[int]:
+    """The carried values that need tangents: those given one, and every float whose next
+    value depends on one that has a tangent (to a fixed point)."""
+    outputs = return_values(body)
+    active = sorted(set(given) & set(floats))
+    while True:
+        varied = analyze(body, active, floats).varied
+        grown = sorted(set(active) | {i for i in floats if outputs[i] in varied})
+        if grown == active:
+            return active
+        active = grown
+
+
+def _recording_body(body_name: str, types, location):
+    """The forward loop's body: push the carried values, run the body, count."""
+    body = _caller(body_name, types, location)
+
+    def record(carry):
+        values, tapes, count = carry
+        tapes = [dispatch.apply1("tape_push", tape, count, value) for tape, value in zip(tapes, values)]
+        return body(*values), tapes, count + 1
+
+    return record
+
+
+def _while_linear_map(module, prefix: str, body_name: str, types, active, given, location) -> str:
+    """``@<prefix>_lin(tapes..., n, dx[given]...) -> dy[active]...`` and its transpose
+    ``(tapes..., n, ct[active]...) -> ct_x[given]...``: the loop run backwards."""
+    from s4tf.passes.autodiff.derivatives import vjp_functions  # derivatives -> jvp -> this module
+
+    name, transpose = f"{prefix}_lin", f"{prefix}_lin_transpose"
+    if find_function(module, name) is not None:
+        return name
+    tape_types = [TensorType((None, *t.shape), t.dtype) for t in types]
+    residual_types = [*tape_types, COUNT]
+    inputs = residual_types + [types[i] for i in given]
+    declare_linear_map(module, name, inputs, [types[i] for i in active], range(len(residual_types), len(inputs)), transpose, location)
+
+    backward = FunctionBuilder(module, transpose, residual_types + [types[i] for i in active], location)
+    tapes, count = backward.arguments[: len(types)], backward.arguments[len(types)]
+    body_vjp = _caller(vjp_functions(module, body_name, active)[0], types + [types[i] for i in active], location, first=len(types))
+    floats = _floats(types)
+
+    def step(carry):
+        index, cotangents = carry
+        index = index - 1
+        state = [dispatch.apply1("tape_read", tape, index) for tape in tapes]
+        by_index = dict(zip(active, cotangents))
+        seeds = [by_index[i] if i in by_index else numpy_api.zeros_like(state[i]) for i in floats]
+        return index, body_vjp(*state, *seeds)
+
+    with backward.staging(location):
+        _, cotangents = staged.stage_while(lambda carry: carry[0] > 0, step, (count, backward.arguments[len(residual_types):]))
+    with location.context:
+        backward.finish([cotangents[active.index(i)] for i in given])
+    return name
