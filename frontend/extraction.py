@@ -11,9 +11,14 @@ def step(w, x):
     plan = s4tf.host(cpu_solver)(logits)   # runs on the host; the device waits only for plan
     return logits + plan
 
-step(w, x)                     # partitioned, compiled and run
+y = step(w, x)                 # partitioned, compiled, launched: returns at once
+np.asarray(y)                  # waits for the device and the host calls; raises their errors
 print(step.partitioned(w, x))  # device functions and the host program
 ```
+
+Results are tensors the device may still be computing (``Tensor.is_ready()``); passed to
+the next call they are chained on the device, so a training loop that logs from inside its
+step keeps the device busy while the host handles the previous step.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from s4tf.passes.pipeline import build_pass_manager
 from s4tf.passes.registry import DiagnosticWarning
 from s4tf.runtime.compiler import compile_stablehlo
 from s4tf.runtime.device import LoadedModule, to_device
-from s4tf.runtime.extraction import ASYNC_FLAGS, DEFAULT_TIMEOUT_S, ExtractedProgram, HostProgram
+from s4tf.runtime.extraction import ASYNC_FLAGS, DEFAULT_TIMEOUT_S, DeviceValue, ExtractedProgram, HostProgram
 from s4tf.runtime.targets import get_target
 from s4tf.staging import Compiled, Lowered, StagedFunction, lowering_pipeline, module_input
 from s4tf.tensor import Tensor
@@ -83,15 +88,22 @@ class CompiledExtraction(Compiled):
     program: ExtractedProgram | None = None
 
     def __call__(self, leaves):
-        inputs = [device_input(leaf, self.module) for leaf in leaves if not isinstance(leaf_spec(leaf), Static)]
-        results = [Tensor(r, self.module.target) for r in self.program.run(inputs)]
+        inputs = [device_value(leaf, self.module) for leaf in leaves if not isinstance(leaf_spec(leaf), Static)]
+        device = self.program.device
+        results = [
+            Tensor(DeviceArray(device, r.buffer_view), self.module.target, pending=r) for r in self.program.run(inputs)
+        ]
         return rebuild_outputs(self.lowered.record, results)
 
 
-def device_input(value, module: LoadedModule):
-    """``value`` as a device array of ``module``'s device (a copy for host arrays)."""
+def device_value(value, module: LoadedModule) -> DeviceValue:
+    """``value`` on ``module``'s device: a tensor still being computed there is chained to
+    its fence (not waited for); host arrays are copied."""
+    if isinstance(value, Tensor) and value.pending is not None and get_target(value.target).device == module.device:
+        return DeviceValue(value._device_array._buffer_view, value.pending.fence)
     value = module_input(value, module)
-    return value if isinstance(value, DeviceArray) else to_device(value, module.target)
+    array = value if isinstance(value, DeviceArray) else to_device(value, module.target)
+    return DeviceValue(array._buffer_view)
 
 
 class ExtractedFunction(StagedFunction):

@@ -1,7 +1,9 @@
 """``s4tf.Tensor``: a tensor on the device, and ``Tracer``, its stand-in while staging.
 
 A ``Tensor`` holds an IREE device buffer; it is copied to the host only when asked
-(``np.asarray(t)``, ``t.numpy()``, ``float(t)``). A ``Tracer`` holds the MLIR value a
+(``np.asarray(t)``, ``t.numpy()``, ``float(t)``). Results of extracted functions are
+returned while the device still computes them (``t.is_ready()``); reading one, or
+handing it to anything but another extracted function, waits for it. A ``Tracer`` holds the MLIR value a
 staged function computes; it has the same operators (attached by
 :mod:`s4tf.tensor_methods`) but no contents.
 """
@@ -27,10 +29,13 @@ class Tensor:
     (``"cpu"``, ``"vulkan"``, ...), and so the device it lives on."""
 
     __array_priority__ = 100  # NumPy defers `ndarray op Tensor` to the Tensor
+    #: While being computed: the call computing it (``wait()``, ``ready()``, ``fence``).
+    pending = None
 
-    def __init__(self, device_array, target: str = "cpu"):
+    def __init__(self, device_array, target: str = "cpu", pending=None):
         self._device_array = device_array
         self.target = target
+        self.pending = pending
 
     @property
     def tensor_type(self) -> TensorType:
@@ -54,12 +59,25 @@ class Tensor:
 
     @property
     def device_array(self):
-        """The IREE ``DeviceArray`` (no copy)."""
+        """The IREE ``DeviceArray`` (no copy), once computed."""
+        self.block_until_ready()
         return self._device_array
+
+    def block_until_ready(self) -> "Tensor":
+        """Wait until the elements are computed; raises the error of the call computing them."""
+        if self.pending is not None:
+            self.pending.wait()
+            self.pending = None
+        return self
+
+    def is_ready(self) -> bool:
+        """Whether the device has computed the elements (or failed to); reading them also
+        waits for the host calls of the call that made them, and raises their errors."""
+        return self.pending is None or self.pending.ready()
 
     def numpy(self) -> np.ndarray:
         """A host copy of the elements."""
-        return np.asarray(to_host(self._device_array))
+        return np.asarray(to_host(self.device_array))
 
     def __array__(self, dtype=None, copy=None):
         array = self.numpy()

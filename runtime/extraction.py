@@ -2,30 +2,38 @@
 
 The device functions are compiled with ``--iree-execution-model=async-external``: each
 takes a wait fence and a signal fence and returns at once, its results still being
-computed. A call runs in three phases ("start, rendezvous, finish" in S4TF's runtime):
+computed. A call runs in two phases ("start, rendezvous, finish" in S4TF's runtime):
 
-1. **launch**: every device function is enqueued at once. Its wait fence joins the
-   signal fences of the device functions it reads from (their results stay on the device)
-   and one semaphore per host value it reads (``s4tf.send``), whose device buffer is
-   allocated now and filled later.
-2. **host program**: Python walks the host ops in order. ``s4tf.recv`` waits for the one
-   fence its value needs and copies it to the host; ``s4tf.host_call`` runs the function
-   while the device keeps working; ``s4tf.send`` copies the result into its buffer and
-   signals its semaphore, which releases the device functions waiting for it. If a host
-   call fails, every unsignalled send semaphore is failed (IREE propagates the failure to
-   the device functions that wait on it) and the error names the host function.
-3. **finish**: wait for every signal fence; results are device arrays.
+1. **launch** (on the caller's thread): every device function is enqueued at once. Its
+   wait fence joins the signal fences of the device functions it reads from (their
+   results stay on the device; so do pending results of earlier calls passed in) and one
+   semaphore per host value it reads (``s4tf.send``), whose device buffer is allocated now
+   and filled later. The call returns here: its results are
+   :class:`~s4tf.runtime.pending.PendingResult`s.
+2. **host program** (on the program's host thread, calls in order): ``s4tf.recv`` waits
+   for the one fence its value needs and copies it to the host; ``s4tf.host_call`` runs
+   the function while the device keeps working; ``s4tf.send`` copies the result into its
+   buffer and signals its semaphore, which releases the device functions waiting for it.
+   If a host call fails, every unsignalled send semaphore is failed (IREE propagates the
+   failure to the device functions that wait on it) and the error names the host function.
 
-Every wait has a timeout, so a device that never finishes is an error, not a hang.
+So a loop calling the function keeps the device busy: call *i + 1* is launched while the
+host program of call *i* still runs. At most :data:`MAX_IN_FLIGHT` calls are in flight;
+the next call waits for the oldest host program. An error of a host program nobody read
+is raised by the next call. Every wait has a timeout, so a device that never finishes is
+an error, not a hang.
 
 ```python
 program = ExtractedProgram(HostProgram.from_function(host_fn), loaded_module)
-outputs = program.run([x_device_array, w_device_array])
+outputs = program.run([DeviceValue(x_buffer_view), DeviceValue(w_buffer_view)])  # PendingResults
 ```
 """
 
 from __future__ import annotations
 
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import wait as wait_for_futures
 from dataclasses import dataclass
 
 import iree.runtime as iree_runtime
@@ -39,18 +47,17 @@ from s4tf.errors import S4tfError
 from s4tf.mlir import ir
 from s4tf.passes.diagnostics import parse_location
 from s4tf.runtime.device import LoadedModule, device_config, iree_message
+from s4tf.runtime.pending import ExtractionError, PendingResult, Run
 from s4tf.runtime.transfer import to_host
 
 #: IREE flags of device functions: the coarse-fences (wait/signal fence) calling convention.
 ASYNC_FLAGS = ("--iree-execution-model=async-external",)
 DEFAULT_TIMEOUT_S = 120.0
+#: Calls of one partitioned function whose host programs may run behind the device.
+MAX_IN_FLIGHT = 2
 
 _STAGING_MEMORY = int(iree_runtime.MemoryType.HOST_LOCAL | iree_runtime.MemoryType.DEVICE_VISIBLE)
 _STAGING_USAGE = int(iree_runtime.BufferUsage.TRANSFER_SOURCE | iree_runtime.BufferUsage.MAPPING)
-
-
-class ExtractionError(S4tfError, RuntimeError):
-    """A partitioned function that failed on the device or did not finish in time."""
 
 
 @dataclass(frozen=True)
@@ -128,28 +135,37 @@ class ExtractedProgram:
         self.device = module_device(module)
         self.timeout_s = timeout_s
         self.functions = {s.callee: module.vm_function(s.callee) for s in program.steps if s.kind == "launch"}
+        [self.returned] = [s.inputs for s in program.steps if s.kind == "return"]
+        self.host_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"s4tf-host-{program.name}")
+        self.in_flight: deque[Run] = deque()
         #: Bytes copied so far, by direction (``"recv"``: device to host, ``"send"``).
         self.bytes_transferred = {"recv": 0, "send": 0}
 
-    def run(self, arguments: list) -> list[iree_runtime.DeviceArray]:
-        """Call the partitioned function on device arrays; returns its results as device arrays."""
-        values: dict[int, object] = {}
-        for index, array in zip(self.program.arguments, arguments):
-            values[index] = DeviceValue(array._buffer_view)
+    def run(self, arguments: list[DeviceValue]) -> list[PendingResult]:
+        """Launch the partitioned function on device values; returns at once (see the module docstring)."""
+        self._retire_finished_calls()
+        values: dict[int, object] = dict(zip(self.program.arguments, arguments))
         pending_sends = self._allocate_sends(values)
-        launched = self._launch(values)
         try:
-            results = self._run_host_steps(values)
-        except BaseException as error:
-            reason = error.message if isinstance(error, S4tfError) else f"{type(error).__name__}: {error}"
-            for semaphore in pending_sends:
-                if semaphore.query() == 0:
-                    semaphore.fail(reason)
-            self._drain(launched)
+            launched = self._launch(values)
+        except ExtractionError as error:
+            self._fail(pending_sends, error.message)
             raise
-        for fence in [*launched, *(v.fence for v in results if v.fence is not None)]:
-            self._wait(fence, "the device functions")
-        return [iree_runtime.DeviceArray(self.device, v.buffer_view) for v in results]
+        results = [self._returned(values[i]) for i in self.returned]
+        run = Run(self.program.name, self.host_thread.submit(self._host_program, values, pending_sends, launched), self.timeout_s)
+        self.in_flight.append(run)
+        return [PendingResult(v.buffer_view, v.fence, run) for v in results]
+
+    def _retire_finished_calls(self) -> None:
+        """Make room for a call; raise the error of a finished host program nobody read."""
+        if len(self.in_flight) >= MAX_IN_FLIGHT:
+            _, waiting = wait_for_futures([self.in_flight[0].future], timeout=self.timeout_s)
+            if waiting:
+                raise ExtractionError(f"'{self.program.name}': an earlier call's host program did not finish in {self.timeout_s} s")
+        while self.in_flight and self.in_flight[0].future.done():
+            error = self.in_flight.popleft().unreported_error()
+            if error is not None:
+                raise error.with_traceback(None)
 
     # -- phase 1 -------------------------------------------------------------------------
 
@@ -198,7 +214,16 @@ class ExtractedProgram:
 
     # -- phase 2 -------------------------------------------------------------------------
 
-    def _run_host_steps(self, values: dict) -> list[DeviceValue]:
+    def _host_program(self, values: dict, pending_sends: list, launched: list) -> None:
+        """Phase 2, on the host thread; on failure the sends not yet made are failed."""
+        try:
+            self._run_host_steps(values)
+        except BaseException as error:
+            self._fail(pending_sends, error.message if isinstance(error, S4tfError) else f"{type(error).__name__}: {error}")
+            self._drain(launched)
+            raise
+
+    def _run_host_steps(self, values: dict) -> None:
         for step in self.program.steps:
             if step.kind == "constant":
                 values[step.outputs[0]] = step.value
@@ -213,9 +238,6 @@ class ExtractedProgram:
                 values.update(zip(step.outputs, results))
             elif step.kind == "send":
                 self._send(values[step.inputs[0]], values[step.outputs[0]])
-            elif step.kind == "return":
-                return [self._returned(values[i]) for i in step.inputs]
-        raise ExtractionError(f"host program '{self.program.name}' has no return")
 
     def _receive(self, value: DeviceValue, step: Step) -> np.ndarray:
         if value.fence is not None:
@@ -248,6 +270,12 @@ class ExtractedProgram:
             raise ExtractionError(f"'{self.program.name}' failed on the device: {iree_message(error)}") from None
         if not finished:
             raise ExtractionError(f"'{self.program.name}': waited {self.timeout_s} s for {what}; giving up")
+
+    @staticmethod
+    def _fail(semaphores: list[iree_runtime.HalSemaphore], reason: str) -> None:
+        for semaphore in semaphores:
+            if semaphore.query() == 0:
+                semaphore.fail(reason)
 
     def _drain(self, fences: list[iree_runtime.HalFence]) -> None:
         """Let launched work settle (finish or fail) before returning control; never hangs."""

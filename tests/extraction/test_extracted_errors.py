@@ -11,6 +11,7 @@ import pytest
 
 import s4tf
 from s4tf.dialects.host_ops import HostFunctionError
+from s4tf.runtime.extraction import MAX_IN_FLIGHT
 
 DEADLINE_S = 60.0
 X = np.arange(6, dtype=np.float32).reshape(2, 3)
@@ -130,3 +131,28 @@ def test_a_host_function_without_results_that_returns_one():
 
     with pytest.raises(HostFunctionError, match="host function 'wrong_dtype' returned a value but declares no results"):
         within_deadline(lambda: np.asarray(s4tf.function(step, extract=True)(X)))
+
+
+def disk_full(x):
+    raise OSError("disk full")
+
+
+def logs_then_exp(x):
+    s4tf.host(disk_full, result=())(x)
+    return s4tf.exp(x)
+
+
+def test_reading_any_result_raises_the_calls_host_error():
+    """``exp(x)`` does not need the failed host call, but reading it reports the failure."""
+    step = s4tf.function(logs_then_exp, extract=True)
+    result = step(X)
+    with pytest.raises(HostFunctionError, match="host function 'disk_full' raised OSError: disk full"):
+        within_deadline(result.block_until_ready)
+
+
+def test_an_unread_host_error_is_raised_by_a_later_call():
+    """Calls return before their host programs ran; one that failed and was never read is
+    raised by the call that has to wait for it (at the latest MAX_IN_FLIGHT calls later)."""
+    step = s4tf.function(logs_then_exp, extract=True)
+    with pytest.raises(HostFunctionError, match="host function 'disk_full' raised OSError: disk full"):
+        within_deadline(lambda: [step(X) for _ in range(MAX_IN_FLIGHT + 1)])
