@@ -117,6 +117,22 @@ def reduce_window(operand, operand_type, init, body, result_type, window, stride
     return window_op.result
 
 
+def scatter_add(operand, indices, updates, result_type: TensorType, index_vector_dim: int) -> ir.Value:
+    """``stablehlo.scatter`` adding each element of ``updates`` into ``operand`` at its own
+    index in ``indices`` (unique and sorted; ``index_vector_dim`` holds the coordinates)."""
+    axes = list(range(result_type.rank))
+    numbers = (
+        f"#stablehlo.scatter<inserted_window_dims = {axes}, scatter_dims_to_operand_dims = {axes}, "
+        f"index_vector_dim = {index_vector_dim}>"
+    )
+    scatter = op(
+        "scatter", [operand, indices, updates], result_type, regions=1,
+        scatter_dimension_numbers=numbers, indices_are_sorted="true", unique_indices="true",
+    )
+    _binary_region(scatter.regions[0], "add", result_type.dtype)
+    return scatter.result
+
+
 def _binary_region(region: ir.Region, body: str, dtype: str) -> None:
     scalar_type = TensorType((), dtype)
     block = region.blocks.append(scalar_type.to_mlir(), scalar_type.to_mlir())

@@ -1,5 +1,5 @@
 """Ops that create tensors or move their elements: constant, iota, broadcast_in_dim,
-reshape, transpose, slice, concatenate, pad.
+reshape, transpose, reverse, slice, add_slice, concatenate, pad.
 
 ```mlir
 %0 = "s4tf.transpose"(%x) {permutation = array<i64: 1, 0>} : (tensor<4x3xf32>) -> tensor<3x4xf32>
@@ -284,19 +284,99 @@ class Slice(Op):
             strides=hlo.i64_array(stride),
         )
 
-
     @staticmethod
     def jvp(ops, primals, tangents, result, *, start, limit, stride):
         return ops.op("slice", tangents[0], start=start, limit=limit, stride=stride)
 
     @staticmethod
-    def transpose(ops, cotangent, operands, linear, *, start, limit, stride):
+    def transpose_into(ops, accumulated, cotangent, operands, *, start, limit, stride):
+        """Add the cotangent into ``x``'s cotangent so far, in place (``add_slice``): k reads
+        of parts of ``x`` cost one buffer and k small updates, not k padded copies of ``x``."""
         x = operands[0]
-        if 0 in cotangent.shape:
-            return [ops.zeros(x.shape, x.dtype)]
-        high = [dim - (lo + (n - 1) * step + 1) for dim, lo, n, step in zip(x.shape, start, cotangent.shape, stride)]
-        zero = ops.zeros((), x.dtype)
-        return [ops.op("pad", cotangent, zero, low=start, high=high, interior=[step - 1 for step in stride])]
+        buffer = ops.zeros(x.shape, x.dtype) if accumulated is None else accumulated
+        return ops.op("add_slice", buffer, cotangent, start=start, stride=stride)
+
+
+def _slice_limit(start, stride, shape) -> tuple[int, ...]:
+    """The ``limit`` of a slice from ``start`` by ``stride`` with ``shape`` elements."""
+    return tuple(lo + (n - 1) * step + 1 if n else lo for lo, step, n in zip(start, stride, shape))
+
+
+class AddSlice(Op):
+    """``x`` with ``update`` added into its strided slice ``x[start::stride]`` of
+    ``update``'s shape: the transpose of ``slice``, accumulated in place (a scatter-add).
+
+    ```mlir
+    %0 = "s4tf.add_slice"(%x, %u) {start = array<i64: 1, 0>, stride = array<i64: 1, 2>} : (tensor<4x3xf32>, tensor<2x2xf32>) -> tensor<4x3xf32>
+    ```
+    """
+
+    name = "add_slice"
+    operands = ("x", "update")
+    attributes = {"start": INT_ARRAY, "stride": INT_ARRAY}
+
+    @staticmethod
+    def infer(x, update, *, start, stride):
+        if x.dtype != update.dtype:
+            raise DTypeError(f"x and update must have one dtype, got {x.dtype} and {update.dtype}")
+        if x.dtype == BOOL_DTYPE:
+            raise DTypeError("add_slice needs a number operand, got i1")
+        if not len(start) == len(stride) == x.rank == update.rank:
+            raise ShapeError(
+                f"start and stride need {x.rank} entries, and update the rank of x, for "
+                f"{shape_str(x.shape)} and {shape_str(update.shape)}"
+            )
+        limit = _slice_limit(start, stride, update.shape)
+        for axis, (lo, hi, step, dim) in enumerate(zip(start, limit, stride, x.shape)):
+            if step < 1 or not 0 <= lo <= hi <= dim:
+                raise ShapeError(
+                    f"update {shape_str(update.shape)} from {list(start)} by {list(stride)} does not fit "
+                    f"axis {axis} of {shape_str(x.shape)}"
+                )
+        return x
+
+    @staticmethod
+    def reference(x, update, *, start, stride):
+        result = np.array(x, copy=True)
+        result[tuple(slice(lo, hi, step) for lo, hi, step in zip(start, _slice_limit(start, stride, update.shape), stride))] += update
+        return result
+
+    @staticmethod
+    def lower(lowering, x, update, *, start, stride):
+        """Unit strides: the window at ``start`` plus ``update``, written back with
+        ``stablehlo.dynamic_update_slice``; else a ``stablehlo.scatter`` with ``add`` and one
+        index per element of ``update``. Both cost the size of ``update``, not of ``x``."""
+        result_type, update_type = lowering.result_type, lowering.operand_types[1]
+        if 0 in update_type.shape:
+            return x
+        if all(step == 1 for step in stride):
+            limit = _slice_limit(start, stride, update_type.shape)
+            window = hlo.value(
+                "slice", [x], update_type,
+                start_indices=hlo.i64_array(start), limit_indices=hlo.i64_array(limit), strides=hlo.i64_array(stride),
+            )
+            total = hlo.value("add", [window, update], update_type)
+            offsets = [hlo.scalar(lo, "i64") for lo in start]
+            return hlo.value("dynamic_update_slice", [x, total, *offsets], result_type)
+        axes = [lo + step * np.arange(n) for lo, step, n in zip(start, stride, update_type.shape)]
+        indices = hlo.constant(np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).astype(np.int64))
+        return hlo.scatter_add(x, indices, update, result_type, index_vector_dim=result_type.rank)
+
+    @staticmethod
+    def jvp(ops, primals, tangents, result, *, start, stride):
+        x, update = primals
+        dx, dupdate = tangents
+        if dupdate is None:
+            return dx
+        dx = ops.zeros(x.shape, x.dtype) if dx is None else dx
+        return ops.op("add_slice", dx, dupdate, start=start, stride=stride)
+
+    @staticmethod
+    def transpose(ops, cotangent, operands, linear, *, start, stride):
+        update = operands[1]
+        limit = _slice_limit(start, stride, update.shape)
+        part = ops.op("slice", cotangent, start=start, limit=limit, stride=stride) if linear[1] else None
+        return [cotangent if linear[0] else None, part]
 
 
 class Concatenate(Op):

@@ -3,8 +3,10 @@
 
 Ops that do not touch the linear arguments are copied; the linear ops are walked in
 reverse, each op's transpose rule turning its result's cotangent into cotangents for its
-linear operands; contributions to one value are summed. A call of another linear
-function becomes a call of that function's transpose (its ``s4tf.transpose`` symbol).
+linear operands; contributions to one value are summed, except that reads of parts of a
+value (``slice``) add into its one cotangent buffer in place (``transpose_into``). A call
+of another linear function becomes a call of that function's transpose (its
+``s4tf.transpose`` symbol).
 """
 
 from __future__ import annotations
@@ -106,8 +108,12 @@ class _Transposer:
         elif operation.name in OPS:
             op = lookup(operation.name)
             operands = [LinearOperand(v) if flag else self.values[v] for v, flag in zip(operation.operands, linear_flags)]
+            attributes = read_attributes(op, operation)
+            if op.transpose_into is not None:
+                self._transpose_into(op, operation, cotangents[0], operands, attributes)
+                return
             with self.builder.staging(operation.location):
-                contributions = op.transpose(numpy_api, cotangents[0], operands, linear_flags, **read_attributes(op, operation))
+                contributions = op.transpose(numpy_api, cotangents[0], operands, linear_flags, **attributes)
         else:
             raise DifferentiationError(
                 f"'{operation.name}' cannot be transposed", location_text(operation.location), operation.location
@@ -115,6 +121,12 @@ class _Transposer:
         for value, flag, contribution in zip(operation.operands, linear_flags, contributions):
             if flag:
                 self._accumulate(value, contribution, operation.location)
+
+    def _transpose_into(self, op, operation, cotangent, operands, attributes) -> None:
+        """A read of part of one value: its contribution goes into that value's cotangent."""
+        (value,) = operation.operands
+        with self.builder.staging(operation.location):
+            self.cotangents[value] = op.transpose_into(numpy_api, self.cotangents.get(value), cotangent, operands, **attributes)
 
     def _transpose_call(self, operation, cotangents, linear_flags):
         callee = find_function(self.module, callee_of(operation))

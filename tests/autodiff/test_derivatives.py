@@ -39,6 +39,7 @@ SHAPES = {
     "reduce_min": (lambda x: x.min(), [ANY]),
     "reshape_transpose": (lambda x: x.reshape(4, 3).T * 2, [ANY]),
     "slice_index": (lambda x: x[1:, ::2] * x[0, 1], [ANY]),
+    "add_slice": (lambda x, u: s4tf.op("add_slice", x * x, u * u, start=(1, 0), stride=(1, 3)), [ANY, ANY[:2, :2]]),
     "concatenate": (lambda x, y: s4tf.concatenate([x, y[None, :]], axis=0), [ANY, ROW]),
     "pad": (lambda x: s4tf.pad(x, ((1, 0), (0, 2))), [ANY]),
     "flip": (lambda x: s4tf.flip(x, axis=1) * x, [ANY]),

@@ -58,6 +58,10 @@ SHAPE_ERRORS = {
     "slice": (lambda x: s4tf.slice(x, (0, 1), (2, 5)), [f32(2, 3)], ["s4tf.slice", "1:5:1", "(2, 3)"]),
     "pad_value": (lambda x, v: s4tf.op("pad", x, v, **PAD), [f32(3), f32(2)], ["s4tf.pad", "scalar", "(2,)"]),
     "pool_rank": (lambda x: s4tf.op("max_pool2d", x, **POOL), [f32(4, 4)], ["s4tf.max_pool2d", "(4, 4)"]),
+    "add_slice_outside": (
+        lambda x, u: s4tf.op("add_slice", x, u, start=(4,), stride=(2,)), [f32(6), f32(2)],
+        ["s4tf.add_slice", "(2,)", "[4]", "[2]", "(6,)"],
+    ),
 }
 DTYPE_ERRORS = {
     "add": (lambda x, y: s4tf.op("add", x, y), [f32(3), i32(3)], ["s4tf.add", "f32", "i32"]),
@@ -76,6 +80,9 @@ DTYPE_ERRORS = {
     "argmax_index": (lambda x: s4tf.argmax(x, dtype=np.float32), [f32(3)], ["s4tf.argmax", "f32"]),
     "iota_of_bool": (lambda: s4tf.iota((3,), dtype=bool), [], ["s4tf.iota", "i1"]),
     "pool_of_int": (lambda x: s4tf.op("avg_pool2d", x, **POOL), [i32(1, 4, 4, 1)], ["s4tf.avg_pool2d", "i32"]),
+    "add_slice_update": (
+        lambda x, u: s4tf.op("add_slice", x, u, start=(0,), stride=(1,)), [f32(3), i32(2)], ["s4tf.add_slice", "f32", "i32"],
+    ),
 }
 ATTRIBUTE_ERRORS = {
     "permutation": (lambda x: s4tf.op("transpose", x, permutation=(0, 0)), [f32(2, 3)], ["s4tf.transpose", "[0, 0]"]),

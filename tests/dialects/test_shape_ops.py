@@ -1,5 +1,5 @@
 """Ops that create tensors or move their elements, through IREE against NumPy: constant,
-iota, broadcast_in_dim, reshape, transpose, reverse, slice, concatenate and pad.
+iota, broadcast_in_dim, reshape, transpose, reverse, slice, add_slice, concatenate and pad.
 
 Expectations are computed with index arithmetic (``np.indices``, ``np.ix_``, loops),
 not with the NumPy calls the ops' references use.
@@ -147,6 +147,43 @@ def test_strided_slice(case, dtype, seed):
     expected = x[np.ix_(*(np.arange(lo, hi, step) for lo, hi, step in zip(start, limit, stride)))]
     assume(expected.shape != x.shape)  # a slice keeping everything is folded away
     check_staged(lambda v: s4tf.slice(v, start, limit, stride), [x], expected, ops=["slice"])
+
+
+def _added_at(x, update, start, stride):
+    """``x`` plus ``update`` added element by element at ``start + index * stride``."""
+    result = x.copy()
+    for index in np.ndindex(*update.shape):
+        result[tuple(lo + k * step for k, lo, step in zip(index, start, stride))] += update[index]
+    return result
+
+
+@covers("add_slice")
+@settings(max_examples=6, deadline=None)
+@given(case=_slices(), dtype=st.sampled_from(["f32", "f16", "i32"]), seed=SEEDS)
+def test_add_slice_adds_into_a_strided_window(case, dtype, seed):
+    shape, start, limit, stride = case
+    rng = np.random.default_rng(seed)
+    x = random_array(rng, shape, dtype)
+    update_shape = [len(range(lo, hi, step)) for lo, hi, step in zip(start, limit, stride)]
+    update = random_array(rng, update_shape, dtype)
+    expected = _added_at(x, update, start, stride)
+    check_staged(op_fn("add_slice", start=start, stride=stride), [x, update], expected, ops=["add_slice"])
+
+
+@covers("add_slice")
+def test_add_slice_chains_accumulate_overlapping_windows():
+    """Unit strides (a window written back) and strides (a scatter), applied in turn to one
+    buffer, with overlapping windows and a scalar operand."""
+    x = np.arange(20, dtype=np.float32).reshape(4, 5)
+    window, strided, scalar = np.full((2, 3), 0.5, np.float32), np.full((2, 2), 10.0, np.float32), np.float32(7)
+
+    def fn(v, w, s, c):
+        once = s4tf.op("add_slice", v, w, start=(1, 1), stride=(1, 1))
+        twice = s4tf.op("add_slice", once, w, start=(2, 2), stride=(1, 1))
+        return s4tf.op("add_slice", twice, s, start=(0, 1), stride=(3, 2)), s4tf.op("add_slice", c, c, start=(), stride=())
+
+    expected = _added_at(_added_at(_added_at(x, window, (1, 1), (1, 1)), window, (2, 2), (1, 1)), strided, (0, 1), (3, 2))
+    check_staged(fn, [x, window, strided, scalar], [expected, np.float32(14)], ops=["add_slice"])
 
 
 @covers("slice", "reshape")

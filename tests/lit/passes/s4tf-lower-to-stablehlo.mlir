@@ -10,6 +10,8 @@
 // NONE-NOT:   s4tf.
 // NONE-LABEL: func.func @shape_ops
 // NONE-NOT:   s4tf.
+// NONE-LABEL: func.func @add_slice
+// NONE-NOT:   s4tf.
 
 // CHECK-LABEL: func.func @unary
 // CHECK-SAME:    (%[[X:.*]]: tensor<4xf32>, %[[I:.*]]: tensor<4xi32>, %[[B:.*]]: tensor<4xi1>)
@@ -205,6 +207,26 @@ func.func @shape_ops(%x: tensor<4x3xf32>, %y: tensor<3xf32>, %s: tensor<f32>) ->
   %7 = "s4tf.concatenate"(%x, %2) {axis = 0 : i64} : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<8x3xf32>
   %8 = "s4tf.pad"(%y, %s) {low = array<i64: 1>, high = array<i64: 2>, interior = array<i64: 1>} : (tensor<3xf32>, tensor<f32>) -> tensor<8xf32>
   return %0, %1, %3, %4, %5, %6, %7, %8 : tensor<2xf32>, tensor<2x3xi32>, tensor<12xf32>, tensor<3x4xf32>, tensor<4x3xf32>, tensor<2x2xf32>, tensor<8x3xf32>, tensor<8xf32>
+}
+
+// add_slice with unit strides adds into the window and writes it back in place; with
+// strides it is a scatter-add with one index per element of the update.
+// CHECK-LABEL: func.func @add_slice
+// CHECK-SAME:    (%[[X:.*]]: tensor<4x3xf32>, %[[U:.*]]: tensor<2x2xf32>)
+// CHECK-NEXT:    %[[W:.*]] = stablehlo.slice %[[X]] [1:3, 1:3] : (tensor<4x3xf32>) -> tensor<2x2xf32>
+// CHECK-NEXT:    %[[SUM:.*]] = stablehlo.add %[[W]], %[[U]] : tensor<2x2xf32>
+// CHECK-NEXT:    %[[I:.*]] = stablehlo.constant dense<1> : tensor<i64>
+// CHECK-NEXT:    %[[J:.*]] = stablehlo.constant dense<1> : tensor<i64>
+// CHECK-NEXT:    %[[IN_PLACE:.*]] = stablehlo.dynamic_update_slice %[[X]], %[[SUM]], %[[I]], %[[J]]
+// CHECK-NEXT:    %[[IDX:.*]] = stablehlo.constant dense<{{\[}}{{\[}}[1, 0], [1, 2]], {{\[}}[3, 0], [3, 2]]]> : tensor<2x2x2xi64>
+// CHECK-NEXT:    %[[SCATTERED:.*]] = "stablehlo.scatter"(%[[X]], %[[IDX]], %[[U]])
+// CHECK-SAME:      scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0, 1], scatter_dims_to_operand_dims = [0, 1], index_vector_dim = 2>
+// CHECK:           stablehlo.add
+// CHECK:         return %[[IN_PLACE]], %[[SCATTERED]]
+func.func @add_slice(%x: tensor<4x3xf32>, %u: tensor<2x2xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>) {
+  %0 = "s4tf.add_slice"(%x, %u) {start = array<i64: 1, 1>, stride = array<i64: 1, 1>} : (tensor<4x3xf32>, tensor<2x2xf32>) -> tensor<4x3xf32>
+  %1 = "s4tf.add_slice"(%x, %u) {start = array<i64: 1, 0>, stride = array<i64: 2, 2>} : (tensor<4x3xf32>, tensor<2x2xf32>) -> tensor<4x3xf32>
+  return %0, %1 : tensor<4x3xf32>, tensor<4x3xf32>
 }
 
 // Region ops become their StableHLO twins; block arguments of s4tf.if's branches are

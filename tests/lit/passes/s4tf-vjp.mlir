@@ -78,3 +78,24 @@ func.func private @softplus(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %1 = "s4tf.log1p"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return %1 : tensor<2x3xf32>
 }
+
+// -----
+
+// Sparse adjoint: the two reads of parts of %x add their cotangents into one buffer with
+// s4tf.add_slice (in place once lowered), not one zero-padded full-size tensor per read.
+// CHECK-LABEL: func.func private @reads_vjp_bwd
+// CHECK-SAME:    (%[[STRIDED:.*]]: tensor<2xf32>, %[[ONE:.*]]: tensor<1xf32>, %[[CT:.*]]: tensor<2xf32>) -> tensor<6xf32>
+// CHECK-NEXT:    %[[CT_STRIDED:.*]] = "s4tf.mul"(%[[CT]], %[[ONE]])
+// CHECK-NEXT:    %[[M:.*]] = "s4tf.mul"(%[[CT]], %[[STRIDED]])
+// CHECK-NEXT:    %[[S:.*]] = "s4tf.reduce_sum"(%[[M]])
+// CHECK-NEXT:    %[[CT_ONE:.*]] = "s4tf.reshape"(%[[S]]) {shape = array<i64: 1>} : (tensor<f32>) -> tensor<1xf32>
+// CHECK-NEXT:    %[[ZERO:.*]] = "s4tf.constant"() {value = dense<0.000000e+00> : tensor<6xf32>}
+// CHECK-NEXT:    %[[B1:.*]] = "s4tf.add_slice"(%[[ZERO]], %[[CT_STRIDED]]) {start = array<i64: 2>, stride = array<i64: 2>}
+// CHECK-NEXT:    %[[B2:.*]] = "s4tf.add_slice"(%[[B1]], %[[CT_ONE]]) {start = array<i64: 1>, stride = array<i64: 1>}
+// CHECK-NEXT:    return %[[B2]] : tensor<6xf32>
+func.func @reads(%x: tensor<6xf32>) -> tensor<2xf32> attributes {s4tf.wrt = array<i64: 0>} {
+  %0 = "s4tf.slice"(%x) {start = array<i64: 1>, limit = array<i64: 2>, stride = array<i64: 1>} : (tensor<6xf32>) -> tensor<1xf32>
+  %1 = "s4tf.slice"(%x) {start = array<i64: 2>, limit = array<i64: 6>, stride = array<i64: 2>} : (tensor<6xf32>) -> tensor<2xf32>
+  %2 = "s4tf.mul"(%0, %1) : (tensor<1xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %2 : tensor<2xf32>
+}
