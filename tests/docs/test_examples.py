@@ -73,6 +73,17 @@ EXPECTED = {
         "s4tf-run exit code: 0",
         "s4tf-run output matches NumPy: True",
     ]),
+    "extraction.py": Expected([
+        '  func.func @step(%arg0: tensor<3x4xf32>, %arg1: tensor<8x3xf32>) -> tensor<8x4xf32> attributes {s4tf.host_program} {',
+        '    %1 = "s4tf.recv"(%0) : (tensor<8x4xf32>) -> tensor<8x4xf32>',
+        '    %3 = "s4tf.send"(%2) : (tensor<8x4xf32>) -> tensor<8x4xf32>',
+        "extraction.py:25: value of type tensor<8x4xf32> is copied from the device to the host for host function 'log_histogram'",
+        "extraction.py:26: result of host function 'cpu_solver' (tensor<8x4xf32>) is copied from the host to the device",
+        "matches NumPy: True",
+        "histograms logged: 1",
+        "bytes copied: {'recv': 128, 'send': 128}",
+        "losses logged: 20 decreasing: True",
+    ]),
     "s4tf_opt.py": Expected(
         [
             "$ s4tf-opt model.mlir -p s4tf-canonicalize,s4tf-lower-to-stablehlo,cse",
