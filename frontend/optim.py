@@ -16,6 +16,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from typing import Callable
+
 import numpy as np
 
 from s4tf import numpy_api as snp
@@ -55,6 +57,17 @@ def _rebuild(leaves, tree, positions, new_parameters):
     for i, value in zip(positions, new_parameters):
         leaves[i] = value
     return pytree.unflatten(tree, leaves)
+
+
+def cosine_decay(lr: float, total_steps: int, final_fraction: float = 0.0) -> Callable:
+    """A learning-rate schedule for :class:`Adam`: ``lr`` at step 1 falling along a half
+    cosine to ``final_fraction * lr`` at ``total_steps`` (and staying there)."""
+
+    def schedule(step):
+        progress = snp.minimum((step - 1.0) / max(total_steps - 1, 1), 1.0)
+        return lr * (final_fraction + (1 - final_fraction) * 0.5 * (1.0 + snp.cos(math.pi * progress)))
+
+    return schedule
 
 
 def _zeros_like_parameters(model) -> list:
@@ -100,9 +113,10 @@ class AdamState:
 class Adam:
     """Adam (Kingma and Ba): bias-corrected moment estimates;
     ``p -= lr * m_hat / (sqrt(v_hat) + eps)``. ``weight_decay`` adds ``lr * weight_decay * p``
-    to the step, decoupled from the moments (that is :class:`AdamW`)."""
+    to the step, decoupled from the moments (that is :class:`AdamW`). ``lr`` is a number or
+    a schedule: a function of the step count (1, 2, ...), e.g. :func:`cosine_decay`."""
 
-    lr: float = 1e-3
+    lr: float | Callable = 1e-3
     beta1: float = 0.9
     beta2: float = 0.999
     eps: float = 1e-8
@@ -120,12 +134,13 @@ class Adam:
         v = [self.beta2 * vi + (1 - self.beta2) * gi * gi for vi, gi in zip(state.v, g)]
         correction1 = 1.0 - snp.exp(step * math.log(self.beta1))
         correction2 = 1.0 - snp.exp(step * math.log(self.beta2))
+        lr = self.lr(step) if callable(self.lr) else self.lr
         new = []
         for p, mi, vi in zip(params, m, v):
             update = (mi / correction1) / (snp.sqrt(vi / correction2) + self.eps)
             if self.weight_decay:
                 update = update + self.weight_decay * p
-            new.append(p - self.lr * update)
+            new.append(p - lr * update)
         return _rebuild(leaves, tree, positions, new), AdamState(step, m, v)
 
 

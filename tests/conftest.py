@@ -1,6 +1,25 @@
-"""Test-wide set-up: compiled modules go to a private cache, never the user's."""
+"""Test-wide set-up: compiled modules go to a private cache, never the user's; the arm64
+runner for tests of phone modules under qemu."""
 
 import os
 import tempfile
 
+import pytest
+
+from s4tf.errors import S4tfError
+from s4tf.runtime.qemu import Arm64Runner
+
 os.environ.setdefault("S4TF_CACHE_DIR", tempfile.mkdtemp(prefix="s4tf-test-cache-"))
+
+
+@pytest.fixture(scope="session")
+def run_arm64(pytestconfig):
+    """Runs the aarch64 ``iree-run-module`` under qemu with the given flags (skips without
+    qemu-aarch64 and the arm64 C libraries)."""
+    try:
+        runner = Arm64Runner.find(pytestconfig.cache.mkdir("arm64"))
+    except S4tfError as error:
+        pytest.skip(str(error))
+    if runner is None:
+        pytest.skip("needs qemu-aarch64 and the arm64 C libraries (apt: qemu-user libc6-arm64-cross libstdc++6-arm64-cross)")
+    return runner.run

@@ -3,7 +3,7 @@
 Needs ``qemu-aarch64`` and the arm64 C and C++ libraries (Debian ``qemu-user``,
 ``libc6-arm64-cross``, ``libstdc++6-arm64-cross``; ``.ci/run`` installs them), and the
 aarch64 ``iree-run-module`` (``s4tf.runtime.qemu``), downloaded once with pip into
-pytest's cache folder. Without them the tests skip.
+pytest's cache folder (the ``run_arm64`` fixture of tests/conftest.py). Without them the tests skip.
 """
 
 from __future__ import annotations
@@ -14,23 +14,9 @@ import numpy as np
 import pytest
 
 import s4tf
-from s4tf.errors import S4tfError
-from s4tf.runtime.qemu import Arm64Runner
 from small_model import model_inputs, predict
 
 pytestmark = pytest.mark.arm64
-
-
-@pytest.fixture(scope="session")
-def run_arm64(pytestconfig):
-    """Runs the aarch64 ``iree-run-module`` under qemu with the given flags."""
-    try:
-        runner = Arm64Runner.find(pytestconfig.cache.mkdir("arm64"))
-    except S4tfError as error:
-        pytest.skip(str(error))
-    if runner is None:
-        pytest.skip("needs qemu-aarch64 and the arm64 C libraries (apt: qemu-user libc6-arm64-cross libstdc++6-arm64-cross)")
-    return runner.run
 
 
 @pytest.fixture(scope="module")
