@@ -27,6 +27,21 @@ class Expected:
 
 
 EXPECTED = {
+    "autodiff.py": Expected([
+        "grad matches NumPy: True",
+        "value_and_grad shapes: [(3, 2), (2,)] (4, 3)",
+        "jvp matches NumPy: True",
+        "vjp matches NumPy: True",
+        "second derivative matches NumPy: True",
+        "straight-through gradient: [1.0, 1.0, 1.0]",
+        "stop_gradient: [1.0, 2.0]",
+        "error at autodiff.py:63: 's4tf.argmax' is not differentiable, but its result is used to compute a "
+        "differentiated result from a differentiated argument; wrap the value in s4tf.stop_gradient(...) if no "
+        "derivative should flow through it",
+        "$ s4tf-opt model.mlir -p s4tf-vjp,s4tf-canonicalize,cse",
+        "  func.func private @f_vjp_bwd(%arg0: tensor<3xf32>, %arg1: tensor<f32>) -> tensor<3xf32> {",
+        '    %2 = "s4tf.mul"(%1, %arg0) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>',
+    ]),
     "quickstart.py": Expected([
         "staged module:",
         '    %2 = "s4tf.tanh"(%1) : (tensor<4x2xf32>) -> tensor<4x2xf32>',

@@ -1,0 +1,24 @@
+"""tools/bench_grad.py runs end to end on tiny batches, after checking its values and
+gradients against JAX's, and prints both peers' gradient cost ratios (speed itself is
+never asserted: see docs/autodiff.md)."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[2] / "tools" / "bench_grad.py"
+
+
+def test_bench_grad_prints_gradient_cost_ratios_of_both_models():
+    completed = subprocess.run(
+        [sys.executable, str(BENCH), "--batch", "4", "--conv-batch", "2", "--repeats", "4", "--warmup", "1"],
+        capture_output=True, text=True, timeout=600, check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    out = completed.stdout
+    titles = re.findall(r"^(MLP 784-512-512-10, batch 4|conv net, batch 2): median ms per call$", out, flags=re.MULTILINE)
+    assert titles == ["MLP 784-512-512-10, batch 4", "conv net, batch 2"], out
+    ratios = re.findall(r"gradient cost ratio \(value_and_grad / primal\): s4tf [\d.]+, JAX [\d.]+", out)
+    assert len(ratios) == 2, out
+    assert len(re.findall(r"s4tf/JAX: primal [\d.]+, value_and_grad [\d.]+", out)) == 2, out
