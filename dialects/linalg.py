@@ -323,6 +323,7 @@ class _ConvGeometry:
     def __init__(self, input_shape, filter_shape, out_shape, strides, padding, lhs_dilation, rhs_dilation):
         self.input_shape, self.filter_shape = input_shape, filter_shape
         self.strides, self.lhs_dilation, self.rhs_dilation = strides, lhs_dilation, rhs_dilation
+        self.padding = padding
         self.pad_low = (padding[0], padding[2])
         self.input_dilated = [(d - 1) * s + 1 for d, s in zip(input_shape[1:3], lhs_dilation)]
         self.filter_dilated = [(d - 1) * s + 1 for d, s in zip(filter_shape[0:2], rhs_dilation)]
@@ -342,6 +343,29 @@ class _ConvGeometry:
         )
 
     def filter_cotangent(self, ops, cotangent, input):
+        if any(d != 1 for d in self.lhs_dilation):
+            return self._filter_cotangent_by_convolution(ops, cotangent, input)
+        return self._filter_cotangent_by_taps(ops, cotangent, input)
+
+    def _filter_cotangent_by_taps(self, ops, cotangent, input):
+        """One matrix product per filter tap: the input window the tap sees (a strided slice
+        of the padded input) contracted with the cotangent over batch and positions. IREE
+        runs these products several times faster than the equivalent convolution, whose
+        kernel would be as large as the output."""
+        top, bottom, left, right = self.padding
+        padded = ops.pad(input, ((0, 0), (top, bottom), (left, right), (0, 0)))
+        batch, out_h, out_w, _ = cotangent.shape
+        channels = input.shape[3]
+        taps = []
+        for row in range(self.filter_shape[0]):
+            for column in range(self.filter_shape[1]):
+                start = (0, row * self.rhs_dilation[0], column * self.rhs_dilation[1], 0)
+                limit = (batch, start[1] + (out_h - 1) * self.strides[0] + 1, start[2] + (out_w - 1) * self.strides[1] + 1, channels)
+                window = ops.slice(padded, start, limit, (1, self.strides[0], self.strides[1], 1))
+                taps.append(ops.dot_general(window, cotangent, ((0, 1, 2), (0, 1, 2))))
+        return ops.reshape(ops.stack(taps), self.filter_shape)
+
+    def _filter_cotangent_by_convolution(self, ops, cotangent, input):
         pads, crop = [], list(input.shape)
         for axis, (lo, inp, flt, out) in enumerate(zip(self.pad_low, self.input_dilated, self.filter_dilated, self.out_dilated)):
             high = (out - inp) + (flt - lo - 1)
