@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parents[2] / "tools" / "bench_extraction.py"
-TINY = ["--size", "16", "--device-ms", "2", "--host-ms", "2", "--rounds", "2", "--steps", "3", "--log-ms", "1"]
+TINY = ["--size", "16", "--device-ms", "2", "--host-ms", "2", "--rounds", "2", "--loop-rounds", "1", "--steps", "3", "--log-ms", "1"]
 
 
 def test_bench_extraction_prints_its_ratios():
