@@ -63,40 +63,42 @@ def children_of(value) -> tuple[str, Any, list]:
 
 def flatten(tree) -> tuple[list, TreeDef]:
     leaves: list = []
+    return leaves, _visit(tree, leaves)
 
-    def visit(value) -> TreeDef:
-        kind, data, children = children_of(value)
-        if kind == "leaf":
-            leaves.append(value)
-            return LEAF
-        return TreeDef(kind, data, tuple(visit(child) for child in children))
 
-    return leaves, visit(tree)
+def _visit(value, leaves: list) -> TreeDef:
+    # Recursion through module-level functions, not closures: a closure that calls itself
+    # is a reference cycle, which would keep every leaf (device buffers) alive until the
+    # garbage collector happens to run.
+    kind, data, children = children_of(value)
+    if kind == "leaf":
+        leaves.append(value)
+        return LEAF
+    return TreeDef(kind, data, tuple(_visit(child, leaves) for child in children))
 
 
 def unflatten(tree: TreeDef, leaves) -> Any:
-    iterator = iter(leaves)
+    return _build(tree, iter(leaves))
 
-    def build(node: TreeDef):
-        if node.kind == "leaf":
-            return next(iterator)
-        children = [build(child) for child in node.children]
-        if node.kind == "none":
-            return None
-        if node.kind == "function":
-            return node.data
-        if node.kind == "tuple":
-            return tuple(children)
-        if node.kind == "list":
-            return children
-        if node.kind == "namedtuple":
-            return node.data(*children)
-        if node.kind == "dict":
-            return dict(zip(node.data, children))
-        cls, names = node.data
-        return cls(**dict(zip(names, children)))
 
-    return build(tree)
+def _build(node: TreeDef, leaves):
+    if node.kind == "leaf":
+        return next(leaves)
+    children = [_build(child, leaves) for child in node.children]
+    if node.kind == "none":
+        return None
+    if node.kind == "function":
+        return node.data
+    if node.kind == "tuple":
+        return tuple(children)
+    if node.kind == "list":
+        return children
+    if node.kind == "namedtuple":
+        return node.data(*children)
+    if node.kind == "dict":
+        return dict(zip(node.data, children))
+    cls, names = node.data
+    return cls(**dict(zip(names, children)))
 
 
 def tree_map(function, tree, *others):

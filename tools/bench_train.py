@@ -1,0 +1,254 @@
+"""Benchmark training steps: s4tf's compiled step against JAX-jit, and device memory.
+
+```
+python tools/bench_train.py                    # MLP 784-512-512-10 at batch 128, LeNet-5 at batch 64
+python tools/bench_train.py --steps 20 --rounds 3
+```
+
+One training step is: forward pass, softmax cross-entropy, reverse mode, and an Adam
+update of every parameter. s4tf runs it as one IREE function (``s4tf.nn.training``), JAX
+as one ``jax.jit`` function of the same model written with ``jax.numpy``. Both start from
+the same weights and take the same batches; the first step's losses are checked against
+each other. Timed: ``--steps`` steps in a row, then a host copy of the last loss (both
+peers run asynchronously), in alternating rounds; the figure is the median per step.
+
+GFLOP/s count multiply-adds of the forward pass times three (forward, and the two
+products of each layer's backward pass), against the machine's sgemm peak measured with
+NumPy (a 2048x2048 float32 product).
+
+Memory: on the CPU the device's memory is the process's. In a separate process, after the
+step is compiled and warmed up on another copy of the model, a fresh model takes one step
+(after which its parameters and state live on the device only); then the peak resident
+set (Linux ``VmHWM``, reset through ``/proc/self/clear_refs``) over ``--steps`` more steps,
+above the resident set before the fresh model existed, is compared with the bytes of the
+parameters and Adam's two moments. glibc's malloc is told to map every block over 64 KiB on its own
+(``MALLOC_MMAP_THRESHOLD_``), so freed buffers leave the resident set at once. (IREE's
+allocator statistics do not count the buffers a function allocates for its results, so
+they cannot show this.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+from s4tf import nn
+from s4tf.nn.training import train_step
+from s4tf.optim import Adam
+from pathlib import Path
+
+LR = 1e-3
+MEMORY_TAG = "training-memory-bytes:"
+
+
+def sgemm_peak_gflops(size: int = 2048, repeats: int = 5) -> float:
+    a = np.random.default_rng(0).standard_normal((size, size)).astype(np.float32)
+    a @ a
+    best = min(_time(lambda: a @ a) for _ in range(repeats))
+    return 2 * size**3 / best / 1e9
+
+
+def _time(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def mlp_flops(batch: int, sizes=(784, 512, 512, 10)) -> int:
+    return 3 * 2 * batch * sum(m * n for m, n in zip(sizes, sizes[1:]))
+
+
+def lenet_flops(batch: int) -> int:
+    """Multiply-adds of LeNet-5 on 28x28x1 ("same" 5x5 conv to 6, pool, 5x5 conv to 16, pool,
+    dense 400-120-84-10), times 2 for flops and 3 for the step."""
+    convs = 28 * 28 * 6 * 25 * 1 + 10 * 10 * 16 * 25 * 6
+    dense = 400 * 120 + 120 * 84 + 84 * 10
+    return 3 * 2 * batch * (convs + dense)
+
+
+def _status_kb(field: str) -> int:
+    return int(re.search(rf"^{field}:\s+(\d+) kB", Path("/proc/self/status").read_text(), re.M).group(1))
+
+
+def measure_in_subprocess(kind: str, batch: int, steps: int) -> int | None:
+    """:func:`training_memory` in a fresh process (see the module docstring)."""
+    command = [sys.executable, __file__, "--memory-of", kind, "--batch-scale", "1", "--steps", str(steps), "--batch", str(batch)]
+    environment = {**os.environ, "MALLOC_MMAP_THRESHOLD_": str(64 * 1024)}
+    result = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=600)
+    found = re.search(rf"^{MEMORY_TAG}(\d+)$", result.stdout, re.M)
+    return int(found.group(1)) if found else None
+
+
+def training_memory(kind: str, batch: int, steps: int) -> int | None:
+    """Peak resident bytes, above the resident set before, of uploading a fresh model and
+    training it for ``steps`` steps; ``None`` where Linux's peak cannot be reset."""
+    x, y, step, opt = problem(kind, batch)[1:]
+    warm = fresh_model(kind)
+    step(warm, opt.init(warm), x, y)
+    del warm
+    gc.collect()
+    before = _status_kb("VmRSS")
+    model = fresh_model(kind)
+    model, state, loss, _ = step(model, opt.init(model), x, y)  # on the device from here on
+    gc.collect()
+    try:
+        Path("/proc/self/clear_refs").write_text("5")  # resets VmHWM to the current VmRSS
+    except OSError:
+        return None
+    for _ in range(steps):
+        model, state, loss, _ = step(model, state, x, y)
+    np.asarray(loss)
+    return (_status_kb("VmHWM") - before) * 1024
+
+
+def jax_step(kind: str):
+    """The same training step in JAX: ``step(params, m, v, t, x, y) -> (params, m, v, t, loss)``."""
+    import jax
+    import jax.numpy as jnp
+
+    def forward(params, x):
+        if kind == "lenet":
+            (k1, c1), (k2, c2), *dense = params
+            def conv(x, kernel, padding):
+                return jax.lax.conv_general_dilated(x, kernel, (1, 1), padding, dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+            def pool(x):
+                return jax.lax.reduce_window(x, 0.0, jax.lax.add, (1, 2, 2, 1), (1, 2, 2, 1), "VALID") / 4
+
+            x = pool(jax.nn.relu(conv(x, k1, "SAME") + c1))
+            x = pool(jax.nn.relu(conv(x, k2, "VALID") + c2))
+            x = x.reshape(x.shape[0], -1)
+        else:
+            dense = params
+        for i, (w, b) in enumerate(dense):
+            x = x @ w + b
+            if i < len(dense) - 1:
+                x = jax.nn.relu(x)
+        return x
+
+    def loss_fn(params, x, y):
+        logits = forward(params, x)
+        return -jnp.mean(jnp.take_along_axis(jax.nn.log_softmax(logits), y[:, None], axis=1))
+
+    def step(params, m, v, t, x, y):
+        loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
+        t = t + 1
+        m = jax.tree.map(lambda m, g: 0.9 * m + 0.1 * g, m, grads)
+        v = jax.tree.map(lambda v, g: 0.999 * v + 0.001 * g * g, v, grads)
+        c1, c2 = 1 - 0.9**t, 1 - 0.999**t
+        params = jax.tree.map(lambda p, m, v: p - LR * (m / c1) / (jnp.sqrt(v / c2) + 1e-8), params, m, v)
+        return params, m, v, t, loss
+
+    return jax.jit(step)
+
+
+def model_leaves(model) -> list:
+    """``[(kernel_or_weight, bias), ...]`` of the model's parametrized layers, as NumPy."""
+    return [
+        (np.asarray(getattr(layer, "weight", None) if hasattr(layer, "weight") else layer.filter), np.asarray(layer.bias))
+        for layer in model.layers if hasattr(layer, "bias")
+    ]
+
+
+def fresh_model(kind: str):
+    return nn.MLP((784, 512, 512, 10)) if kind == "mlp" else nn.LeNet5(in_channels=1, num_classes=10)
+
+
+def problem(kind: str, batch: int):
+    """``(flops, x, y, step, opt)``: a batch of random inputs and labels, the compiled step."""
+    rng = np.random.default_rng(0)
+    shape = (batch, 784) if kind == "mlp" else (batch, 28, 28, 1)
+    flops = mlp_flops(batch) if kind == "mlp" else lenet_flops(batch)
+    x = rng.standard_normal(shape).astype(np.float32)
+    y = rng.integers(0, 10, batch).astype(np.int32)
+    opt = Adam(LR)
+    return flops, x, y, train_step(opt), opt
+
+
+def benchmark(kind: str, batch: int, steps: int, rounds: int, peak: float) -> None:
+    flops, x, y, step, opt = problem(kind, batch)
+    model = fresh_model(kind)
+    state = opt.init(model)
+    params_and_state_bytes = 3 * sum(w.nbytes + b.nbytes for w, b in model_leaves(model))
+
+    peers = {}
+    _, _, first_loss, _ = step(model, state, x, y)
+    s4tf_loss = float(np.asarray(first_loss))
+
+    def run_s4tf():
+        nonlocal model, state
+        for _ in range(steps):
+            model, state, loss, _ = step(model, state, x, y)
+        np.asarray(loss)
+
+    peers["s4tf"] = run_s4tf
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError:
+        jax = None
+    if jax is not None:
+        jstep = jax_step(kind)
+        params = jax.device_put(model_leaves(model))
+        zeros = jax.tree.map(jnp.zeros_like, params)
+        jstate = [params, zeros, zeros, jnp.float32(0)]
+        jx, jy = jax.device_put(x), jax.device_put(y)
+        *_, jax_loss = jstep(*jstate, jx, jy)  # the same fresh weights as s4tf's first step above
+        np.testing.assert_allclose(float(jax_loss), s4tf_loss, rtol=1e-4)
+
+        def run_jax():
+            for _ in range(steps):
+                *jstate[:4], loss = jstep(*jstate, jx, jy)
+            float(loss)
+
+        peers["JAX jit"] = run_jax
+    for run in peers.values():
+        run()  # warm-up
+    times = {name: [] for name in peers}
+    for _ in range(rounds):
+        for name, run in peers.items():
+            times[name].append(_time(run) / steps)
+    memory = measure_in_subprocess(kind, batch, steps)
+    print(f"\n{kind}, batch {batch}: {flops / 1e9:.3f} GFLOP per step, first loss {s4tf_loss:.4f} (peers agree)")
+    print(f"{'peer':<10}{'ms/step':>10}{'GFLOP/s':>10}{'% of sgemm':>12}{'ratio s4tf/peer':>17}")
+    ours = statistics.median(times["s4tf"])
+    for name, samples in times.items():
+        median = statistics.median(samples)
+        ratio = "" if name == "s4tf" else f"{ours / median:.2f}"
+        print(f"{name:<10}{median * 1e3:>10.2f}{flops / median / 1e9:>10.1f}{100 * flops / median / 1e9 / peak:>11.0f}%{ratio:>17}")
+    if memory is not None:
+        print(
+            f"memory while training: peak {memory / 1e6:.2f} MB above the process before the model existed; "
+            f"parameters + Adam state {params_and_state_bytes / 1e6:.2f} MB; ratio {memory / params_and_state_bytes:.2f}"
+        )
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--steps", type=int, default=20, help="steps per timed round")
+    parser.add_argument("--rounds", type=int, default=5, help="alternating rounds per peer")
+    parser.add_argument("--models", default="mlp,lenet", help="comma-separated: mlp (batch 128), lenet (batch 64)")
+    parser.add_argument("--batch-scale", type=float, default=1.0, help="scale the batch sizes (for quick runs)")
+    parser.add_argument("--memory-of", choices=("mlp", "lenet"), help=argparse.SUPPRESS)  # the subprocess's job
+    parser.add_argument("--batch", type=int, help=argparse.SUPPRESS)
+    options = parser.parse_args(argv)
+    if options.memory_of:
+        print(f"{MEMORY_TAG}{training_memory(options.memory_of, options.batch, options.steps)}")
+        return
+    peak = sgemm_peak_gflops()
+    print(f"sgemm peak (NumPy, 2048x2048 float32): {peak:.1f} GFLOP/s")
+    for kind, batch in (("mlp", 128), ("lenet", 64)):
+        if kind in options.models.split(","):
+            benchmark(kind, max(1, round(batch * options.batch_scale)), options.steps, options.rounds, peak)
+
+
+if __name__ == "__main__":
+    main()
