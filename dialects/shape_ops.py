@@ -302,6 +302,18 @@ def _slice_limit(start, stride, shape) -> tuple[int, ...]:
     return tuple(lo + (n - 1) * step + 1 if n else lo for lo, step, n in zip(start, stride, shape))
 
 
+def _add_window(x, update, update_type: TensorType, start, result_type: TensorType):
+    """StableHLO for ``x`` with ``update`` added into its window at ``start`` (unit strides)."""
+    limit = [lo + n for lo, n in zip(start, update_type.shape)]
+    window = hlo.value(
+        "slice", [x], update_type,
+        start_indices=hlo.i64_array(start), limit_indices=hlo.i64_array(limit), strides=hlo.i64_array([1] * len(start)),
+    )
+    total = hlo.value("add", [window, update], update_type)
+    offsets = [hlo.scalar(lo, "i64") for lo in start]
+    return hlo.value("dynamic_update_slice", [x, total, *offsets], result_type)
+
+
 class AddSlice(Op):
     """``x`` with ``update`` added into its strided slice ``x[start::stride]`` of
     ``update``'s shape: the transpose of ``slice``, accumulated in place (a scatter-add).
@@ -344,20 +356,27 @@ class AddSlice(Op):
     @staticmethod
     def lower(lowering, x, update, *, start, stride):
         """Unit strides: the window at ``start`` plus ``update``, written back with
-        ``stablehlo.dynamic_update_slice``; else a ``stablehlo.scatter`` with ``add`` and one
-        index per element of ``update``. Both cost the size of ``update``, not of ``x``."""
+        ``stablehlo.dynamic_update_slice``. Strides that divide their axes become unit
+        strides of a reshaped ``x`` (axis ``n`` as ``(n / stride, stride)``); other strides
+        give a ``stablehlo.scatter`` with ``add`` and one index per element of ``update``.
+        All cost the size of ``update``, not of ``x``."""
         result_type, update_type = lowering.result_type, lowering.operand_types[1]
         if 0 in update_type.shape:
             return x
         if all(step == 1 for step in stride):
-            limit = _slice_limit(start, stride, update_type.shape)
-            window = hlo.value(
-                "slice", [x], update_type,
-                start_indices=hlo.i64_array(start), limit_indices=hlo.i64_array(limit), strides=hlo.i64_array(stride),
+            return _add_window(x, update, update_type, start, result_type)
+        if all(dim % step == 0 for dim, step in zip(result_type.shape, stride)):
+            split = [(dim // step, step) if step > 1 else (dim,) for dim, step in zip(result_type.shape, stride)]
+            split_update = [(n, 1) if step > 1 else (n,) for n, step in zip(update_type.shape, stride)]
+            split_start = [divmod(lo, step) if step > 1 else (lo,) for lo, step in zip(start, stride)]
+            flat = lambda parts: [n for part in parts for n in part]  # noqa: E731
+            x_split = TensorType(flat(split), result_type.dtype)
+            update_split = TensorType(flat(split_update), result_type.dtype)
+            added = _add_window(
+                hlo.value("reshape", [x], x_split), hlo.value("reshape", [update], update_split),
+                update_split, flat(split_start), x_split,
             )
-            total = hlo.value("add", [window, update], update_type)
-            offsets = [hlo.scalar(lo, "i64") for lo in start]
-            return hlo.value("dynamic_update_slice", [x, total, *offsets], result_type)
+            return hlo.value("reshape", [added], result_type)
         axes = [lo + step * np.arange(n) for lo, step, n in zip(start, stride, update_type.shape)]
         indices = hlo.constant(np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).astype(np.int64))
         return hlo.scatter_add(x, indices, update, result_type, index_vector_dim=result_type.rank)

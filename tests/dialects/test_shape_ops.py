@@ -172,17 +172,21 @@ def test_add_slice_adds_into_a_strided_window(case, dtype, seed):
 
 @covers("add_slice")
 def test_add_slice_chains_accumulate_overlapping_windows():
-    """Unit strides (a window written back) and strides (a scatter), applied in turn to one
-    buffer, with overlapping windows and a scalar operand."""
+    """Unit strides (a window written back), strides that divide their axes (a window of a
+    reshaped buffer) and other strides (a scatter), applied in turn to one buffer, with
+    overlapping windows and a scalar operand."""
     x = np.arange(20, dtype=np.float32).reshape(4, 5)
     window, strided, scalar = np.full((2, 3), 0.5, np.float32), np.full((2, 2), 10.0, np.float32), np.float32(7)
 
     def fn(v, w, s, c):
         once = s4tf.op("add_slice", v, w, start=(1, 1), stride=(1, 1))
         twice = s4tf.op("add_slice", once, w, start=(2, 2), stride=(1, 1))
-        return s4tf.op("add_slice", twice, s, start=(0, 1), stride=(3, 2)), s4tf.op("add_slice", c, c, start=(), stride=())
+        scattered = s4tf.op("add_slice", twice, s, start=(0, 1), stride=(3, 2))
+        split = s4tf.op("add_slice", scattered, s, start=(1, 2), stride=(2, 1))
+        return split, s4tf.op("add_slice", c, c, start=(), stride=())
 
-    expected = _added_at(_added_at(_added_at(x, window, (1, 1), (1, 1)), window, (2, 2), (1, 1)), strided, (0, 1), (3, 2))
+    expected = _added_at(_added_at(x, window, (1, 1), (1, 1)), window, (2, 2), (1, 1))
+    expected = _added_at(_added_at(expected, strided, (0, 1), (3, 2)), strided, (1, 2), (2, 1))
     check_staged(fn, [x, window, strided, scalar], [expected, np.float32(14)], ops=["add_slice"])
 
 

@@ -209,8 +209,9 @@ func.func @shape_ops(%x: tensor<4x3xf32>, %y: tensor<3xf32>, %s: tensor<f32>) ->
   return %0, %1, %3, %4, %5, %6, %7, %8 : tensor<2xf32>, tensor<2x3xi32>, tensor<12xf32>, tensor<3x4xf32>, tensor<4x3xf32>, tensor<2x2xf32>, tensor<8x3xf32>, tensor<8xf32>
 }
 
-// add_slice with unit strides adds into the window and writes it back in place; with
-// strides it is a scatter-add with one index per element of the update.
+// add_slice with unit strides adds into the window and writes it back in place; strides
+// that divide their axes do the same in a reshaped view (4 rows as 2x2); other strides
+// give a scatter-add with one index per element of the update.
 // CHECK-LABEL: func.func @add_slice
 // CHECK-SAME:    (%[[X:.*]]: tensor<4x3xf32>, %[[U:.*]]: tensor<2x2xf32>)
 // CHECK-NEXT:    %[[W:.*]] = stablehlo.slice %[[X]] [1:3, 1:3] : (tensor<4x3xf32>) -> tensor<2x2xf32>
@@ -222,11 +223,18 @@ func.func @shape_ops(%x: tensor<4x3xf32>, %y: tensor<3xf32>, %s: tensor<f32>) ->
 // CHECK-NEXT:    %[[SCATTERED:.*]] = "stablehlo.scatter"(%[[X]], %[[IDX]], %[[U]])
 // CHECK-SAME:      scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0, 1], scatter_dims_to_operand_dims = [0, 1], index_vector_dim = 2>
 // CHECK:           stablehlo.add
-// CHECK:         return %[[IN_PLACE]], %[[SCATTERED]]
-func.func @add_slice(%x: tensor<4x3xf32>, %u: tensor<2x2xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>) {
+// CHECK:         %[[XS:.*]] = stablehlo.reshape %[[X]] : (tensor<4x3xf32>) -> tensor<2x2x3xf32>
+// CHECK-NEXT:    %[[US:.*]] = stablehlo.reshape %[[U]] : (tensor<2x2xf32>) -> tensor<2x1x2xf32>
+// CHECK-NEXT:    %[[WS:.*]] = stablehlo.slice %[[XS]] [0:2, 1:2, 1:3] : (tensor<2x2x3xf32>) -> tensor<2x1x2xf32>
+// CHECK-NEXT:    %[[SUMS:.*]] = stablehlo.add %[[WS]], %[[US]] : tensor<2x1x2xf32>
+// CHECK:         %[[UPDATED:.*]] = stablehlo.dynamic_update_slice %[[XS]], %[[SUMS]]
+// CHECK-NEXT:    %[[SPLIT:.*]] = stablehlo.reshape %[[UPDATED]] : (tensor<2x2x3xf32>) -> tensor<4x3xf32>
+// CHECK-NEXT:    return %[[IN_PLACE]], %[[SCATTERED]], %[[SPLIT]]
+func.func @add_slice(%x: tensor<4x3xf32>, %u: tensor<2x2xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>) {
   %0 = "s4tf.add_slice"(%x, %u) {start = array<i64: 1, 1>, stride = array<i64: 1, 1>} : (tensor<4x3xf32>, tensor<2x2xf32>) -> tensor<4x3xf32>
   %1 = "s4tf.add_slice"(%x, %u) {start = array<i64: 1, 0>, stride = array<i64: 2, 2>} : (tensor<4x3xf32>, tensor<2x2xf32>) -> tensor<4x3xf32>
-  return %0, %1 : tensor<4x3xf32>, tensor<4x3xf32>
+  %2 = "s4tf.add_slice"(%x, %u) {start = array<i64: 1, 1>, stride = array<i64: 2, 1>} : (tensor<4x3xf32>, tensor<2x2xf32>) -> tensor<4x3xf32>
+  return %0, %1, %2 : tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>
 }
 
 // Region ops become their StableHLO twins; block arguments of s4tf.if's branches are
