@@ -13,13 +13,19 @@ os.environ.setdefault("S4TF_CACHE_DIR", tempfile.mkdtemp(prefix="s4tf-test-cache
 
 
 @pytest.fixture(scope="session")
-def run_arm64(pytestconfig):
-    """Runs the aarch64 ``iree-run-module`` under qemu with the given flags (skips without
-    qemu-aarch64 and the arm64 C libraries)."""
+def arm64_runner(pytestconfig) -> Arm64Runner:
+    """The aarch64 ``iree-run-module`` under qemu (skips without qemu-aarch64 and the arm64
+    C libraries)."""
     try:
         runner = Arm64Runner.find(pytestconfig.cache.mkdir("arm64"))
     except S4tfError as error:
         pytest.skip(str(error))
     if runner is None:
         pytest.skip("needs qemu-aarch64 and the arm64 C libraries (apt: qemu-user libc6-arm64-cross libstdc++6-arm64-cross)")
-    return runner.run
+    return runner
+
+
+@pytest.fixture(scope="session")
+def run_arm64(arm64_runner):
+    """Runs the aarch64 ``iree-run-module`` under qemu with the given flags."""
+    return arm64_runner.run
