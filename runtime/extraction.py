@@ -19,9 +19,9 @@ computed. A call runs in two phases ("start, rendezvous, finish" in S4TF's runti
 
 So a loop calling the function keeps the device busy: call *i + 1* is launched while the
 host program of call *i* still runs. At most :data:`MAX_IN_FLIGHT` calls are in flight;
-the next call waits for the oldest host program. An error of a host program nobody read
-is raised by the next call. Every wait has a timeout, so a device that never finishes is
-an error, not a hang.
+the next call waits for the oldest host program. An error of a finished host program
+nobody read is raised by the next call (so at the latest :data:`MAX_IN_FLIGHT` calls
+later). Every wait has a timeout, so a device that never finishes is an error, not a hang.
 
 ```python
 program = ExtractedProgram(HostProgram.from_function(host_fn), loaded_module)

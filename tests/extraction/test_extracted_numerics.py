@@ -112,3 +112,14 @@ def test_device_values_between_device_functions_never_visit_the_host():
     np.testing.assert_allclose(np.asarray(first), expected, rtol=1e-4, atol=1e-6)
     np.testing.assert_allclose(np.asarray(second), big_then_small_numpy(expected), rtol=1e-4, atol=1e-6)
     assert step.bytes_transferred == {"recv": 2 * 4, "send": 2 * 4}
+
+
+def test_pending_results_feed_ordinary_staged_functions_and_eager_ops():
+    """Anything but an extracted function waits for a pending result before using it."""
+    w, x = CASES["middle"]
+    result = s4tf.function(programs.middle, extract=True)(w, x)
+    doubled = s4tf.function(lambda t: t * 2.0)(result)
+    expected = programs.middle_numpy(w, x)
+    np.testing.assert_allclose(np.asarray(doubled), 2 * expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(s4tf.exp(result)), np.exp(expected), rtol=1e-5)
+    assert result.is_ready()
