@@ -63,3 +63,16 @@ def test_strided_and_row_reads_mixed_with_dense_use():
         return rows * x[::2, 1::3].sum() + s4tf.exp(x).sum(axis=0)
 
     directional_check(mixed, [RNG.standard_normal((4, 6))])
+
+
+def test_second_derivative_through_the_adjoint_buffer():
+    """grad of grad: add_slice's own JVP and transpose carry the second pass."""
+    x = RNG.standard_normal(N)
+
+    def cubes(v):
+        return sum(v[i] ** 3 for i in INDICES)
+
+    second = s4tf.grad(lambda v: s4tf.sum(s4tf.grad(cubes)(v) * np.arange(N)))(x)
+    expected = np.zeros(N)
+    np.add.at(expected, list(INDICES), 6 * x[list(INDICES)] * np.array(INDICES, float))
+    np.testing.assert_allclose(np.asarray(second), expected, rtol=1e-12)
