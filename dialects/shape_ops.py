@@ -366,15 +366,16 @@ class AddSlice(Op):
         if all(step == 1 for step in stride):
             return _add_window(x, update, update_type, start, result_type)
         if all(dim % step == 0 for dim, step in zip(result_type.shape, stride)):
-            split = [(dim // step, step) if step > 1 else (dim,) for dim, step in zip(result_type.shape, stride)]
-            split_update = [(n, 1) if step > 1 else (n,) for n, step in zip(update_type.shape, stride)]
-            split_start = [divmod(lo, step) if step > 1 else (lo,) for lo, step in zip(start, stride)]
-            flat = lambda parts: [n for part in parts for n in part]  # noqa: E731
-            x_split = TensorType(flat(split), result_type.dtype)
-            update_split = TensorType(flat(split_update), result_type.dtype)
+            split, split_update, split_start = [], [], []
+            for dim, n, lo, step in zip(result_type.shape, update_type.shape, start, stride):
+                split += [dim] if step == 1 else [dim // step, step]
+                split_update += [n] if step == 1 else [n, 1]
+                split_start += [lo] if step == 1 else list(divmod(lo, step))
+            x_split = TensorType(split, result_type.dtype)
+            update_split = TensorType(split_update, result_type.dtype)
             added = _add_window(
                 hlo.value("reshape", [x], x_split), hlo.value("reshape", [update], update_split),
-                update_split, flat(split_start), x_split,
+                update_split, split_start, x_split,
             )
             return hlo.value("reshape", [added], result_type)
         axes = [lo + step * np.arange(n) for lo, step, n in zip(start, stride, update_type.shape)]
