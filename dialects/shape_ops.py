@@ -350,7 +350,8 @@ class AddSlice(Op):
     @staticmethod
     def reference(x, update, *, start, stride):
         result = np.array(x, copy=True)
-        result[tuple(slice(lo, hi, step) for lo, hi, step in zip(start, _slice_limit(start, stride, update.shape), stride))] += update
+        limit = _slice_limit(start, stride, update.shape)
+        result[tuple(slice(lo, hi, step) for lo, hi, step in zip(start, limit, stride))] += update
         return result
 
     @staticmethod

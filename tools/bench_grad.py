@@ -78,7 +78,8 @@ def conv_inputs(batch: int, seed: int = 0):
         for shape in CONV_LAYERS
     ]
     flat = 7 * 7 * CONV_LAYERS[-1][3]
-    params.append(((rng.standard_normal((flat, CLASSES)) / np.sqrt(flat)).astype(np.float32), np.zeros(CLASSES, np.float32)))
+    dense = (rng.standard_normal((flat, CLASSES)) / np.sqrt(flat)).astype(np.float32)
+    params.append((dense, np.zeros(CLASSES, np.float32)))
     return params, rng.standard_normal((batch, 28, 28, 1)).astype(np.float32)
 
 
@@ -141,8 +142,11 @@ def benchmark(title: str, make_loss, params, x, labels, options, jax) -> None:
     print(f"\n{title}: median ms per call")
     for name, seconds in medians.items():
         print(f"  {name:20} {seconds * 1e3:8.3f} ms")
-    ratios = {peer: medians[f"{peer} value_and_grad"] / medians[f"{peer} primal"] for peer in ("s4tf", "JAX") if f"{peer} primal" in medians}
-    print("  gradient cost ratio (value_and_grad / primal): " + ", ".join(f"{peer} {r:.2f}" for peer, r in ratios.items()))
+    ratios = {
+        peer: medians[f"{peer} value_and_grad"] / medians[f"{peer} primal"]
+        for peer in ("s4tf", "JAX") if f"{peer} primal" in medians
+    }
+    print("  gradient cost ratio (value_and_grad / primal): " + ", ".join(f"{p} {r:.2f}" for p, r in ratios.items()))
     if jax is not None:
         print(f"  s4tf/JAX: primal {medians['s4tf primal'] / medians['JAX primal']:.2f}, "
               f"value_and_grad {medians['s4tf value_and_grad'] / medians['JAX value_and_grad']:.2f}")
@@ -164,9 +168,11 @@ def main() -> None:
     if jax is None:
         print("JAX is not installed (pip install 'jax[cpu]'); s4tf's ratios only")
     params, x = make_inputs(options.batch)
-    benchmark(f"MLP 784-512-512-10, batch {options.batch}", mlp_loss, params, x, one_hot_labels(options.batch), options, jax)
+    labels = one_hot_labels(options.batch)
+    benchmark(f"MLP 784-512-512-10, batch {options.batch}", mlp_loss, params, x, labels, options, jax)
     params, x = conv_inputs(options.conv_batch)
-    benchmark(f"conv net, batch {options.conv_batch}", conv_loss, params, x, one_hot_labels(options.conv_batch), options, jax)
+    labels = one_hot_labels(options.conv_batch)
+    benchmark(f"conv net, batch {options.conv_batch}", conv_loss, params, x, labels, options, jax)
 
 
 if __name__ == "__main__":

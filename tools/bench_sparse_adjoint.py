@@ -66,7 +66,8 @@ def measure(sizes, reads_counts, repeats: int, warmup: int, jax) -> dict[tuple[i
         for k in reads_counts:
             chosen, expected = peers(n, k, jax)
             for name, (fn, params, x) in chosen.items():
-                np.testing.assert_allclose(timed_call(fn, params, x)[1], expected, rtol=1e-6, err_msg=f"{name}, n={n}, k={k}")
+                result = timed_call(fn, params, x)[1]
+                np.testing.assert_allclose(result, expected, rtol=1e-6, err_msg=f"{name}, n={n}, k={k}")
             times = time_peers(chosen, repeats, warmup)
             medians[n, k] = {name: statistics.median(values) for name, values in times.items()}
             print(f"  n={n:>8} k={k:>4}: " + ", ".join(f"{name} {t * 1e3:.3f} ms" for name, t in medians[n, k].items())

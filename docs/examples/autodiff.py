@@ -55,8 +55,10 @@ def clipped_identity_vjp(t):
     return clipped_identity(t), lambda ct: (ct,)  # straight-through: gradient 1 everywhere
 
 
-print("straight-through gradient:", np.asarray(s4tf.grad(lambda t: s4tf.sum(clipped_identity(t)))(np.array([-3.0, 0.5, 3.0]))).tolist())
-print("stop_gradient:", np.asarray(s4tf.grad(lambda t: s4tf.sum(s4tf.stop_gradient(t) * t))(np.array([1.0, 2.0]))).tolist())
+straight_through = s4tf.grad(lambda t: s4tf.sum(clipped_identity(t)))(np.array([-3.0, 0.5, 3.0]))
+print("straight-through gradient:", np.asarray(straight_through).tolist())
+stopped = s4tf.grad(lambda t: s4tf.sum(s4tf.stop_gradient(t) * t))(np.array([1.0, 2.0]))
+print("stop_gradient:", np.asarray(stopped).tolist())
 
 # Differentiating through argmax is an error at the user's line, suggesting stop_gradient.
 try:

@@ -35,7 +35,7 @@ EXPECTED = {
         "second derivative matches NumPy: True",
         "straight-through gradient: [1.0, 1.0, 1.0]",
         "stop_gradient: [1.0, 2.0]",
-        "error at autodiff.py:63: 's4tf.argmax' is not differentiable, but its result is used to compute a "
+        "error at autodiff.py:65: 's4tf.argmax' is not differentiable, but its result is used to compute a "
         "differentiated result from a differentiated argument; wrap the value in s4tf.stop_gradient(...) if no "
         "derivative should flow through it",
         "$ s4tf-opt model.mlir -p s4tf-vjp,s4tf-canonicalize,cse",
