@@ -64,6 +64,10 @@ def _stage(fn, args) -> _Staged:
                 inputs.append(leaf)
                 owners.append(index)
                 differentiable.append(has_derivative)
+    for leaf in record.captured:  # closed-over tensors: last arguments, constants for the derivative
+        inputs.append(leaf)
+        owners.append(-1)
+        differentiable.append(False)
     return _Staged(record, inputs, owners, differentiable, scope.trace.module)
 
 

@@ -36,28 +36,11 @@ MAX_RETRACES = 3
 
 class RegionScope(FunctionScope):
     """The block of one region being traced; tracers of enclosing scopes that are used
-    here are captured: they become block arguments (and operands of the region op)."""
+    here are captured (:meth:`FunctionScope.value_of`): they become block arguments, and
+    the keys of ``captures`` the region op's operands."""
 
     def __init__(self, parent: FunctionScope, block: ir.Block):
-        super().__init__(parent.context, block, parent.trace, parent.location)
-        self.parent = parent
-        self.captures: dict = {}  # value of the parent scope -> block argument
-
-    def encloses(self, scope) -> bool:
-        outer = self.parent
-        while outer is not None:
-            if outer is scope:
-                return True
-            outer = getattr(outer, "parent", None)
-        return False
-
-    def value_of(self, operand) -> ir.Value:
-        if isinstance(operand, Tracer) and operand.scope is not self and self.encloses(operand.scope):
-            outer = self.parent.value_of(operand)
-            if outer not in self.captures:
-                self.captures[outer] = self.block.add_argument(outer.type, ir.Location.unknown(context=self.context))
-            return self.captures[outer]
-        return super().value_of(operand)
+        super().__init__(parent.context, block, parent.trace, parent.location, parent=parent)
 
     def finish(self, values: list) -> None:
         with self.context, ir.Location.unknown(), ir.InsertionPoint(self.block):

@@ -210,7 +210,9 @@ def _attach_rules(trace, python_fn, function: ir.Operation, record: FunctionReco
         else:
             body = _jvp_body(rule, record, name)
             extra = [_placeholder(leaf_spec(leaf)) for leaf in tensor_leaves if _is_float_tensor(leaf)]
-        traced = trace.trace_function(body, f"{record.symbol}_{mode}_rule", (tuple(args), extra), dict(kwargs), public=False)
+        traced = trace.trace_function(
+            body, f"{record.symbol}_{mode}_rule", (tuple(args), extra), dict(kwargs), public=False, closure=False
+        )
         with trace.context:
             function.attributes[MODES[mode]] = ir.FlatSymbolRefAttr.get(traced.symbol)
 

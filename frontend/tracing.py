@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -107,36 +107,61 @@ def signature(leaves, tree) -> tuple:
 
 @dataclass
 class FunctionRecord:
-    """A traced ``func.func``: its symbol and how to rebuild its Python outputs."""
+    """A traced ``func.func``: its symbol and how to rebuild its Python outputs.
+
+    ``captured``: tracers of the enclosing function that the body used (a closure, as in
+    ``s4tf.grad(lambda m: loss(m(x), y))`` inside a staged function); they are the
+    function's last arguments, so every call passes them after the explicit ones.
+    """
 
     symbol: str
     output_tree: pytree.TreeDef
     outputs: list  # per output leaf: an int (result index) or a Static
     result_types: list[TensorType]
+    captured: list = field(default_factory=list)
 
 
 class FunctionScope:
-    """The body of one ``func.func`` being staged: ops are appended to ``block``.
+    """The body of one ``func.func`` (or region) being staged: ops are appended to ``block``.
 
     Ops get the user's ``file:line``, or ``location`` when given (compiler passes that
-    stage derivative code give the location of the op being differentiated).
+    stage derivative code give the location of the op being differentiated). Tracers of
+    an enclosing scope (``parent`` and its parents) that are used here are captured: each
+    becomes a new block argument, ``captures`` maps the parent's value to it.
     """
 
-    def __init__(self, context: ir.Context, block: ir.Block, trace: "Trace | None" = None, location: ir.Location | None = None):
+    def __init__(self, context: ir.Context, block: ir.Block, trace: "Trace | None" = None,
+                 location: ir.Location | None = None, parent: "FunctionScope | None" = None):
         self.context = context
         self.block = block
         self.trace = trace
         self.location = location
+        self.parent = parent
+        self.captures: dict = {}  # value of the parent scope -> block argument
+
+    def encloses(self, scope) -> bool:
+        outer = self.parent
+        while outer is not None:
+            if outer is scope:
+                return True
+            outer = outer.parent
+        return False
 
     def value_of(self, operand) -> ir.Value:
-        """The MLIR value for a tracer of this scope, or a new constant for a host value."""
+        """The MLIR value for a tracer of this scope (or a captured one of an enclosing
+        scope), or a new constant for a host value."""
         if isinstance(operand, Tracer):
-            if operand.scope is not self:
+            if operand.scope is self:
+                return operand.value
+            if not self.encloses(operand.scope):
                 raise StagingError(
                     "a traced tensor from another staged function is used here; pass it in as an argument",
                     str(user_location() or ""),
                 )
-            return operand.value
+            outer = self.parent.value_of(operand)
+            if outer not in self.captures:
+                self.captures[outer] = self.block.add_argument(outer.type, ir.Location.unknown(context=self.context))
+            return self.captures[outer]
         if isinstance(operand, Tensor):
             array = operand.numpy()
         else:
@@ -189,8 +214,9 @@ class Trace:
         self._symbols.add(symbol)
         return symbol
 
-    def trace_function(self, python_fn, name: str, args, kwargs, public: bool) -> FunctionRecord:
-        """Trace ``python_fn(*args, **kwargs)`` into a new ``func.func``."""
+    def trace_function(self, python_fn, name: str, args, kwargs, public: bool, closure: bool = True) -> FunctionRecord:
+        """Trace ``python_fn(*args, **kwargs)`` into a new ``func.func``; with ``closure``,
+        tracers of the function being staged around it may be used (see :class:`FunctionRecord`)."""
         leaves, tree = pytree.flatten((args, kwargs))
         key = (python_fn, signature(leaves, tree))
         if key in self.records:
@@ -204,7 +230,9 @@ class Trace:
             if not public:
                 function.attributes["sym_visibility"] = ir.StringAttr.get("private")
             block = function.add_entry_block()
-        scope = FunctionScope(self.context, block, self)
+        enclosing = current_scope()
+        parent = enclosing if closure and enclosing is not None and enclosing.trace is self else None
+        scope = FunctionScope(self.context, block, self, parent=parent)
         arguments = iter(block.arguments)
         traced_leaves = [
             spec.value if isinstance(spec, Static) else Tracer(next(arguments), spec, scope) for spec in specs
@@ -219,7 +247,8 @@ class Trace:
                 raise
             where = innermost_user_location(error.__traceback__)
             raise error.at(str(where) if where else None) from None
-        self.records[key] = record
+        if not record.captured:  # a closure's record holds tracers of one enclosing trace
+            self.records[key] = record
         for hook in after_trace_hooks:
             hook(self, python_fn, function.operation, record, args, kwargs)
         return record
@@ -238,7 +267,7 @@ class Trace:
         with self.context, mlir_location(source):
             with ir.InsertionPoint(scope.block):
                 func.ReturnOp(values)
-            input_types = list(ir.FunctionType(ir.TypeAttr(function.attributes["function_type"]).value).inputs)
+            input_types = [argument.type for argument in scope.block.arguments]  # captures included
             function.attributes["function_type"] = ir.TypeAttr.get(
                 ir.FunctionType.get(input_types, [v.type for v in values])
             )
@@ -247,6 +276,7 @@ class Trace:
             output_tree,
             outputs,
             [TensorType.from_mlir(v.type) for v in values],
+            [scope.parent.tracer(outer) for outer in scope.captures],
         )
 
     def call(self, python_fn, name: str, args, kwargs):
@@ -257,7 +287,7 @@ class Trace:
         tensor_leaves = [leaf for leaf in leaves if not isinstance(leaf_spec(leaf), Static)]
         with self.context:
             location = mlir_location(user_location())
-        results = caller.call(record.symbol, tensor_leaves, record.result_types, location)
+        results = caller.call(record.symbol, tensor_leaves + record.captured, record.result_types, location)
         return rebuild_outputs(record, results)
 
 
