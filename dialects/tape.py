@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from s4tf.dialects.op_def import Op
+from s4tf.dialects.op_def import MissingDerivativeRule, Op
 from s4tf.dialects.types import INT_DTYPES, TensorType
 from s4tf.errors import DTypeError, ShapeError
 from s4tf.mlir import arith, ir, scf, tensor
@@ -38,6 +38,14 @@ class _TapeOp(Op):
     their references keep the dtype and give tapes their capacity as a static size."""
 
     pure = False
+
+    @classmethod
+    def jvp(cls, ops, primals, tangents, result, **attrs):
+        raise MissingDerivativeRule(
+            f"'{cls.full_name()}' has no JVP rule: the reverse-mode derivative of a while loop (which records "
+            "its state on a tape) cannot be differentiated again; for second derivatives through a loop take "
+            "the reverse mode of a forward-mode derivative, e.g. s4tf.grad(lambda x: s4tf.jvp(f, (x,), (v,))[1])"
+        )
 
     @classmethod
     def evaluate(cls, operands, attrs):

@@ -17,7 +17,7 @@ func.func private @f_jvp(%x: tensor<3xf32>, %dx: tensor<3xf32>) -> (tensor<3xf32
 from __future__ import annotations
 
 from s4tf import numpy_api
-from s4tf.dialects.op_def import OPS, lookup, read_attributes
+from s4tf.dialects.op_def import OPS, MissingDerivativeRule, lookup, read_attributes
 from s4tf.dialects.types import TensorType
 from s4tf.mlir import ir
 from s4tf.passes.autodiff import custom
@@ -114,7 +114,10 @@ def _op_jvp(builder, operation, tangents, primal_map, tangent_map):
     with builder.staging(operation.location):
         (result,) = builder.scope.emit(operation.name, [primal_map[v] for v in operation.operands], attrs)
         primal_map[operation.results[0]] = result
-        tangent = op.jvp(numpy_api, [primal_map[v] for v in operation.operands], tangents, result, **attrs)
+        try:
+            tangent = op.jvp(numpy_api, [primal_map[v] for v in operation.operands], tangents, result, **attrs)
+        except MissingDerivativeRule as error:
+            raise error.at(location_text(operation.location)) from None
         if tangent is not None:
             tangent = numpy_api.astype(numpy_api.broadcast_to(tangent, result.shape), result.dtype)
     if tangent is not None:
