@@ -42,6 +42,12 @@ EXPECTED = {
         "  func.func private @f_vjp_bwd(%arg0: tensor<3xf32>, %arg1: tensor<f32>) -> tensor<3xf32> {",
         '    %2 = "s4tf.mul"(%1, %arg0) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>',
     ]),
+    "nn.py": Expected([
+        "loss went down: True",
+        "test accuracy above 90%: True",
+        "the gradient is a model too: Sequential of ['Flatten', 'Dense', 'Dense']",
+        "checkpoint after epoch 4 restores the same predictions: True",
+    ]),
     "quickstart.py": Expected([
         "staged module:",
         '    %2 = "s4tf.tanh"(%1) : (tensor<4x2xf32>) -> tensor<4x2xf32>',
