@@ -121,27 +121,39 @@ def _dot_cotangent(ops, cotangent, other, rank, batch, contract, other_batch, ot
     cotangent with ``other`` over other's free axes, then put the axes back in place.
 
     The result axes are (batch, lhs free, rhs free); ``is_lhs`` says which free block is ours.
+    The product's operands are ordered so that no transpose follows where one order allows
+    it (``x @ w``: ``w``'s cotangent is ``x^T @ ct``, not ``(ct^T @ x)^T``).
     """
     other_rank = len(other.shape)
     free = [a for a in range(rank) if a not in batch + contract]
     other_free = [a for a in range(other_rank) if a not in other_batch + other_contract]
     n_batch = len(batch)
     other_block = n_batch + len(free) if is_lhs else n_batch
-    product = ops.op(
-        "dot_general", cotangent, other,
-        lhs_batch=tuple(range(n_batch)), rhs_batch=tuple(other_batch),
-        lhs_contract=tuple(other_block + i for i in range(len(other_free))), rhs_contract=tuple(other_free),
-    )
-    # product axes: batch, our free axes, then other's contracting axes in increasing order
-    position = {}
-    for i, axis in enumerate(batch):
-        position[axis] = i
-    for i, axis in enumerate(free):
-        position[axis] = n_batch + i
+    cotangent_contract = tuple(other_block + i for i in range(len(other_free)))
+    # product axes: batch, then our free axes and other's contracting axes (in increasing
+    # order), in one order or the other
     remaining = sorted(other_contract)
-    for axis, other_axis in zip(contract, other_contract):
-        position[axis] = n_batch + len(free) + remaining.index(other_axis)
-    return ops.transpose(product, [position[a] for a in range(rank)])
+    contracted = {axis: remaining.index(other_axis) for axis, other_axis in zip(contract, other_contract)}
+
+    def permutation(free_first: bool) -> list[int]:
+        position = {axis: i for i, axis in enumerate(batch)}
+        for i, axis in enumerate(free):
+            position[axis] = n_batch + i + (0 if free_first else len(contract))
+        for axis, k in contracted.items():
+            position[axis] = n_batch + k + (len(free) if free_first else 0)
+        return [position[a] for a in range(rank)]
+
+    if permutation(True) != list(range(rank)) and permutation(False) == list(range(rank)):
+        product = ops.op(
+            "dot_general", other, cotangent, lhs_batch=tuple(other_batch), rhs_batch=tuple(range(n_batch)),
+            lhs_contract=tuple(other_free), rhs_contract=cotangent_contract,
+        )
+        return product
+    product = ops.op(
+        "dot_general", cotangent, other, lhs_batch=tuple(range(n_batch)), rhs_batch=tuple(other_batch),
+        lhs_contract=cotangent_contract, rhs_contract=tuple(other_free),
+    )
+    return ops.transpose(product, permutation(True))
 
 
 def conv_output_size(size, kernel, stride, pad_low, pad_high, lhs_dilation, rhs_dilation) -> int:
