@@ -144,11 +144,10 @@ def _dot_cotangent(ops, cotangent, other, rank, batch, contract, other_batch, ot
         return [position[a] for a in range(rank)]
 
     if permutation(True) != list(range(rank)) and permutation(False) == list(range(rank)):
-        product = ops.op(
+        return ops.op(
             "dot_general", other, cotangent, lhs_batch=tuple(other_batch), rhs_batch=tuple(range(n_batch)),
             lhs_contract=tuple(other_free), rhs_contract=cotangent_contract,
         )
-        return product
     product = ops.op(
         "dot_general", cotangent, other, lhs_batch=tuple(range(n_batch)), rhs_batch=tuple(other_batch),
         lhs_contract=cotangent_contract, rhs_contract=tuple(other_free),
