@@ -55,7 +55,8 @@ class Activity:
 
 def analyze(function: ir.Operation, wrt: list[int], results: list[int]) -> Activity:
     """Activity of ``function``'s values for arguments ``wrt`` and results ``results``;
-    raises :class:`DifferentiationError` at the first non-differentiable op on an active path."""
+    raises :class:`DifferentiationError` at the first non-differentiable op on an active
+    path, with the errors of the others in its ``also``."""
     activity = Activity()
     arguments = entry_block(function).arguments
     activity.varied.update(arguments[i] for i in wrt)
@@ -70,27 +71,31 @@ def analyze(function: ir.Operation, wrt: list[int], results: list[int]) -> Activ
         if any(r in activity.useful for r in operation.results):
             positions = _differentiable_operands(operation)
             activity.useful.update(operation.operands[i] for i in positions)
-    for operation in operations:
-        _check_differentiable(operation, activity)
+    errors = [error for error in (_differentiability_error(op, activity) for op in operations) if error]
+    if errors:
+        errors[0].also = errors[1:]
+        raise errors[0]
     activity.unvaried_results = [i for i in results if outputs[i] not in activity.varied]
     return activity
 
 
-def _check_differentiable(operation: ir.Operation, activity: Activity) -> None:
+def _differentiability_error(operation: ir.Operation, activity: Activity) -> DifferentiationError | None:
+    """The error for ``operation`` if it is a non-differentiable op on an active path."""
     if operation.name not in OPS:
-        return
+        return None
     op = lookup(operation.name)
     if op.zero_derivative or not any(r in activity.useful for r in operation.results):
-        return
+        return None
     varied_floats = [v for v in operation.operands if v in activity.varied and is_float_value(v)]
     if not varied_floats:
-        return
+        return None
     operand_types = [TensorType.from_mlir(v.type) for v in operation.operands]
     result_type = TensorType.from_mlir(operation.results[0].type)
-    if not op.is_differentiable(operand_types, result_type, read_attributes(op, operation)):
-        raise DifferentiationError(
-            f"'{operation.name}' is not differentiable, but its result is used to compute a "
-            f"differentiated result from a differentiated argument; {STOP_GRADIENT_HINT}",
-            location_text(operation.location),
-            operation.location,
-        )
+    if op.is_differentiable(operand_types, result_type, read_attributes(op, operation)):
+        return None
+    return DifferentiationError(
+        f"'{operation.name}' is not differentiable, but its result is used to compute a "
+        f"differentiated result from a differentiated argument; {STOP_GRADIENT_HINT}",
+        location_text(operation.location),
+        operation.location,
+    )

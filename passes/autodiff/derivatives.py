@@ -53,7 +53,8 @@ def _run_on_marked(module, make) -> None:
         for symbol, wrt in marked_functions(module):
             make(module, symbol, wrt)
     except DifferentiationError as error:
-        (error.mlir_location or module.location).emit_error(error.message)
+        for each in (error, *error.also):
+            (each.mlir_location or module.location).emit_error(each.message)
         raise PassFailed() from None
 
 

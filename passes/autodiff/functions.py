@@ -20,15 +20,17 @@ from s4tf.tracing import FunctionScope, staging_into
 
 
 class DifferentiationError(S4tfError):
-    """Code that cannot be differentiated; ``mlir_location`` is the offending op's."""
+    """Code that cannot be differentiated; ``mlir_location`` is the offending op's, and
+    ``also`` holds further errors found in the same function (reported by the passes)."""
 
     def __init__(self, message: str, location: str | None = None, mlir_location: ir.Location | None = None):
         super().__init__(message, location)
         self.mlir_location = mlir_location
+        self.also: list[DifferentiationError] = []
 
     def at(self, location):
         located = super().at(location)
-        located.mlir_location = self.mlir_location
+        located.mlir_location, located.also = self.mlir_location, self.also
         return located
 
 

@@ -67,3 +67,15 @@ func.func @independent(%x: tensor<3xf32>, %y: tensor<3xf32>) -> (tensor<3xf32>, 
   %1 = "s4tf.sin"(%y) : (tensor<3xf32>) -> tensor<3xf32>
   return %0, %1 : tensor<3xf32>, tensor<3xf32>
 }
+
+// -----
+
+// Every non-differentiable op on an active path is reported, not only the first.
+func.func @two_errors(%x: tensor<3xf32>) -> tensor<3xf32> attributes {s4tf.wrt = array<i64: 0>} {
+  // expected-error @below {{'s4tf.round' is not differentiable}}
+  %0 = "s4tf.round"(%x) : (tensor<3xf32>) -> tensor<3xf32>
+  // expected-error @below {{'s4tf.floor' is not differentiable}}
+  %1 = "s4tf.floor"(%x) : (tensor<3xf32>) -> tensor<3xf32>
+  %2 = "s4tf.add"(%0, %1) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return %2 : tensor<3xf32>
+}
