@@ -27,10 +27,11 @@ primal op, then a call of a linear map known only by its transpose:
 - ``while``: the forward loop also counts its iterations ``n`` and pushes the carried
   values onto tapes (``dialects/tape.py``) before each iteration, so the tapes hold the
   state at the start of iteration ``i`` for ``i < n``; a tape doubles when full, so no
-  trip count is needed in advance. The transpose is an ``s4tf.while`` running ``i`` from
-  ``n`` down to 0 that reads the state of iteration ``i`` and applies the body's VJP
+  trip count is needed in advance. Values the body passes through unchanged (a bound,
+  a captured tensor) are kept once, not taped. The transpose is an ``s4tf.while``
+  running ``i`` from ``n`` down to 0 that reads the state of iteration ``i`` and applies the body's VJP
   ``@f_r0_body_vjp`` (which recomputes that iteration's linearization). Memory:
-  ``O(n x carried bytes)``, at most twice the rows used.
+  ``O(n x bytes of the changing carried values)``, at most twice the rows used.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from s4tf.dialects.types import TensorType, is_float
 from s4tf.mlir import ir
 from s4tf.passes.autodiff.activity import analyze
 from s4tf.passes.autodiff.custom import declare_linear_map
-from s4tf.passes.autodiff.functions import FunctionBuilder, find_function, return_values
+from s4tf.passes.autodiff.functions import FunctionBuilder, entry_block, find_function, return_values
 from s4tf.passes.autodiff.outline import outlined
 from s4tf.tracing import current_scope
 
@@ -148,12 +149,15 @@ def _while_jvp(module, builder, operation, names, lin_prefix, tangents, primal_m
     with builder.staging(location):
         tangent_init = [tangents[i] if tangents[i] is not None else numpy_api.zeros_like(init[i]) for i in active]
         if linearizing:
+            recorded = _recorded(find_function(module, body_name))
             primals, tapes, count = staged.stage_while(
-                lambda carry: condition(*carry[0])[0], _recording_body(body_name, types, location),
-                (init, [dispatch.apply1("tape_empty", v) for v in init], numpy_api.zeros((), COUNT.dtype)),
+                lambda carry: condition(*carry[0])[0], _recording_body(body_name, types, recorded, location),
+                (init, [dispatch.apply1("tape_empty", init[i]) for i in recorded], numpy_api.zeros((), COUNT.dtype)),
             )
-            lin = _while_linear_map(module, lin_prefix, body_name, types, active, given, location)
-            result_tangents = builder.call(lin, [*tapes, count, *(tangents[i] for i in given)], [types[i] for i in active], location)
+            kept = [primals[i] for i in range(len(types)) if i not in recorded]
+            lin = _while_linear_map(module, lin_prefix, body_name, types, recorded, active, given, location)
+            residuals = [*tapes, *kept, count]
+            result_tangents = builder.call(lin, residuals + [tangents[i] for i in given], [types[i] for i in active], location)
         else:
             body_jvp = _caller(jvp_function(module, body_name, active), types + [types[i] for i in floats], location)
 
@@ -179,40 +183,52 @@ def _carried_tangents(body: ir.Operation, floats: list[int], given: list[int]) -
         active = grown
 
 
-def _recording_body(body_name: str, types, location):
-    """The forward loop's body: push the carried values, run the body, count."""
+def _recorded(body: ir.Operation) -> list[int]:
+    """The carried values that change from one iteration to the next (the body does not
+    yield its argument unchanged): only they are recorded; the others are kept once."""
+    arguments = list(entry_block(body).arguments)
+    return [i for i, value in enumerate(return_values(body)) if value != arguments[i]]
+
+
+def _recording_body(body_name: str, types, recorded, location):
+    """The forward loop's body: push the changing carried values, run the body, count."""
     body = _caller(body_name, types, location)
 
     def record(carry):
         values, tapes, count = carry
-        tapes = [dispatch.apply1("tape_push", tape, count, value) for tape, value in zip(tapes, values)]
+        tapes = [dispatch.apply1("tape_push", tape, count, values[i]) for tape, i in zip(tapes, recorded)]
         return body(*values), tapes, count + 1
 
     return record
 
 
-def _while_linear_map(module, prefix: str, body_name: str, types, active, given, location) -> str:
-    """``@<prefix>_lin(tapes..., n, dx[given]...) -> dy[active]...`` and its transpose
-    ``(tapes..., n, ct[active]...) -> ct_x[given]...``: the loop run backwards."""
+def _while_linear_map(module, prefix: str, body_name: str, types, recorded, active, given, location) -> str:
+    """``@<prefix>_lin(tapes..., kept..., n, dx[given]...) -> dy[active]...`` and its transpose
+    ``(tapes..., kept..., n, ct[active]...) -> ct_x[given]...``: the loop run backwards.
+    ``tapes`` hold the carried values ``recorded``; ``kept`` are the others (loop invariants)."""
     from s4tf.passes.autodiff.derivatives import vjp_functions  # derivatives -> jvp -> this module
 
     name, transpose = f"{prefix}_lin", f"{prefix}_lin_transpose"
     if find_function(module, name) is not None:
         return name
-    tape_types = [TensorType((None, *t.shape), t.dtype) for t in types]
-    residual_types = [*tape_types, COUNT]
+    kept = [i for i in range(len(types)) if i not in recorded]
+    tape_types = [TensorType((None, *types[i].shape), types[i].dtype) for i in recorded]
+    residual_types = [*tape_types, *(types[i] for i in kept), COUNT]
     inputs = residual_types + [types[i] for i in given]
     declare_linear_map(module, name, inputs, [types[i] for i in active], range(len(residual_types), len(inputs)), transpose, location)
 
     backward = FunctionBuilder(module, transpose, residual_types + [types[i] for i in active], location)
-    tapes, count = backward.arguments[: len(types)], backward.arguments[len(types)]
+    tapes = backward.arguments[: len(recorded)]
+    invariants = dict(zip(kept, backward.arguments[len(recorded): len(recorded) + len(kept)]))
+    count = backward.arguments[len(residual_types) - 1]
     body_vjp = _caller(vjp_functions(module, body_name, active)[0], types + [types[i] for i in active], location, first=len(types))
     floats = _floats(types)
 
     def step(carry):
         index, cotangents = carry
         index = index - 1
-        state = [dispatch.apply1("tape_read", tape, index) for tape in tapes]
+        read = dict(zip(recorded, (dispatch.apply1("tape_read", tape, index) for tape in tapes)))
+        state = [read[i] if i in read else invariants[i] for i in range(len(types))]
         by_index = dict(zip(active, cotangents))
         seeds = [by_index[i] if i in by_index else numpy_api.zeros_like(state[i]) for i in floats]
         return index, body_vjp(*state, *seeds)

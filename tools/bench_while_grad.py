@@ -1,0 +1,117 @@
+"""Reverse mode through a while loop whose trip count is known only at run time: tape
+memory, and the gradient's time against the forward pass and against JAX.
+
+```
+python tools/bench_while_grad.py                        # 1,000 and 10,000 steps, 1,000 floats
+python tools/bench_while_grad.py --steps 100 --size 10 --repeats 3
+```
+
+The loop is ``while i < n: x = x * 0.9999 + 0.001 * x * x`` on a float32 vector, ``n`` an
+argument. s4tf's tape keeps the carried state of every step (``docs/control-flow.md``);
+what it holds is read from the residuals ``s4tf.vjp`` passes to its backward pass. JAX
+cannot reverse-differentiate ``while_loop``; its peer is ``jax.grad`` of ``fori_loop``
+with a static trip count (a ``scan``), compiled once per ``n``. Timed: one call plus the
+host copy of its result, after both gradients were checked against each other.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+import s4tf
+
+
+def step(x):
+    return x * 0.9999 + 0.001 * x * x
+
+
+def loop(x, n):
+    return s4tf.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, step(c[1])), (np.int32(0), x))[1]
+
+
+def loss(x, n):
+    return loop(x, n).sum()
+
+
+def tape_figures(x, n) -> dict[str, int]:
+    """Rows and bytes of the residuals reverse mode keeps for ``n`` steps."""
+    _, pullback = s4tf.vjp(loop, x, n)
+    residuals = [np.asarray(r) for r in pullback.args[-1]]  # the pullback is partial(run, backward, residuals)
+    tapes = [r for r in residuals if r.ndim > 0]  # the other residuals of this loop are scalars
+    return {
+        "tape rows": tapes[0].shape[0],
+        "residual bytes": sum(r.nbytes for r in residuals),
+        "taped bytes per step": sum(t.nbytes // t.shape[0] for t in tapes),
+    }
+
+
+def median_seconds(fn, repeats: int) -> float:
+    """Median seconds of ``repeats`` calls of ``fn``, after one untimed call (compilation)."""
+    np.asarray(fn())
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        np.asarray(fn())
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def jax_peers(steps: int):
+    """JAX's loss and its ``jax.grad``, ``fori_loop`` over a static trip count; ``None``
+    without JAX."""
+    try:
+        import jax
+    except ImportError:
+        return None
+
+    def jax_loss(x):
+        return jax.lax.fori_loop(0, steps, lambda i, v: step(v), x).sum()
+
+    return jax.jit(jax_loss), jax.jit(jax.grad(jax_loss))
+
+
+def run(steps_list, size: int, repeats: int) -> None:
+    x = np.random.default_rng(0).uniform(0.5, 1.5, size).astype(np.float32)
+    forward = s4tf.function(loss)
+    gradient = s4tf.grad(loss)
+    print("steps  tape rows  residual bytes  residual bytes/step  taped bytes/step")
+    for steps in steps_list:
+        n = np.int32(steps)
+        figures = tape_figures(x, n)
+        print(
+            f"{steps:>5}  {figures['tape rows']:>9}  {figures['residual bytes']:>14}  "
+            f"{figures['residual bytes'] / max(steps, 1):>19.1f}  {figures['taped bytes per step']:>16}"
+        )
+        ours = np.asarray(gradient(x, n))
+        grad_seconds = median_seconds(lambda: gradient(x, n), repeats)
+        forward_seconds = median_seconds(lambda: forward(x, n), repeats)
+        print(f"{steps:>5} steps: s4tf grad / s4tf forward: {grad_seconds / forward_seconds:.2f}")
+        peers = jax_peers(steps)
+        if peers is None:
+            print("JAX is not installed (pip extra 'bench'): no JAX ratios")
+            continue
+        jax_forward, jax_grad = peers
+        np.testing.assert_allclose(ours, np.asarray(jax_grad(x)), rtol=1e-4)
+        jax_forward_seconds = median_seconds(lambda: jax_forward(x), repeats)
+        jax_grad_seconds = median_seconds(lambda: jax_grad(x), repeats)
+        print(f"{steps:>5} steps: s4tf forward (while, run-time n) / JAX forward (fori_loop, static n): "
+              f"{forward_seconds / jax_forward_seconds:.2f}")
+        print(f"{steps:>5} steps: s4tf grad (while, run-time n) / JAX grad (fori_loop, static n): "
+              f"{grad_seconds / jax_grad_seconds:.2f}")
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--size", type=int, default=1000, help="floats carried by the loop")
+    parser.add_argument("--repeats", type=int, default=20)
+    args = parser.parse_args(argv)
+    run(args.steps, args.size, args.repeats)
+
+
+if __name__ == "__main__":
+    main()
