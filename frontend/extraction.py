@@ -154,7 +154,7 @@ class ExtractedFunction(StagedFunction):
                 raise CompilationError(f"lowering '{lowered.entry}' failed:\n{format_mlir_error(error)}") from None
         vmfb = compile_stablehlo(str(device), self.target, extra_flags=ASYNC_FLAGS)
         module = LoadedModule(vmfb, get_target(self.target).device)
-        return CompiledExtraction(lowered, module, ExtractedProgram(host_program, module, self.timeout_s))
+        return CompiledExtraction(lowered, module, program=ExtractedProgram(host_program, module, self.timeout_s))
 
     def __repr__(self):
         return f"<s4tf.function(extract=True) {self.__name__}>"
