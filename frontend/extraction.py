@@ -60,6 +60,11 @@ class Partitioned:
     def __str__(self) -> str:
         return str(self.module)
 
+    def host_program(self) -> HostProgram | None:
+        """The entry's host program (``None``: it has no host calls)."""
+        entry = functions(self.module.operation)[self.lowered.entry]
+        return HostProgram.from_function(entry) if HOST_PROGRAM_ATTR in entry.attributes else None
+
     def transfer_messages(self) -> list[str]:
         """``file:line: message`` of each send and receive."""
         lines = []
@@ -120,9 +125,7 @@ class ExtractedFunction(StagedFunction):
 
     def host_program(self, *args, **kwargs) -> HostProgram | None:
         """The host program for these arguments' signature (``None``: no host calls)."""
-        result = self.partitioned(*args, **kwargs)
-        entry = functions(result.module.operation)[result.lowered.entry]
-        return HostProgram.from_function(entry) if HOST_PROGRAM_ATTR in entry.attributes else None
+        return self.partitioned(*args, **kwargs).host_program()
 
     @property
     def bytes_transferred(self) -> dict[str, int]:
@@ -142,10 +145,9 @@ class ExtractedFunction(StagedFunction):
             for warning in result.transfers:
                 file, line, _ = parse_location(warning.location)
                 warnings.warn_explicit(warning.message, TransferWarning, file or "<staged>", line or 0)
-        entry = functions(result.module.operation)[lowered.entry]
-        if HOST_PROGRAM_ATTR not in entry.attributes:  # no host calls: an ordinary staged function
+        host_program = result.host_program()
+        if host_program is None:  # no host calls: an ordinary staged function
             return super()._compile(args, kwargs)
-        host_program = HostProgram.from_function(entry)
         device = device_module(result.module)
         with lowered.context:
             try:
