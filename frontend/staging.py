@@ -16,11 +16,12 @@ Python scalars and strings are static: part of the signature, folded into the co
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from s4tf import pytree
+from s4tf.donation import alias_results, donated_positions
 from s4tf.errors import CompilationError, S4tfError
 from s4tf.mlir import ir
 from s4tf.passes.diagnostics import format_mlir_error
@@ -31,8 +32,11 @@ from s4tf.runtime.targets import get_target
 from s4tf.tensor import Tensor
 from s4tf.tracing import FunctionRecord, Static, Trace, current_scope, leaf_spec, rebuild_outputs, signature
 
-#: What runs between the staged module and IREE.
-LOWERING_PIPELINE = "s4tf-verify,s4tf-canonicalize,s4tf-lower-to-stablehlo,canonicalize,cse,symbol-dce"
+#: What runs between the staged module and IREE. The staged module keeps calls (one function
+#: per staged function and derivative); the StableHLO is inlined into its entry, so CSE
+#: shares work between them (a training step's two forward passes become one) and buffer
+#: donation (:mod:`s4tf.donation`) sees every op that reads a donated input.
+LOWERING_PIPELINE = "s4tf-verify,s4tf-canonicalize,s4tf-lower-to-stablehlo,inline,canonicalize,cse,symbol-dce"
 
 
 def lowering_pipeline(target: str) -> str:
@@ -78,9 +82,21 @@ class Compiled:
     lowered: Lowered
     module: LoadedModule
 
+    #: Input positions whose buffers the results are written into (:mod:`s4tf.donation`).
+    donated: list = field(default_factory=list)
+
     def __call__(self, leaves):
-        inputs = [module_input(leaf, self.module) for leaf in leaves if not isinstance(leaf_spec(leaf), Static)]
+        tensors = [leaf for leaf in leaves if not isinstance(leaf_spec(leaf), Static)]
+        inputs = [module_input(leaf, self.module) for leaf in tensors]
+        for position in self.donated:
+            given = tensors[position]
+            shared = sum(other is given for other in tensors) > 1
+            if not isinstance(given, Tensor) or shared:  # never write into the caller's arrays
+                inputs[position] = np.array(given)  # or into a buffer another input reads
         results = [Tensor(r, self.module.target) for r in self.module.invoke(self.lowered.entry, inputs)]
+        for position in self.donated:
+            if isinstance(tensors[position], Tensor) and inputs[position] is tensors[position].device_array:
+                tensors[position].donate(self.lowered.entry)
         return rebuild_outputs(self.lowered.record, results)
 
 
@@ -94,8 +110,9 @@ def module_input(value, module: LoadedModule):
 class StagedFunction:
     """A Python function staged into the s4tf dialect and run through IREE."""
 
-    def __init__(self, python_fn, target: str = "cpu"):
+    def __init__(self, python_fn, target: str = "cpu", donate_argnums=()):
         functools.update_wrapper(self, python_fn)
+        self.donate_argnums = tuple(donate_argnums)
         self.__name__ = getattr(python_fn, "__name__", None) or getattr(getattr(python_fn, "func", None), "__name__", "staged")
         self.python_fn = python_fn
         self.target = get_target(target).name
@@ -129,21 +146,31 @@ class StagedFunction:
 
     def _compile(self, args, kwargs) -> Compiled:
         lowered = self._lower(args, kwargs)
-        return Compiled(lowered, compile_and_load(lowered.stablehlo(lowering_pipeline(self.target)), self.target))
+        stablehlo = lowered.stablehlo(lowering_pipeline(self.target))
+        donated = []
+        if self.donate_argnums:
+            stablehlo, donated = alias_results(stablehlo, lowered.entry, donated_positions(args, self.donate_argnums))
+        return Compiled(lowered, compile_and_load(stablehlo, self.target), donated)
 
     def __repr__(self):
         return f"<s4tf.function {self.__name__}>"
 
 
-def function(python_fn=None, *, target: str = "cpu", extract: bool = False, warn_transfers: bool = False):
+def function(python_fn=None, *, target: str = "cpu", extract: bool = False, warn_transfers: bool = False, donate_argnums=()):
     """Decorator: ``@s4tf.function`` or ``@s4tf.function(target="vulkan")`` (see
     :data:`s4tf.runtime.targets.TARGETS`); results are Tensors on the target's device.
     ``extract=True``: host calls (``s4tf.host``) run in Python while the device works
-    (:mod:`s4tf.extraction`); ``warn_transfers=True`` warns of each host/device copy."""
+    (:mod:`s4tf.extraction`); ``warn_transfers=True`` warns of each host/device copy.
+    ``donate_argnums=(0, 1)``: those arguments' tensors are given away, and results of the
+    same types are written into their buffers (:mod:`s4tf.donation`)."""
     if python_fn is None:
-        return functools.partial(function, target=target, extract=extract, warn_transfers=warn_transfers)
+        return functools.partial(
+            function, target=target, extract=extract, warn_transfers=warn_transfers, donate_argnums=donate_argnums
+        )
     if extract:
+        if donate_argnums:
+            raise S4tfError("donate_argnums is not supported with extract=True")
         from s4tf.extraction import ExtractedFunction  # it builds on this module
 
         return ExtractedFunction(python_fn, target, warn_transfers)
-    return StagedFunction(python_fn, target)
+    return StagedFunction(python_fn, target, donate_argnums)

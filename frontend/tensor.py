@@ -24,6 +24,10 @@ def is_python_scalar(value) -> bool:
     return isinstance(value, (bool, int, float)) and not isinstance(value, np.generic)
 
 
+class DonatedTensorError(StagingError):
+    """A tensor whose buffer was given to a staged function (``donate_argnums``) was used."""
+
+
 class Tensor:
     """A tensor whose elements live on an IREE device; ``target`` names what made it
     (``"cpu"``, ``"vulkan"``, ...), and so the device it lives on."""
@@ -31,6 +35,8 @@ class Tensor:
     __array_priority__ = 100  # NumPy defers `ndarray op Tensor` to the Tensor
     #: While being computed: the call computing it (``wait()``, ``ready()``, ``fence``).
     pending = None
+    #: The staged function this tensor's buffer was donated to, if it was.
+    donated_to = None
 
     def __init__(self, device_array, target: str = "cpu", pending=None):
         self._device_array = device_array
@@ -60,8 +66,18 @@ class Tensor:
     @property
     def device_array(self):
         """The IREE ``DeviceArray`` (no copy), once computed."""
+        if self.donated_to is not None:
+            raise DonatedTensorError(
+                f"this {self.tensor_type} tensor was donated to '{self.donated_to}' (donate_argnums), which "
+                "wrote a result into its buffer; use what that call returned instead"
+            )
         self.block_until_ready()
         return self._device_array
+
+    def donate(self, function: str) -> None:
+        """Give the buffer away to ``function`` (see :mod:`s4tf.donation`): reading this
+        tensor afterwards raises an error naming ``function``."""
+        self.donated_to = function
 
     def block_until_ready(self) -> "Tensor":
         """Wait until the elements are computed; raises the error of the call computing them."""

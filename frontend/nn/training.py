@@ -20,7 +20,11 @@ def classification_loss(model, x, labels):
 
 
 def train_step(opt, loss=classification_loss) -> StagedFunction:
-    """``step(model, opt_state, x, labels) -> (model, opt_state, loss, batch accuracy)``, staged."""
+    """``step(model, opt_state, x, labels) -> (model, opt_state, loss, batch accuracy)``, staged.
+
+    The model and the optimizer state are donated (:mod:`s4tf.donation`): the new ones are
+    written into the old ones' device buffers, so the tensors passed in cannot be read
+    after the call (NumPy arrays passed in are copied and stay as they were)."""
 
     def step(model, opt_state, x, labels):
         value, grads = value_and_grad(loss)(model, x, labels)
@@ -29,7 +33,7 @@ def train_step(opt, loss=classification_loss) -> StagedFunction:
         return model, opt_state, value, batch_accuracy
 
     step.__name__ = "train_step"
-    return function(step)
+    return function(step, donate_argnums=(0, 1))
 
 
 @function
