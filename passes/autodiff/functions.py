@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 
+from s4tf.dialects.op_def import MissingDerivativeRule
 from s4tf.dialects.types import TensorType
 from s4tf.errors import S4tfError
 from s4tf.mlir import func, ir
@@ -32,6 +33,11 @@ class DifferentiationError(S4tfError):
         located = super().at(location)
         located.mlir_location, located.also = self.mlir_location, self.also
         return located
+
+
+class MissingRuleError(DifferentiationError, MissingDerivativeRule):
+    """A :class:`MissingDerivativeRule` met while differentiating an op, located at the op
+    so that the passes report it there."""
 
 
 def symbol_of(function: ir.Operation) -> str:

@@ -26,6 +26,7 @@ from s4tf.passes.autodiff.control_flow import region_jvp
 from s4tf.passes.autodiff.functions import (
     DifferentiationError,
     FunctionBuilder,
+    MissingRuleError,
     body_operations,
     callee_of,
     entry_block,
@@ -117,7 +118,7 @@ def _op_jvp(builder, operation, tangents, primal_map, tangent_map):
         try:
             tangent = op.jvp(numpy_api, [primal_map[v] for v in operation.operands], tangents, result, **attrs)
         except MissingDerivativeRule as error:
-            raise error.at(location_text(operation.location)) from None
+            raise MissingRuleError(error.message, location_text(operation.location), operation.location) from None
         if tangent is not None:
             tangent = numpy_api.astype(numpy_api.broadcast_to(tangent, result.shape), result.dtype)
     if tangent is not None:

@@ -12,13 +12,14 @@ of another linear function becomes a call of that function's transpose (its
 from __future__ import annotations
 
 from s4tf import numpy_api
-from s4tf.dialects.op_def import OPS, lookup, read_attributes
+from s4tf.dialects.op_def import OPS, MissingDerivativeRule, lookup, read_attributes
 from s4tf.dialects.types import TensorType, to_numpy_dtype
 from s4tf.mlir import ir
 from s4tf.passes.autodiff.activity import location_text
 from s4tf.passes.autodiff.functions import (
     DifferentiationError,
     FunctionBuilder,
+    MissingRuleError,
     body_operations,
     callee_of,
     entry_block,
@@ -113,7 +114,10 @@ class _Transposer:
                 self._transpose_into(op, operation, cotangents[0], operands, attributes)
                 return
             with self.builder.staging(operation.location):
-                contributions = op.transpose(numpy_api, cotangents[0], operands, linear_flags, **attributes)
+                try:
+                    contributions = op.transpose(numpy_api, cotangents[0], operands, linear_flags, **attributes)
+                except MissingDerivativeRule as error:
+                    raise MissingRuleError(error.message, location_text(operation.location), operation.location) from None
         else:
             raise DifferentiationError(
                 f"'{operation.name}' cannot be transposed", location_text(operation.location), operation.location

@@ -135,6 +135,18 @@ def test_non_differentiable_op_on_active_path_is_an_error_at_the_users_line():
     np.testing.assert_allclose(np.asarray(fixed), [0.0, 0.0, 0.0])
 
 
+def test_missing_transpose_rule_is_an_error_at_the_users_line():
+    x, w = np.ones((1, 4, 4, 2)), np.ones((3, 3, 1, 2))
+
+    def f(v):
+        return s4tf.sum(s4tf.conv2d(x, v, groups=2))  # GROUPED-LINE
+
+    with pytest.raises(s4tf.S4tfError) as caught:
+        s4tf.grad(f)(w)
+    line = next(i for i, text in enumerate(open(__file__).read().splitlines(), 1) if text.endswith("# GROUPED-LINE"))
+    assert str(caught.value).startswith(f"{__file__}:{line}: 's4tf.conv2d' has no transpose rule")
+
+
 def test_stop_gradient_blocks_the_derivative():
     x = RNG.standard_normal(4)
     np.testing.assert_allclose(np.asarray(s4tf.grad(lambda v: s4tf.sum(s4tf.stop_gradient(v) * v))(x)), x)
