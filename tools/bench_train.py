@@ -20,8 +20,9 @@ Memory: on the CPU the device's memory is the process's. In a separate process, 
 step is compiled and warmed up on another copy of the model, a fresh model takes one step
 (after which its parameters and state live on the device only); then the peak resident
 set (Linux ``VmHWM``, reset through ``/proc/self/clear_refs``) over ``--steps`` more steps,
-above the resident set before the fresh model existed, is compared with the bytes of the
-parameters and Adam's two moments. glibc's malloc is told to map every block over 64 KiB on its own
+above the resident set before them, is what a step needs besides the model and state:
+compared with the bytes of the parameters and Adam's two moments, with buffer donation
+(``s4tf.donation``, the default of ``s4tf.nn.training.train_step``) and without. glibc's malloc is told to map every block over 64 KiB on its own
 (``MALLOC_MMAP_THRESHOLD_``), so freed buffers leave the resident set at once. (IREE's
 allocator statistics do not count the buffers a function allocates for its results, so
 they cannot show this.)
@@ -79,27 +80,33 @@ def _status_kb(field: str) -> int:
     return int(re.search(rf"^{field}:\s+(\d+) kB", Path("/proc/self/status").read_text(), re.M).group(1))
 
 
-def measure_in_subprocess(kind: str, batch: int, steps: int) -> int | None:
+def measure_in_subprocess(kind: str, batch: int, steps: int, donate: bool) -> int | None:
     """:func:`training_memory` in a fresh process (see the module docstring)."""
-    command = [sys.executable, __file__, "--memory-of", kind, "--batch-scale", "1", "--steps", str(steps), "--batch", str(batch)]
+    command = [sys.executable, __file__, "--memory-of", kind, "--steps", str(steps), "--batch", str(batch)]
     environment = {**os.environ, "MALLOC_MMAP_THRESHOLD_": str(64 * 1024)}
-    result = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=600)
+    result = subprocess.run(command + ([] if donate else ["--no-donation"]), capture_output=True, text=True,
+                            env=environment, timeout=600)
     found = re.search(rf"^{MEMORY_TAG}(\d+)$", result.stdout, re.M)
+    if found is None:
+        print(f"memory not measured: the measuring process said {(result.stdout + result.stderr).strip()[-300:]!r}")
     return int(found.group(1)) if found else None
 
 
-def training_memory(kind: str, batch: int, steps: int) -> int | None:
-    """Peak resident bytes, above the resident set before, of uploading a fresh model and
-    training it for ``steps`` steps; ``None`` where Linux's peak cannot be reset."""
+def training_memory(kind: str, batch: int, steps: int, donate: bool) -> int | None:
+    """Peak resident bytes of ``steps`` training steps above the resident set with the
+    model and optimizer state on the device (what one step needs besides them); ``None``
+    where Linux's peak cannot be reset. ``donate=False`` runs the step without buffer
+    donation, for comparison."""
     x, y, step, opt = problem(kind, batch)[1:]
+    if not donate:
+        step = s4tf.function(step.python_fn)
     warm = fresh_model(kind)
     step(warm, opt.init(warm), x, y)
     del warm
-    gc.collect()
-    before = _status_kb("VmRSS")
     model = fresh_model(kind)
     model, state, loss, _ = step(model, opt.init(model), x, y)  # on the device from here on
     gc.collect()
+    resident = _status_kb("VmRSS")
     try:
         Path("/proc/self/clear_refs").write_text("5")  # resets VmHWM to the current VmRSS
     except OSError:
@@ -107,7 +114,7 @@ def training_memory(kind: str, batch: int, steps: int) -> int | None:
     for _ in range(steps):
         model, state, loss, _ = step(model, state, x, y)
     np.asarray(loss)
-    return (_status_kb("VmHWM") - before) * 1024
+    return (_status_kb("VmHWM") - resident) * 1024
 
 
 def jax_step(kind: str):
@@ -219,7 +226,7 @@ def benchmark(kind: str, batch: int, steps: int, rounds: int, peak: float) -> No
     for _ in range(rounds):
         for name, run in peers.items():
             times[name].append(_time(run) / steps)
-    memory = measure_in_subprocess(kind, batch, steps)
+    memory = {donate: measure_in_subprocess(kind, batch, steps, donate) for donate in (True, False)}
     print(f"\n{kind}, batch {batch}: {flops / 1e9:.3f} GFLOP per step, first loss {s4tf_loss:.4f} (peers agree)")
     print(f"{'peer':<10}{'ms/step':>10}{'GFLOP/s':>10}{'% of sgemm':>12}{'ratio s4tf/peer':>17}")
     ours = statistics.median(times["s4tf"])
@@ -227,10 +234,12 @@ def benchmark(kind: str, batch: int, steps: int, rounds: int, peak: float) -> No
         median = statistics.median(samples)
         ratio = "" if name == "s4tf" else f"{ours / median:.2f}"
         print(f"{name:<10}{median * 1e3:>10.2f}{flops / median / 1e9:>10.1f}{100 * flops / median / 1e9 / peak:>11.0f}%{ratio:>17}")
-    if memory is not None:
+    if None not in memory.values():
         print(
-            f"memory while training: peak {memory / 1e6:.2f} MB above the process before the model existed; "
-            f"parameters + Adam state {params_and_state_bytes / 1e6:.2f} MB; ratio {memory / params_and_state_bytes:.2f}"
+            f"memory: parameters + Adam state {params_and_state_bytes / 1e6:.2f} MB; a step needs "
+            f"{memory[True] / 1e6:.2f} MB more with donation (in use at most "
+            f"{1 + memory[True] / params_and_state_bytes:.2f}x), {memory[False] / 1e6:.2f} MB without "
+            f"({1 + memory[False] / params_and_state_bytes:.2f}x)"
         )
 
 
@@ -242,9 +251,10 @@ def main(argv=None) -> None:
     parser.add_argument("--batch-scale", type=float, default=1.0, help="scale the batch sizes (for quick runs)")
     parser.add_argument("--memory-of", choices=("mlp", "lenet"), help=argparse.SUPPRESS)  # the subprocess's job
     parser.add_argument("--batch", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--no-donation", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
     if options.memory_of:
-        print(f"{MEMORY_TAG}{training_memory(options.memory_of, options.batch, options.steps)}")
+        print(f"{MEMORY_TAG}{training_memory(options.memory_of, options.batch, options.steps, not options.no_donation)}")
         return
     peak = sgemm_peak_gflops()
     print(f"sgemm peak (NumPy, 2048x2048 float32): {peak:.1f} GFLOP/s")

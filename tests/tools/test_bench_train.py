@@ -23,4 +23,4 @@ def test_bench_train_prints_step_times_ratios_and_memory():
     assert len(re.findall(r"^s4tf\s+[\d.]+\s+[\d.]+", out, re.M)) == 2
     if importlib.util.find_spec("jax") is not None:  # the peer, where installed ('.[bench]')
         assert len(re.findall(r"^JAX jit\s+[\d.]+\s+[\d.]+\s+\d+%\s+[\d.]+$", out, re.M)) == 2
-    assert len(re.findall(r"memory while training: peak [\d.-]+ MB .* ratio [\d.-]+", out)) == 2
+    assert len(re.findall(r"memory: parameters \+ Adam state [\d.]+ MB; a step needs [\d.-]+ MB more with donation", out)) == 2
