@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from s4tf import numpy_api, pytree
 from s4tf.dialects.types import TensorType, is_float
 from s4tf.differentiable import differentiable_mask, leaves_like
-from s4tf.dispatch import apply1
 from s4tf.errors import S4tfError
 from s4tf.locations import mlir_location, user_location
 from s4tf.passes.autodiff.derivatives import vjp_functions
@@ -231,18 +230,8 @@ def _vjp_backward_body(fn, primals, residuals, cotangent):
 def _pullback(staged, primals, wrt, bwd, residuals, cotangent):
     cotangents = [leaf for leaf in pytree.flatten(cotangent)[0] if not isinstance(leaf_spec(leaf), Static)]
     input_types = [leaf_spec(leaf) for leaf in staged.inputs]
-    declared = [TensorType.from_mlir(t) for t in function_type(find_function(staged.module, bwd)).inputs]
-    residuals = [_as_declared(r, t) for r, t in zip(residuals, declared)]
-    derivatives = _call(bwd, residuals + cotangents, [input_types[i] for i in wrt])
+    derivatives = _call(bwd, list(residuals) + cotangents, [input_types[i] for i in wrt])
     return tuple(_argument_tangents(primals, _all_argnums(primals), staged, wrt, derivatives))
-
-
-def _as_declared(residual, declared: TensorType):
-    """A residual that came back to Python has static sizes; a tape among them (a
-    ``tensor<?x...>`` residual of a loop, ``dialects/tape.py``) is made a tape again."""
-    if residual.tensor_type == declared:
-        return residual
-    return apply1("as_tape", residual)
 
 
 def _vjp_in_trace(fn, primals):

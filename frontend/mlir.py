@@ -6,9 +6,9 @@ MLIR can change in one place.
 """
 
 from iree.compiler import ir, passmanager
-from iree.compiler.dialects import arith, func, scf, tensor
+from iree.compiler.dialects import func
 
-__all__ = ["ir", "passmanager", "arith", "func", "scf", "tensor", "new_context"]
+__all__ = ["ir", "passmanager", "func", "new_context"]
 
 
 def new_context() -> ir.Context:

@@ -36,8 +36,10 @@ primal op, then a call of a linear map known only by its transpose:
 
 from __future__ import annotations
 
+import numpy as np
+
 from s4tf import control_flow as staged, dispatch, numpy_api
-from s4tf.dialects.types import TensorType, is_float
+from s4tf.dialects.types import TensorType, is_float, to_numpy_dtype
 from s4tf.mlir import ir
 from s4tf.passes.autodiff.activity import analyze
 from s4tf.passes.autodiff.custom import declare_linear_map
@@ -47,6 +49,9 @@ from s4tf.tracing import current_scope
 
 #: The type of a loop's iteration counter.
 COUNT = TensorType((), "i32")
+#: Checkpoints of a loop's state: as many as fit in ``TAPE_BYTES``, within these bounds.
+MIN_CHECKPOINTS, CHECKPOINTS = 16, 1024
+TAPE_BYTES = 64 * 2**20
 PREDICATE = TensorType((), "i1")
 
 
@@ -150,13 +155,18 @@ def _while_jvp(module, builder, operation, names, lin_prefix, tangents, primal_m
         tangent_init = [tangents[i] if tangents[i] is not None else numpy_api.zeros_like(init[i]) for i in active]
         if linearizing:
             recorded = _recorded(find_function(module, body_name))
-            primals, tapes, count = staged.stage_while(
-                lambda carry: condition(*carry[0])[0], _recording_body(body_name, types, recorded, location),
-                (init, [dispatch.apply1("tape_empty", init[i]) for i in recorded], numpy_api.zeros((), COUNT.dtype)),
+            rows = _checkpoint_rows([types[i] for i in recorded])
+            body = _caller(body_name, types, location)
+            zero = numpy_api.zeros((), COUNT.dtype)
+            _, count = staged.stage_while(lambda carry: condition(*carry[0])[0], lambda carry: (body(*carry[0]), carry[1] + 1), (init, zero))
+            stride = numpy_api.maximum(dispatch.apply1("div", count + (rows - 1), numpy_api.asarray(np.int32(rows))), 1)
+            empty = [numpy_api.zeros((rows + 1, *types[i].shape), types[i].dtype) for i in recorded]
+            primals, tapes, _ = staged.stage_while(
+                lambda carry: condition(*carry[0])[0], _recording_body(body, recorded, stride, rows), (init, empty, zero)
             )
             kept = [primals[i] for i in range(len(types)) if i not in recorded]
-            lin = _while_linear_map(module, lin_prefix, body_name, types, recorded, active, given, location)
-            residuals = [*tapes, *kept, count]
+            lin = _while_linear_map(module, lin_prefix, body_name, types, recorded, rows, active, given, location)
+            residuals = [*tapes, *kept, count, stride]
             result_tangents = builder.call(lin, residuals + [tangents[i] for i in given], [types[i] for i in active], location)
         else:
             body_jvp = _caller(jvp_function(module, body_name, active), types + [types[i] for i in floats], location)
@@ -190,45 +200,66 @@ def _recorded(body: ir.Operation) -> list[int]:
     return [i for i, value in enumerate(return_values(body)) if value != arguments[i]]
 
 
-def _recording_body(body_name: str, types, recorded, location):
-    """The forward loop's body: push the changing carried values, run the body, count."""
-    body = _caller(body_name, types, location)
+def _checkpoint_rows(row_types) -> int:
+    """How many checkpoints a loop keeps: ``TAPE_BYTES`` of them, within ``CHECKPOINTS``."""
+    row_bytes = sum(int(np.prod(t.shape, dtype=np.int64)) * to_numpy_dtype(t.dtype).itemsize for t in row_types)
+    return int(np.clip(TAPE_BYTES // max(row_bytes, 1), MIN_CHECKPOINTS, CHECKPOINTS))
+
+
+def _divides(index, stride):
+    return index - dispatch.apply1("div", index, stride) * stride == 0
+
+
+def _recording_body(body, recorded, stride, rows: int):
+    """The recording loop's body: the state of every ``stride``-th iteration goes into its
+    checkpoint row, the others into the spare last row; then ``body`` runs."""
 
     def record(carry):
-        values, tapes, count = carry
-        tapes = [dispatch.apply1("tape_push", tape, count, values[i]) for tape, i in zip(tapes, recorded)]
-        return body(*values), tapes, count + 1
+        values, tapes, index = carry
+        row = numpy_api.where(_divides(index, stride), dispatch.apply1("div", index, stride), np.int32(rows))
+        tapes = [dispatch.apply1("tape_write", tape, row, values[i]) for tape, i in zip(tapes, recorded)]
+        return body(*values), tapes, index + 1
 
     return record
 
 
-def _while_linear_map(module, prefix: str, body_name: str, types, recorded, active, given, location) -> str:
-    """``@<prefix>_lin(tapes..., kept..., n, dx[given]...) -> dy[active]...`` and its transpose
-    ``(tapes..., kept..., n, ct[active]...) -> ct_x[given]...``: the loop run backwards.
-    ``tapes`` hold the carried values ``recorded``; ``kept`` are the others (loop invariants)."""
+def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows: int, active, given, location) -> str:
+    """``@<prefix>_lin(tapes..., kept..., n, stride, dx[given]...) -> dy[active]...`` and its
+    transpose ``(tapes..., kept..., n, stride, ct[active]...) -> ct_x[given]...``: the loop
+    run backwards. ``tapes`` hold checkpoints of the carried values ``recorded``; ``kept``
+    are the others (loop invariants)."""
     from s4tf.passes.autodiff.derivatives import vjp_functions  # derivatives -> jvp -> this module
 
     name, transpose = f"{prefix}_lin", f"{prefix}_lin_transpose"
     if find_function(module, name) is not None:
         return name
     kept = [i for i in range(len(types)) if i not in recorded]
-    tape_types = [TensorType((None, *types[i].shape), types[i].dtype) for i in recorded]
-    residual_types = [*tape_types, *(types[i] for i in kept), COUNT]
+    tape_types = [TensorType((rows + 1, *types[i].shape), types[i].dtype) for i in recorded]
+    residual_types = [*tape_types, *(types[i] for i in kept), COUNT, COUNT]
     inputs = residual_types + [types[i] for i in given]
     declare_linear_map(module, name, inputs, [types[i] for i in active], range(len(residual_types), len(inputs)), transpose, location)
 
     backward = FunctionBuilder(module, transpose, residual_types + [types[i] for i in active], location)
     tapes = backward.arguments[: len(recorded)]
     invariants = dict(zip(kept, backward.arguments[len(recorded): len(recorded) + len(kept)]))
-    count = backward.arguments[len(residual_types) - 1]
+    count, stride = backward.arguments[len(residual_types) - 2: len(residual_types)]
+    body = _caller(body_name, types, location)
     body_vjp = _caller(vjp_functions(module, body_name, active)[0], types + [types[i] for i in active], location, first=len(types))
     floats = _floats(types)
+
+    def state_before(index):
+        """The carried values before iteration ``index``: its checkpoint, run forward."""
+        checkpoint = dispatch.apply1("div", index, stride)
+        read = dict(zip(recorded, (dispatch.apply1("tape_read", tape, checkpoint) for tape in tapes)))
+        state = [read[i] if i in read else invariants[i] for i in range(len(types))]
+        return staged.stage_while(
+            lambda carry: carry[0] < index, lambda carry: (carry[0] + 1, body(*carry[1])), (checkpoint * stride, state)
+        )[1]
 
     def step(carry):
         index, cotangents = carry
         index = index - 1
-        read = dict(zip(recorded, (dispatch.apply1("tape_read", tape, index) for tape in tapes)))
-        state = [read[i] if i in read else invariants[i] for i in range(len(types))]
+        state = state_before(index)
         by_index = dict(zip(active, cotangents))
         seeds = [by_index[i] if i in by_index else numpy_api.zeros_like(state[i]) for i in floats]
         return index, body_vjp(*state, *seeds)

@@ -36,29 +36,37 @@ func.func @f(%p: tensor<i1>, %x: tensor<3xf32>) -> tensor<3xf32> attributes {s4t
 
 // -----
 
-// while: the forward loop pushes the value that changes (%v) onto a tape and counts; %b
-// passes through unchanged and is kept once. The backward loop runs the count down,
-// reads iteration i's state and applies the body's VJP.
+// while: the forward pass runs the loop once to count its iterations, then again writing
+// every stride-th state of %v into a tape of 1,024 checkpoints plus a spare row (the other
+// iterations write the spare row); %b passes through unchanged and is kept once. The
+// backward loop runs the count down: it reads the checkpoint before iteration i, runs the
+// body forward up to i and applies the body's VJP.
 
-// CHECK-LABEL: func.func private @f_linearize_r0_lin_transpose(%arg0: tensor<?x3xf32>, %arg1: tensor<3xf32>, %arg2: tensor<i32>, %arg3: tensor<3xf32>, %arg4: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
-// CHECK:         "s4tf.while"(%arg2, %arg3, %arg4, %arg0, %arg1)
-// CHECK:           "s4tf.gt"
+// CHECK-LABEL: func.func private @f_linearize_r0_lin_transpose(%arg0: tensor<1025x3xf32>, %arg1: tensor<3xf32>, %arg2: tensor<i32>, %arg3: tensor<i32>, %arg4: tensor<3xf32>, %arg5: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
+// CHECK-NEXT:    "s4tf.while"(%arg2, %arg4, %arg5, %arg3, %arg0, %arg1)
 // CHECK:         }, {
-// CHECK-NEXT:    ^bb0(%[[I:.*]]: tensor<i32>, %[[CV:.*]]: tensor<3xf32>, %[[CB:.*]]: tensor<3xf32>, %[[TP:.*]]: tensor<?x3xf32>, %[[KB:.*]]: tensor<3xf32>):
+// CHECK-NEXT:    ^bb0(%[[I:.*]]: tensor<i32>, %[[CV:.*]]: tensor<3xf32>, %[[CB:.*]]: tensor<3xf32>, %[[STRIDE:.*]]: tensor<i32>, %[[TP:.*]]: tensor<1025x3xf32>, %[[KB:.*]]: tensor<3xf32>):
 // CHECK:           %[[PREV:.*]] = "s4tf.sub"(%[[I]],
-// CHECK-NEXT:      %[[STATE:.*]] = "s4tf.tape_read"(%[[TP]], %[[PREV]])
-// CHECK-NEXT:      %[[G:.*]]:4 = func.call @f_r0_body_vjp(%[[STATE]], %[[KB]], %[[CV]], %[[CB]])
-// CHECK-NEXT:      stablehlo.return %[[PREV]], %[[G]]#2, %[[G]]#3, %[[TP]], %[[KB]]
-// CHECK-LABEL: func.func private @f_vjp_fwd(%arg0: tensor<3xf32>, %arg1: tensor<3xf32>) -> (tensor<3xf32>, tensor<?x3xf32>, tensor<3xf32>, tensor<i32>)
-// CHECK-NEXT:    %[[TAPE:.*]] = "s4tf.tape_empty"(%arg0) : (tensor<3xf32>) -> tensor<?x3xf32>
-// CHECK-NEXT:    %[[ZERO:.*]] = "s4tf.constant"() {value = dense<0> : tensor<i32>}
-// CHECK-NEXT:    %[[L:.*]]:4 = "s4tf.while"(%arg0, %arg1, %[[TAPE]], %[[ZERO]]) ({
+// CHECK-NEXT:      %[[ROW:.*]] = "s4tf.div"(%[[PREV]], %[[STRIDE]])
+// CHECK-NEXT:      %[[SAVED:.*]] = "s4tf.tape_read"(%[[TP]], %[[ROW]])
+// CHECK-NEXT:      %[[FROM:.*]] = "s4tf.mul"(%[[ROW]], %[[STRIDE]])
+// CHECK-NEXT:      %[[UPTO:.*]]:4 = "s4tf.while"(%[[FROM]], %[[SAVED]], %[[KB]], %[[PREV]])
+// CHECK:             func.call @f_r0_body(
+// CHECK:           %[[G:.*]]:4 = func.call @f_r0_body_vjp(%[[UPTO]]#1, %[[UPTO]]#2, %[[CV]], %[[CB]])
+// CHECK-NEXT:      stablehlo.return %[[PREV]], %[[G]]#2, %[[G]]#3, %[[STRIDE]], %[[TP]], %[[KB]]
+// CHECK-LABEL: func.func private @f_vjp_fwd(%arg0: tensor<3xf32>, %arg1: tensor<3xf32>) -> (tensor<3xf32>, tensor<1025x3xf32>, tensor<3xf32>, tensor<i32>, tensor<i32>)
+// CHECK:         %[[COUNTED:.*]]:3 = "s4tf.while"(%arg0, %arg1, %[[ZERO:.*]]) ({
+// CHECK:         %[[STRIDE:.*]] = "s4tf.maximum"
+// CHECK:         %[[EMPTY:.*]] = "s4tf.constant"() {value = dense<0.000000e+00> : tensor<1025x3xf32>}
+// CHECK-NEXT:    %[[L:.*]]:5 = "s4tf.while"(%arg0, %arg1, %[[EMPTY]], %[[ZERO]], %[[STRIDE]]) ({
 // CHECK:         }, {
-// CHECK-NEXT:    ^bb0(%[[V:.*]]: tensor<3xf32>, %[[B:.*]]: tensor<3xf32>, %[[T:.*]]: tensor<?x3xf32>, %[[N:.*]]: tensor<i32>):
-// CHECK-NEXT:      %[[PUSHED:.*]] = "s4tf.tape_push"(%[[T]], %[[N]], %[[V]])
+// CHECK-NEXT:    ^bb0(%[[V:.*]]: tensor<3xf32>, %[[B:.*]]: tensor<3xf32>, %[[T:.*]]: tensor<1025x3xf32>, %[[N:.*]]: tensor<i32>, %{{.*}}: tensor<i32>):
+// CHECK:           %[[AT:.*]] = "s4tf.select"
+// CHECK-NEXT:      %[[WRITTEN:.*]] = "s4tf.tape_write"(%[[T]], %[[AT]], %[[V]])
 // CHECK-NEXT:      %[[NEXT:.*]]:2 = func.call @f_r0_body(%[[V]], %[[B]])
-// CHECK:           stablehlo.return %[[NEXT]]#0, %[[NEXT]]#1, %[[PUSHED]], %{{.*}}
-// CHECK:         return %[[L]]#0, %[[L]]#2, %[[L]]#1, %[[L]]#3
+// CHECK:           stablehlo.return %[[NEXT]]#0, %[[NEXT]]#1, %[[WRITTEN]], %{{.*}}
+// CHECK:         return %[[L]]#0, %[[L]]#2, %[[L]]#1, %[[COUNTED]]#2, %[[STRIDE]]
+
 func.func @f(%x: tensor<3xf32>, %a: tensor<3xf32>) -> tensor<3xf32> attributes {s4tf.wrt = array<i64: 0, 1>} {
   %0:2 = "s4tf.while"(%x, %a) ({
   ^bb0(%v: tensor<3xf32>, %b: tensor<3xf32>):
