@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from s4tf import pytree
+from s4tf import autograph, pytree
 from s4tf.donation import alias_results, donated_positions
 from s4tf.errors import CompilationError, S4tfError
 from s4tf.mlir import ir
@@ -110,13 +110,20 @@ def module_input(value, module: LoadedModule):
 class StagedFunction:
     """A Python function staged into the s4tf dialect and run through IREE."""
 
-    def __init__(self, python_fn, target: str = "cpu", donate_argnums=()):
+    def __init__(self, python_fn, target: str = "cpu", donate_argnums=(), autograph: bool = True):
         functools.update_wrapper(self, python_fn)
         self.donate_argnums = tuple(donate_argnums)
         self.__name__ = getattr(python_fn, "__name__", None) or getattr(getattr(python_fn, "func", None), "__name__", "staged")
-        self.python_fn = python_fn
+        self._source_fn = python_fn
+        self.autograph = autograph
         self.target = get_target(target).name
         self._compiled: dict[tuple, Compiled] = {}
+
+    @property
+    def python_fn(self):
+        """The function traced: the decorated one, with its control flow on tensors
+        rewritten (:mod:`s4tf.autograph`) unless ``autograph=False``."""
+        return autograph.convert(self._source_fn) if self.autograph else self._source_fn
 
     def __call__(self, *args, **kwargs):
         scope = current_scope()
@@ -156,21 +163,27 @@ class StagedFunction:
         return f"<s4tf.function {self.__name__}>"
 
 
-def function(python_fn=None, *, target: str = "cpu", extract: bool = False, warn_transfers: bool = False, donate_argnums=()):
+def function(python_fn=None, *, target: str = "cpu", extract: bool = False, warn_transfers: bool = False, donate_argnums=(),
+             autograph: bool = True):
     """Decorator: ``@s4tf.function`` or ``@s4tf.function(target="vulkan")`` (see
     :data:`s4tf.runtime.targets.TARGETS`); results are Tensors on the target's device.
     ``extract=True``: host calls (``s4tf.host``) run in Python while the device works
     (:mod:`s4tf.extraction`); ``warn_transfers=True`` warns of each host/device copy.
     ``donate_argnums=(0, 1)``: those arguments' tensors are given away, and results of the
-    same types are written into their buffers (:mod:`s4tf.donation`)."""
+    same types are written into their buffers (:mod:`s4tf.donation`). ``autograph=False``:
+    Python ``if``/``while``/``for`` are not rewritten (:mod:`s4tf.autograph`), so a tensor
+    condition is an error instead of a region op."""
     if python_fn is None:
         return functools.partial(
-            function, target=target, extract=extract, warn_transfers=warn_transfers, donate_argnums=donate_argnums
+            function, target=target, extract=extract, warn_transfers=warn_transfers, donate_argnums=donate_argnums,
+            autograph=autograph,
         )
     if extract:
         if donate_argnums:
             raise S4tfError("donate_argnums is not supported with extract=True")
         from s4tf.extraction import ExtractedFunction  # it builds on this module
 
-        return ExtractedFunction(python_fn, target, warn_transfers)
-    return StagedFunction(python_fn, target, donate_argnums)
+        extracted = ExtractedFunction(python_fn, target, warn_transfers)
+        extracted.autograph = autograph
+        return extracted
+    return StagedFunction(python_fn, target, donate_argnums, autograph)
