@@ -16,7 +16,10 @@ work may still read the input (a probe gave wrong sums), so a pair is only made 
 cannot happen (:func:`safe_to_alias`): the result is computed elementwise, every op that
 reads the input is one it waits for, and no op that reads the input other than
 elementwise reaches it through elementwise ops alone (which IREE could fuse into one
-dispatch). A training step's updates ``p - lr * g(...)`` pass; the rest is not donated.
+dispatch). Where the only problem is a read the result does not wait for (back-propagation
+reading a weight for earlier layers after that weight's update could run), the result is
+made to wait for it through a ``stablehlo.optimization_barrier``
+(:func:`_ordered_after_readers`). A training step's updates ``p - lr * g(...)`` all pass.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from s4tf.mlir import ir, new_context
 from s4tf.tracing import Static, leaf_spec
 
 ALIAS_ATTRIBUTE = "iree.abi.output"
+BARRIER = "stablehlo.optimization_barrier"
 
 
 def donated_positions(args, donate_argnums) -> list[int]:
@@ -66,7 +70,11 @@ def alias_results(stablehlo: str, entry: str, donated: list[int]) -> tuple[str, 
         for position in donated:
             argument = body.arguments[position]
             match = next(
-                (r for r in free if results[r] == inputs[position] and safe_to_alias(body, argument, returned[r])), None
+                (
+                    r for r in free if results[r] == inputs[position]
+                    and (safe_to_alias(body, argument, returned[r]) or _ordered_after_readers(body, argument, returned[r]))
+                ),
+                None,
             )
             if match is None:
                 continue
@@ -94,34 +102,84 @@ def _top_level(operation, body: ir.Block):
     return operation
 
 
-def safe_to_alias(body: ir.Block, argument: ir.Value, result: ir.Value) -> bool:
-    """Whether IREE may write ``result`` into ``argument``'s buffer (see the module docstring)."""
-    producer = result.owner
-    if not isinstance(producer, ir.Operation):  # the argument itself, returned
-        producer = getattr(producer, "operation", None)
-        if producer is None:
-            return False
-    producer = producer.operation
-    if producer.name not in ELEMENTWISE or producer.block != body:
-        return False
-    order = {op.operation: index for index, op in enumerate(body.operations)}
+def _elementwise_producer(body: ir.Block, result: ir.Value):
+    """The elementwise op of ``body`` computing ``result``, or ``None``."""
+    owner = getattr(result.owner, "operation", None)  # a block argument's owner is its block
+    if owner is None or owner.name not in ELEMENTWISE or owner.block != body:
+        return None
+    return owner
+
+
+def _ancestors(body: ir.Block, producer) -> set:
+    """``producer`` and every op of ``body`` it depends on."""
     ancestors, pending = {producer}, [producer]
     while pending:
         for operand in pending.pop().operands:
-            owner = operand.owner
-            if isinstance(owner, ir.Block) or not hasattr(owner, "operation"):
+            owner = getattr(operand.owner, "operation", None)
+            if owner is None:
                 continue
-            defining = _top_level(owner.operation, body)
-            if defining in order and defining not in ancestors:
+            defining = _top_level(owner, body)
+            if defining.block == body and defining not in ancestors:
                 ancestors.add(defining)
                 pending.append(defining)
-    readers = {_top_level(use.owner.operation, body) for use in argument.uses}
+    return ancestors
+
+
+def _ordered_after_readers(body: ir.Block, argument: ir.Value, result: ir.Value) -> bool:
+    """Make ``result`` wait for every op reading ``argument``, then check it is safe to
+    alias: its elementwise producer, used only by the return, moves to just before the
+    return and takes its operands through a ``stablehlo.optimization_barrier`` that also
+    holds the readers' results (the barrier orders them and keeps IREE from fusing)::
+
+        %b:3 = stablehlo.optimization_barrier %w, %update, %read_w : ...
+        %new_w = stablehlo.subtract %b#0, %b#1 : tensor<512x512xf32>
+    """
+    producer = _elementwise_producer(body, result)
+    if producer is None or any(use.owner.operation.name != "func.return" for use in result.uses):
+        return False
+    ancestors = _ancestors(body, producer)
+    late = [reader for reader in _readers(body, argument) if reader not in ancestors]
+    terminator = list(body.operations)[-1].operation
+    if not late or any(reader == terminator for reader in late):
+        return False
+    producer.move_before(terminator)
+    values = [*producer.operands, *(value for reader in late for value in reader.results)]
+    with ir.InsertionPoint(producer), producer.location:
+        barrier = ir.Operation.create(
+            BARRIER, results=[v.type for v in values], operands=values
+        )
+    for index in range(len(producer.operands)):
+        producer.operands[index] = barrier.results[index]
+    return safe_to_alias(body, argument, result)
+
+
+def safe_to_alias(body: ir.Block, argument: ir.Value, result: ir.Value) -> bool:
+    """Whether IREE may write ``result`` into ``argument``'s buffer (see the module docstring)."""
+    producer = _elementwise_producer(body, result)
+    if producer is None:
+        return False
+    order = {op.operation: index for index, op in enumerate(body.operations)}
+    ancestors = _ancestors(body, producer)
+    readers = _readers(body, argument)
     if not readers <= ancestors:
         return False
     for reader in readers:
         if reader.name not in ELEMENTWISE and _elementwise_path(reader, producer, order):
             return False
     return True
+
+
+def _readers(body: ir.Block, value: ir.Value) -> set:
+    """The ops of ``body`` that read ``value``, looking through optimization barriers
+    (which pass each operand on unchanged as the result of the same index)."""
+    readers = set()
+    for use in value.uses:
+        reader = _top_level(use.owner.operation, body)
+        if reader.name == BARRIER:
+            readers |= _readers(body, reader.results[use.operand_number])
+        else:
+            readers.add(reader)
+    return readers
 
 
 def _elementwise_path(start, target, order) -> bool:

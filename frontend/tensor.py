@@ -117,6 +117,8 @@ class Tensor:
         return self.shape[0]
 
     def __repr__(self):
+        if self.donated_to is not None:
+            return f"<Tensor {self.tensor_type}, donated to '{self.donated_to}'>"
         text = np.array2string(self.numpy(), separator=", ", prefix="Tensor(")
         return f"Tensor({text}, dtype={self.dtype})"
 
