@@ -114,8 +114,9 @@ def device_value(value, module: LoadedModule) -> DeviceValue:
 class ExtractedFunction(StagedFunction):
     """A staged function run as device functions plus a host program (see the module docstring)."""
 
-    def __init__(self, python_fn, target: str = "cpu", warn_transfers: bool = False, timeout_s: float = DEFAULT_TIMEOUT_S):
-        super().__init__(python_fn, target)
+    def __init__(self, python_fn, target: str = "cpu", warn_transfers: bool = False, timeout_s: float = DEFAULT_TIMEOUT_S,
+                 autograph: bool = True):
+        super().__init__(python_fn, target, autograph=autograph)
         self.warn_transfers = warn_transfers
         self.timeout_s = timeout_s
 

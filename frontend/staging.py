@@ -183,7 +183,5 @@ def function(python_fn=None, *, target: str = "cpu", extract: bool = False, warn
             raise S4tfError("donate_argnums is not supported with extract=True")
         from s4tf.extraction import ExtractedFunction  # it builds on this module
 
-        extracted = ExtractedFunction(python_fn, target, warn_transfers)
-        extracted.autograph = autograph
-        return extracted
+        return ExtractedFunction(python_fn, target, warn_transfers, autograph=autograph)
     return StagedFunction(python_fn, target, donate_argnums, autograph)

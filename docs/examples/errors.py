@@ -14,7 +14,7 @@ def product(x, y):
 
 @s4tf.function
 def absolute(x):
-    if s4tf.sum(x) > 0:  # a traced tensor has no value to branch on
+    if s4tf.sum(x) > 0:  # staged as s4tf.if (AutoGraph), but not with a `return` inside
         return x
     return -x
 
