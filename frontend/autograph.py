@@ -37,6 +37,7 @@ from s4tf.control_flow import stage_cond, stage_fori, stage_while
 from s4tf.errors import StagingError
 from s4tf.locations import user_location
 from s4tf.tensor import Tracer
+from s4tf.tracing import current_scope
 
 _converted: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
@@ -208,8 +209,11 @@ def while_stmt(test, body, values, names, mutated):
     """``while test(*values): values = body(*values)``; from the first test that is a
     tensor on, the rest of the loop is staged as one ``s4tf.while``."""
     while True:
+        scope = current_scope()
+        staged_before = len(scope.block.operations) if scope is not None else 0
         condition = test(*values)
         if _staged(condition):
+            _discard_unused(scope.block, staged_before)  # the test is traced again inside the loop
             _check_loop_start(values, names, mutated)
             return stage_while(
                 lambda carried: test(*carried), lambda carried: body(*carried), values,
@@ -218,6 +222,13 @@ def while_stmt(test, body, values, names, mutated):
         if not condition:
             return values
         values = body(*values)
+
+
+def _discard_unused(block, start: int) -> None:
+    """Erase the ops staged into ``block`` from position ``start`` on whose results no op uses."""
+    for operation in reversed(list(block.operations)[start:]):
+        if all(not list(result.uses) for result in operation.results):
+            operation.erase()
 
 
 def for_stmt(range_fn, bounds, body, values, names, mutated):

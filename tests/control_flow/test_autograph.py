@@ -85,6 +85,7 @@ def test_newton_sqrt_is_one_while_loop(a):
     np.testing.assert_allclose(np.asarray(newton_sqrt(a)), np.sqrt(a), rtol=1e-4)
     counts = op_counts(newton_sqrt.lower(a))
     assert counts["s4tf.while"] == 1 and counts["s4tf.div"] == 1
+    assert counts["s4tf.abs"] == 1  # the test is traced once, into the loop (not also before it)
 
 
 def test_newton_sqrt_gradient():
