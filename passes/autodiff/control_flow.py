@@ -24,14 +24,17 @@ primal op, then a call of a linear map known only by its transpose:
   ``@f_r0_then_vjp``/``@f_r0_else_vjp``: the branch taken is recomputed in the backward
   pass. Keeping branch residuals instead would need one residual type list for both
   branches (zeros for the other branch's); recomputation keeps only the inputs.
-- ``while``: the forward loop also counts its iterations ``n`` and pushes the carried
-  values onto tapes (``dialects/tape.py``) before each iteration, so the tapes hold the
-  state at the start of iteration ``i`` for ``i < n``; a tape doubles when full, so no
-  trip count is needed in advance. Values the body passes through unchanged (a bound,
-  a captured tensor) are kept once, not taped. The transpose is an ``s4tf.while``
-  running ``i`` from ``n`` down to 0 that reads the state of iteration ``i`` and applies the body's VJP
-  ``@f_r0_body_vjp`` (which recomputes that iteration's linearization). Memory:
-  ``O(n x bytes of the changing carried values)``, at most twice the rows used.
+- ``while``: the forward pass runs the loop once to count its iterations ``n``, then
+  again, writing the carried values before every ``stride``-th iteration into a tape of
+  ``K`` checkpoints (``dialects/tape.py``; ``stride = ceil(n / K)``, ``K`` at most
+  ``CHECKPOINTS`` and within ``TAPE_BYTES``). Values the body passes through unchanged (a
+  bound, a captured tensor) are kept once. The transpose is an ``s4tf.while`` running
+  ``i`` from ``n`` down to 0: it reads the checkpoint before iteration ``i``, runs the
+  body forward to ``i`` and applies the body's VJP ``@f_r0_body_vjp`` (which recomputes
+  that iteration's linearization). Memory: ``K + 1`` rows of the changing carried values,
+  whatever ``n``; time: two forward loops, then per iteration up to ``stride - 1``
+  recomputed bodies and one body VJP. For ``n <= K`` nothing is recomputed. Tapes are
+  static because IREE 3.13 got loop-carried ``tensor<?x...>`` tapes wrong (see tape.py).
 """
 
 from __future__ import annotations
