@@ -75,7 +75,14 @@ def _convert(fn):
         **({"type_params": []} if "type_params" in ast.FunctionDef._fields else {}),
     )
     module = ast.Module([ast.fix_missing_locations(ast.copy_location(factory, definition))], [])
-    code = compile(module, fn.__code__.co_filename, "exec", dont_inherit=True)
+    try:
+        code = compile(module, fn.__code__.co_filename, "exec", dont_inherit=True)
+    except SyntaxError as error:  # a construct the rewrite does not handle
+        raise StagingError(
+            f"AutoGraph could not rewrite '{fn.__name__}' ({error.msg}); stage it with @s4tf.function(autograph=False) "
+            "and write tensor control flow with s4tf.cond / s4tf.while_loop",
+            f"{fn.__code__.co_filename}:{error.lineno or fn.__code__.co_firstlineno}",
+        ) from None
     (factory_code,) = [c for c in code.co_consts if isinstance(c, types.CodeType)]
     (function_code,) = [c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == fn.__name__]
     cells = dict(zip(free, fn.__closure__ or ()))

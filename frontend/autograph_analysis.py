@@ -71,8 +71,8 @@ def _own_nodes(nodes, skip_loops: bool = False):
         if isinstance(node, _COMPREHENSIONS):  # only walrus targets bind outside
             stack.extend(n for n in ast.walk(node) if isinstance(n, ast.NamedExpr))
             continue
-        if skip_loops and isinstance(node, _LOOPS):
-            stack.extend([node.iter] if isinstance(node, (ast.For, ast.AsyncFor)) else [node.test])
+        if skip_loops and isinstance(node, _LOOPS):  # a `break` in its else clause leaves the outer loop
+            stack.extend([node.iter if isinstance(node, (ast.For, ast.AsyncFor)) else node.test, *node.orelse])
             continue
         stack.extend(ast.iter_child_nodes(node))
 
