@@ -11,7 +11,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -474,11 +474,12 @@ def three_pieces_reference(x, t, a, b, c):
     return np.exp(x) if c > 0 else x - c
 
 
-floats = st.floats(-3.0, 3.0, width=32)
+floats = st.floats(-3.0, 3.0, width=32, allow_subnormal=False)  # the CPU flushes subnormals to zero
 
 
 @settings(max_examples=40, deadline=None)
 @given(hnp.arrays(np.float32, 4, elements=floats), floats, floats, floats, floats)
 def test_random_piecewise_matches_numpy(x, t, a, b, c):
     args = (x, np.float32(t), np.float32(a), np.float32(b), np.float32(c))
+    assume(abs((np.sin(x) + args[4]).sum()) > 1e-3)  # sums near 0 may round to either sign
     np.testing.assert_allclose(np.asarray(three_pieces(*args)), three_pieces_reference(*args), rtol=1e-5, atol=1e-5)
