@@ -281,3 +281,19 @@ func.func @control_flow(%p: tensor<i1>, %x: tensor<3xf32>, %s: tensor<f32>) -> (
   }) : (tensor<f32>) -> tensor<f32>
   return %0, %2 : tensor<3xf32>, tensor<f32>
 }
+
+// Tapes (reverse mode through loops): a row written and read at a run-time index.
+// CHECK-LABEL: func.func @tapes(
+// CHECK-NEXT:    %[[ROW:.*]] = stablehlo.reshape %arg2 : (tensor<3xf32>) -> tensor<1x3xf32>
+// CHECK-NEXT:    %[[ZERO:.*]] = stablehlo.constant dense<0> : tensor<i32>
+// CHECK-NEXT:    %[[T:.*]] = stablehlo.dynamic_update_slice %arg0, %[[ROW]], %arg1, %[[ZERO]]
+// CHECK:         %[[W:.*]] = stablehlo.dynamic_slice %[[T]], %arg1, %{{.*}}, sizes = [1, 3]
+// CHECK-NEXT:    %[[R:.*]] = stablehlo.reshape %[[W]] : (tensor<1x3xf32>) -> tensor<3xf32>
+// CHECK-NEXT:    return %[[T]], %[[R]]
+// NONE-LABEL: func.func @tapes
+// NONE-NOT:   s4tf.
+func.func @tapes(%t: tensor<8x3xf32>, %i: tensor<i32>, %x: tensor<3xf32>) -> (tensor<8x3xf32>, tensor<3xf32>) {
+  %0 = "s4tf.tape_write"(%t, %i, %x) : (tensor<8x3xf32>, tensor<i32>, tensor<3xf32>) -> tensor<8x3xf32>
+  %1 = "s4tf.tape_read"(%0, %i) : (tensor<8x3xf32>, tensor<i32>) -> tensor<3xf32>
+  return %0, %1 : tensor<8x3xf32>, tensor<3xf32>
+}
