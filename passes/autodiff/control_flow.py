@@ -155,7 +155,6 @@ def _while_jvp(module, builder, operation, names, lin_prefix, tangents, primal_m
     condition = _caller(cond_name, [PREDICATE], location)
 
     with builder.staging(location):
-        tangent_init = [tangents[i] if tangents[i] is not None else numpy_api.zeros_like(init[i]) for i in active]
         if linearizing:
             recorded = _recorded(find_function(module, body_name))
             rows = _checkpoint_rows([types[i] for i in recorded])
@@ -173,6 +172,7 @@ def _while_jvp(module, builder, operation, names, lin_prefix, tangents, primal_m
             result_tangents = builder.call(lin, residuals + [tangents[i] for i in given], [types[i] for i in active], location)
         else:
             body_jvp = _caller(jvp_function(module, body_name, active), types + [types[i] for i in floats], location)
+            tangent_init = [tangents[i] if tangents[i] is not None else numpy_api.zeros_like(init[i]) for i in active]
 
             def body(carry):
                 outputs = body_jvp(*carry[0], *carry[1])
