@@ -36,7 +36,7 @@ from s4tf.autograph_rewrite import HELPERS, Rewriter
 from s4tf.control_flow import stage_cond, stage_fori, stage_while
 from s4tf.errors import StagingError
 from s4tf.locations import user_location
-from s4tf.tensor import Tracer
+from s4tf.tensor import Tensor, Tracer
 from s4tf.tracing import current_scope
 
 _converted: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -199,6 +199,24 @@ def _check_both_assign(outcomes, names) -> None:
                 f"before the `if` or in the other branch too ({name} = ...)",
                 _where(),
             )
+        if pytree.flatten(then)[1] != pytree.flatten(other)[1]:
+            raise StagingError(
+                f"'{name}' is {_structure(then)} in one branch of an `if` on a tensor and {_structure(other)} in the "
+                "other; give it the same structure in both",
+                _where(),
+            )
+
+
+def _structure(value) -> str:
+    if value is None:
+        return "None"
+    if isinstance(value, Tensor) or hasattr(value, "__array__"):
+        return "a tensor"
+    if isinstance(value, (tuple, list)):
+        return f"a {type(value).__name__} of {len(value)}"
+    if isinstance(value, dict):
+        return f"a dict with keys {sorted(value, key=repr)}"
+    return f"a {type(value).__name__}"
 
 
 def _check_loop_start(values, names, mutated) -> None:

@@ -44,7 +44,7 @@ def loads(node: ast.AST) -> set[str]:
 def stores(nodes) -> set[str]:
     """Names that ``nodes`` bind in the enclosing function (not inside nested scopes)."""
     found: set[str] = set()
-    for node in _own_nodes(nodes):
+    for node in own_nodes(nodes):
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             found.add(node.id)
         elif isinstance(node, ast.NamedExpr):
@@ -58,7 +58,7 @@ def stores(nodes) -> set[str]:
     return found
 
 
-def _own_nodes(nodes, skip_loops: bool = False):
+def own_nodes(nodes, skip_loops: bool = False):
     """The nodes of ``nodes`` outside nested scopes (and, with ``skip_loops``, nested loops);
     a nested definition itself is included, its body is not."""
     stack = list(nodes)
@@ -79,7 +79,7 @@ def _own_nodes(nodes, skip_loops: bool = False):
 
 def _mutated(body) -> tuple[str, ...]:
     targets = []
-    for node in _own_nodes(body):
+    for node in own_nodes(body):
         if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, ast.Store):
             targets.append(ast.unparse(node))
     return tuple(sorted(set(targets)))
@@ -88,16 +88,17 @@ def _mutated(body) -> tuple[str, ...]:
 def _unsupported(statement, body, declared: set[str]) -> str | None:
     """Why ``statement`` stays a Python statement (its test must then be a Python value)."""
     kind = "an `if` on a tensor" if isinstance(statement, ast.If) else "a loop on a tensor"
-    for node in _own_nodes(body):
+    for node in own_nodes(body):
         if isinstance(node, ast.Return):
             if isinstance(statement, ast.If):
-                return f"`return` inside {kind} is not supported; assign the result to a variable in both branches and return it after the `if`"
+                return (f"a `return` inside {kind} must be the last statement of a branch (not inside a loop, `with` "
+                        "or `try`); assign the result to a variable and return it after the `if`")
             return f"`return` inside {kind} is not supported; assign the result to a variable and return it after the loop"
         if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Await)):
             return f"`yield` and `await` inside {kind} are not supported"
         if isinstance(node, (ast.Global, ast.Nonlocal, ast.Delete)):
             return f"`{type(node).__name__.lower()}` inside {kind} is not supported"
-    for node in _own_nodes(body, skip_loops=True):
+    for node in own_nodes(body, skip_loops=True):
         if isinstance(node, ast.Break):
             return (f"`break` inside {kind} is not supported; fold the exit test into the loop condition "
                     "(while cond and not done: ...) or compute the result with s4tf.where")
@@ -115,7 +116,7 @@ class Liveness:
 
     def __init__(self, function: ast.FunctionDef | ast.AsyncFunctionDef):
         self.plans: dict[ast.stmt, Plan] = {}
-        self.declared = {name for node in _own_nodes(function.body)
+        self.declared = {name for node in own_nodes(function.body)
                          if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
         self.block(function.body, set(), None)
 

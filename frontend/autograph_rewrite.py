@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 
 from s4tf.autograph_analysis import Liveness, Plan
+from s4tf.autograph_returns import RETURN, merge_returns
 
 #: The name under which converted code reaches :mod:`s4tf.autograph` (a closure variable).
 HELPERS = "ag__"
@@ -96,7 +97,8 @@ class Rewriter(ast.NodeTransformer):
         self.plans: dict[ast.stmt, Plan] = {}
 
     def function(self, node: ast.FunctionDef) -> ast.FunctionDef:
-        """Analyze ``node``'s body, then rewrite it."""
+        """Merge its early returns, analyze its body, then rewrite it."""
+        node.body = merge_returns(node.body)
         outer, self.plans = self.plans, Liveness(node).plans
         node.decorator_list = [self.visit(d) for d in node.decorator_list]
         node.args = self.visit(node.args)
@@ -129,7 +131,8 @@ class Rewriter(ast.NodeTransformer):
     def _state(self, plan: Plan) -> list[ast.expr]:
         """The arguments every statement helper takes after its functions."""
         state = _helper("state", ast.Call(ast.Name("locals", ast.Load()), [], []), _strings(plan.carried))
-        return [state, _strings(plan.carried), _strings(plan.mutated)]
+        shown = ["the returned value" if name == RETURN else name for name in plan.carried]  # in messages
+        return [state, _strings(shown), _strings(plan.mutated)]
 
     def _assign(self, plan: Plan, call: ast.Call) -> ast.stmt:
         if not plan.carried:

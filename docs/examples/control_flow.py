@@ -35,10 +35,19 @@ def power(x, n):
 
 
 @s4tf.function
-def first_positive(x):
+def absolute(x):
     if x.sum() > 0:
-        return x  # `return` inside an `if` on a tensor: rejected, with what to write instead
+        return x  # an early return from an `if` on a tensor: the `if` returns x or -x
     return -x
+
+
+@s4tf.function
+def halve_until_small(x):
+    while x.sum() > 1.0:
+        x = x * 0.5
+        if x.max() < 0.1:
+            break  # `break` in a loop on a tensor: rejected, with what to write instead
+    return x
 
 
 a = np.array([2.0, 9.0, 0.25])
@@ -56,7 +65,8 @@ print("power(x, 5) matches NumPy:", np.allclose(power(x, np.int32(5)), x**5))
 power_ops = str(power.lower(x, np.int32(5)))
 print(f"power staged: {power_ops.count('s4tf.while')} s4tf.while, {power_ops.count('s4tf.mul')} s4tf.mul")
 
+print("absolute matches NumPy:", all(np.allclose(absolute(v), v if v.sum() > 0 else -v) for v in (x, -x)))
 try:
-    first_positive(x)
+    halve_until_small(x)
 except s4tf.StagingError as error:
     print(f"error at {Path(error.location).name}: {error.message}")

@@ -14,7 +14,7 @@ def product(x, y):
 
 @s4tf.function
 def absolute(x):
-    if s4tf.sum(x) > 0:  # staged as s4tf.if (AutoGraph), but not with a `return` inside
+    if float(s4tf.sum(x)) > 0:  # a traced tensor has no value yet (`if s4tf.sum(x) > 0` is staged)
         return x
     return -x
 
@@ -33,7 +33,7 @@ def where_and_what(error: s4tf.S4tfError) -> str:
 x = np.ones((2, 3), np.float32)
 attempts = {
     "shape mismatch": lambda: product(x, x),
-    "Python branch on a tensor": lambda: absolute(x),
+    "Python value of a tensor": lambda: absolute(x),
     "raw op without an attribute": lambda: s4tf.op("reduce_sum", x, axes=(0,)),
 }
 for name, attempt in attempts.items():

@@ -318,6 +318,25 @@ def test_python_number_loop_variables_become_tensors():
     assert int(steps) == 4 and np.asarray(value).tolist() == [16.0, 16.0]
 
 
+@s4tf.function
+def early_returns(x, t):
+    if t > 0:
+        return s4tf.sin(x)
+    elif t < -1.0:
+        y = x * 2.0
+        return y
+    y = x * x
+    return y + 1.0
+
+
+@pytest.mark.parametrize("t", [1.0, -2.0, -0.5])
+def test_early_returns_from_tensor_ifs_are_staged(t):
+    expected = np.sin(X) if t > 0 else X * 2.0 if t < -1.0 else X * X + 1.0
+    np.testing.assert_allclose(np.asarray(early_returns(X, np.float32(t))), expected, rtol=1e-6)
+    counts = op_counts(early_returns.lower(X, np.float32(t)))
+    assert counts["s4tf.if"] == 2 and counts["s4tf.sin"] == 1
+
+
 # -- functions that are not rewritten --------------------------------------------------
 
 
@@ -350,8 +369,14 @@ def assigned_in_one_branch(x, t):
 
 def early_return(x, t):
     if t > 0:  # EARLY-RETURN
-        return x
+        for _ in range(2):
+            return x
     return -x
+
+
+def return_on_one_path(x, t):
+    if t > 0:  # NONE-PATH
+        return x
 
 
 def break_in_loop(x):
@@ -422,7 +447,8 @@ I32 = np.int32(4)
 T = np.float32(1.0)
 REJECTED = [
     (assigned_in_one_branch, (X, T), "ONE-BRANCH", "'y' is assigned in only one branch of an `if` on a tensor and used after it"),
-    (early_return, (X, T), "EARLY-RETURN", "`return` inside an `if` on a tensor is not supported; assign the result to a variable"),
+    (early_return, (X, T), "EARLY-RETURN", "a `return` inside an `if` on a tensor must be the last statement of a branch"),
+    (return_on_one_path, (X, T), "NONE-PATH", "'the returned value' is a tensor in one branch of an `if` on a tensor and None"),
     (break_in_loop, (X,), "BREAK", "`break` inside a loop on a tensor is not supported; fold the exit test into the loop condition"),
     (continue_in_loop, (X, I32), "CONTINUE", "`continue` inside a loop on a tensor is not supported; put the rest"),
     (return_in_loop, (X,), "LOOP-RETURN", "`return` inside a loop on a tensor is not supported"),

@@ -79,8 +79,9 @@ EXPECTED = {
     ]),
     "errors.py": Expected([
         "shape mismatch: ShapeError at errors.py:12: matmul: incompatible shapes (2, 3) and (2, 3): 3 columns against 2 rows",
-        "Python branch on a tensor: StagingError at errors.py:17: `return` inside an `if` on a tensor is not supported; "
-        "assign the result to a variable in both branches and return it after the `if`",
+        "Python value of a tensor: StagingError at errors.py:17: cannot take float() of a traced tensor tensor<f32> "
+        "inside a staged function: its value is only known when the compiled function runs. Use s4tf.where for "
+        "tensor-dependent choices, or return the tensor and inspect it outside.",
         "raw op without an attribute: OpAttributeError at errors.py:37: s4tf.reduce_sum needs attribute(s) keepdims",
         "absolute_staged: [1.0, 2.0]",
     ]),
@@ -92,8 +93,9 @@ EXPECTED = {
         "piecewise staged ops: ['s4tf.add', 's4tf.constant', 's4tf.gt', 's4tf.if', 's4tf.mul', 's4tf.sin']",
         "power(x, 5) matches NumPy: True",
         "power staged: 1 s4tf.while, 1 s4tf.mul",
-        "error at control_flow.py:39: `return` inside an `if` on a tensor is not supported; assign the result to a "
-        "variable in both branches and return it after the `if`",
+        "absolute matches NumPy: True",
+        "error at control_flow.py:46: `break` inside a loop on a tensor is not supported; fold the exit test into the "
+        "loop condition (while cond and not done: ...) or compute the result with s4tf.where",
     ]),
     "deploy.py": Expected([
         "cpu: ['predict-cpu.irpa', 'predict-cpu.vmfb']",
