@@ -205,6 +205,13 @@ def verify(operation: ir.Operation) -> str | None:
     missing = sorted(key for key in op.attributes if key not in operation.attributes)
     if missing:
         return f"'{op.full_name()}' needs attribute(s) {', '.join(missing)}"
+    unknown = sorted(name for name in operation.attributes if name not in op.attributes and "." not in name)
+    if unknown:
+        declared = ", ".join(op.attributes) or "none"
+        return (
+            f"'{op.full_name()}' has no attribute(s) {', '.join(unknown)} (its attributes: {declared}); "
+            f"an attribute of another kind needs a dialect prefix, e.g. 's4tf.{unknown[0]}'"
+        )
     try:
         attrs = read_attributes(op, operation)
     except (ValueError, TypeError):

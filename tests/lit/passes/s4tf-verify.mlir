@@ -49,6 +49,23 @@ func.func @wrong_result_count(%x: tensor<2xf32>) {
 
 // -----
 
+func.func @unknown_attribute(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @below {{'s4tf.neg' has no attribute(s) bogus (its attributes: none); an attribute of another kind needs a dialect prefix, e.g. 's4tf.bogus'}}
+  %0 = "s4tf.neg"(%x) {bogus = 1 : i64} : (tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @prefixed_attributes_are_allowed(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // CHECK-LABEL: func.func @prefixed_attributes_are_allowed
+  // CHECK: "s4tf.neg"(%arg0) {my.note = "kept"}
+  %0 = "s4tf.neg"(%x) {my.note = "kept"} : (tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
 func.func @attribute_of_wrong_kind(%x: tensor<4x3xf32>) -> tensor<4xf32> {
   // expected-error @below {{'s4tf.reduce_sum' attribute 'axes' must be array of i64}}
   %0 = "s4tf.reduce_sum"(%x) {axes = 1 : i64, keepdims = false} : (tensor<4x3xf32>) -> tensor<4xf32>
