@@ -28,13 +28,15 @@ primal op, then a call of a linear map known only by its transpose:
   again, writing the carried values before every ``stride``-th iteration into a tape of
   ``K`` checkpoints (``dialects/tape.py``; ``stride = ceil(n / K)``, ``K`` at most
   ``CHECKPOINTS`` and within ``TAPE_BYTES``). Values the body passes through unchanged (a
-  bound, a captured tensor) are kept once. The transpose is an ``s4tf.while`` running
-  ``i`` from ``n`` down to 0: it reads the checkpoint before iteration ``i``, runs the
-  body forward to ``i`` and applies the body's VJP ``@f_r0_body_vjp`` (which recomputes
-  that iteration's linearization). Memory: ``K + 1`` rows of the changing carried values,
-  whatever ``n``; time: two forward loops, then per iteration up to ``stride - 1``
-  recomputed bodies and one body VJP. For ``n <= K`` nothing is recomputed. Tapes are
-  static because IREE 3.13 got loop-carried ``tensor<?x...>`` tapes wrong (see tape.py).
+  bound, a captured tensor) are kept once. The transpose is an ``s4tf.while`` over the
+  segments between checkpoints, last first: it re-records the segment's states from its
+  checkpoint into a second tape (every ``ceil(stride / K)``-th of them: all while
+  ``n <= K^2``), then runs the segment's iterations backwards, each state read from that
+  tape (or recomputed from the nearest one) and fed with the cotangents to the body's VJP
+  ``@f_r0_body_vjp`` (which recomputes that iteration's linearization). Memory:
+  ``2 (K + 1)`` rows of the changing carried values, whatever ``n``; time: three forward
+  runs of the body per iteration and one body VJP (more only beyond ``K^2`` iterations).
+  Tapes are static because IREE 3.13 got loop-carried ``tensor<?x...>`` tapes wrong.
 """
 
 from __future__ import annotations
@@ -161,11 +163,8 @@ def _while_jvp(module, builder, operation, names, lin_prefix, tangents, primal_m
             body = _caller(body_name, types, location)
             zero = numpy_api.zeros((), COUNT.dtype)
             _, count = staged.stage_while(lambda carry: condition(*carry[0])[0], lambda carry: (body(*carry[0]), carry[1] + 1), (init, zero))
-            stride = numpy_api.maximum(dispatch.apply1("div", count + (rows - 1), numpy_api.asarray(np.int32(rows))), 1)
-            empty = [numpy_api.zeros((rows + 1, *types[i].shape), types[i].dtype) for i in recorded]
-            primals, tapes, _ = staged.stage_while(
-                lambda carry: condition(*carry[0])[0], _recording_body(body, recorded, stride, rows), (init, empty, zero)
-            )
+            stride = _stride(count, rows)
+            primals, tapes = _recording_loop(lambda carry: condition(*carry[0])[0], body, init, [types[i] for i in recorded], recorded, stride, rows)
             kept = [primals[i] for i in range(len(types)) if i not in recorded]
             lin = _while_linear_map(module, lin_prefix, body_name, types, recorded, rows, active, given, location)
             residuals = [*tapes, *kept, count, stride]
@@ -209,21 +208,27 @@ def _checkpoint_rows(row_types) -> int:
     return int(np.clip(TAPE_BYTES // max(row_bytes, 1), MIN_CHECKPOINTS, CHECKPOINTS))
 
 
-def _divides(index, stride):
-    return index - dispatch.apply1("div", index, stride) * stride == 0
+def _stride(count, rows: int):
+    """``ceil(count / rows)``, at least 1: the iterations from one checkpoint to the next."""
+    return numpy_api.maximum(dispatch.apply1("div", count + (rows - 1), numpy_api.asarray(np.int32(rows))), 1)
 
 
-def _recording_body(body, recorded, stride, rows: int):
-    """The recording loop's body: the state of every ``stride``-th iteration goes into its
-    checkpoint row, the others into the spare last row; then ``body`` runs."""
+def _recording_loop(keep_going, body, init, row_types, recorded, stride, rows: int):
+    """Run ``body`` from ``init`` while ``keep_going((values, tapes, index))``, writing the
+    values ``recorded`` before every ``stride``-th iteration into checkpoint row
+    ``index // stride`` (the others into the spare last row). Returns the final values and
+    the tapes."""
 
     def record(carry):
         values, tapes, index = carry
-        row = numpy_api.where(_divides(index, stride), dispatch.apply1("div", index, stride), np.int32(rows))
+        checkpoint = dispatch.apply1("div", index, stride)
+        row = numpy_api.where(index - checkpoint * stride == 0, checkpoint, np.int32(rows))
         tapes = [dispatch.apply1("tape_write", tape, row, values[i]) for tape, i in zip(tapes, recorded)]
         return body(*values), tapes, index + 1
 
-    return record
+    empty = [numpy_api.zeros((rows + 1, *t.shape), t.dtype) for t in row_types]
+    values, tapes, _ = staged.stage_while(keep_going, record, (init, empty, numpy_api.zeros((), COUNT.dtype)))
+    return values, tapes
 
 
 def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows: int, active, given, location) -> str:
@@ -250,25 +255,40 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
     body_vjp = _caller(vjp_functions(module, body_name, active)[0], types + [types[i] for i in active], location, first=len(types))
     floats = _floats(types)
 
-    def state_before(index):
-        """The carried values before iteration ``index``: its checkpoint, run forward."""
-        checkpoint = dispatch.apply1("div", index, stride)
-        read = dict(zip(recorded, (dispatch.apply1("tape_read", tape, checkpoint) for tape in tapes)))
-        state = [read[i] if i in read else invariants[i] for i in range(len(types))]
-        return staged.stage_while(
-            lambda carry: carry[0] < index, lambda carry: (carry[0] + 1, body(*carry[1])), (checkpoint * stride, state)
-        )[1]
+    def state_at(segment_tapes, row):
+        read = dict(zip(recorded, (dispatch.apply1("tape_read", tape, row) for tape in segment_tapes)))
+        return [read[i] if i in read else invariants[i] for i in range(len(types))]
 
-    def step(carry):
+    def segment(carry):
+        """Segment ``index`` (``stride`` iterations from its checkpoint), run backwards: its
+        states are recomputed into checkpoints of their own (every ``inner``-th one, all of
+        them while the segment has at most ``rows`` iterations), then each iteration's state
+        is read (or recomputed from its checkpoint) and the body's VJP applied."""
         index, cotangents = carry
         index = index - 1
-        state = state_before(index)
-        by_index = dict(zip(active, cotangents))
-        seeds = [by_index[i] if i in by_index else numpy_api.zeros_like(state[i]) for i in floats]
-        return index, body_vjp(*state, *seeds)
+        length = numpy_api.minimum(stride, count - index * stride)
+        inner = _stride(length, rows)
+        row_types = [types[i] for i in recorded]
+        _, inner_tapes = _recording_loop(
+            lambda c: c[2] < length, body, state_at(tapes, index), row_types, recorded, inner, rows
+        )
+
+        def step(carry):
+            position, cotangents = carry
+            position = position - 1
+            checkpoint = dispatch.apply1("div", position, inner)
+            state = staged.stage_while(
+                lambda c: c[0] < position, lambda c: (c[0] + 1, body(*c[1])), (checkpoint * inner, state_at(inner_tapes, checkpoint))
+            )[1]
+            by_index = dict(zip(active, cotangents))
+            seeds = [by_index[i] if i in by_index else numpy_api.zeros_like(state[i]) for i in floats]
+            return position, body_vjp(*state, *seeds)
+
+        return index, staged.stage_while(lambda c: c[0] > 0, step, (length, cotangents))[1]
 
     with backward.staging(location):
-        _, cotangents = staged.stage_while(lambda carry: carry[0] > 0, step, (count, backward.arguments[len(residual_types):]))
+        segments = dispatch.apply1("div", count + (stride - 1), stride)
+        _, cotangents = staged.stage_while(lambda carry: carry[0] > 0, segment, (segments, backward.arguments[len(residual_types):]))
     with location.context:
         backward.finish([cotangents[active.index(i)] for i in given])
     return name

@@ -12,6 +12,7 @@ from gradient_checks import directional_check
 
 import s4tf
 from s4tf.dialects.op_def import MissingDerivativeRule
+from s4tf.passes.autodiff import control_flow
 from s4tf.passes.autodiff.functions import DifferentiationError
 
 X = np.array([0.7, -1.2, 1.9])
@@ -185,6 +186,23 @@ def test_branches_of_a_long_loop_are_recomputed_right():
     staged, eps = s4tf.function(f), 1e-6
     numeric = [(float(staged(x + eps * e)) - float(staged(x - eps * e))) / (2 * eps) for e in np.eye(3)]
     np.testing.assert_allclose(gradient, numeric, rtol=1e-6)
+
+
+def test_segments_longer_than_the_tape_use_checkpoints_of_their_own(monkeypatch):
+    """With 4 checkpoints, 50 iterations make 4 segments of 13, each re-recorded into 4
+    checkpoints of its own (every 4th state) and recomputed from them: the path loops of
+    more than a million iterations take with 1,024 checkpoints."""
+    monkeypatch.setattr(control_flow, "MIN_CHECKPOINTS", 4)
+    monkeypatch.setattr(control_flow, "CHECKPOINTS", 4)
+
+    def f(x):
+        return s4tf.while_loop(lambda c: c[0] < 50, lambda c: (c[0] + 1, c[1] * 0.97 + 0.01 * c[1] * c[1]), (np.int32(0), x))[1]
+
+    value, pullback = s4tf.vjp(f, X)
+    residuals = [np.asarray(r) for r in pullback.args[-1]]
+    assert sorted(r.shape for r in residuals if r.ndim) == [(5,), (5, 3)]
+    assert sorted(int(r) for r in residuals if r.ndim == 0) == [13, 50]  # stride, trip count
+    directional_check(f, (X,))
 
 
 def line_of(fn, text: str) -> str:
