@@ -39,25 +39,32 @@ func.func @f(%p: tensor<i1>, %x: tensor<3xf32>) -> tensor<3xf32> attributes {s4t
 // while: the forward pass runs the loop once to count its iterations, then again writing
 // every stride-th state of %v into a tape of 1,024 checkpoints plus a spare row (the other
 // iterations write the spare row); %b passes through unchanged and is kept once. The
-// backward loop runs the count down: it reads the checkpoint before iteration i, runs the
-// body forward up to i and applies the body's VJP.
+// backward loop goes over the segments between checkpoints, last first: it re-records the
+// segment from its checkpoint into a second tape, then runs the segment backwards, each
+// state read from that tape (and run forward to its iteration when the segment is longer
+// than the tape) and fed to the body's VJP.
 
 // CHECK-LABEL: func.func private @f_linearize_r0_lin_transpose(%arg0: tensor<1025x3xf32>, %arg1: tensor<3xf32>, %arg2: tensor<i32>, %arg3: tensor<i32>, %arg4: tensor<3xf32>, %arg5: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
-// CHECK-NEXT:    "s4tf.while"(%arg2, %arg4, %arg5, %arg3, %arg0, %arg1)
+// CHECK:         %[[SEGMENTS:.*]] = "s4tf.div"(%{{.*}}, %arg3)
+// CHECK-NEXT:    "s4tf.while"(%[[SEGMENTS]], %arg4, %arg5, %arg3, %arg2, %arg0, %arg1)
 // CHECK:         }, {
-// CHECK-NEXT:    ^bb0(%[[I:.*]]: tensor<i32>, %[[CV:.*]]: tensor<3xf32>, %[[CB:.*]]: tensor<3xf32>, %[[STRIDE:.*]]: tensor<i32>, %[[TP:.*]]: tensor<1025x3xf32>, %[[KB:.*]]: tensor<3xf32>):
-// CHECK:           %[[PREV:.*]] = "s4tf.sub"(%[[I]],
-// CHECK-NEXT:      %[[ROW:.*]] = "s4tf.div"(%[[PREV]], %[[STRIDE]])
-// CHECK-NEXT:      %[[SAVED:.*]] = "s4tf.tape_read"(%[[TP]], %[[ROW]])
-// CHECK-NEXT:      %[[FROM:.*]] = "s4tf.mul"(%[[ROW]], %[[STRIDE]])
-// CHECK-NEXT:      %[[UPTO:.*]]:4 = "s4tf.while"(%[[FROM]], %[[SAVED]], %[[KB]], %[[PREV]])
+// CHECK-NEXT:    ^bb0(%[[S:.*]]: tensor<i32>, %[[CV:.*]]: tensor<3xf32>, %[[CB:.*]]: tensor<3xf32>, %[[STRIDE:.*]]: tensor<i32>, %{{.*}}: tensor<i32>, %[[TP:.*]]: tensor<1025x3xf32>, %[[KB:.*]]: tensor<3xf32>):
+// CHECK:           %[[PREV:.*]] = "s4tf.sub"(%[[S]],
+// CHECK:           %[[LENGTH:.*]] = "s4tf.minimum"(%[[STRIDE]],
+// CHECK:           %[[SAVED:.*]] = "s4tf.tape_read"(%[[TP]], %[[PREV]])
+// CHECK:           %[[SEGMENT:.*]]:6 = "s4tf.while"(%[[SAVED]], %[[KB]], %{{.*}}, %{{.*}}, %[[LENGTH]], %{{.*}})
+// CHECK:             "s4tf.tape_write"
 // CHECK:             func.call @f_r0_body(
-// CHECK:           %[[G:.*]]:4 = func.call @f_r0_body_vjp(%[[UPTO]]#1, %[[UPTO]]#2, %[[CV]], %[[CB]])
-// CHECK-NEXT:      stablehlo.return %[[PREV]], %[[G]]#2, %[[G]]#3, %[[STRIDE]], %[[TP]], %[[KB]]
+// CHECK:           "s4tf.while"(%[[LENGTH]], %[[CV]], %[[CB]], %{{.*}}, %[[SEGMENT]]#2, %[[KB]])
+// CHECK:             %[[STATE:.*]] = "s4tf.tape_read"
+// CHECK:             %[[UPTO:.*]]:4 = "s4tf.while"(%{{.*}}, %[[STATE]], %{{.*}}, %{{.*}})
+// CHECK:               func.call @f_r0_body(
+// CHECK:             func.call @f_r0_body_vjp(%[[UPTO]]#1, %[[UPTO]]#2, %{{.*}}, %{{.*}})
 // CHECK-LABEL: func.func private @f_vjp_fwd(%arg0: tensor<3xf32>, %arg1: tensor<3xf32>) -> (tensor<3xf32>, tensor<1025x3xf32>, tensor<3xf32>, tensor<i32>, tensor<i32>)
-// CHECK:         %[[COUNTED:.*]]:3 = "s4tf.while"(%arg0, %arg1, %[[ZERO:.*]]) ({
+// CHECK:         %[[COUNTED:.*]]:3 = "s4tf.while"(%arg0, %arg1, %{{.*}}) ({
 // CHECK:         %[[STRIDE:.*]] = "s4tf.maximum"
 // CHECK:         %[[EMPTY:.*]] = "s4tf.constant"() {value = dense<0.000000e+00> : tensor<1025x3xf32>}
+// CHECK-NEXT:    %[[ZERO:.*]] = "s4tf.constant"() {value = dense<0> : tensor<i32>}
 // CHECK-NEXT:    %[[L:.*]]:5 = "s4tf.while"(%arg0, %arg1, %[[EMPTY]], %[[ZERO]], %[[STRIDE]]) ({
 // CHECK:         }, {
 // CHECK-NEXT:    ^bb0(%[[V:.*]]: tensor<3xf32>, %[[B:.*]]: tensor<3xf32>, %[[T:.*]]: tensor<1025x3xf32>, %[[N:.*]]: tensor<i32>, %{{.*}}: tensor<i32>):
