@@ -26,7 +26,7 @@ from s4tf.dialects.types import TensorType, canonical_dtype, to_numpy_dtype
 from s4tf.errors import StagingError
 from s4tf.locations import mlir_location, user_location
 from s4tf.mlir import ir
-from s4tf.passes.diagnostics import parse_location
+from s4tf.passes.diagnostics import location_text
 from s4tf.tensor import Tensor, Tracer, is_python_scalar
 from s4tf.tracing import FunctionScope, current_scope, staging_into
 
@@ -160,7 +160,7 @@ def stage_cond(pred, true_fn, false_fn, operands, names=None, construct: str = "
         if then_tree != else_tree:
             raise StagingError(
                 f"the branches of a staged {construct} return different structures: {then_tree} and {else_tree}",
-                str(location_text(location)),
+                location_text(location),
             )
         merged = [_merge_branch_leaves(a, b, i, names, construct, location) for i, (a, b) in enumerate(zip(then_leaves, else_leaves))]
         dynamic = [i for i, m in enumerate(merged) if m is _DYNAMIC]
@@ -179,11 +179,6 @@ def stage_cond(pred, true_fn, false_fn, operands, names=None, construct: str = "
 
 
 _DYNAMIC = object()
-
-
-def location_text(location) -> str:
-    file, line, _ = parse_location(location)
-    return f"{file}:{line}" if file else ""
 
 
 def _tensor_type(scope, leaf) -> TensorType:

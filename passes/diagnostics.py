@@ -55,6 +55,12 @@ def parse_location(location, buffer_name: str | None = None) -> tuple[str | None
     return file, int(match.group(2)), int(match.group(3))
 
 
+def location_text(location) -> str | None:
+    """``file:line`` of ``location``, or ``None`` without a file location."""
+    file, line, _ = parse_location(location)
+    return f"{file}:{line}" if file else None
+
+
 def messages(diagnostic, buffer_name: str | None = None) -> list[Message]:
     """``diagnostic`` and its notes as :class:`Message`s."""
     result = [

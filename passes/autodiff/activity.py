@@ -20,18 +20,13 @@ from s4tf.dialects.op_def import OPS, lookup, read_attributes
 from s4tf.dialects.types import TensorType, is_float
 from s4tf.mlir import ir
 from s4tf.passes.autodiff.functions import DifferentiationError, body_operations, entry_block, return_values
-from s4tf.passes.diagnostics import parse_location
+from s4tf.passes.diagnostics import location_text
 
 STOP_GRADIENT_HINT = "wrap the value in s4tf.stop_gradient(...) if no derivative should flow through it"
 
 
 def is_float_value(value: ir.Value) -> bool:
     return is_float(TensorType.from_mlir(value.type).dtype)
-
-
-def location_text(location: ir.Location) -> str | None:
-    file, line, column = parse_location(location)
-    return f"{file}:{line}" if file else None
 
 
 def _differentiable_operands(operation: ir.Operation) -> list[int]:

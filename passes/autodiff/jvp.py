@@ -21,7 +21,8 @@ from s4tf.dialects.op_def import OPS, MissingDerivativeRule, lookup, read_attrib
 from s4tf.dialects.types import TensorType
 from s4tf.mlir import ir
 from s4tf.passes.autodiff import custom
-from s4tf.passes.autodiff.activity import analyze, location_text
+from s4tf.passes.autodiff.activity import analyze
+from s4tf.passes.diagnostics import location_text
 from s4tf.passes.autodiff.control_flow import region_jvp
 from s4tf.passes.autodiff.functions import (
     DifferentiationError,
