@@ -164,7 +164,8 @@ def _while_jvp(module, builder, operation, names, lin_prefix, tangents, primal_m
             zero = numpy_api.zeros((), COUNT.dtype)
             _, count = staged.stage_while(lambda carry: condition(*carry[0])[0], lambda carry: (body(*carry[0]), carry[1] + 1), (init, zero))
             stride = _stride(count, rows)
-            primals, tapes = _recording_loop(lambda carry: condition(*carry[0])[0], body, init, [types[i] for i in recorded], recorded, stride, rows)
+            empty = _empty_tapes([types[i] for i in recorded], rows)
+            primals, tapes = _recording_loop(lambda carry: condition(*carry[0])[0], body, init, empty, recorded, stride, rows)
             kept = [primals[i] for i in range(len(types)) if i not in recorded]
             lin = _while_linear_map(module, lin_prefix, body_name, types, recorded, rows, active, given, location)
             residuals = [*tapes, *kept, count, stride]
@@ -213,11 +214,16 @@ def _stride(count, rows: int):
     return numpy_api.maximum(dispatch.apply1("div", count + (rows - 1), numpy_api.asarray(np.int32(rows))), 1)
 
 
-def _recording_loop(keep_going, body, init, row_types, recorded, stride, rows: int):
+def _empty_tapes(row_types, rows: int):
+    """Tapes of ``rows`` checkpoints and a spare row."""
+    return [numpy_api.zeros((rows + 1, *t.shape), t.dtype) for t in row_types]
+
+
+def _recording_loop(keep_going, body, init, tapes, recorded, stride, rows: int):
     """Run ``body`` from ``init`` while ``keep_going((values, tapes, index))``, writing the
     values ``recorded`` before every ``stride``-th iteration into checkpoint row
-    ``index // stride`` (the others into the spare last row). Returns the final values and
-    the tapes."""
+    ``index // stride`` of ``tapes`` (the others into the spare last row). Returns the
+    final values and the tapes."""
 
     def record(carry):
         values, tapes, index = carry
@@ -226,8 +232,7 @@ def _recording_loop(keep_going, body, init, row_types, recorded, stride, rows: i
         tapes = [dispatch.apply1("tape_write", tape, row, values[i]) for tape, i in zip(tapes, recorded)]
         return body(*values), tapes, index + 1
 
-    empty = [numpy_api.zeros((rows + 1, *t.shape), t.dtype) for t in row_types]
-    values, tapes, _ = staged.stage_while(keep_going, record, (init, empty, numpy_api.zeros((), COUNT.dtype)))
+    values, tapes, _ = staged.stage_while(keep_going, record, (init, tapes, numpy_api.zeros((), COUNT.dtype)))
     return values, tapes
 
 
@@ -264,14 +269,11 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
         states are recomputed into checkpoints of their own (every ``inner``-th one, all of
         them while the segment has at most ``rows`` iterations), then each iteration's state
         is read (or recomputed from its checkpoint) and the body's VJP applied."""
-        index, cotangents = carry
+        index, cotangents, inner_tapes = carry
         index = index - 1
         length = numpy_api.minimum(stride, count - index * stride)
         inner = _stride(length, rows)
-        row_types = [types[i] for i in recorded]
-        _, inner_tapes = _recording_loop(
-            lambda c: c[2] < length, body, state_at(tapes, index), row_types, recorded, inner, rows
-        )
+        _, inner_tapes = _recording_loop(lambda c: c[2] < length, body, state_at(tapes, index), inner_tapes, recorded, inner, rows)
 
         def step(carry):
             position, cotangents = carry
@@ -284,11 +286,14 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
             seeds = [by_index[i] if i in by_index else numpy_api.zeros_like(state[i]) for i in floats]
             return position, body_vjp(*state, *seeds)
 
-        return index, staged.stage_while(lambda c: c[0] > 0, step, (length, cotangents))[1]
+        return index, staged.stage_while(lambda c: c[0] > 0, step, (length, cotangents))[1], inner_tapes
 
     with backward.staging(location):
         segments = dispatch.apply1("div", count + (stride - 1), stride)
-        _, cotangents = staged.stage_while(lambda carry: carry[0] > 0, segment, (segments, backward.arguments[len(residual_types):]))
+        segment_tapes = _empty_tapes([types[i] for i in recorded], rows)  # reused by every segment
+        _, cotangents, _ = staged.stage_while(
+            lambda carry: carry[0] > 0, segment, (segments, backward.arguments[len(residual_types):], segment_tapes)
+        )
     with location.context:
         backward.finish([cotangents[active.index(i)] for i in given])
     return name

@@ -46,13 +46,14 @@ func.func @f(%p: tensor<i1>, %x: tensor<3xf32>) -> tensor<3xf32> attributes {s4t
 
 // CHECK-LABEL: func.func private @f_linearize_r0_lin_transpose(%arg0: tensor<1025x3xf32>, %arg1: tensor<3xf32>, %arg2: tensor<i32>, %arg3: tensor<i32>, %arg4: tensor<3xf32>, %arg5: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
 // CHECK:         %[[SEGMENTS:.*]] = "s4tf.div"(%{{.*}}, %arg3)
-// CHECK-NEXT:    "s4tf.while"(%[[SEGMENTS]], %arg4, %arg5, %arg3, %arg2, %arg0, %arg1)
+// CHECK-NEXT:    %[[SECOND:.*]] = "s4tf.constant"() {value = dense<0.000000e+00> : tensor<1025x3xf32>}
+// CHECK-NEXT:    "s4tf.while"(%[[SEGMENTS]], %arg4, %arg5, %[[SECOND]], %arg3, %arg2, %arg0, %arg1)
 // CHECK:         }, {
-// CHECK-NEXT:    ^bb0(%[[S:.*]]: tensor<i32>, %[[CV:.*]]: tensor<3xf32>, %[[CB:.*]]: tensor<3xf32>, %[[STRIDE:.*]]: tensor<i32>, %{{.*}}: tensor<i32>, %[[TP:.*]]: tensor<1025x3xf32>, %[[KB:.*]]: tensor<3xf32>):
+// CHECK-NEXT:    ^bb0(%[[S:.*]]: tensor<i32>, %[[CV:.*]]: tensor<3xf32>, %[[CB:.*]]: tensor<3xf32>, %[[T2:.*]]: tensor<1025x3xf32>, %[[STRIDE:.*]]: tensor<i32>, %{{.*}}: tensor<i32>, %[[TP:.*]]: tensor<1025x3xf32>, %[[KB:.*]]: tensor<3xf32>):
 // CHECK:           %[[PREV:.*]] = "s4tf.sub"(%[[S]],
 // CHECK:           %[[LENGTH:.*]] = "s4tf.minimum"(%[[STRIDE]],
 // CHECK:           %[[SAVED:.*]] = "s4tf.tape_read"(%[[TP]], %[[PREV]])
-// CHECK:           %[[SEGMENT:.*]]:6 = "s4tf.while"(%[[SAVED]], %[[KB]], %{{.*}}, %{{.*}}, %[[LENGTH]], %{{.*}})
+// CHECK:           %[[SEGMENT:.*]]:6 = "s4tf.while"(%[[SAVED]], %[[KB]], %[[T2]], %{{.*}}, %[[LENGTH]], %{{.*}})
 // CHECK:             "s4tf.tape_write"
 // CHECK:             func.call @f_r0_body(
 // CHECK:           "s4tf.while"(%[[LENGTH]], %[[CV]], %[[CB]], %{{.*}}, %[[SEGMENT]]#2, %[[KB]])
