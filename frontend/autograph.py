@@ -29,7 +29,6 @@ import inspect
 import sys
 import textwrap
 import types
-import weakref
 
 from s4tf import numpy_api, pytree
 from s4tf.autograph_rewrite import HELPERS, Rewriter
@@ -39,24 +38,19 @@ from s4tf.locations import user_location
 from s4tf.tensor import Tensor, Tracer
 from s4tf.tracing import current_scope
 
-_converted: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
 # -- conversion ------------------------------------------------------------------------
 
 
 def convert(fn):
-    """``fn`` with its control flow rewritten, or ``fn`` itself when its source cannot be
-    had (or it is a generator, a coroutine or a wrapper)."""
+    """A new function: ``fn`` with its control flow rewritten; or ``fn`` itself when its
+    source cannot be had (or it is a generator, a coroutine or a wrapper)."""
     if inspect.ismethod(fn):
         return types.MethodType(convert(fn.__func__), fn.__self__)
     if not inspect.isfunction(fn) or fn.__name__ == "<lambda>" or hasattr(fn, "__wrapped__"):
         return fn
     if inspect.isgeneratorfunction(fn) or inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn):
         return fn
-    if fn not in _converted:
-        _converted[fn] = _convert(fn)
-    return _converted[fn]
+    return _convert(fn)
 
 
 def _convert(fn):
@@ -84,7 +78,7 @@ def _convert(fn):
             f"{fn.__code__.co_filename}:{error.lineno or fn.__code__.co_firstlineno}",
         ) from None
     (factory_code,) = [c for c in code.co_consts if isinstance(c, types.CodeType)]
-    (function_code,) = [c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == fn.__name__]
+    (function_code,) = [c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == fn.__code__.co_name]
     cells = dict(zip(free, fn.__closure__ or ()))
     cells[HELPERS] = types.CellType(sys.modules[__name__])
     converted = types.FunctionType(
@@ -109,7 +103,7 @@ def _parse(fn) -> ast.FunctionDef | None:
         tree = ast.parse(source)
     except SyntaxError:
         return None
-    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef) or tree.body[0].name != fn.__name__:
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef) or tree.body[0].name != fn.__code__.co_name:
         return None
     indent = len(lines[0]) - len(source.splitlines(keepends=True)[0])
     ast.increment_lineno(tree, first_line - 1)

@@ -116,6 +116,7 @@ class StagedFunction:
         self.__name__ = getattr(python_fn, "__name__", None) or getattr(getattr(python_fn, "func", None), "__name__", "staged")
         self._source_fn = python_fn
         self.autograph = autograph
+        self._converted = None
         self.target = get_target(target).name
         self._compiled: dict[tuple, Compiled] = {}
 
@@ -123,7 +124,11 @@ class StagedFunction:
     def python_fn(self):
         """The function traced: the decorated one, with its control flow on tensors
         rewritten (:mod:`s4tf.autograph`) unless ``autograph=False``."""
-        return autograph.convert(self._source_fn) if self.autograph else self._source_fn
+        if not self.autograph:
+            return self._source_fn
+        if self._converted is None:  # once: records and derivative rules are keyed by this function
+            self._converted = autograph.convert(self._source_fn)
+        return self._converted
 
     def __call__(self, *args, **kwargs):
         scope = current_scope()
