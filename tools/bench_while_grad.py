@@ -12,7 +12,8 @@ recomputes the steps between them (``docs/control-flow.md``); what it holds is r
 the residuals ``s4tf.vjp`` passes to its backward pass. JAX
 cannot reverse-differentiate ``while_loop``; its peer is ``jax.grad`` of ``fori_loop``
 with a static trip count (a ``scan``), compiled once per ``n``. Timed: one call plus the
-host copy of its result, after both gradients were checked against each other.
+host copy of its result, all four calls in turn each round, after both gradients were
+checked against each other.
 """
 
 from __future__ import annotations
@@ -48,15 +49,18 @@ def tape_figures(x, n) -> dict[str, int]:
     return {"tape rows": tapes[0].shape[0], "stride": int(stride), "residual bytes": sum(r.nbytes for r in residuals)}
 
 
-def median_seconds(fn, repeats: int) -> float:
-    """Median seconds of ``repeats`` calls of ``fn``, after one untimed call (compilation)."""
-    np.asarray(fn())
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
+def median_seconds(fns, repeats: int) -> list[float]:
+    """Median seconds of each of ``fns`` over ``repeats`` rounds that call them in turn (so
+    a change of load affects them alike), after one untimed call each (compilation)."""
+    for fn in fns:
         np.asarray(fn())
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    times = [[] for _ in fns]
+    for _ in range(repeats):
+        for fn, samples in zip(fns, times):
+            start = time.perf_counter()
+            np.asarray(fn())
+            samples.append(time.perf_counter() - start)
+    return [statistics.median(samples) for samples in times]
 
 
 def jax_peers(steps: int):
@@ -83,21 +87,24 @@ def run(steps_list, size: int, repeats: int) -> None:
         figures = tape_figures(x, n)
         print(f"{steps:>5}  {figures['tape rows']:>9}  {figures['stride']:>6}  {figures['residual bytes']:>14}")
         ours = np.asarray(gradient(x, n))
-        grad_seconds = median_seconds(lambda: gradient(x, n), repeats)
-        forward_seconds = median_seconds(lambda: forward(x, n), repeats)
-        print(f"{steps:>5} steps: s4tf grad / s4tf forward: {grad_seconds / forward_seconds:.2f}")
         peers = jax_peers(steps)
         if peers is None:
+            grad_seconds, forward_seconds = median_seconds([lambda: gradient(x, n), lambda: forward(x, n)], repeats)
+            print(f"{steps:>5} steps: s4tf grad / s4tf forward: {grad_seconds / forward_seconds:.2f}")
             print("JAX is not installed (pip extra 'bench'): no JAX ratios")
             continue
         jax_forward, jax_grad = peers
         np.testing.assert_allclose(ours, np.asarray(jax_grad(x)), rtol=1e-4)
-        jax_forward_seconds = median_seconds(lambda: jax_forward(x), repeats)
-        jax_grad_seconds = median_seconds(lambda: jax_grad(x), repeats)
+        grad_seconds, forward_seconds, jax_forward_seconds, jax_grad_seconds = median_seconds(
+            [lambda: gradient(x, n), lambda: forward(x, n), lambda: jax_forward(x), lambda: jax_grad(x)], repeats
+        )
+        print(f"{steps:>5} steps: s4tf grad / s4tf forward: {grad_seconds / forward_seconds:.2f}")
         print(f"{steps:>5} steps: s4tf forward (while, run-time n) / JAX forward (fori_loop, static n): "
               f"{forward_seconds / jax_forward_seconds:.2f}")
         print(f"{steps:>5} steps: s4tf grad (while, run-time n) / JAX grad (fori_loop, static n): "
               f"{grad_seconds / jax_grad_seconds:.2f}")
+        print(f"{steps:>5} steps: medians in ms: s4tf grad {grad_seconds * 1e3:.1f}, s4tf forward "
+              f"{forward_seconds * 1e3:.2f}, JAX grad {jax_grad_seconds * 1e3:.2f}, JAX forward {jax_forward_seconds * 1e3:.3f}")
 
 
 def main(argv=None) -> None:
