@@ -100,10 +100,11 @@ def _unsupported(statement, body, declared: set[str]) -> str | None:
             return f"`{type(node).__name__.lower()}` inside {kind} is not supported"
     for node in own_nodes(body, skip_loops=True):
         if isinstance(node, ast.Break):
-            return (f"`break` inside {kind} is not supported; fold the exit test into the loop condition "
-                    "(while cond and not done: ...) or compute the result with s4tf.where")
+            return (f"a `break` inside {kind} must be the last statement of an `if` branch (not inside `with` or "
+                    "`try`); fold the exit test into the loop condition instead (while cond and not done: ...)")
         if isinstance(node, ast.Continue):
-            return f"`continue` inside {kind} is not supported; put the rest of the loop body under an `if` instead"
+            return (f"a `continue` inside {kind} must be the last statement of an `if` branch (not inside `with` "
+                    "or `try`); put the rest of the loop body under an `if` instead")
     assigned = sorted(stores(body) & declared)
     if assigned:
         return f"assigning the global or nonlocal variable '{assigned[0]}' inside {kind} is not supported; assign a local variable instead"

@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 
 from s4tf.autograph_analysis import Liveness, Plan
+from s4tf.autograph_jumps import merge_jumps
 from s4tf.autograph_returns import RETURN, merge_returns
 
 #: The name under which converted code reaches :mod:`s4tf.autograph` (a closure variable).
@@ -97,8 +98,8 @@ class Rewriter(ast.NodeTransformer):
         self.plans: dict[ast.stmt, Plan] = {}
 
     def function(self, node: ast.FunctionDef) -> ast.FunctionDef:
-        """Merge its early returns, analyze its body, then rewrite it."""
-        node.body = merge_returns(node.body)
+        """Merge its early returns, breaks and continues, analyze its body, then rewrite it."""
+        node.body = merge_jumps(merge_returns(node.body))
         outer, self.plans = self.plans, Liveness(node).plans
         node.decorator_list = [self.visit(d) for d in node.decorator_list]
         node.args = self.visit(node.args)

@@ -43,11 +43,18 @@ def absolute(x):
 
 @s4tf.function
 def halve_until_small(x):
-    while x.sum() > 1.0:
+    while x.sum() > 0.1:
         x = x * 0.5
-        if x.max() < 0.1:
-            break  # `break` in a loop on a tensor: rejected, with what to write instead
+        if x.max() < 0.5:
+            break  # ends an `if` branch: the loop also tests a flag
     return x
+
+
+@s4tf.function
+def normalized(x):
+    if x.max() > 1.0:
+        y = x / x.max()
+    return y  # no value when the test is false: rejected, with what to write instead
 
 
 a = np.array([2.0, 9.0, 0.25])
@@ -66,7 +73,8 @@ power_ops = str(power.lower(x, np.int32(5)))
 print(f"power staged: {power_ops.count('s4tf.while')} s4tf.while, {power_ops.count('s4tf.mul')} s4tf.mul")
 
 print("absolute matches NumPy:", all(np.allclose(absolute(v), v if v.sum() > 0 else -v) for v in (x, -x)))
+print("halve_until_small(x):", np.asarray(halve_until_small(x)).tolist())
 try:
-    halve_until_small(x)
+    normalized(x)
 except s4tf.StagingError as error:
     print(f"error at {Path(error.location).name}: {error.message}")

@@ -337,6 +337,48 @@ def test_early_returns_from_tensor_ifs_are_staged(t):
     assert counts["s4tf.if"] == 2 and counts["s4tf.sin"] == 1
 
 
+def halve_until(x, limit):
+    steps = 0
+    while x.sum() > limit:
+        x = x * 0.5
+        steps += 1
+        if x.max() < 0.1:
+            break
+        x = x - 0.01
+    return x, steps
+
+
+@pytest.mark.parametrize("limit", [1.0, 0.01, 100.0])
+def test_break_in_a_tensor_while_loop(limit):
+    x = np.array([4.0, 1.0, 2.5], np.float32)
+    value, steps = s4tf.function(halve_until)(x, np.float32(limit))
+    expected, expected_steps = halve_until(x, np.float32(limit))  # NumPy runs the same code
+    np.testing.assert_allclose(np.asarray(value), expected, rtol=1e-6)
+    assert int(steps) == expected_steps
+    assert op_counts(s4tf.function(halve_until).lower(x, np.float32(limit)))["s4tf.while"] == 1
+
+
+def skip_and_stop(x, n, stop):
+    total = x * 0.0
+    for i in range(n):
+        if i == 1:
+            continue
+        total = total + x * i
+        if total.sum() > stop:
+            break
+    else:
+        total = -total  # only when the loop did not break
+    return total
+
+
+@pytest.mark.parametrize("n, stop", [(5, 1000.0), (5, 10.0), (0, 1.0), (3, 0.5)])
+def test_continue_and_break_in_a_tensor_range(n, stop):
+    expected = skip_and_stop(X, n, stop)
+    got = s4tf.function(skip_and_stop)(X, np.int32(n), np.float32(stop))
+    np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-6)
+    assert op_counts(s4tf.function(skip_and_stop).lower(X, np.int32(n), np.float32(stop)))["s4tf.while"] == 1
+
+
 # -- functions that are not rewritten --------------------------------------------------
 
 
@@ -381,17 +423,19 @@ def return_on_one_path(x, t):
 
 def break_in_loop(x):
     while x.sum() < 10.0:  # BREAK
-        x = x * 2.0
-        if x.max() > 5.0:
+        with s4tf.name_scope("step"):
+            x = x * 2.0
             break
     return x
 
 
 def continue_in_loop(x, n):
     for i in range(n):  # CONTINUE
-        if i == 2:
+        try:
+            x = x + 1.0
             continue
-        x = x + 1.0
+        finally:
+            x = x * 2.0
     return x
 
 
@@ -437,7 +481,8 @@ def branch_types_differ(x, t):
 def break_in_if_on_tensor(x, n):
     for i in range(n):
         if x.sum() > 3.0:  # BREAK-IN-IF
-            break
+            with s4tf.name_scope("exit"):
+                break
         x = x + 1.0
     return x
 
@@ -449,15 +494,15 @@ REJECTED = [
     (assigned_in_one_branch, (X, T), "ONE-BRANCH", "'y' is assigned in only one branch of an `if` on a tensor and used after it"),
     (early_return, (X, T), "EARLY-RETURN", "a `return` inside an `if` on a tensor must be the last statement of a branch"),
     (return_on_one_path, (X, T), "NONE-PATH", "'the returned value' is a tensor in one branch of an `if` on a tensor and None"),
-    (break_in_loop, (X,), "BREAK", "`break` inside a loop on a tensor is not supported; fold the exit test into the loop condition"),
-    (continue_in_loop, (X, I32), "CONTINUE", "`continue` inside a loop on a tensor is not supported; put the rest"),
+    (break_in_loop, (X,), "BREAK", "a `break` inside a loop on a tensor must be the last statement of an `if` branch"),
+    (continue_in_loop, (X, I32), "CONTINUE", "a `continue` inside a loop on a tensor must be the last statement of an"),
     (return_in_loop, (X,), "LOOP-RETURN", "`return` inside a loop on a tensor is not supported"),
     (shape_changes, (X,), "SHAPE-CHANGE", "'x' of a staged while loop has type tensor<3xf32> before the loop and tensor<6xf32> after"),
     (dtype_changes, (np.arange(3, dtype=np.int32), I32), "DTYPE-CHANGE", "'x' of a staged for loop has type tensor<3xi32> before"),
     (first_assigned_in_loop, (X, I32), "LOOP-FIRST", "'z' is first assigned inside a loop on a tensor and read after it"),
     (attribute_in_branch, (X, T), "ATTRIBUTE", "`RECORD.value = ...` inside an `if` on a tensor is not supported"),
     (branch_types_differ, (X, T), "BRANCH-TYPES", "'y' of a staged if has type tensor<3xf32> in one branch and tensor<f32>"),
-    (break_in_if_on_tensor, (X, 3), "BREAK-IN-IF", "`break` inside an `if` on a tensor is not supported"),
+    (break_in_if_on_tensor, (X, 3), "BREAK-IN-IF", "a `break` inside an `if` on a tensor must be the last statement"),
 ]
 
 
@@ -472,7 +517,7 @@ def test_unsupported_constructs_are_errors_at_the_users_line(fn, args, marker, m
 
 def test_rejected_constructs_still_run_on_python_values():
     assert float(s4tf.function(early_return)(np.float32(2.0), 1.0)) == 2.0
-    assert np.asarray(s4tf.function(continue_in_loop)(X, 4)).tolist() == (X + 3.0).tolist()
+    assert np.asarray(s4tf.function(continue_in_loop)(X, 2)).tolist() == (((X + 1.0) * 2.0 + 1.0) * 2.0).tolist()
 
 
 # -- property: a random piecewise function against NumPy -------------------------------

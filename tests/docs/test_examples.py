@@ -94,8 +94,9 @@ EXPECTED = {
         "power(x, 5) matches NumPy: True",
         "power staged: 1 s4tf.while, 1 s4tf.mul",
         "absolute matches NumPy: True",
-        "error at control_flow.py:46: `break` inside a loop on a tensor is not supported; fold the exit test into the "
-        "loop condition (while cond and not done: ...) or compute the result with s4tf.where",
+        "halve_until_small(x): [0.0625, -0.125, 0.25]",
+        "error at control_flow.py:55: 'y' is assigned in only one branch of an `if` on a tensor and used after it; "
+        "give it a value before the `if` or in the other branch too (y = ...)",
     ]),
     "deploy.py": Expected([
         "cpu: ['predict-cpu.irpa', 'predict-cpu.vmfb']",
