@@ -305,6 +305,32 @@ def test_closures_and_globals_are_preserved():
     np.testing.assert_allclose(np.asarray(f(X, np.float32(-1.0))), X * 3.0)
 
 
+def test_nested_functions_and_methods_are_rewritten():
+    class Scaler:
+        def factor(self):
+            return 2.0
+
+    class Model(Scaler):
+        def factor(self):
+            return super().factor() * 3.0
+
+        def run(self, x, t):
+            def shifted(v):
+                if v.sum() > 0:  # a tensor if in a function nested in the staged one
+                    v = v - 1.0
+                return v
+
+            if t > 0:
+                x = shifted(x) * self.factor()
+            return x
+
+    staged = s4tf.function(Model().run)
+    np.testing.assert_allclose(np.asarray(staged(X, np.float32(1.0))), (X - 1.0) * 6.0)
+    np.testing.assert_allclose(np.asarray(staged(-X, np.float32(1.0))), -X * 6.0)
+    np.testing.assert_allclose(np.asarray(staged(X, np.float32(-1.0))), X)
+    assert op_counts(staged.lower(X, np.float32(1.0)))["s4tf.if"] == 2
+
+
 def test_python_number_loop_variables_become_tensors():
     @s4tf.function
     def f(x, limit):
