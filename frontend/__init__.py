@@ -28,10 +28,10 @@ from s4tf.numpy_api import (  # noqa: A004  (NumPy's names: abs, max, min, round
     abs, add, arange, argmax, asarray, astype, avg_pool2d, bitwise_and, bitwise_or, broadcast_in_dim,
     broadcast_to,
     cast, ceil, clip, concatenate, conv2d, cos, divide, dot_general, equal, exp,
-    expand_dims, flip, floor, full, full_like, getitem, greater, greater_equal, invert, iota, less,
+    expand_dims, flip, floor, floor_divide, full, full_like, getitem, greater, greater_equal, invert, iota, less,
     less_equal, log, log1p, log_softmax, logical_and, logical_not, logical_or, logistic,
     logsumexp, matmul, max, max_pool2d, maximum, mean, min, minimum, multiply, negative,
-    not_equal, ones, ones_like, op, pad, power, relu, reshape, round, rsqrt, select, sigmoid,
+    not_equal, ones, ones_like, op, pad, power, relu, remainder, reshape, round, rsqrt, select, sigmoid,
     sign, sin, slice, softmax, sqrt, square, squeeze, stack, stop_gradient, subtract, sum, tanh, transpose,
     where, zeros, zeros_like,
 )

@@ -155,6 +155,31 @@ def divide(x, y):
     return _elementwise("div", x, y, dtype=dtype if is_float(dtype) else DEFAULT_FLOAT)
 
 
+def floor_divide(x, y):
+    """``x // y`` as in Python and NumPy: the quotient rounded toward minus infinity."""
+    dtype = _result_dtype(x, y)
+    if is_float(dtype):
+        return floor(divide(x, y))
+    quotient = _elementwise("div", x, y, dtype=dtype)  # integer division truncates toward zero
+    rest = subtract(x, multiply(quotient, y))
+    return subtract(quotient, astype(_rounds_down(rest, y), dtype))
+
+
+def remainder(x, y):
+    """``x % y`` as in Python and NumPy: zero or of the sign of ``y``."""
+    dtype = _result_dtype(x, y)
+    if is_float(dtype):  # the floored quotient is piecewise constant: no derivative flows through it
+        return subtract(x, multiply(stop_gradient(floor(divide(x, y))), y))
+    rest = subtract(x, multiply(_elementwise("div", x, y, dtype=dtype), y))
+    return where(_rounds_down(rest, y), add(rest, y), rest)
+
+
+def _rounds_down(rest, y):
+    """Where a truncated quotient is one above the floored one: a non-zero remainder whose
+    sign differs from the divisor's."""
+    return logical_and(not_equal(rest, 0), not_equal(less(rest, 0), less(y, 0)))
+
+
 def power(x, y):
     return _elementwise("pow", x, y)
 
@@ -627,11 +652,11 @@ __all__ = [
     "abs", "add", "arange", "argmax", "asarray", "astype", "avg_pool2d", "bitwise_and", "bitwise_or",
     "broadcast_in_dim",
     "broadcast_to", "cast", "ceil", "clip", "concatenate", "conv2d", "cos", "divide",
-    "dot_general", "equal", "exp", "expand_dims", "flip", "floor", "full", "full_like", "getitem",
+    "dot_general", "equal", "exp", "expand_dims", "flip", "floor", "floor_divide", "full", "full_like", "getitem",
     "greater", "greater_equal", "invert", "iota", "less", "less_equal", "log", "log1p", "log_softmax",
     "logical_and", "logical_not", "logical_or", "logistic", "logsumexp", "matmul", "max",
     "max_pool2d", "maximum", "mean", "min", "minimum", "multiply", "negative", "not_equal",
-    "ones", "ones_like", "op", "pad", "power", "relu", "reshape", "round", "rsqrt", "select",
+    "ones", "ones_like", "op", "pad", "power", "relu", "remainder", "reshape", "round", "rsqrt", "select",
     "sigmoid", "sign", "sin", "slice", "softmax", "sqrt", "square", "squeeze", "stack", "stop_gradient",
     "subtract", "sum", "tanh", "transpose", "where", "zeros", "zeros_like",
 ]

@@ -23,6 +23,8 @@ _BINARY = {
     "sub": np_api.subtract,
     "mul": np_api.multiply,
     "truediv": np_api.divide,
+    "floordiv": np_api.floor_divide,
+    "mod": np_api.remainder,
     "pow": np_api.power,
     "matmul": np_api.matmul,
     "and": np_api.bitwise_and,

@@ -85,3 +85,40 @@ def test_numpy_scalar_argument_is_an_input_not_a_constant():
     scale(X, np.float32(2.0))
     np.testing.assert_allclose(np.asarray(scale(X, np.float32(3.0))), X * 3, rtol=1e-6)
     assert len(scale._compiled) == 1
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float32])
+def test_floor_division_and_remainder_follow_python_signs(dtype):
+    a = np.array([7, -7, 7, -7, 6, 0, 5], dtype)
+    b = np.array([2, 2, -2, -2, 3, 5, -3], dtype)
+    if dtype == np.float32:
+        a = a + np.float32(0.5)
+    for ours, theirs in [
+        (s4tf.asarray(a) % s4tf.asarray(b), a % b), (s4tf.asarray(a) // b, a // b),
+        (7 % s4tf.asarray(b), 7 % b), (7 // s4tf.asarray(b), 7 // b),
+        (s4tf.remainder(a, b), np.remainder(a, b)), (s4tf.floor_divide(a, b), np.floor_divide(a, b)),
+    ]:
+        np.testing.assert_array_equal(np.asarray(ours), theirs)
+        assert np.asarray(ours).dtype == theirs.dtype
+
+
+def test_a_loop_index_modulo_inside_a_staged_loop():
+    @s4tf.function
+    def even_sum(n):
+        total = s4tf.zeros((), np.int32)
+        i = s4tf.zeros((), np.int32)
+        while i < n:
+            if i % 2 == 0:
+                total = total + i
+            i = i + 1
+        return total
+
+    assert int(even_sum(np.int32(10))) == 20
+    assert int(even_sum(np.int32(7))) == 12
+
+
+def test_the_gradient_of_a_float_remainder():
+    x, y = np.array([7.5, -7.5], np.float32), np.array([2.0, 2.0], np.float32)
+    dx, dy = s4tf.grad(lambda x, y: s4tf.remainder(x, y).sum(), argnums=(0, 1))(x, y)
+    np.testing.assert_allclose(np.asarray(dx), [1.0, 1.0])
+    np.testing.assert_allclose(np.asarray(dy), -np.floor(x / y))
