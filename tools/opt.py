@@ -4,6 +4,7 @@
 s4tf-opt model.mlir --pass-pipeline='builtin.module(s4tf-canonicalize,s4tf-lower-to-stablehlo,cse)'
 s4tf-opt model.mlir -p s4tf-lower-to-stablehlo --print-ir-after-all
 s4tf-opt tests.mlir --split-input-file --verify-diagnostics
+s4tf-opt step.mlir -p s4tf-partition --warn-transfers
 ```
 
 Input ops are verified (``s4tf-verify``) before the pipeline runs. Errors are printed as
@@ -13,6 +14,7 @@ Input ops are verified (``s4tf-verify``) before the pipeline runs. Errors are pr
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import warnings
 from dataclasses import dataclass, field
@@ -117,6 +119,11 @@ def argument_parser() -> argparse.ArgumentParser:
     parser.add_argument("--split-input-file", action="store_true", help=f"process each part between '{SPLIT_MARKER}' lines on its own")
     parser.add_argument("--verify-diagnostics", action="store_true", help="check diagnostics against expected-error comments")
     parser.add_argument("--print-ir-after-all", action="store_true", help="print the IR (to stderr) after every pass")
+    parser.add_argument(
+        "--warn-transfers", action="store_true",
+        help="warn of every host/device copy that s4tf-partition inserts, at its file:line "
+        "(the same as the pass option s4tf-partition{warn_transfers=true})",
+    )
     parser.add_argument("--mlir-print-debuginfo", action="store_true", help="print locations")
     parser.add_argument("--mlir-print-op-generic", action="store_true", help="print every op in generic form")
     parser.add_argument("--list-passes", action="store_true", help="list the s4tf passes and exit")
@@ -140,6 +147,11 @@ def run(argv: list[str] | None = None) -> int:
         print("s4tf-opt: error: give --pass-pipeline or -p, not both", file=sys.stderr)
         return 1
     pipeline = options.pass_pipeline or options.passes or ""
+    if options.warn_transfers:
+        if "s4tf-partition" not in pipeline:
+            print("s4tf-opt: error: --warn-transfers needs the s4tf-partition pass in the pipeline", file=sys.stderr)
+            return 1
+        pipeline = re.sub(r"s4tf-partition(?!\{)", "s4tf-partition{warn_transfers=true}", pipeline)
     try:
         text, buffer_name = _read_input(options.input)
         if pipeline:

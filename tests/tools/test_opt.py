@@ -411,3 +411,9 @@ def test_list_passes(opt):
     for name in PASSES:
         assert name in outcome.out
     assert "cse" in outcome.out
+
+
+def test_warn_transfers_needs_the_partition_pass():
+    outcome = run_tool("-p", "s4tf-canonicalize", "--warn-transfers", stdin=WELL_FORMED)
+    assert_clean_failure(outcome)
+    assert "--warn-transfers needs the s4tf-partition pass in the pipeline" in outcome.err

@@ -1,5 +1,6 @@
 // RUN: s4tf-opt %s --split-input-file -p s4tf-partition | filecheck %s
 // RUN: s4tf-opt %s --split-input-file -p 's4tf-partition{warn_transfers=true}' 2>&1 >/dev/null | filecheck %s --check-prefix=WARN
+// RUN: s4tf-opt %s --split-input-file -p s4tf-partition --warn-transfers 2>&1 >/dev/null | filecheck %s --check-prefix=WARN
 // RUN: s4tf-opt %s --split-input-file -p s4tf-partition | s4tf-opt -p s4tf-verify | filecheck %s --check-prefix=VALID
 
 // The issue's step: device work, a receive for two host calls, a send, device work again.
