@@ -6,9 +6,12 @@ MLIR can change in one place.
 """
 
 from iree.compiler import ir, passmanager
+from iree.compiler._mlir_libs import _mlir
 from iree.compiler.dialects import func
 
 __all__ = ["ir", "passmanager", "func", "new_context"]
+
+_mlir.globals.append_dialect_search_prefix("s4tf.dialects")  # finds s4tf/dialects/s4tf.py: see there
 
 
 def new_context() -> ir.Context:
