@@ -2,16 +2,14 @@
 (speed itself is never asserted: see docs/extraction.md)."""
 
 import re
-import subprocess
-import sys
-from pathlib import Path
 
-BENCH = Path(__file__).resolve().parents[2] / "tools" / "bench_extraction.py"
+from bench_runner import run_bench
+
 TINY = ["--size", "16", "--device-ms", "2", "--host-ms", "2", "--rounds", "2", "--loop-rounds", "1", "--steps", "3", "--log-ms", "1"]
 
 
 def test_bench_extraction_prints_its_ratios():
-    completed = subprocess.run([sys.executable, str(BENCH), *TINY], capture_output=True, text=True, timeout=600, check=False)
+    completed = run_bench("bench_extraction.py", *TINY)
     assert completed.returncode == 0, completed.stderr
     lines = completed.stdout.splitlines()
     ratios = [line.strip().split(":")[0] for line in lines if re.search(r": \d+\.\d\dx", line)]
@@ -20,9 +18,6 @@ def test_bench_extraction_prints_its_ratios():
 
 
 def test_bench_extraction_with_sleeping_host_work():
-    completed = subprocess.run(
-        [sys.executable, str(BENCH), *TINY, "--host-work", "sleep", "--device-workers", "0"],
-        capture_output=True, text=True, timeout=600, check=False,
-    )
+    completed = run_bench("bench_extraction.py", *TINY, "--host-work", "sleep", "--device-workers", "0")
     assert completed.returncode == 0, completed.stderr
     assert "ms of sleep" in completed.stdout and "device workers: default" in completed.stdout

@@ -3,18 +3,12 @@ gradients against JAX's, and prints both peers' gradient cost ratios (speed itse
 never asserted: see docs/autodiff.md)."""
 
 import re
-import subprocess
-import sys
-from pathlib import Path
 
-BENCH = Path(__file__).resolve().parents[2] / "tools" / "bench_grad.py"
+from bench_runner import run_bench
 
 
 def test_bench_grad_prints_gradient_cost_ratios_of_both_models():
-    completed = subprocess.run(
-        [sys.executable, str(BENCH), "--batch", "4", "--conv-batch", "2", "--repeats", "4", "--warmup", "1"],
-        capture_output=True, text=True, timeout=600, check=False,
-    )
+    completed = run_bench("bench_grad.py", "--batch", "4", "--conv-batch", "2", "--repeats", "4", "--warmup", "1")
     assert completed.returncode == 0, completed.stderr
     out = completed.stdout
     titles = re.findall(r"^(MLP 784-512-512-10, batch 4|conv net, batch 2): median \(min\) ms per call$", out, re.MULTILINE)

@@ -2,19 +2,12 @@
 itself is never asserted: see docs/autodiff.md)."""
 
 import re
-import subprocess
-import sys
-from pathlib import Path
 
-BENCH = Path(__file__).resolve().parents[2] / "tools" / "bench_sparse_adjoint.py"
-
-
-def run_bench(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(BENCH), *args], capture_output=True, text=True, timeout=600, check=False)
+from bench_runner import run_bench
 
 
 def test_bench_sparse_adjoint_prints_times_ratios_and_growth():
-    completed = run_bench("--sizes", "8", "32", "--reads", "1", "3", "--repeats", "4", "--warmup", "1")
+    completed = run_bench("bench_sparse_adjoint.py", "--sizes", "8", "32", "--reads", "1", "3", "--repeats", "4", "--warmup", "1")
     assert completed.returncode == 0, completed.stderr
     out = completed.stdout
     cases = re.findall(r"n=\s*(\d+) k=\s*(\d+): s4tf [\d.]+ ms, JAX [\d.]+ ms, s4tf/JAX [\d.]+", out)
@@ -24,7 +17,7 @@ def test_bench_sparse_adjoint_prints_times_ratios_and_growth():
 
 
 def test_more_reads_than_elements_is_a_clear_error():
-    completed = run_bench("--sizes", "4", "--reads", "5")
+    completed = run_bench("bench_sparse_adjoint.py", "--sizes", "4", "--reads", "5")
     assert completed.returncode == 1
     assert "error: 5 distinct reads do not fit a vector of 4" in completed.stderr
     assert "Traceback" not in completed.stderr

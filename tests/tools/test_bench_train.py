@@ -1,26 +1,18 @@
 """tools/bench_train.py runs end to end on tiny batches and prints its figures (speed itself
-is never asserted: see docs/benchmarks-training.md)."""
+is never asserted: see docs/benchmarks.md)."""
 
-import importlib.util
 import re
-import subprocess
-import sys
-from pathlib import Path
 
-BENCH = Path(__file__).resolve().parents[2] / "tools" / "bench_train.py"
+from bench_runner import run_bench
 
 
 def test_bench_train_prints_step_times_ratios_and_memory():
-    completed = subprocess.run(
-        [sys.executable, str(BENCH), "--steps", "2", "--rounds", "1", "--batch-scale", "0.125"],
-        capture_output=True, text=True, timeout=600, check=False,
-    )
+    completed = run_bench("bench_train.py", "--steps", "2", "--rounds", "1", "--batch-scale", "0.125")
     assert completed.returncode == 0, completed.stderr
     out = completed.stdout
     assert re.search(r"sgemm peak \(NumPy, 2048x2048 float32\): [\d.]+ GFLOP/s", out)
     for model, batch in (("mlp", 16), ("lenet", 8)):
         assert f"{model}, batch {batch}:" in out
     assert len(re.findall(r"^s4tf\s+[\d.]+\s+[\d.]+", out, re.M)) == 2
-    if importlib.util.find_spec("jax") is not None:  # the peer, where installed ('.[bench]')
-        assert len(re.findall(r"^JAX jit\s+[\d.]+\s+[\d.]+\s+\d+%\s+[\d.]+$", out, re.M)) == 2
+    assert len(re.findall(r"^JAX jit\s+[\d.]+\s+[\d.]+\s+\d+%\s+[\d.]+$", out, re.M)) == 2  # JAX: a test dependency
     assert len(re.findall(r"memory: parameters \+ Adam state [\d.]+ MB; a step needs [\d.-]+ MB more with donation", out)) == 2

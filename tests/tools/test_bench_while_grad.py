@@ -3,18 +3,12 @@ against JAX's, and prints the checkpoints' size and its ratios (speed itself is 
 see docs/control-flow.md)."""
 
 import re
-import subprocess
-import sys
-from pathlib import Path
 
-BENCH = Path(__file__).resolve().parents[2] / "tools" / "bench_while_grad.py"
+from bench_runner import run_bench
 
 
 def test_bench_while_grad_prints_tape_sizes_and_ratios():
-    completed = subprocess.run(
-        [sys.executable, str(BENCH), "--steps", "5", "9", "--size", "4", "--repeats", "2"],
-        capture_output=True, text=True, timeout=600, check=False,
-    )
+    completed = run_bench("bench_while_grad.py", "--steps", "5", "9", "--size", "4", "--repeats", "2")
     assert completed.returncode == 0, completed.stderr
     out = completed.stdout
     # 4 float32s and an int32 counter change: 1,024 checkpoints and a spare row of 20 bytes;
