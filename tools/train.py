@@ -34,7 +34,7 @@ from s4tf.errors import S4tfError
 from s4tf.nn import MLP, Flatten, LeNet5, Sequential
 from s4tf.nn.training import evaluate, train_step
 from s4tf.optim import Adam, cosine_decay
-from s4tf.runtime.targets import TARGETS
+from s4tf.runtime.targets import TARGETS, get_target
 from s4tf.tools.cli import report_errors
 
 IMAGE_SIZE = 28
@@ -89,11 +89,7 @@ def argument_parser() -> argparse.ArgumentParser:
 def parse_targets(text: str) -> list[str]:
     if text == "none":
         return []
-    targets = [t.strip() for t in text.split(",") if t.strip()]
-    unknown = [t for t in targets if t not in TARGETS]
-    if unknown:
-        raise S4tfError(f"unknown target {', '.join(repr(t) for t in unknown)}; known targets: {', '.join(TARGETS)}")
-    return targets
+    return [get_target(t.strip()).name for t in text.split(",") if t.strip()]
 
 
 def check_options(options) -> None:
