@@ -158,13 +158,12 @@ def safe_to_alias(body: ir.Block, argument: ir.Value, result: ir.Value) -> bool:
     producer = _elementwise_producer(body, result)
     if producer is None:
         return False
-    order = {op.operation: index for index, op in enumerate(body.operations)}
     ancestors = _ancestors(body, producer)
     readers = _readers(body, argument)
     if not readers <= ancestors:
         return False
     for reader in readers:
-        if reader.name not in ELEMENTWISE and _elementwise_path(reader, producer, order):
+        if reader.name not in ELEMENTWISE and _elementwise_path(reader, producer, body):
             return False
     return True
 
@@ -182,8 +181,8 @@ def _readers(body: ir.Block, value: ir.Value) -> set:
     return readers
 
 
-def _elementwise_path(start, target, order) -> bool:
-    """Whether ``start``'s results reach ``target`` through elementwise ops only."""
+def _elementwise_path(start, target, body: ir.Block) -> bool:
+    """Whether ``start``'s results reach ``target`` through elementwise ops of ``body`` only."""
     frontier, seen = [start], {start}
     while frontier:
         for value in frontier.pop().results:
@@ -191,7 +190,7 @@ def _elementwise_path(start, target, order) -> bool:
                 user = use.owner.operation
                 if user == target:
                     return True
-                if user.name in ELEMENTWISE and user in order and user not in seen:
+                if user.name in ELEMENTWISE and user.block == body and user not in seen:
                     seen.add(user)
                     frontier.append(user)
     return False

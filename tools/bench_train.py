@@ -161,7 +161,7 @@ def jax_step(kind: str):
 def model_leaves(model) -> list:
     """``[(kernel_or_weight, bias), ...]`` of the model's parametrized layers, as NumPy."""
     return [
-        (np.asarray(getattr(layer, "weight", None) if hasattr(layer, "weight") else layer.filter), np.asarray(layer.bias))
+        (np.asarray(layer.weight if hasattr(layer, "weight") else layer.filter), np.asarray(layer.bias))
         for layer in model.layers if hasattr(layer, "bias")
     ]
 
