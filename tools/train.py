@@ -128,6 +128,7 @@ def train(options) -> None:
 
     step = train_step(opt)
     started = time.perf_counter()
+    test_accuracy = None
     for epoch in range(first_epoch, options.epochs):
         progress = tqdm(
             batches((x_train, y_train), options.batch_size, seed=options.seed, epoch=epoch),
@@ -150,7 +151,8 @@ def train(options) -> None:
             f"test loss {test_loss:.4f} accuracy {test_accuracy:.4f} ({time.perf_counter() - started:.1f} s)",
             flush=True,
         )
-    _, test_accuracy = (float(np.asarray(v)) for v in evaluate(model, x_test_scaled, y_test))
+    if test_accuracy is None:  # resumed after the last epoch: nothing was trained or evaluated
+        _, test_accuracy = (float(np.asarray(v)) for v in evaluate(model, x_test_scaled, y_test))
     print(f"test accuracy: {test_accuracy:.4f} on {len(y_test)} held-out images; checkpoint: {checkpoint}")
     export(model, scaling, x_test[:1], module_paths(out, targets), options)
 
