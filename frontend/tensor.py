@@ -92,12 +92,14 @@ class Tensor:
         return self.pending is None or self.pending.ready()
 
     def numpy(self) -> np.ndarray:
-        """A host copy of the elements."""
-        return np.asarray(to_host(self.device_array))
+        """A host copy of the elements: a new array, which later calls never change."""
+        return to_host(self.device_array)
 
     def __array__(self, dtype=None, copy=None):
+        if copy is False:
+            raise ValueError("a Tensor's elements live on the device: reading them on the host makes a copy")
         array = self.numpy()
-        return array if dtype is None else array.astype(dtype)
+        return array if dtype is None else array.astype(dtype, copy=False)
 
     def item(self):
         return self.numpy().item()

@@ -80,7 +80,7 @@ def device_for(target: str):
 
 def to_device(array: np.ndarray, target: str = "cpu") -> iree_runtime.DeviceArray:
     """Copy a host array onto the device of ``target``."""
-    return iree_runtime.asdevicearray(device_for(target), np.ascontiguousarray(array))
+    return iree_runtime.asdevicearray(device_for(target), np.asarray(array, order="C"))  # ascontiguousarray would make 0-d arrays 1-d
 
 
 def iree_message(error: Exception) -> str:

@@ -1,6 +1,12 @@
 """Copies between the host and a device, for every driver.
 
-``DeviceArray.to_host()`` maps host-visible buffers, and for the others imports a NumPy
+Reading a device array always makes a host copy. ``DeviceArray.to_host()`` hands back a
+mapping of a host-visible buffer, not a copy, and IREE reuses that memory for another
+call's results once the array is dropped (or writes into it when the array is donated), so
+a mapping given to a user would silently show other data. The copy costs 1.5 us for a
+128x10 float32 result and 21 ms for 100 MB (the mapping: 1.2 us and 2 us).
+
+For buffers the host cannot map, ``DeviceArray.to_host()`` imports a NumPy
 allocation into the device, which Mesa's lavapipe (Vulkan) refuses ("host allocation
 import pointer does not satisfy Vulkan minImportedHostPointerAlignment 4096"). Here a
 buffer the host cannot map is copied by the device into a staging buffer it allocates
@@ -27,11 +33,11 @@ def _host_can_map(buffer: iree_runtime.HalBuffer) -> bool:
 
 
 def to_host(array: iree_runtime.DeviceArray) -> np.ndarray:
-    """A host copy (or mapping) of ``array``'s elements, in its NumPy dtype."""
+    """A host copy of ``array``'s elements, in its NumPy dtype, that no later call changes."""
     buffer_view = array._buffer_view
     buffer = buffer_view.get_buffer()
     if _host_can_map(buffer):
-        return array.to_host()
+        return np.array(array.to_host(), copy=True)
     device = array._device
     staging = device.allocator.allocate_buffer(
         memory_type=_STAGING_MEMORY, allowed_usage=_STAGING_USAGE, allocation_size=buffer.byte_length()
