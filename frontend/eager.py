@@ -21,7 +21,7 @@ from s4tf.tensor import Tensor
 from s4tf.tracing import Static, current_scope, leaf_spec
 
 #: How many one-op functions (each a loaded IREE module) eager execution keeps in memory.
-CACHE_SIZE = 256
+CACHE_SIZE = 64
 
 _one_op_functions: OrderedDict[tuple, StagedFunction] = OrderedDict()
 _lock = threading.Lock()
