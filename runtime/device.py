@@ -48,7 +48,8 @@ class DeviceUnavailableError(S4tfError, RuntimeError):
 
 
 class InvocationError(S4tfError, ValueError):
-    """A call with the wrong function name or inputs the function does not take."""
+    """A call with the wrong function name or inputs the function does not take, or one
+    that IREE fails to run."""
 
 
 @lru_cache(maxsize=None)
@@ -200,7 +201,7 @@ class LoadedModule:
         self._check_function(function)
         try:
             results = self._functions[function](*arguments)
-        except ValueError as error:
+        except Exception as error:  # IREE reports wrong inputs and failed runs with several classes
             raise InvocationError(f"calling '{function}': {iree_message(error)}") from None
         if results is None:
             return []

@@ -122,9 +122,16 @@ def targets_with_format(executable_format: str) -> list[Target]:
     return [target for target in TARGETS.values() if target.executable_format == executable_format]
 
 
+_CPU_FLAGS = ("--iree-llvmcpu-target-cpu=", "--iree-llvmcpu-target-cpu-features=")
+
+
 def compile_flags(name: str, extra_flags=()) -> list[str]:
-    """Everything IREE is told for target ``name``, ``extra_flags`` (``--target-flag``) last."""
-    return [*get_target(name).compile_flags, *extra_flags]
+    """Everything IREE is told for target ``name``, ``extra_flags`` (``--target-flag``) last.
+    A CPU named in ``extra_flags`` replaces the target's, with that CPU's own features."""
+    flags = get_target(name).compile_flags
+    if any(flag.startswith(_CPU_FLAGS[0]) for flag in extra_flags):
+        flags = [flag for flag in flags if not flag.startswith(_CPU_FLAGS)]
+    return [*flags, *extra_flags]
 
 
 def target_cpu(name: str, extra_flags=()) -> Cpu | None:
