@@ -109,6 +109,8 @@ def load_checkpoint(path, like):
         info = json.loads(stored["info"].tobytes().decode())
     except ValueError as error:
         raise CheckpointError(f"checkpoint {path}: its info cannot be read: {error}") from None
+    if not isinstance(info, dict):
+        raise CheckpointError(f"checkpoint {path}: its info is not a JSON object")
     return pytree.unflatten(tree, leaves), info
 
 
