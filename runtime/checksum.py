@@ -28,8 +28,11 @@ def sidecar(path) -> Path:
 
 
 def file_digest(path) -> str:
+    digest = hashlib.sha256()
     with open(path, "rb") as file:
-        return hashlib.file_digest(file, "sha256").hexdigest()
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def write_sidecar(path) -> Path:

@@ -10,17 +10,26 @@ host_cpu().name         # 'rocketlake'
 host_cpu().flags        # ['--iree-llvmcpu-target-cpu=rocketlake', '--iree-llvmcpu-target-cpu-features=+adx,...']
 host_cpu().lacks(other) # features ``other``'s code may use that this CPU does not have
 ```
+
+Asking IREE costs a compiler process (25-70 ms), so the answer is kept in the module
+cache folder, keyed by the processor's identity in ``/proc/cpuinfo`` (vendor, family,
+model, stepping, microcode, feature flags) and the s4tf and IREE versions.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 import iree.compiler as iree_compiler
+from iree.compiler.version import VERSION as IREE_VERSION
 
 from s4tf.errors import CompilationError
+from s4tf.runtime.cache import DiskCache, cache_key
+from s4tf.version import __version__
 
 _LLVM_CPU_TARGET = re.compile(r'#hal\.executable\.target<"llvm-cpu", "[^"]*", \{cpu = "([^"]*)", cpu_features = "([^"]*)"')
 
@@ -69,6 +78,34 @@ def resolve_cpu(flags: tuple[str, ...]) -> Cpu | None:
     return Cpu(match.group(1) or "generic", parse_features(match.group(2)))
 
 
+#: The ``/proc/cpuinfo`` fields that identify a processor (x86 and Arm names).
+_IDENTITY = frozenset({
+    "vendor_id", "cpu family", "model", "model name", "stepping", "microcode", "flags",
+    "CPU implementer", "CPU architecture", "CPU variant", "CPU part", "CPU revision", "Features",
+})
+
+
+def cpu_identity() -> str | None:
+    """The identifying lines of the first processor in ``/proc/cpuinfo`` (``None``: none)."""
+    try:
+        first = Path("/proc/cpuinfo").read_text().split("\n\n", 1)[0]
+    except OSError:
+        return None
+    lines = [line for line in first.splitlines() if line.split(":", 1)[0].strip() in _IDENTITY]
+    return "\n".join(lines) or None
+
+
+@lru_cache(maxsize=None)
 def host_cpu() -> Cpu:
     """This machine's CPU (what ``--iree-llvmcpu-target-cpu=host`` means here)."""
-    return resolve_cpu(("--iree-hal-target-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=host"))
+    identity = cpu_identity()
+    cache = DiskCache(suffix=".cpu.json")
+    key = cache_key("host cpu", identity, __version__, IREE_VERSION) if identity else None
+    stored = cache.get(key) if key else None
+    if stored is not None:
+        name, features = json.loads(stored)
+        return Cpu(name, tuple(features))
+    cpu = resolve_cpu(("--iree-hal-target-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=host"))
+    if key:
+        cache.put(key, json.dumps([cpu.name, cpu.features]).encode())
+    return cpu
