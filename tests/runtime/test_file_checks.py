@@ -163,7 +163,7 @@ WRONG_WEIGHTS = {
     "smaller": ({"w": W, "b": B[:1]}, "parameter 'b' in {archive} is float32[1], but {module} reads tensor<2xf32>"),
     "transposed": ({"w": W.T.copy(), "b": B}, "parameter 'w' in {archive} is float32[2, 3], but {module} reads tensor<3x2xf32>"),
     "wider dtype": ({"w": W.astype(np.float64), "b": B}, "parameter 'w' in {archive} is float64[3, 2], but {module} reads tensor<3x2xf32>"),
-    "same-size dtype": ({"w": W.view(np.int32), "b": B}, "parameter 'w' in {archive} is int32[3, 2], but {module} reads tensor<3x2xf32>"),
+    "same-size dtype": ({"w": W.astype(np.int32), "b": B}, "parameter 'w' in {archive} is int32[3, 2], but {module} reads tensor<3x2xf32>"),
 }
 
 
