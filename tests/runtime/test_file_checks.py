@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import struct
 import subprocess
@@ -28,9 +29,10 @@ from s4tf.runtime.cache import DiskCache
 from s4tf.runtime.checksum import ChecksumError
 from s4tf.runtime.compiler import compile_stablehlo, module_cache_key
 from s4tf.runtime.cpu import host_cpu, resolve_cpu
-from s4tf.runtime.device import ModuleLoadError, WrongTargetError
+from s4tf.runtime.device import ModuleLoadError, WrongTargetError, device_config
 from s4tf.runtime.executable import compile_and_load
 from s4tf.runtime.parameters import ParameterArchiveError, ParameterMismatchError, save_parameters
+from s4tf.runtime.reflection import CPU_FEATURES_KEY, CPU_KEY, PARAMETERS_KEY
 from s4tf.runtime.targets import compile_flags, host_architecture
 from s4tf.runtime.transfer import to_host
 from small_model import expected, model_inputs, predict
@@ -177,6 +179,14 @@ def test_wrong_weights_are_one_line_errors_naming_the_parameter(deployed, tmp_pa
     assert str(error.value) == message
     np.save(tmp_path / "x.npy", X)
     assert_one_line_error(s4tf_run(deployed, "--input", f"@{tmp_path / 'x.npy'}", "--parameters", archive), message)
+
+
+def test_the_module_declares_its_parameters_and_cpu(deployed):
+    module = iree_runtime.VmModule.copy_buffer(device_config("cpu").vm_instance, deployed.read_bytes())  # parses, loads no code
+    reflection = module.lookup_function("predict").reflection
+    assert json.loads(reflection[PARAMETERS_KEY]) == {"w": [[3, 2], "f32"], "b": [[2], "f32"]}
+    assert reflection[CPU_KEY] == host_cpu().name
+    assert set(reflection[CPU_FEATURES_KEY].split(",")) == {f"+{feature}" for feature in host_cpu().enabled}
 
 
 def test_wrong_weights_beside_the_module(deployed):
