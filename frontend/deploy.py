@@ -30,11 +30,12 @@ from s4tf.passes.diagnostics import format_mlir_error
 from s4tf.passes.pipeline import build_pass_manager
 from s4tf.passes.autodiff.functions import find_function
 from s4tf.passes.autodiff.naming import WRT, float_arguments, indices_attribute
+from s4tf.runtime.checksum import verify_sidecar, write_sidecar
 from s4tf.runtime.compiler import compile_stablehlo
 from s4tf.runtime.device import LoadedModule
 from s4tf.runtime.export import Weight, export_module
 from s4tf.runtime.parameters import save_parameters
-from s4tf.runtime.targets import get_target
+from s4tf.runtime.targets import get_target, target_cpu
 from s4tf.staging import Lowered, StagedFunction, lowering_pipeline, module_input
 from s4tf.tensor import Tensor
 from s4tf.tracing import Static, leaf_spec
@@ -50,9 +51,11 @@ class DeployableModule:
     parameters: dict[str, np.ndarray] = field(default_factory=dict)
 
     def save(self, path) -> Path:
-        """Write ``path`` (the ``.vmfb``) and, with weights apart, ``path`` with ``.irpa``."""
+        """Write ``path`` (the ``.vmfb``) and, with weights apart, ``path`` with ``.irpa``;
+        each with its checksum beside it (``.vmfb.sha256``, ``.irpa.sha256``)."""
         path = Path(path)
         path.write_bytes(self.vmfb)
+        write_sidecar(path)
         if self.parameters:
             save_parameters(path.with_suffix(".irpa"), self.parameters)
         return path
@@ -131,7 +134,8 @@ def weights_of(fn, example_args, argnums) -> dict[int, Weight]:
 
 def build(stablehlo: str, target: str, entry_points, weights: dict[int, Weight], embed_weights: bool, target_flags=()) -> DeployableModule:
     """Export ``entry_points`` of a lowered module and compile it for ``target``."""
-    exported = export_module(stablehlo, target, entry_points, weights, archive=not embed_weights)
+    cpu = target_cpu(target, target_flags)
+    exported = export_module(stablehlo, target, entry_points, weights, archive=not embed_weights, cpu=cpu)
     vmfb = compile_stablehlo(exported, target, extra_flags=target_flags)
     parameters = {} if embed_weights else {w.key: w.value for w in weights.values()}
     return DeployableModule(vmfb, target, tuple(entry_points), parameters)
@@ -174,15 +178,16 @@ class DeployedModule:
 
 def load_module(path, device: str = "cpu", parameters=None) -> LoadedModule:
     """The ``.vmfb`` at ``path`` loaded on ``device``, with weights from ``parameters`` (a
-    ``.irpa``) or else the archive saved beside it, if there is one."""
+    ``.irpa``) or else the archive saved beside it, if there is one and the module reads
+    one. Each file is checked against its checksum, when it has one."""
     path = Path(path)
     try:
         vmfb = path.read_bytes()
     except OSError as error:
         raise S4tfError(f"cannot read {path}: {error.strerror}") from None
+    verify_sidecar(path, vmfb)
     beside = path.with_suffix(".irpa")
-    archive = parameters if parameters is not None else (beside if beside.exists() else None)
-    return LoadedModule(vmfb, device, archive, source=str(path))
+    return LoadedModule(vmfb, device, parameters, source=str(path), parameters_beside=beside if beside.exists() else None)
 
 
 def load(path, device: str = "cpu", parameters=None) -> DeployedModule:

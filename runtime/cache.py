@@ -30,11 +30,14 @@ def cache_key(*parts: str) -> str:
 
 
 class DiskCache:
-    def __init__(self, directory: Path | None = None):
+    """Entries ``<key><suffix>`` in ``directory`` (compiled modules: ``.vmfb``)."""
+
+    def __init__(self, directory: Path | None = None, suffix: str = ".vmfb"):
         self.directory = Path(directory) if directory else default_cache_dir()
+        self.suffix = suffix
 
     def path(self, key: str) -> Path:
-        return self.directory / f"{key}.vmfb"
+        return self.directory / f"{key}{self.suffix}"
 
     def get(self, key: str) -> bytes | None:
         path = self.path(key)
@@ -49,14 +52,16 @@ class DiskCache:
         return payload
 
     def put(self, key: str, payload: bytes) -> None:
+        temporary = None
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
             with os.fdopen(handle, "wb") as file:
                 file.write(hashlib.sha256(payload).digest() + payload)
             os.replace(temporary, self.path(key))
-        except OSError:
-            pass  # an unwritable cache only costs a recompile next time
+        except OSError:  # an unwritable cache only costs a recompile next time
+            if temporary is not None:
+                Path(temporary).unlink(missing_ok=True)
 
     def discard(self, key: str) -> None:
         self.path(key).unlink(missing_ok=True)

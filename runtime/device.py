@@ -10,9 +10,11 @@ outputs = module.invoke("predict", [x, w])   # DeviceArrays stay on the device
 ```
 
 s4tf records the target a module was built for in its functions' reflection
-(``s4tf.target``); loading it on a device that cannot run it fails with an error naming
-both. For modules built elsewhere, IREE's own refusal names the executable format,
-which is mapped back to a target name.
+(:mod:`s4tf.runtime.reflection`); loading it on a device that cannot run it fails with an
+error naming both, and CPU code that uses features this CPU lacks is refused before it
+runs. For modules built elsewhere, IREE's own refusal names the executable format,
+which is mapped back to a target name. Whatever IREE raises while loading a module
+becomes a :class:`ModuleLoadError`.
 """
 
 from __future__ import annotations
@@ -24,12 +26,10 @@ import iree.runtime as iree_runtime
 import numpy as np
 
 from s4tf.errors import S4tfError
+from s4tf.runtime.cpu import host_cpu
 from s4tf.runtime.parameters import parameters_module
+from s4tf.runtime.reflection import Recorded, ReflectionError, recorded
 from s4tf.runtime.targets import DEVICES, TARGETS, check_device, get_target, targets_with_format
-
-#: Reflection keys s4tf writes on every exported function.
-TARGET_KEY = "s4tf.target"
-PARAMETERS_KEY = "s4tf.parameters"
 
 _EXECUTABLE_FORMAT = re.compile(r'#hal\.executable\.target<"[^"]*", "([^"]+)"')
 _TENSOR = re.compile(r"tensor<([^>]*)>")
@@ -48,7 +48,8 @@ class DeviceUnavailableError(S4tfError, RuntimeError):
 
 
 class InvocationError(S4tfError, ValueError):
-    """A call with the wrong function name or inputs the function does not take."""
+    """A call with the wrong function name or inputs the function does not take, or one
+    that IREE fails to run."""
 
 
 @lru_cache(maxsize=None)
@@ -100,40 +101,73 @@ def parse_tensor_type(text: str) -> tuple[tuple[int | None, ...], str]:
 class LoadedModule:
     """A compiled module loaded into its own runtime context on one device.
 
-    ``parameters``: the path of a parameter archive serving the module's weights.
-    ``source``: how errors name the module (a file name).
+    ``parameters``: the path of a parameter archive serving the module's weights (an error
+    for a module that reads none); ``parameters_beside``: an archive found beside the
+    module's file, used only if the module reads one. ``source``: how errors name the
+    module (a file name).
     """
 
-    def __init__(self, vmfb: bytes, device: str = "cpu", parameters=None, source: str = "the module"):
+    def __init__(self, vmfb: bytes, device: str = "cpu", parameters=None, source: str = "the module", parameters_beside=None):
         config = device_config(device)
+        self.device = device
         try:
             vm_module = iree_runtime.VmModule.copy_buffer(config.vm_instance, vmfb)
-        except (RuntimeError, ValueError) as error:
+            self.name = vm_module.name
+            self.function_names = [n for n in vm_module.function_names if not n.startswith("__")]
+            self._reflection = {name: vm_module.lookup_function(name).reflection for name in self.function_names}
+        except Exception as error:  # whatever IREE raises for bytes it cannot read
             raise ModuleLoadError(f"{source} is not a valid IREE module: {iree_message(error)}") from None
-        self.device = device
-        self.name = vm_module.name
-        self.function_names = [n for n in vm_module.function_names if not n.startswith("__")]
-        self._reflection = {name: vm_module.lookup_function(name).reflection for name in self.function_names}
-        recorded = {r[TARGET_KEY] for r in self._reflection.values() if TARGET_KEY in r}
-        self.built_for = recorded.pop() if len(recorded) == 1 else None
-        if self.built_for and not get_target(self.built_for).runs_on(device):
-            raise WrongTargetError(self._wrong_target_message(source, [self.built_for]))
-        self.needs_parameters = any(PARAMETERS_KEY in r for r in self._reflection.values())
-        if self.needs_parameters and parameters is None:
-            raise ModuleLoadError(f"{source} reads its weights from a parameter archive (.irpa), and none was given")
-        modules = [parameters_module(config.vm_instance, parameters)] if parameters is not None else []
+        try:
+            record = recorded(self._reflection.values())
+        except ReflectionError as error:
+            raise ModuleLoadError(f"{source}: {error}") from None
+        self.built_for = record.target
+        self._check_built_for(source, record)
+        archive = self._archive(source, record, parameters, parameters_beside)
+        modules = [parameters_module(config.vm_instance, archive, record.parameters, source)] if archive is not None else []
         try:
             self._context = iree_runtime.SystemContext(vm_modules=[*modules, vm_module], config=config)
-        except (RuntimeError, ValueError) as error:
+            self._functions = getattr(self._context.modules, self.name)
+        except Exception as error:  # whatever IREE raises for a module it refuses
             format_match = _EXECUTABLE_FORMAT.search(str(error))
             if "INCOMPATIBLE" in str(error) and format_match:
                 names = [t.name for t in targets_with_format(format_match.group(1))] or [format_match.group(1)]
                 raise WrongTargetError(self._wrong_target_message(source, names)) from None
             raise ModuleLoadError(f"cannot load {source} on device '{device}': {iree_message(error)}") from None
-        self._functions = getattr(self._context.modules, self.name)
         self._vm_module = vm_module
         #: The target name Tensors from this module record (the device's own when unknown).
         self.target = self.built_for or device
+
+    def _check_built_for(self, source: str, record: Recorded) -> None:
+        """A :class:`WrongTargetError` unless the recorded target and CPU run here."""
+        if not record.target:
+            return
+        if record.target not in TARGETS:
+            raise ModuleLoadError(f"{source} was built for target '{record.target}', which this s4tf does not know")
+        if not TARGETS[record.target].runs_on(self.device):
+            raise WrongTargetError(self._wrong_target_message(source, [record.target]))
+        if record.cpu is not None:
+            here = host_cpu()
+            lacking = here.lacks(record.cpu)
+            if lacking:
+                raise WrongTargetError(
+                    f"{source} was built for CPU '{record.cpu.name}' and uses features that this CPU "
+                    f"('{here.name}') lacks: {', '.join(lacking)}; compile it again on this machine"
+                )
+
+    @staticmethod
+    def _archive(source: str, record: Recorded, parameters, parameters_beside):
+        """The archive to serve the module's weights from, or ``None``."""
+        if record.reads_parameters:
+            archive = parameters if parameters is not None else parameters_beside
+            if archive is None:
+                raise ModuleLoadError(f"{source} reads its weights from a parameter archive (.irpa), and none was given")
+            return archive
+        if parameters is not None:
+            raise ModuleLoadError(
+                f"{source} reads no parameter archive (its weights, if any, are embedded); {parameters} is not used"
+            )
+        return None
 
     def _wrong_target_message(self, source: str, targets: list[str]) -> str:
         names = " or ".join(f"'{name}'" for name in targets)
@@ -167,7 +201,7 @@ class LoadedModule:
         self._check_function(function)
         try:
             results = self._functions[function](*arguments)
-        except ValueError as error:
+        except Exception as error:  # IREE reports wrong inputs and failed runs with several classes
             raise InvocationError(f"calling '{function}': {iree_message(error)}") from None
         if results is None:
             return []

@@ -5,11 +5,13 @@
 - weights, given as argument positions of the entry points, leave the signature and
   become ``util.global``s: embedded constants, or read at load time from a parameter
   archive (``#stream.parameter.named<"model"::"KEY">``);
-- each entry point records the target (and, with an archive, the parameter scope) in
-  its ``iree.reflection``, so the runtime can tell a module built for another target.
+- each entry point records the target, the CPU (for llvm-cpu code) and, with an archive,
+  the parameters it reads in its ``iree.reflection`` (:mod:`s4tf.runtime.reflection`), so
+  the runtime can tell a module built for another target or CPU, and an archive that
+  does not hold the module's weights.
 
 ```python
-text = export_module(stablehlo_text, "cpu", ["predict"], {0: Weight("w", w)}, archive=True)
+text = export_module(stablehlo_text, "cpu", ["predict"], {0: Weight("w", w)}, archive=True, cpu=host_cpu())
 ```
 """
 
@@ -22,8 +24,9 @@ import numpy as np
 from s4tf.dialects.types import TensorType, canonical_dtype
 from s4tf.errors import S4tfError
 from s4tf.mlir import ir, new_context, passmanager
-from s4tf.runtime.device import PARAMETERS_KEY, TARGET_KEY
+from s4tf.runtime.cpu import Cpu
 from s4tf.runtime.parameters import SCOPE
+from s4tf.runtime.reflection import reflection
 
 
 class ExportError(S4tfError, ValueError):
@@ -50,9 +53,9 @@ def functions(module: ir.Module) -> dict[str, ir.Operation]:
     return found
 
 
-def export_module(text: str, target: str, entry_points, weights: dict[int, Weight], archive: bool) -> str:
+def export_module(text: str, target: str, entry_points, weights: dict[int, Weight], archive: bool, cpu: Cpu | None = None) -> str:
     """``text`` with ``entry_points`` exported and the arguments at ``weights``' positions
-    turned into globals (see the module docstring)."""
+    turned into globals (see the module docstring); ``cpu``: the CPU its code is built for."""
     context = new_context()
     with context, ir.Location.unknown():
         module = ir.Module.parse(text)
@@ -66,12 +69,11 @@ def export_module(text: str, target: str, entry_points, weights: dict[int, Weigh
             visibility = "public" if name in entry_points else "private"
             operation.attributes["sym_visibility"] = ir.StringAttr.get(visibility)
         globals_ = {position: _add_global(module, weight, archive) for position, weight in sorted(weights.items())}
+        parameters = {weight.key: weight.tensor_type for weight in weights.values()} if archive else {}
+        entries = {key: ir.StringAttr.get(value) for key, value in reflection(target, cpu, parameters).items()}
         for name in entry_points:
             _bind_weights(found[name], name, weights, globals_)
-            reflection = {TARGET_KEY: ir.StringAttr.get(target)}
-            if archive and weights:
-                reflection[PARAMETERS_KEY] = ir.StringAttr.get(SCOPE)
-            found[name].attributes["iree.reflection"] = ir.DictAttr.get(reflection)
+            found[name].attributes["iree.reflection"] = ir.DictAttr.get(entries)
         passmanager.PassManager.parse("builtin.module(symbol-dce)").run(module.operation)
         return str(module)
 

@@ -15,6 +15,7 @@ import platform
 from dataclasses import dataclass
 
 from s4tf.errors import S4tfError
+from s4tf.runtime.cpu import Cpu, host_cpu, resolve_cpu
 
 #: Flags for every target: keep f64 as f64 (IREE demotes it to f32 by default).
 COMMON_FLAGS = ("--iree-input-demote-f64-to-f32=false",)
@@ -33,8 +34,9 @@ class Target:
     """One compilation target.
 
     ``device``: the device kind that runs its modules; ``architecture``: the CPU the code
-    is built for (``None``: any, ``"host"``: this machine's); ``executable_format``: how
-    IREE names its code inside a module (used to name the target of foreign modules).
+    is built for (``None``: any, ``"host"``: this machine's, named in the flags by the CPU
+    and features IREE resolves for it, never by the word ``host``); ``executable_format``:
+    how IREE names its code inside a module (used to name the target of foreign modules).
     """
 
     name: str
@@ -51,7 +53,8 @@ class Target:
 
     @property
     def compile_flags(self) -> list[str]:
-        return [f"--iree-hal-target-backends={self.backend}", *COMMON_FLAGS, *self.flags]
+        host = host_cpu().flags if self.architecture == "host" else []
+        return [f"--iree-hal-target-backends={self.backend}", *COMMON_FLAGS, *host, *self.flags]
 
     def runs_on(self, device: str) -> bool:
         if device != self.device:
@@ -70,7 +73,7 @@ TARGETS = {
     target.name: target
     for target in (
         Target(
-            "cpu", "llvm-cpu", "cpu", ("--iree-llvmcpu-target-cpu=host",),
+            "cpu", "llvm-cpu", "cpu", (),
             "this machine's CPU (LLVM, tuned for this processor)", f"embedded-elf-{host_architecture()}", "host",
         ),
         Target("vmvx", "vmvx", "cpu", (), "portable VMVX bytecode, any CPU (slow; for checking)", "vmvx-bytecode-fb"),
@@ -119,6 +122,20 @@ def targets_with_format(executable_format: str) -> list[Target]:
     return [target for target in TARGETS.values() if target.executable_format == executable_format]
 
 
+_CPU_FLAGS = ("--iree-llvmcpu-target-cpu=", "--iree-llvmcpu-target-cpu-features=")
+
+
 def compile_flags(name: str, extra_flags=()) -> list[str]:
-    """Everything IREE is told for target ``name``, ``extra_flags`` (``--target-flag``) last."""
-    return [*get_target(name).compile_flags, *extra_flags]
+    """Everything IREE is told for target ``name``, ``extra_flags`` (``--target-flag``) last.
+    A CPU named in ``extra_flags`` replaces the target's, with that CPU's own features."""
+    flags = get_target(name).compile_flags
+    if any(flag.startswith(_CPU_FLAGS[0]) for flag in extra_flags):
+        flags = [flag for flag in flags if not flag.startswith(_CPU_FLAGS)]
+    return [*flags, *extra_flags]
+
+
+def target_cpu(name: str, extra_flags=()) -> Cpu | None:
+    """The CPU that target ``name``'s code is built for (``None``: not llvm-cpu code)."""
+    if get_target(name).backend != "llvm-cpu":
+        return None
+    return resolve_cpu(tuple(compile_flags(name, extra_flags)))

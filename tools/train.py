@@ -123,6 +123,8 @@ def train(options) -> None:
     first_epoch = 0
     if options.resume and checkpoint.exists():
         state, info = load_checkpoint(checkpoint, like={"model": model, "opt": opt_state})
+        if not isinstance(info.get("epoch"), int):
+            raise S4tfError(f"checkpoint {checkpoint} records no epoch: it was not written by s4tf-train")
         model, opt_state, first_epoch = state["model"], state["opt"], info["epoch"] + 1
         print(f"resuming from {checkpoint} after epoch {first_epoch}")
 

@@ -24,7 +24,7 @@ x = rng.standard_normal((4, 3)).astype(np.float32)
 os.chdir(tempfile.mkdtemp())
 for target in ("cpu", "android-arm64"):
     module = s4tf.compile(predict, (w, b, x), target=target, weights=(0, 1), entry_points=("predict", "predict_vjp"))
-    path = module.save(f"predict-{target}.vmfb")  # and predict-<target>.irpa: the weights
+    path = module.save(f"predict-{target}.vmfb")  # and predict-<target>.irpa: the weights; .sha256: checksums
     print(f"{target}: {sorted(p.name for p in Path().glob(f'predict-{target}.*'))}")
 
 m = s4tf.load("predict-cpu.vmfb", device="cpu")

@@ -99,8 +99,9 @@ EXPECTED = {
         "give it a value before the `if` or in the other branch too (y = ...)",
     ]),
     "deploy.py": Expected([
-        "cpu: ['predict-cpu.irpa', 'predict-cpu.vmfb']",
-        "android-arm64: ['predict-android-arm64.irpa', 'predict-android-arm64.vmfb']",
+        "cpu: ['predict-cpu.irpa', 'predict-cpu.irpa.sha256', 'predict-cpu.vmfb', 'predict-cpu.vmfb.sha256']",
+        "android-arm64: ['predict-android-arm64.irpa', 'predict-android-arm64.irpa.sha256', "
+        "'predict-android-arm64.vmfb', 'predict-android-arm64.vmfb.sha256']",
         "host run matches NumPy: True",
         "arm64 module on this machine: predict-android-arm64.vmfb was built for target 'android-arm64' and cannot run on device 'cpu'",
         "s4tf-compile exit code: 0",

@@ -16,8 +16,9 @@ import pytest
 import s4tf
 from s4tf.runtime.availability import LIMITATIONS, find_limitation
 from s4tf.runtime.device import (
-    TARGET_KEY, DeviceUnavailableError, LoadedModule, WrongTargetError, device_available, device_config,
+    DeviceUnavailableError, LoadedModule, WrongTargetError, device_available, device_config,
 )
+from s4tf.runtime.reflection import TARGET_KEY
 from s4tf.runtime.targets import DEVICES, TARGETS, UnknownTargetError, compile_flags, get_target, host_architecture
 from small_model import expected, model_inputs, predict
 

@@ -97,7 +97,8 @@ def test_python_function_with_weights_in_an_archive_and_a_vjp(folder, capsys):
 
 def test_s4tf_dialect_mlir_for_several_targets_into_a_folder(folder, capsys):
     compile_ok(capsys, "s4tf.mlir", "--target", "cpu", "--target", "vmvx", "--target", "android-arm64", "-o", "out")
-    assert sorted(p.name for p in (folder / "out").iterdir()) == ["s4tf-android-arm64.vmfb", "s4tf-cpu.vmfb", "s4tf-vmvx.vmfb"]
+    modules = ["s4tf-android-arm64.vmfb", "s4tf-cpu.vmfb", "s4tf-vmvx.vmfb"]
+    assert sorted(p.name for p in (folder / "out").iterdir()) == sorted([*modules, *(f"{m}.sha256" for m in modules)])
     x = np.linspace(0, 1, 4, dtype=np.float32)
     for target in ("cpu", "vmvx"):
         result = s4tf.load(folder / "out" / f"s4tf-{target}.vmfb").scale(x)
