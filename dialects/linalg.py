@@ -230,6 +230,8 @@ def _window_input(input, input_type, output_shape, spans, padding, lhs_dilation,
         edge_padding_high=hlo.i64_array((0, *highs, 0)),
         interior_padding=hlo.i64_array((0, *(d - 1 for d in lhs_dilation), 0)),
     )
+    if not any(unread):
+        return padded, (0, 0, 0, 0), (1, 1)
     limit = (batch, *(span if cut else extent for cut, span, extent in zip(unread, spans, extents)), channels)
     window_input = hlo.value(
         "slice", [padded], input_type.with_shape(limit), start_indices=hlo.i64_array((0, 0, 0, 0)),
@@ -334,6 +336,8 @@ class Conv2D(Op):
     @staticmethod
     def transpose(ops, cotangent, operands, linear, **attrs):
         input, filter = operands
+        if 0 in cotangent.shape:  # no output element: nothing depends on the operands
+            return [ops.zeros(operand.shape, operand.dtype) if is_linear else None for operand, is_linear in zip(operands, linear)]
         geometry = _ConvGeometry(input.shape, filter.shape, cotangent.shape, **attrs)
         return [
             geometry.input_cotangent(ops, cotangent, filter) if linear[0] else None,

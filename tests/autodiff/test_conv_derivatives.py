@@ -98,6 +98,16 @@ def test_gradient_of_a_grouped_convolution_matches_the_per_group_convolutions():
         np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("strides, groups", [(1, 1), (2, 1), (1, 2)])
+def test_convolution_without_output_has_zero_gradients(strides, groups):
+    """A filter larger than the padded input leaves no output position: both cotangents
+    are zeros of the operands' shapes, as the finite differences are."""
+    x, w = RNG.standard_normal((1, 2, 2, 2)), RNG.standard_normal((3, 3, 2 // groups, 2))
+    grads = s4tf.grad(lambda a, b: s4tf.sum(s4tf.conv2d(a, b, strides=strides, groups=groups)), argnums=(0, 1))(x, w)
+    for grad, operand in zip(grads, (x, w)):
+        np.testing.assert_array_equal(np.asarray(grad), np.zeros_like(operand))
+
+
 @pytest.mark.parametrize(
     "widths", [((0, 0), (-1, 2), (1, -2), (0, 0)), ((2, -3), (-2, -1), (0, 0), (1, 1))], ids=["crop_and_pad", "crop_both"]
 )
