@@ -198,7 +198,8 @@ def _check_cropping(input_shape, padding, lhs_dilation):
         dilated = (size - 1) * dilation + 1 if size else 0
         if dilated + low + high < 0:
             raise ShapeError(
-                f"padding ({low}, {high}) crops more than the {dilated} rows of spatial axis {axis} of input {shape_str(input_shape)}"
+                f"padding ({low}, {high}) crops more than the {dilated} rows of spatial axis {axis} "
+                f"of input {shape_str(input_shape)}"
             )
 
 
@@ -337,7 +338,7 @@ class Conv2D(Op):
     def transpose(ops, cotangent, operands, linear, **attrs):
         input, filter = operands
         if 0 in cotangent.shape:  # no output element: nothing depends on the operands
-            return [ops.zeros(operand.shape, operand.dtype) if is_linear else None for operand, is_linear in zip(operands, linear)]
+            return [ops.zeros(x.shape, x.dtype) if is_linear else None for x, is_linear in zip(operands, linear)]
         geometry = _ConvGeometry(input.shape, filter.shape, cotangent.shape, **attrs)
         return [
             geometry.input_cotangent(ops, cotangent, filter) if linear[0] else None,
@@ -349,7 +350,9 @@ class _ConvGeometry:
     """The two transposes of a convolution (the padding arithmetic is that of JAX's
     ``lax.conv`` transposes)."""
 
-    def __init__(self, input_shape, filter_shape, out_shape, *, strides, padding, lhs_dilation, rhs_dilation, feature_group_count):
+    def __init__(
+        self, input_shape, filter_shape, out_shape, *, strides, padding, lhs_dilation, rhs_dilation, feature_group_count
+    ):
         self.input_shape, self.filter_shape, self.out_shape = input_shape, filter_shape, out_shape
         self.strides, self.lhs_dilation, self.rhs_dilation = tuple(strides), tuple(lhs_dilation), tuple(rhs_dilation)
         self.padding, self.groups = tuple(padding), feature_group_count
@@ -357,8 +360,8 @@ class _ConvGeometry:
     def input_cotangent(self, ops, cotangent, filter):
         """The cotangent convolved with the flipped filter, whose input and output channels
         are swapped within each group: strides become input dilation and the other way
-        round. The padding is negative (crops) where the original padding is wider than
-        the filter, and it leaves out rows the original strides never reached."""
+        round. Its padding is negative (crops) where the original padding is wider than
+        the filter; the padding after adds the rows the original strides never reached."""
         pads = []
         for axis in range(2):
             stride, lhs_dilation, rhs_dilation = self.strides[axis], self.lhs_dilation[axis], self.rhs_dilation[axis]
@@ -402,9 +405,12 @@ class _ConvGeometry:
         taps = []
         for row in range(self.filter_shape[0]):
             for column in range(self.filter_shape[1]):
-                top, left = row * self.rhs_dilation[0], column * self.rhs_dilation[1]
-                start = (0, top, left, *(0 for _ in channels))
-                limit = (batch, top + (out_h - 1) * self.strides[0] + 1, left + (out_w - 1) * self.strides[1] + 1, *channels)
+                first_row, first_column = row * self.rhs_dilation[0], column * self.rhs_dilation[1]
+                start = (0, first_row, first_column, *(0 for _ in channels))
+                limit = (
+                    batch, first_row + (out_h - 1) * self.strides[0] + 1,
+                    first_column + (out_w - 1) * self.strides[1] + 1, *channels,
+                )
                 window = ops.slice(input, start, limit, (1, *self.strides, *ones))
                 taps.append(ops.dot_general(window, cotangent, ((0, 1, 2), (0, 1, 2)), batch_axes))
         stacked = ops.stack(taps)  # (taps, C, O) or (taps, G, C/G, O/G)

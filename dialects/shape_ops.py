@@ -498,7 +498,8 @@ class Pad(Op):
         """Pad by the positive amounts, then crop the negative ones."""
         grown = _padded_shape(x.shape, [max(lo, 0) for lo in low], [max(hi, 0) for hi in high], interior)
         result = np.full(grown, value, dtype=x.dtype)
-        result[tuple(slice(max(lo, 0), max(lo, 0) + _dilated(d, i), i + 1) for d, lo, i in zip(x.shape, low, interior))] = x
+        starts = [max(lo, 0) for lo in low]
+        result[tuple(slice(s, s + _dilated(d, i), i + 1) for s, d, i in zip(starts, x.shape, interior))] = x
         return result[tuple(slice(max(-lo, 0), size - max(-hi, 0)) for size, lo, hi in zip(grown, low, high))]
 
     @staticmethod

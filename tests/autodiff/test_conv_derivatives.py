@@ -67,10 +67,13 @@ def test_derivatives_of_the_gradient(name):
     directional_check(gradient, args)
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize(
+    "name", ["depthwise", "groups_strided_dilated_wide", "input_dilation_strided_grouped", "negative_padding_strided", "padding_4_stride_2"],
+)
 def test_derivatives_of_a_jvp(name):
     """The JVP of conv(x, w)^2 along a fixed direction, differentiated again: forward over
-    forward and reverse over forward."""
+    forward and reverse over forward (one case of each kind: their rules are the first
+    order's, met again)."""
     conv, args = _case(name)
     directions = [RNG.standard_normal(a.shape) for a in args]
 
