@@ -13,8 +13,8 @@ import numpy as np
 from s4tf.dialects import hlo
 from s4tf.dialects.attributes import INT, INT_ARRAY
 from s4tf.dialects.derivative_helpers import sum_tangents
-from s4tf.dialects.op_def import MissingDerivativeRule, Op
-from s4tf.dialects.shape_ops import check_axis
+from s4tf.dialects.op_def import Op
+from s4tf.dialects.shape_ops import Pad, check_axis
 from s4tf.dialects.types import TensorType, is_float, is_integer, shape_str, to_numpy_dtype
 from s4tf.errors import DTypeError, OpAttributeError, ShapeError
 from s4tf.mlir import ir
@@ -163,12 +163,10 @@ def conv_output_size(size, kernel, stride, pad_low, pad_high, lhs_dilation, rhs_
 
 def _windows(x, kernel_hw, strides, padding, lhs_dilation, rhs_dilation, pad_value):
     """Yield ``(i, j, patch)``: the input elements multiplied by kernel tap ``(i, j)``."""
-    n, h, w, c = x.shape
-    if lhs_dilation != (1, 1):
-        dilated = np.zeros((n, (h - 1) * lhs_dilation[0] + 1, (w - 1) * lhs_dilation[1] + 1, c), x.dtype)
-        dilated[:, :: lhs_dilation[0], :: lhs_dilation[1]] = x
-        x = dilated
-    x = np.pad(x, ((0, 0), tuple(padding[0:2]), tuple(padding[2:4]), (0, 0)), constant_values=pad_value)
+    x = Pad.reference(
+        x, np.asarray(pad_value, x.dtype), low=(0, padding[0], padding[2], 0), high=(0, padding[1], padding[3], 0),
+        interior=(0, lhs_dilation[0] - 1, lhs_dilation[1] - 1, 0),
+    )
     out_h = max(0, (x.shape[1] - (kernel_hw[0] - 1) * rhs_dilation[0] - 1) // strides[0] + 1)
     out_w = max(0, (x.shape[2] - (kernel_hw[1] - 1) * rhs_dilation[1] - 1) // strides[1] + 1)
     for i in range(kernel_hw[0]):
@@ -191,21 +189,37 @@ def _check_padding(padding):
         raise OpAttributeError(f"padding needs four values >= 0 (top, bottom, left, right), got {list(padding)}")
 
 
+def _check_cropping(input_shape, padding, lhs_dilation):
+    """Negative padding crops the (dilated) input; it may not crop more than all of it."""
+    if len(padding) != 4:
+        raise OpAttributeError(f"padding needs four values (top, bottom, left, right), got {list(padding)}")
+    for axis, (size, dilation) in enumerate(zip(input_shape[1:3], lhs_dilation)):
+        low, high = padding[2 * axis : 2 * axis + 2]
+        dilated = (size - 1) * dilation + 1 if size else 0
+        if dilated + low + high < 0:
+            raise ShapeError(
+                f"padding ({low}, {high}) crops more than the {dilated} rows of spatial axis {axis} "
+                f"of input {shape_str(input_shape)}"
+            )
+
+
 def _padding_attr(padding):
     return [[padding[0], padding[1]], [padding[2], padding[3]]]
 
 
-def _read_only_single_windows(input, input_type, output_shape, spans, padding, lhs_dilation, pad_value):
+def _window_input(input, input_type, output_shape, spans, padding, lhs_dilation, pad_value):
     """``(input, padding, lhs_dilation)`` for a window op that IREE's CPU backend compiles.
 
     It cannot compile a convolution or ``reduce_window`` whose only window along a spatial
-    axis leaves input or padding unread at the end. Then the padding and input dilation are
-    applied by an explicit ``stablehlo.pad``, and such axes are cut to exactly the window.
+    axis leaves input or padding unread at the end, and negative padding (cropping) is not
+    left to it. Then the padding and input dilation are applied by an explicit
+    ``stablehlo.pad`` (which crops where the amounts are negative), and axes read by one
+    window are cut to exactly the window.
     """
     sizes, lows, highs = input_type.shape[1:3], padding[0::2], padding[1::2]
     extents = [(n - 1) * d + 1 + lo + hi for n, d, lo, hi in zip(sizes, lhs_dilation, lows, highs)]
     unread = [out == 1 and extent > span for out, extent, span in zip(output_shape[1:3], extents, spans)]
-    if not any(unread) or 0 in input_type.shape:
+    if min(padding) >= 0 and (not any(unread) or 0 in input_type.shape):
         return input, padding, lhs_dilation
     batch, channels = input_type.shape[0], input_type.shape[3]
     padded_type = input_type.with_shape((batch, *extents, channels))
@@ -217,6 +231,8 @@ def _read_only_single_windows(input, input_type, output_shape, spans, padding, l
         edge_padding_high=hlo.i64_array((0, *highs, 0)),
         interior_padding=hlo.i64_array((0, *(d - 1 for d in lhs_dilation), 0)),
     )
+    if not any(unread):
+        return padded, (0, 0, 0, 0), (1, 1)
     limit = (batch, *(span if cut else extent for cut, span, extent in zip(unread, spans, extents)), channels)
     window_input = hlo.value(
         "slice", [padded], input_type.with_shape(limit), start_indices=hlo.i64_array((0, 0, 0, 0)),
@@ -228,9 +244,11 @@ def _read_only_single_windows(input, input_type, output_shape, spans, padding, l
 class Conv2D(Op):
     """2-D convolution of an NHWC input with an HWIO filter.
 
-    ``padding`` is ``(top, bottom, left, right)``; ``lhs_dilation`` dilates the input
+    ``padding`` is ``(top, bottom, left, right)``, applied to the dilated input; a negative
+    amount crops that many rows or columns instead. ``lhs_dilation`` dilates the input
     (transposed convolution), ``rhs_dilation`` the filter (atrous convolution);
-    ``feature_group_count`` splits channels into groups (``I = C / groups``).
+    ``feature_group_count`` splits channels into groups (``I = C / groups``; depthwise when
+    ``groups = C``).
 
     ```mlir
     %0 = "s4tf.conv2d"(%x, %w) {strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, lhs_dilation = array<i64: 1, 1>, rhs_dilation = array<i64: 1, 1>, feature_group_count = 1 : i64} : (tensor<1x28x28x1xf32>, tensor<5x5x1x6xf32>) -> tensor<1x24x24x6xf32>
@@ -256,7 +274,7 @@ class Conv2D(Op):
             )
         for name, values in (("strides", strides), ("lhs_dilation", lhs_dilation), ("rhs_dilation", rhs_dilation)):
             _check_pair(name, values)
-        _check_padding(padding)
+        _check_cropping(input.shape, padding, lhs_dilation)
         groups = feature_group_count
         n, h, w, c = input.shape
         kh, kw, i, o = filter.shape
@@ -290,7 +308,7 @@ class Conv2D(Op):
     @staticmethod
     def lower(lowering, input, filter, *, strides, padding, lhs_dilation, rhs_dilation, feature_group_count):
         spans = [(k - 1) * d + 1 for k, d in zip(lowering.operand_types[1].shape[:2], rhs_dilation)]
-        input, padding, lhs_dilation = _read_only_single_windows(
+        input, padding, lhs_dilation = _window_input(
             input, lowering.operand_types[0], lowering.result_type.shape, spans, padding, lhs_dilation, 0
         )
         padding_attr = ir.DenseElementsAttr.get(np.asarray(_padding_attr(padding), dtype=np.int64))
@@ -317,11 +335,11 @@ class Conv2D(Op):
         ], result)
 
     @staticmethod
-    def transpose(ops, cotangent, operands, linear, *, strides, padding, lhs_dilation, rhs_dilation, feature_group_count):
-        if feature_group_count != 1:
-            raise MissingDerivativeRule("'s4tf.conv2d' has no transpose rule for feature_group_count > 1 yet")
+    def transpose(ops, cotangent, operands, linear, **attrs):
         input, filter = operands
-        geometry = _ConvGeometry(input.shape, filter.shape, cotangent.shape, strides, padding, lhs_dilation, rhs_dilation)
+        if 0 in cotangent.shape:  # no output element: nothing depends on the operands
+            return [ops.zeros(x.shape, x.dtype) if is_linear else None for x, is_linear in zip(operands, linear)]
+        geometry = _ConvGeometry(input.shape, filter.shape, cotangent.shape, **attrs)
         return [
             geometry.input_cotangent(ops, cotangent, filter) if linear[0] else None,
             geometry.filter_cotangent(ops, cotangent, input) if linear[1] else None,
@@ -329,71 +347,76 @@ class Conv2D(Op):
 
 
 class _ConvGeometry:
-    """Padding arithmetic for the two transposes of a convolution (as in JAX's ``lax.conv``)."""
+    """The two transposes of a convolution (the padding arithmetic is that of JAX's
+    ``lax.conv`` transposes)."""
 
-    def __init__(self, input_shape, filter_shape, out_shape, strides, padding, lhs_dilation, rhs_dilation):
-        self.input_shape, self.filter_shape = input_shape, filter_shape
-        self.strides, self.lhs_dilation, self.rhs_dilation = strides, lhs_dilation, rhs_dilation
-        self.padding = padding
-        self.pad_low = (padding[0], padding[2])
-        self.input_dilated = [(d - 1) * s + 1 for d, s in zip(input_shape[1:3], lhs_dilation)]
-        self.filter_dilated = [(d - 1) * s + 1 for d, s in zip(filter_shape[0:2], rhs_dilation)]
-        self.out_dilated = [(d - 1) * s + 1 for d, s in zip(out_shape[1:3], strides)]
+    def __init__(
+        self, input_shape, filter_shape, out_shape, *, strides, padding, lhs_dilation, rhs_dilation, feature_group_count
+    ):
+        self.input_shape, self.filter_shape, self.out_shape = input_shape, filter_shape, out_shape
+        self.strides, self.lhs_dilation, self.rhs_dilation = tuple(strides), tuple(lhs_dilation), tuple(rhs_dilation)
+        self.padding, self.groups = tuple(padding), feature_group_count
 
     def input_cotangent(self, ops, cotangent, filter):
+        """The cotangent convolved with the flipped filter, whose input and output channels
+        are swapped within each group: strides become input dilation and the other way
+        round. Its padding is negative (crops) where the original padding is wider than
+        the filter; the padding after adds the rows the original strides never reached."""
         pads = []
-        for lo, inp, flt, out in zip(self.pad_low, self.input_dilated, self.filter_dilated, self.out_dilated):
-            before = flt - lo - 1
-            pads += [before, inp + flt - 1 - out - before]
-        if min(pads) < 0:
-            raise MissingDerivativeRule("'s4tf.conv2d' input gradient needs negative padding (padding wider than the filter)")
-        flipped = ops.transpose(ops.op("reverse", filter, axes=(0, 1)), (0, 1, 3, 2))
+        for axis in range(2):
+            stride, lhs_dilation, rhs_dilation = self.strides[axis], self.lhs_dilation[axis], self.rhs_dilation[axis]
+            input_dilated = (self.input_shape[axis + 1] - 1) * lhs_dilation + 1
+            filter_dilated = (self.filter_shape[axis] - 1) * rhs_dilation + 1
+            out_dilated = (self.out_shape[axis + 1] - 1) * stride + 1
+            before = filter_dilated - self.padding[2 * axis] - 1
+            pads += [before, input_dilated + filter_dilated - 1 - out_dilated - before]
+        height, width, per_group, out_channels = self.filter_shape
+        flipped = ops.op("reverse", filter, axes=(0, 1))
+        if self.groups == 1:
+            swapped = ops.transpose(flipped, (0, 1, 3, 2))
+        else:  # (H, W, I, G * O/G) -> (H, W, O/G, G * I)
+            split = ops.reshape(flipped, (height, width, per_group, self.groups, out_channels // self.groups))
+            swapped = ops.reshape(ops.transpose(split, (0, 1, 4, 3, 2)), (height, width, -1, self.groups * per_group))
         return ops.op(
-            "conv2d", cotangent, flipped, strides=self.lhs_dilation, padding=pads,
-            lhs_dilation=self.strides, rhs_dilation=self.rhs_dilation, feature_group_count=1,
+            "conv2d", cotangent, swapped, strides=self.lhs_dilation, padding=pads,
+            lhs_dilation=self.strides, rhs_dilation=self.rhs_dilation, feature_group_count=self.groups,
         )
 
     def filter_cotangent(self, ops, cotangent, input):
-        if any(d != 1 for d in self.lhs_dilation):
-            return self._filter_cotangent_by_convolution(ops, cotangent, input)
-        return self._filter_cotangent_by_taps(ops, cotangent, input)
-
-    def _filter_cotangent_by_taps(self, ops, cotangent, input):
         """One matrix product per filter tap: the input window the tap sees (a strided slice
-        of the padded input) contracted with the cotangent over batch and positions. IREE
-        runs these products several times faster than the equivalent convolution, whose
-        kernel would be as large as the output."""
+        of the padded, dilated input) contracted with the cotangent over batch and
+        positions, batched over the channel groups. IREE runs these products several times
+        faster than the equivalent convolution, whose kernel would be as large as the
+        output."""
         top, bottom, left, right = self.padding
-        padded = ops.pad(input, ((0, 0), (top, bottom), (left, right), (0, 0)))
-        batch, out_h, out_w, _ = cotangent.shape
-        channels = input.shape[3]
+        if any(self.padding) or self.lhs_dilation != (1, 1):
+            input = ops.op(
+                "pad", input, ops.full((), 0, input.dtype), low=(0, top, left, 0), high=(0, bottom, right, 0),
+                interior=(0, self.lhs_dilation[0] - 1, self.lhs_dilation[1] - 1, 0),
+            )
+        batch_axes = ((), ())
+        if self.groups > 1:  # channels C as (G, C/G), cotangent's O as (G, O/G)
+            input = ops.reshape(input, (*input.shape[:3], self.groups, -1))
+            cotangent = ops.reshape(cotangent, (*cotangent.shape[:3], self.groups, -1))
+            batch_axes = ((3,), (3,))
+        batch, out_h, out_w = cotangent.shape[:3]
+        channels = tuple(input.shape[3:])
+        ones = (1,) * len(channels)
         taps = []
         for row in range(self.filter_shape[0]):
             for column in range(self.filter_shape[1]):
-                start = (0, row * self.rhs_dilation[0], column * self.rhs_dilation[1], 0)
-                limit = (batch, start[1] + (out_h - 1) * self.strides[0] + 1, start[2] + (out_w - 1) * self.strides[1] + 1, channels)
-                window = ops.slice(padded, start, limit, (1, self.strides[0], self.strides[1], 1))
-                taps.append(ops.dot_general(window, cotangent, ((0, 1, 2), (0, 1, 2))))
-        return ops.reshape(ops.stack(taps), self.filter_shape)
-
-    def _filter_cotangent_by_convolution(self, ops, cotangent, input):
-        pads, crop = [], list(input.shape)
-        for axis, (lo, inp, flt, out) in enumerate(zip(self.pad_low, self.input_dilated, self.filter_dilated, self.out_dilated)):
-            high = (out - inp) + (flt - lo - 1)
-            if high < 0:  # rows the strides never reach: crop them instead of negative padding
-                if self.lhs_dilation[axis] != 1:
-                    raise MissingDerivativeRule("'s4tf.conv2d' filter gradient with input dilation needs negative padding")
-                crop[axis + 1] += high
-                high = 0
-            pads += [lo, high]
-        if tuple(crop) != tuple(input.shape):
-            input = ops.slice(input, (0, 0, 0, 0), crop)
-        product = ops.op(
-            "conv2d", ops.transpose(input, (3, 1, 2, 0)), ops.transpose(cotangent, (1, 2, 0, 3)),
-            strides=self.rhs_dilation, padding=pads, lhs_dilation=self.lhs_dilation,
-            rhs_dilation=self.strides, feature_group_count=1,
-        )
-        return ops.transpose(product, (1, 2, 0, 3))
+                first_row, first_column = row * self.rhs_dilation[0], column * self.rhs_dilation[1]
+                start = (0, first_row, first_column, *(0 for _ in channels))
+                limit = (
+                    batch, first_row + (out_h - 1) * self.strides[0] + 1,
+                    first_column + (out_w - 1) * self.strides[1] + 1, *channels,
+                )
+                window = ops.slice(input, start, limit, (1, *self.strides, *ones))
+                taps.append(ops.dot_general(window, cotangent, ((0, 1, 2), (0, 1, 2)), batch_axes))
+        stacked = ops.stack(taps)  # (taps, C, O) or (taps, G, C/G, O/G)
+        if self.groups > 1:
+            stacked = ops.transpose(stacked, (0, 2, 1, 3))
+        return ops.reshape(stacked, self.filter_shape)
 
 
 class PoolOp(Op):
@@ -444,7 +467,7 @@ class PoolOp(Op):
     @staticmethod
     def lower_window(lowering, input, body, init, window, strides, padding):
         input_type = lowering.operand_types[0]
-        input, padding, _ = _read_only_single_windows(
+        input, padding, _ = _window_input(
             input, input_type, lowering.result_type.shape, window, padding, (1, 1), init
         )
         return hlo.reduce_window(

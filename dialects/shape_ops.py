@@ -462,7 +462,8 @@ class Concatenate(Op):
 
 class Pad(Op):
     """Pad ``x`` with the scalar ``value``: ``low``/``high`` elements per axis edge and
-    ``interior`` elements between neighbours.
+    ``interior`` elements between neighbours. A negative ``low`` or ``high`` crops that many
+    elements from the edge instead (after interior padding, as ``lax.pad``).
 
     ```mlir
     %0 = "s4tf.pad"(%x, %zero) {low = array<i64: 1>, high = array<i64: 2>, interior = array<i64: 0>} : (tensor<3xf32>, tensor<f32>) -> tensor<6xf32>
@@ -481,18 +482,25 @@ class Pad(Op):
             raise DTypeError(f"padding value dtype {value.dtype} differs from operand dtype {x.dtype}")
         if not len(low) == len(high) == len(interior) == x.rank:
             raise ShapeError(f"low, high and interior need {x.rank} entries for {shape_str(x.shape)}")
-        if any(i < 0 for i in interior) or any(lo < 0 for lo in low) or any(hi < 0 for hi in high):
-            raise ShapeError("padding amounts must be non-negative")
-        shape = [lo + hi + d + max(d - 1, 0) * i for d, lo, hi, i in zip(x.shape, low, high, interior)]
+        if any(i < 0 for i in interior):
+            raise ShapeError(f"interior padding must be non-negative, got {list(interior)}")
+        shape = _padded_shape(x.shape, low, high, interior)
+        for axis, size in enumerate(shape):
+            if size < 0:
+                raise ShapeError(
+                    f"padding low={low[axis]}, high={high[axis]} crops more than the {_dilated(x.shape[axis], interior[axis])} "
+                    f"elements of axis {axis} of {shape_str(x.shape)}"
+                )
         return TensorType(shape, x.dtype)
 
     @staticmethod
     def reference(x, value, *, low, high, interior):
-        shape = [lo + hi + d + max(d - 1, 0) * i for d, lo, hi, i in zip(x.shape, low, high, interior)]
-        result = np.full(shape, value, dtype=x.dtype)
-        index = tuple(slice(lo, lo + (d - 1) * (i + 1) + 1, i + 1) for d, lo, i in zip(x.shape, low, interior))
-        result[index] = x
-        return result
+        """Pad by the positive amounts, then crop the negative ones."""
+        grown = _padded_shape(x.shape, [max(lo, 0) for lo in low], [max(hi, 0) for hi in high], interior)
+        result = np.full(grown, value, dtype=x.dtype)
+        starts = [max(lo, 0) for lo in low]
+        result[tuple(slice(s, s + _dilated(d, i), i + 1) for s, d, i in zip(starts, x.shape, interior))] = x
+        return result[tuple(slice(max(-lo, 0), size - max(-hi, 0)) for size, lo, hi in zip(grown, low, high))]
 
     @staticmethod
     def lower(lowering, x, value, *, low, high, interior):
@@ -514,7 +522,23 @@ class Pad(Op):
 
     @staticmethod
     def transpose(ops, cotangent, operands, linear, *, low, high, interior):
+        """The cotangent at the operand's positions: a strided slice, after zeros are put
+        back where elements were cropped (their cotangent is zero)."""
         x = operands[0]
-        limit = [lo + (d - 1) * (i + 1) + 1 for d, lo, i in zip(x.shape, low, interior)]
-        inner = ops.slice(cotangent, low, limit, [i + 1 for i in interior])
+        cropped_low, cropped_high = [max(-lo, 0) for lo in low], [max(-hi, 0) for hi in high]
+        if any(cropped_low) or any(cropped_high):
+            zero = ops.full((), 0, cotangent.dtype)
+            cotangent = ops.op("pad", cotangent, zero, low=cropped_low, high=cropped_high, interior=(0,) * len(low))
+        start = [max(lo, 0) for lo in low]
+        limit = [s + _dilated(d, i) for s, d, i in zip(start, x.shape, interior)]
+        inner = ops.slice(cotangent, start, limit, [i + 1 for i in interior])
         return [inner if linear[0] else None, ops.sum(cotangent) - ops.sum(inner) if linear[1] else None]
+
+
+def _dilated(size: int, interior: int) -> int:
+    """The length of ``size`` elements with ``interior`` elements between neighbours."""
+    return size + max(size - 1, 0) * interior
+
+
+def _padded_shape(shape, low, high, interior) -> list[int]:
+    return [lo + hi + _dilated(d, i) for d, lo, hi, i in zip(shape, low, high, interior)]

@@ -393,7 +393,8 @@ def stack(arrays, axis=0):
 
 
 def pad(x, pad_width, constant_values=0):
-    """``np.pad`` in constant mode; ``pad_width`` is an int, a pair, or one pair per axis."""
+    """``np.pad`` in constant mode; ``pad_width`` is an int, a pair, or one pair per axis.
+    A negative width crops that many elements from its edge (as ``lax.pad``)."""
     x = _tensor(x)
     rank = len(x.shape)
     widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (rank, 2))

@@ -102,13 +102,17 @@ def test_matmul_in_every_number_dtype():
 
 
 def _conv_loops(x, w, strides, padding, lhs_dilation, rhs_dilation, feature_group_count):
-    """Convolution of NHWC ``x`` with HWIO ``w``, one output element at a time."""
+    """Convolution of NHWC ``x`` with HWIO ``w``, one output element at a time. A negative
+    padding amount crops the dilated input."""
     n, h, width, c = x.shape
     kh, kw, per_group, out_channels = w.shape
     top, bottom, left, right = padding
     dilated = ((h - 1) * lhs_dilation[0] + 1, (width - 1) * lhs_dilation[1] + 1)
     padded = np.zeros((n, top + dilated[0] + bottom, left + dilated[1] + right, c))
-    padded[:, top : top + dilated[0] : lhs_dilation[0], left : left + dilated[1] : lhs_dilation[1]] = x
+    for i, j in itertools.product(range(h), range(width)):
+        row, column = top + i * lhs_dilation[0], left + j * lhs_dilation[1]
+        if 0 <= row < padded.shape[1] and 0 <= column < padded.shape[2]:
+            padded[:, row, column] = x[:, i, j]
     span = ((kh - 1) * rhs_dilation[0] + 1, (kw - 1) * rhs_dilation[1] + 1)
     out_h = (padded.shape[1] - span[0]) // strides[0] + 1
     out_w = (padded.shape[2] - span[1]) // strides[1] + 1
@@ -132,7 +136,7 @@ def _convolutions(draw):
     kernel = draw(st.tuples(st.integers(1, 3), st.integers(1, 3)))
     attrs = {
         "strides": draw(st.tuples(st.integers(1, 3), st.integers(1, 3))),
-        "padding": draw(st.tuples(*[st.integers(0, 2)] * 4)),
+        "padding": draw(st.tuples(*[st.integers(-2, 4)] * 4)),  # wider than the filter, or cropping
         "lhs_dilation": draw(pair),
         "rhs_dilation": draw(pair),
         "feature_group_count": groups,
@@ -178,6 +182,9 @@ def test_conv2d_numpy_style_options():
         ((2, 2, 4, 2), {"dilation": 2}, ((1, 1), (0, 0, 0, 0), (2, 2), 1)),
         ((3, 3, 4, 2), {"strides": (1, 2), "padding": ((1, 0), (2, 1))}, ((1, 2), (1, 0, 2, 1), (1, 1), 1)),
         ((3, 3, 2, 4), {"padding": 1, "groups": 2}, ((1, 1), (1, 1, 1, 1), (1, 1), 2)),
+        ((3, 3, 1, 8), {"padding": "same", "groups": 4}, ((1, 1), same_3x3, (1, 1), 4)),  # depthwise
+        ((3, 3, 4, 2), {"strides": 2, "padding": 4}, ((2, 2), (4, 4, 4, 4), (1, 1), 1)),  # wider than the filter
+        ((3, 2, 4, 3), {"padding": ((-1, 2), (1, -2))}, ((1, 1), (-1, 2, 1, -2), (1, 1), 1)),  # cropping
     ]
     filters = [random_array(rng, shape, "f32") for shape, _, _ in cases]
     expected = [

@@ -57,6 +57,11 @@ SHAPE_ERRORS = {
     "broadcast_to": (lambda x: s4tf.broadcast_to(x, (2, 4)), [f32(3)], ["s4tf.broadcast_in_dim", "(3,)", "(2, 4)"]),
     "slice": (lambda x: s4tf.slice(x, (0, 1), (2, 5)), [f32(2, 3)], ["s4tf.slice", "1:5:1", "(2, 3)"]),
     "pad_value": (lambda x, v: s4tf.op("pad", x, v, **PAD), [f32(3), f32(2)], ["s4tf.pad", "scalar", "(2,)"]),
+    "pad_crop": (lambda x: s4tf.pad(x, ((0, 0), (-2, -2))), [f32(2, 3)], ["s4tf.pad", "crops", "axis 1", "(2, 3)"]),
+    "conv2d_crop": (
+        lambda x, w: s4tf.conv2d(x, w, padding=((0, 0), (-3, -3))), [f32(1, 4, 5, 1), f32(1, 1, 1, 1)],
+        ["s4tf.conv2d", "crops", "(-3, -3)", "(1, 4, 5, 1)"],
+    ),
     "pool_rank": (lambda x: s4tf.op("max_pool2d", x, **POOL), [f32(4, 4)], ["s4tf.max_pool2d", "(4, 4)"]),
     "add_slice_outside": (
         lambda x, u: s4tf.op("add_slice", x, u, start=(4,), stride=(2,)), [f32(6), f32(2)],

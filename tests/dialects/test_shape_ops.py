@@ -225,21 +225,32 @@ def test_concatenate(case, dtype, seed):
     check_staged(lambda *vs: s4tf.concatenate(vs, axis), parts, expected, ops=["concatenate"])
 
 
+def _pad_shape(shape, low, high, interior):
+    return [lo + hi + n + max(n - 1, 0) * i for n, lo, hi, i in zip(shape, low, high, interior)]
+
+
 def _padded(x, value, low, high, interior):
-    """``x`` with ``interior`` values between neighbours and ``low``/``high`` at the edges."""
-    shape = [lo + hi + n + max(n - 1, 0) * i for n, lo, hi, i in zip(x.shape, low, high, interior)]
+    """``x`` with ``interior`` values between neighbours and ``low``/``high`` at the edges
+    (a negative amount drops the elements that would land before the first or past the
+    last position)."""
+    shape = _pad_shape(x.shape, low, high, interior)
     result = np.full(shape, value, x.dtype)
     for index in np.ndindex(*x.shape):
-        result[tuple(lo + k * (i + 1) for k, lo, i in zip(index, low, interior))] = x[index]
+        position = tuple(lo + k * (i + 1) for k, lo, i in zip(index, low, interior))
+        if all(0 <= p < n for p, n in zip(position, shape)):
+            result[position] = x[index]
     return result
 
 
 @covers("pad")
-@settings(max_examples=5, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(shape=SHAPES, data=st.data(), dtype=SOME_DTYPES, seed=SEEDS)
-def test_pad_with_edge_and_interior_padding(shape, data, dtype, seed):
-    amounts = st.lists(st.integers(0, 2), min_size=len(shape), max_size=len(shape)).map(tuple)
-    low, high, interior = data.draw(amounts), data.draw(amounts), data.draw(amounts)
+def test_pad_with_edge_and_interior_padding_and_cropping(shape, data, dtype, seed):
+    def amounts(least):
+        return st.lists(st.integers(least, 2), min_size=len(shape), max_size=len(shape)).map(tuple)
+
+    low, high, interior = data.draw(amounts(-2)), data.draw(amounts(-2)), data.draw(amounts(0))
+    assume(min(_pad_shape(shape, low, high, interior), default=0) >= 0)
     rng = np.random.default_rng(seed)
     x, value = random_array(rng, shape, dtype), random_array(rng, (), dtype)
     expected = _padded(x, value, low, high, interior)
@@ -249,8 +260,14 @@ def test_pad_with_edge_and_interior_padding(shape, data, dtype, seed):
 @covers("pad")
 def test_numpy_style_pad_widths():
     x = np.arange(6, dtype=np.int32).reshape(2, 3)
-    expected = [_padded(x, 0, (1, 1), (1, 1), (0, 0)), _padded(x, 7, (2, 0), (0, 1), (0, 0))]
-    fn = lambda v: (s4tf.pad(v, 1), s4tf.pad(v, ((2, 0), (0, 1)), constant_values=7))  # noqa: E731
+    expected = [
+        _padded(x, 0, (1, 1), (1, 1), (0, 0)),
+        _padded(x, 7, (2, 0), (0, 1), (0, 0)),
+        np.array([[5], [0], [0]], np.int32),  # negative widths crop: row 0, columns 0 and 1
+    ]
+    fn = lambda v: (  # noqa: E731
+        s4tf.pad(v, 1), s4tf.pad(v, ((2, 0), (0, 1)), constant_values=7), s4tf.pad(v, ((-1, 2), (-2, 0))),
+    )
     check_staged(fn, [x], expected, ops=["pad"])
 
 

@@ -129,6 +129,20 @@ func.func @contractions(%a: tensor<5x4x3xf32>, %b: tensor<5x3x2xf32>, %x: tensor
   return %0, %1 : tensor<5x4x2xf32>, tensor<1x3x4x4xf32>
 }
 
+// Negative padding crops: an explicit stablehlo.pad applies it (its negative amounts
+// crop), and the convolution itself gets none.
+// CHECK-LABEL: func.func @conv_cropping
+// CHECK-SAME:    (%[[X:.*]]: tensor<1x6x6x2xf32>, %[[W:.*]]: tensor<3x3x1x4xf32>)
+// CHECK-NEXT:    %[[ZERO:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-NEXT:    %[[CROPPED:.*]] = stablehlo.pad %[[X]], %[[ZERO]], low = [0, -1, 1, 0], high = [0, 2, -2, 0], interior = [0, 0, 0, 0] : (tensor<1x6x6x2xf32>, tensor<f32>) -> tensor<1x7x5x2xf32>
+// CHECK-NEXT:    stablehlo.convolution(%[[CROPPED]], %[[W]]) {{.*}} window = {stride = [1, 2], pad = {{\[}}[0, 0], [0, 0]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]}
+// CHECK-SAME:    feature_group_count = 2 : i64
+// CHECK-SAME:    (tensor<1x7x5x2xf32>, tensor<3x3x1x4xf32>) -> tensor<1x5x2x4xf32>
+func.func @conv_cropping(%x: tensor<1x6x6x2xf32>, %w: tensor<3x3x1x4xf32>) -> tensor<1x5x2x4xf32> {
+  %0 = "s4tf.conv2d"(%x, %w) {strides = array<i64: 1, 2>, padding = array<i64: -1, 2, 1, -2>, lhs_dilation = array<i64: 1, 1>, rhs_dilation = array<i64: 1, 1>, feature_group_count = 2 : i64} : (tensor<1x6x6x2xf32>, tensor<3x3x1x4xf32>) -> tensor<1x5x2x4xf32>
+  return %0 : tensor<1x5x2x4xf32>
+}
+
 // Pooling is reduce_window over the spatial axes; average pooling divides by the number of
 // real (unpadded) elements in each window.
 // CHECK-LABEL: func.func @pooling
