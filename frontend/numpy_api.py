@@ -14,11 +14,11 @@ import math
 
 import numpy as np
 
-from s4tf.dialects.types import BOOL_DTYPE, canonical_dtype, is_float, promote_dtypes, to_numpy_dtype
+from s4tf.dialects.types import BOOL_DTYPE, canonical_dtype, is_float, is_integer, promote_dtypes, to_numpy_dtype
 from s4tf.dispatch import apply1
 from s4tf.errors import DTypeError, ShapeError
 from s4tf.locations import user_location
-from s4tf.tensor import Tensor, is_python_scalar
+from s4tf.tensor import Tensor, Tracer, is_python_scalar
 
 #: s4tf's default dtypes: of Python scalars alone, and of tensors created with no dtype.
 DEFAULT_FLOAT = "f32"
@@ -74,33 +74,46 @@ def _as_operand(value, dtype: str):
         ) from None
 
 
-def _with_weak_scalar(dtype: str, scalar) -> str:
-    """NEP 50: a Python scalar takes ``dtype`` unless it is of a higher kind (bool < int <
+def _is_weak(value) -> bool:
+    """A Python scalar, or a tracer standing for one (:attr:`Tracer.weak`)."""
+    return is_python_scalar(value) or (isinstance(value, Tracer) and value.weak)
+
+
+def _kind(dtype: str) -> int:
+    return 0 if dtype == BOOL_DTYPE else 1 if is_integer(dtype) else 2
+
+
+def _with_weak(dtype: str, weak_dtype: str) -> str:
+    """NEP 50: a weak value takes ``dtype`` unless it is of a higher kind (bool < int <
     float); then it brings NumPy's default dtype of its kind."""
-    if isinstance(scalar, float):
-        return dtype if is_float(dtype) else NUMPY_FLOAT
-    if isinstance(scalar, int) and not isinstance(scalar, bool) and dtype == BOOL_DTYPE:
-        return NUMPY_INT
-    return dtype
+    if _kind(weak_dtype) <= _kind(dtype):
+        return dtype
+    return NUMPY_FLOAT if is_float(weak_dtype) else NUMPY_INT
 
 
 def _result_dtype(*values) -> str:
     """The dtype NumPy 2 computes an op on ``values`` in: ``np.result_type`` of the tensors'
-    and arrays' dtypes, Python scalars weak (:func:`_with_weak_scalar`). Python scalars
-    alone take s4tf's default dtypes."""
-    strong = [dtype_of(v) for v in values if not is_python_scalar(v)]
-    scalars = [v for v in values if is_python_scalar(v)]
-    if not strong:  # the default dtype of the highest kind
-        return builtins.max(map(_scalar_dtype, scalars), key=(BOOL_DTYPE, DEFAULT_INT, DEFAULT_FLOAT).index)
+    and arrays' dtypes, Python scalars weak (:func:`_with_weak`). Weak values alone give
+    the dtype of the highest kind among them: s4tf's defaults for Python scalars."""
+    strong = [dtype_of(v) for v in values if not _is_weak(v)]
+    weak = [dtype_of(v) for v in values if _is_weak(v)]
+    if not strong:
+        top = builtins.max(map(_kind, weak))
+        return functools.reduce(promote_dtypes, [d for d in weak if _kind(d) == top])
     dtype = functools.reduce(promote_dtypes, strong)
-    for scalar in scalars:
-        dtype = _with_weak_scalar(dtype, scalar)
+    for weak_dtype in weak:
+        dtype = _with_weak(dtype, weak_dtype)
     return dtype
+
+
+def _weak_if_all_weak(result, *values):
+    """``result``, weak when every value it was computed from is."""
+    return result.as_weak() if isinstance(result, Tracer) and all(map(_is_weak, values)) else result
 
 
 def _elementwise(op_name: str, *values, dtype: str | None = None):
     dtype = dtype or _result_dtype(*values)
-    return apply1(op_name, *[_as_operand(v, dtype) for v in values])
+    return _weak_if_all_weak(apply1(op_name, *[_as_operand(v, dtype) for v in values]), *values)
 
 
 def _float_operand(x):
@@ -215,21 +228,21 @@ def floor_divide(x, y):
     """``x // y`` as in Python and NumPy: the quotient rounded toward minus infinity."""
     dtype = _no_bool_loop(_result_dtype(x, y))
     if is_float(dtype):
-        return floor(divide(x, y))
-    x, y = _as_operand(x, dtype), _as_operand(y, dtype)
-    quotient = apply1("div", x, y)  # integer division truncates toward zero
-    rest = subtract(x, multiply(quotient, y))
-    return subtract(quotient, astype(_rounds_down(rest, y), dtype))
+        return _weak_if_all_weak(floor(divide(x, y)), x, y)
+    lhs, rhs = _as_operand(x, dtype), _as_operand(y, dtype)
+    quotient = apply1("div", lhs, rhs)  # integer division truncates toward zero
+    rest = subtract(lhs, multiply(quotient, rhs))
+    return _weak_if_all_weak(subtract(quotient, astype(_rounds_down(rest, rhs), dtype)), x, y)
 
 
 def remainder(x, y):
     """``x % y`` as in Python and NumPy: zero or of the sign of ``y``."""
     dtype = _no_bool_loop(_result_dtype(x, y))
     if is_float(dtype):  # the floored quotient is piecewise constant: no derivative flows through it
-        return subtract(x, multiply(stop_gradient(floor(divide(x, y))), y))
-    x, y = _as_operand(x, dtype), _as_operand(y, dtype)
-    rest = subtract(x, multiply(apply1("div", x, y), y))
-    return where(_rounds_down(rest, y), add(rest, y), rest)
+        return _weak_if_all_weak(subtract(x, multiply(stop_gradient(floor(divide(x, y))), y)), x, y)
+    lhs, rhs = _as_operand(x, dtype), _as_operand(y, dtype)
+    rest = subtract(lhs, multiply(apply1("div", lhs, rhs), rhs))
+    return _weak_if_all_weak(where(_rounds_down(rest, rhs), add(rest, rhs), rest), x, y)
 
 
 def _rounds_down(rest, y):

@@ -154,6 +154,25 @@ def test_python_scalars_alone_take_s4tf_default_dtypes():
     assert s4tf.where(CONDITION, 1.0, 0.0).dtype == np.float32
 
 
+def count_up(x16, x8, n):
+    for i in range(n):
+        x16 = x16 + (i + 1) * 0.5
+        x8 = x8 + i % 2
+    return x16, x8
+
+
+def test_the_index_of_a_staged_range_loop_is_weak_as_a_python_int():
+    """``for i in range(n)`` on a tensor ``n`` gives what Python's ints give with NumPy; so
+    does ``s4tf.fori_loop``, while an int32 tensor that is no loop index promotes."""
+    x16, x8 = np.array([0.5, 1.0, 2.0], np.float16), np.array([1, -2, 3], np.int8)
+    for got, want in zip(s4tf.function(count_up)(x16, x8, np.int32(5)), count_up(x16, x8, 5)):
+        assert np.asarray(got).dtype == want.dtype
+        np.testing.assert_array_equal(np.asarray(got), want)
+    x32 = np.ones(2, np.float32)
+    fori = s4tf.function(lambda x, n: (s4tf.fori_loop(0, n, lambda i, v: v * i + i // 2, x), x * n))
+    assert [t.dtype for t in fori.lower(x32, np.int32(3)).record.result_types] == ["f32", "f64"]
+
+
 # -- for real: eager and staged, values and dtypes against NumPy -----------------------
 
 LEFT = np.array([[7, -3], [16777217, 5]], np.int32)  # 2**24 + 1: not a float32
