@@ -201,7 +201,8 @@ def test_mixed_dtypes_and_weak_scalars_staged_against_numpy():
     i8, b, f16 = np.array([1, -2, 3], np.int8), np.array([True, False, True]), np.array([0.5, 1.5, -2.0], np.float16)
 
     def mixed(i8, b, f16):
-        return i8 + 1, b + 1, b * b, b + b, b // True, b % True, i8 * f16, f16 * 2.5, i8 / 2, b / True, i8**2, 2.0 - i8
+        return (i8 + 1, b + 1, b * b, b + b, b // True, b % True, i8 * f16, f16 * 2.5, i8 / 2, b / True, i8**2,
+                2.0 - i8, b @ b)
 
     expected = mixed(i8, b, f16)
     for got, want in zip(s4tf.function(mixed)(i8, b, f16), expected):
