@@ -34,11 +34,6 @@ _NUMPY_DTYPES = {
 }
 _FROM_NUMPY = {v: k for k, v in _NUMPY_DTYPES.items()}
 
-# Promotion order used when two dtypes meet: the later kind wins, and within a kind
-# the wider type. f16 meeting bf16 gives f32.
-_RANK = {"i1": 0, "i8": 1, "i32": 2, "i64": 3, "bf16": 4, "f16": 4, "f32": 5, "f64": 6}
-
-
 def is_float(dtype: str) -> bool:
     return dtype in FLOAT_DTYPES
 
@@ -71,12 +66,19 @@ def canonical_dtype(dtype) -> str:
 
 
 def promote_dtypes(a: str, b: str) -> str:
-    """The dtype two operands are converted to before a binary op."""
+    """The dtype two operands are converted to before a binary op: NumPy 2's
+    ``np.result_type`` (``int32`` and ``float32`` give ``float64``). ``bfloat16`` (from
+    ml_dtypes, which gives it no promotion rules of its own) promotes as ``float16`` does,
+    except that the two meet at ``float32``, the smallest float that holds both exactly."""
     if a == b:
         return a
-    if {a, b} == {"f16", "bf16"}:
-        return "f32"
-    return a if _RANK[a] >= _RANK[b] else b
+    if "bf16" in (a, b):
+        other = b if a == "bf16" else a
+        if other == "f16":
+            return "f32"
+        promoted = promote_dtypes("f16", other)
+        return "bf16" if promoted == "f16" else promoted
+    return _FROM_NUMPY[np.result_type(_NUMPY_DTYPES[a], _NUMPY_DTYPES[b])]
 
 
 def element_type(dtype: str) -> ir.Type:

@@ -356,7 +356,7 @@ def stage_fori(lower, upper, body_fn, init, names=None, construct: str = "s4tf.f
 
     def body(carry):
         i, upper, step, value = carry
-        return i + step, upper, step, body_fn(i, value)
+        return i + step, upper, step, body_fn(i.as_weak(), value)  # i stands for range()'s Python int
 
     return stage_while(keep_going, body, (lower, upper, step, init), names=["index", "bound", "step", *(names or [])], construct=construct)[3]
 

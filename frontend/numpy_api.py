@@ -1,24 +1,32 @@
 """``s4tf.<name>``: NumPy-named functions over tensors, staged or eager.
 
-Operands may be tensors, NumPy arrays or Python scalars. Dtypes are promoted as in
-NumPy, except that Python scalars are weak: ``x * 2`` keeps ``x``'s dtype, and
-``int_tensor + 1.5`` gives float32.
+Operands may be tensors, NumPy arrays or Python scalars. Dtypes are promoted as NumPy 2
+promotes them (``np.result_type``; Python scalars are weak, NEP 50): ``int32 + float32`` is
+float64, ``int8_tensor + 1`` is int8, ``int_tensor + 1.5`` is float64. Where nothing gives a
+dtype (Python scalars alone, ``zeros(shape)``), s4tf's defaults are float32 and int32.
 """
 
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 
 import numpy as np
 
-from s4tf.dialects.types import canonical_dtype, is_float, promote_dtypes, to_numpy_dtype
+from s4tf.dialects.types import BOOL_DTYPE, canonical_dtype, is_float, is_integer, promote_dtypes, to_numpy_dtype
 from s4tf.dispatch import apply1
-from s4tf.errors import ShapeError
-from s4tf.tensor import Tensor, is_python_scalar
+from s4tf.errors import DTypeError, ShapeError
+from s4tf.locations import user_location
+from s4tf.tensor import Tensor, Tracer, is_python_scalar
 
+#: s4tf's default dtypes: of Python scalars alone, and of tensors created with no dtype.
 DEFAULT_FLOAT = "f32"
 DEFAULT_INT = "i32"
+#: NumPy's default dtypes: what a Python float makes of integers and bools, and a Python
+#: int of bools, in an op with a tensor or array (NEP 50).
+NUMPY_FLOAT = "f64"
+NUMPY_INT = "i64"
 
 
 # -- operands ---------------------------------------------------------------------------
@@ -57,29 +65,55 @@ def _as_operand(value, dtype: str):
     """``value`` as an operand of ``dtype``: tensors are cast, host values converted."""
     if isinstance(value, Tensor):
         return value if value.tensor_type.dtype == dtype else apply1("cast", value, dtype=dtype)
-    return np.asarray(value, dtype=to_numpy_dtype(dtype))
+    try:
+        return np.asarray(value, dtype=to_numpy_dtype(dtype))
+    except OverflowError:  # NumPy 2: a Python int that the dtype it meets cannot hold
+        raise DTypeError(
+            f"Python integer {value} is out of range for {to_numpy_dtype(dtype)}, the dtype it is "
+            "combined with (as in NumPy); make it an array of a wider dtype", str(user_location() or "")
+        ) from None
+
+
+def _is_weak(value) -> bool:
+    """A Python scalar, or a tracer standing for one (:attr:`Tracer.weak`)."""
+    return is_python_scalar(value) or (isinstance(value, Tracer) and value.weak)
+
+
+def _kind(dtype: str) -> int:
+    return 0 if dtype == BOOL_DTYPE else 1 if is_integer(dtype) else 2
+
+
+def _with_weak(dtype: str, weak_dtype: str) -> str:
+    """NEP 50: a weak value takes ``dtype`` unless it is of a higher kind (bool < int <
+    float); then it brings NumPy's default dtype of its kind."""
+    if _kind(weak_dtype) <= _kind(dtype):
+        return dtype
+    return NUMPY_FLOAT if is_float(weak_dtype) else NUMPY_INT
 
 
 def _result_dtype(*values) -> str:
-    """NumPy-style promotion where Python scalars are weak."""
-    strong = [dtype_of(v) for v in values if not is_python_scalar(v)]
-    weak = [dtype_of(v) for v in values if is_python_scalar(v)]
-    dtype = None
-    for d in strong:
-        dtype = d if dtype is None else promote_dtypes(dtype, d)
-    for d in weak:
-        if dtype is None:
-            dtype = d
-        elif is_float(d) and not is_float(dtype):
-            dtype = DEFAULT_FLOAT
-        elif d == "i32" and dtype == "i1":
-            dtype = DEFAULT_INT
+    """The dtype NumPy 2 computes an op on ``values`` in: ``np.result_type`` of the tensors'
+    and arrays' dtypes, Python scalars weak (:func:`_with_weak`). Weak values alone give
+    the dtype of the highest kind among them: s4tf's defaults for Python scalars."""
+    strong = [dtype_of(v) for v in values if not _is_weak(v)]
+    weak = [dtype_of(v) for v in values if _is_weak(v)]
+    if not strong:
+        top = builtins.max(map(_kind, weak))
+        return functools.reduce(promote_dtypes, [d for d in weak if _kind(d) == top])
+    dtype = functools.reduce(promote_dtypes, strong)
+    for weak_dtype in weak:
+        dtype = _with_weak(dtype, weak_dtype)
     return dtype
+
+
+def _weak_if_all_weak(result, *values):
+    """``result``, weak when every value it was computed from is."""
+    return result.as_weak() if isinstance(result, Tracer) and all(map(_is_weak, values)) else result
 
 
 def _elementwise(op_name: str, *values, dtype: str | None = None):
     dtype = dtype or _result_dtype(*values)
-    return apply1(op_name, *[_as_operand(v, dtype) for v in values])
+    return _weak_if_all_weak(apply1(op_name, *[_as_operand(v, dtype) for v in values]), *values)
 
 
 def _float_operand(x):
@@ -113,9 +147,21 @@ cos = _unary_float("cos")
 tanh = _unary_float("tanh")
 sqrt = _unary_float("sqrt")
 rsqrt = _unary_float("rsqrt")
-floor = _unary_float("floor")
-ceil = _unary_float("ceil")
-round = _unary_float("round")  # noqa: A001  (NumPy's name)
+
+
+def _rounding(op_name):
+    def rounding(x):
+        x = _tensor(x)
+        return apply1(op_name, x) if is_float(x.tensor_type.dtype) else x
+
+    rounding.__name__ = op_name
+    rounding.__doc__ = f"Elementwise ``s4tf.{op_name}``; integers and bools are already whole: returned as they are."
+    return rounding
+
+
+floor = _rounding("floor")
+ceil = _rounding("ceil")
+round = _rounding("round")  # noqa: A001  (NumPy's name)
 sigmoid = _unary_float("logistic")
 sigmoid.__name__ = "sigmoid"
 logistic = sigmoid
@@ -137,41 +183,66 @@ def logical_not(x):
     return apply1("not", _as_operand(x, "i1"))
 
 
+#: NumPy's loops for bools: add and maximum are logical or, multiply and minimum logical and.
+_BOOL_LOOPS = {"add": "or", "mul": "and", "maximum": "or", "minimum": "and"}
+
+
+def _arithmetic(op_name, x, y):
+    dtype = _result_dtype(x, y)
+    return _elementwise(_BOOL_LOOPS[op_name] if dtype == BOOL_DTYPE else op_name, x, y, dtype=dtype)
+
+
+def _no_bool_loop(dtype: str) -> str:
+    """The dtype of an op that NumPy has no bool loop for (power, floor_divide, remainder):
+    bools are computed as int8."""
+    return "i8" if dtype == BOOL_DTYPE else dtype
+
+
 def add(x, y):
-    return _elementwise("add", x, y)
+    """``x + y``; logical or on bools (as in NumPy)."""
+    return _arithmetic("add", x, y)
 
 
 def subtract(x, y):
+    """``x - y``; bools cannot be subtracted (as in NumPy)."""
+    if _result_dtype(x, y) == BOOL_DTYPE:
+        raise DTypeError(
+            "bools cannot be subtracted (as in NumPy); for the exclusive or of bools use x != y",
+            str(user_location() or ""),
+        )
     return _elementwise("sub", x, y)
 
 
 def multiply(x, y):
-    return _elementwise("mul", x, y)
+    """``x * y``; logical and on bools (as in NumPy)."""
+    return _arithmetic("mul", x, y)
 
 
 def divide(x, y):
-    """True division: integer operands give float32 (as NumPy gives a float)."""
-    dtype = _result_dtype(x, y)
-    return _elementwise("div", x, y, dtype=dtype if is_float(dtype) else DEFAULT_FLOAT)
+    """True division. As if a Python float took part: integers and bools divide in float64
+    (NumPy's default float; float32, s4tf's, for Python scalars alone)."""
+    return _elementwise("div", x, y, dtype=_result_dtype(x, y, 1.0))
 
 
 def floor_divide(x, y):
     """``x // y`` as in Python and NumPy: the quotient rounded toward minus infinity."""
-    dtype = _result_dtype(x, y)
+    dtype = _no_bool_loop(_result_dtype(x, y))
     if is_float(dtype):
-        return floor(divide(x, y))
-    quotient = _elementwise("div", x, y, dtype=dtype)  # integer division truncates toward zero
-    rest = subtract(x, multiply(quotient, y))
-    return subtract(quotient, astype(_rounds_down(rest, y), dtype))
+        return _weak_if_all_weak(floor(divide(x, y)), x, y)
+    lhs, rhs = _as_operand(x, dtype), _as_operand(y, dtype)
+    quotient = apply1("div", lhs, rhs)  # integer division truncates toward zero
+    rest = subtract(lhs, multiply(quotient, rhs))
+    return _weak_if_all_weak(subtract(quotient, astype(_rounds_down(rest, rhs), dtype)), x, y)
 
 
 def remainder(x, y):
     """``x % y`` as in Python and NumPy: zero or of the sign of ``y``."""
-    dtype = _result_dtype(x, y)
+    dtype = _no_bool_loop(_result_dtype(x, y))
     if is_float(dtype):  # the floored quotient is piecewise constant: no derivative flows through it
-        return subtract(x, multiply(stop_gradient(floor(divide(x, y))), y))
-    rest = subtract(x, multiply(_elementwise("div", x, y, dtype=dtype), y))
-    return where(_rounds_down(rest, y), add(rest, y), rest)
+        return _weak_if_all_weak(subtract(x, multiply(stop_gradient(floor(divide(x, y))), y)), x, y)
+    lhs, rhs = _as_operand(x, dtype), _as_operand(y, dtype)
+    rest = subtract(lhs, multiply(apply1("div", lhs, rhs), rhs))
+    return _weak_if_all_weak(where(_rounds_down(rest, rhs), add(rest, rhs), rest), x, y)
 
 
 def _rounds_down(rest, y):
@@ -181,15 +252,17 @@ def _rounds_down(rest, y):
 
 
 def power(x, y):
-    return _elementwise("pow", x, y)
+    return _elementwise("pow", x, y, dtype=_no_bool_loop(_result_dtype(x, y)))
 
 
 def maximum(x, y):
-    return _elementwise("maximum", x, y)
+    """Elementwise maximum; logical or on bools (as in NumPy)."""
+    return _arithmetic("maximum", x, y)
 
 
 def minimum(x, y):
-    return _elementwise("minimum", x, y)
+    """Elementwise minimum; logical and on bools (as in NumPy)."""
+    return _arithmetic("minimum", x, y)
 
 
 def logical_and(x, y):
@@ -266,28 +339,31 @@ def _shape_tuple(shape) -> tuple:
 
 
 def full(shape, fill_value, dtype=None):
+    """``np.full``; with no dtype, the fill value's (a Python int is int32, a float float32)."""
     dtype = canonical_dtype(dtype) if dtype is not None else dtype_of(fill_value)
     return apply1("constant", value=np.full(_shape_tuple(shape), fill_value, dtype=to_numpy_dtype(dtype)))
 
 
-def zeros(shape, dtype=np.float32):
-    return full(shape, 0, dtype)
+def zeros(shape, dtype=None):
+    """``np.zeros``; with no dtype, s4tf's default float, float32."""
+    return full(shape, 0, DEFAULT_FLOAT if dtype is None else dtype)
 
 
-def ones(shape, dtype=np.float32):
-    return full(shape, 1, dtype)
+def ones(shape, dtype=None):
+    """``np.ones``; with no dtype, s4tf's default float, float32."""
+    return full(shape, 1, DEFAULT_FLOAT if dtype is None else dtype)
 
 
 def zeros_like(x, dtype=None):
-    return full(shape_of(x), 0, dtype or dtype_of(x))
+    return full_like(x, 0, dtype)
 
 
 def ones_like(x, dtype=None):
-    return full(shape_of(x), 1, dtype or dtype_of(x))
+    return full_like(x, 1, dtype)
 
 
 def full_like(x, fill_value, dtype=None):
-    return full(shape_of(x), fill_value, dtype or dtype_of(x))
+    return full(shape_of(x), fill_value, dtype_of(x) if dtype is None else dtype)
 
 
 def arange(start, stop=None, step=1, dtype=None):
@@ -541,6 +617,8 @@ def relu(x):
 def matmul(x, y):
     """``np.matmul``: 1-D operands are promoted, batch dimensions broadcast."""
     dtype = _result_dtype(x, y)
+    if dtype == BOOL_DTYPE:  # as NumPy's: the or of ands
+        return not_equal(matmul(astype(x, DEFAULT_INT), astype(y, DEFAULT_INT)), 0)
     x, y = _tensor(_as_operand(x, dtype)), _tensor(_as_operand(y, dtype))
     x_rank, y_rank = len(x.shape), len(y.shape)
     if x_rank == 0 or y_rank == 0:

@@ -128,10 +128,20 @@ class Tensor:
 class Tracer(Tensor):
     """A tensor being staged: an MLIR value in the function that ``scope`` traces."""
 
+    #: Whether it stands for a Python number (the index of a staged ``range`` loop), and so
+    #: is promoted as a weak Python scalar is (NEP 50); see :mod:`s4tf.numpy_api`.
+    weak = False
+
     def __init__(self, value, tensor_type: TensorType, scope):
         self.value = value
         self._tensor_type = tensor_type
         self.scope = scope
+
+    def as_weak(self) -> "Tracer":
+        """The same value, standing for a Python number."""
+        weak = Tracer(self.value, self._tensor_type, self.scope)
+        weak.weak = True
+        return weak
 
     @property
     def tensor_type(self) -> TensorType:

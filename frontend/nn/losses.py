@@ -43,7 +43,10 @@ def softmax_cross_entropy(logits, labels):
 
 
 def mse(predictions, targets):
-    """Mean squared error over all elements."""
+    """Mean squared error over all elements; integer targets are taken at the predictions'
+    float dtype (NumPy's promotion would make float32 predictions and int32 targets float64)."""
+    if is_float(snp.dtype_of(predictions)) and not is_float(snp.dtype_of(targets)):
+        targets = snp.astype(targets, snp.dtype_of(predictions))
     return snp.mean(snp.square(predictions - targets))
 
 

@@ -130,7 +130,7 @@ ARITHMETIC = {
     "add": (s4tf.add, lambda x, y: x + y),
     "sub": (s4tf.subtract, lambda x, y: x - y),
     "mul": (s4tf.multiply, lambda x, y: x * y),
-    "div": (op_fn("div"), lambda x, y: x / y),  # the raw op: s4tf.divide converts integers to float32
+    "div": (op_fn("div"), lambda x, y: x / y),  # the raw op: s4tf.divide divides integers in float64
     "pow": (s4tf.power, lambda x, y: x**y),
     "maximum": (s4tf.maximum, lambda x, y: np.where(x >= y, x, y)),
     "minimum": (s4tf.minimum, lambda x, y: np.where(x <= y, x, y)),
@@ -213,8 +213,8 @@ def test_python_scalars_are_weak_and_numpy_scalars_strong():
     expected = [
         (as_float64(x) * 2).astype(np.float16),
         (i + 3).astype(np.int32),
-        (i + 1.5).astype(np.float32),
-        (i / 2).astype(np.float32),
+        i + 1.5,  # float64, as in NumPy 2 (NEP 50)
+        i / 2,
         as_float64(x) * 2,  # a float64 NumPy scalar promotes, as in NumPy
     ]
     fn = lambda x, i: (x * 2, i + 3, i + 1.5, i / 2, x * np.float64(2))  # noqa: E731

@@ -53,8 +53,8 @@ def test_weak_python_scalars_keep_tensor_dtype():
     assert (x16 * 2.5).dtype == np.float16
     i = s4tf.asarray(np.arange(3, dtype=np.int32))
     assert (i + 1).dtype == np.int32
-    assert (i + 1.5).dtype == np.float32
-    assert (i / 2).dtype == np.float32
+    assert (i + 1.5).dtype == (np.arange(3, dtype=np.int32) + 1.5).dtype == np.float64  # NEP 50
+    assert (i / 2).dtype == (np.arange(3, dtype=np.int32) / 2).dtype == np.float64
 
 
 def test_index_errors():

@@ -33,6 +33,8 @@ def test_cross_entropy_gradient_matches_finite_differences():
 def test_mse_and_accuracy():
     p, t = np.array([1.0, 2.0, 4.0], np.float32), np.array([1.0, 0.0, 1.0], np.float32)
     assert float(s4tf.function(nn.mse)(p, t)) == pytest.approx(13 / 3)
+    integer_targets = s4tf.function(nn.mse)(p, t.astype(np.int32))
+    assert integer_targets.dtype == np.float32 and float(integer_targets) == pytest.approx(13 / 3)
     accuracy = s4tf.function(nn.accuracy)
     assert float(accuracy(LOGITS, LABELS)) == pytest.approx(0.75)  # row 1 predicts class 1, label 2
     assert float(accuracy(LOGITS, np.eye(3, dtype=np.float32)[LABELS])) == pytest.approx(0.75)
