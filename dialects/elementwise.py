@@ -315,16 +315,54 @@ class Div(BinaryOp):
 
 
 class Pow(BinaryOp):
-    """Elementwise ``lhs ** rhs``."""
+    """Elementwise ``lhs ** rhs``.
+
+    The derivative in ``lhs`` is ``rhs * lhs ** (rhs - 1)``, except that the power is
+    ``lhs ** 1`` where ``rhs`` is 0 (as autograd does), so that ``x ** 0.0`` has derivative
+    0 at 0 (not ``0 * inf``) and ``x ** 1.0`` has second derivative 0 there.
+    """
 
     name, numpy, hlo_name = "pow", staticmethod(np.power), "power"
 
     @classmethod
     def jvp(cls, ops, primals, tangents, result):
         lhs, rhs = primals
-        d_lhs = None if tangents[0] is None else tangents[0] * (rhs * ops.power(lhs, rhs - 1))
+        exponent = ops.where(rhs != 0, rhs - 1, 1)
+        d_lhs = None if tangents[0] is None else tangents[0] * (rhs * ops.power(lhs, exponent))
         d_rhs = None if tangents[1] is None else tangents[1] * (ops.log(ops.where(lhs > 0, lhs, 1)) * result)
         return sum_tangents(ops, [d_lhs, d_rhs], result)
+
+    @classmethod
+    def lower_broadcast(cls, lowering, operands):
+        result_type = lowering.result_type
+        if not is_float(result_type.dtype):
+            return hlo.value("power", operands, result_type)
+        return _float_power(*operands, result_type)
+
+
+def _float_power(base, exponent, result_type: TensorType):
+    """``base ** exponent`` as C's ``pow``: a negative base to an integer power is
+    ``|base| ** exponent`` with the sign of its parity, to another power NaN; ``x ** 0``
+    and ``1 ** y`` are 1. (IREE's ``stablehlo.power`` is ``exp(y * log(x))``: NaN for
+    every negative base, except for a few constant exponents that it turns into products,
+    and for ``0 ** 0``.)"""
+    dtype, flags = result_type.dtype, result_type.with_dtype(BOOL_DTYPE)
+
+    def constant(number):
+        return hlo.broadcast(hlo.scalar(number, dtype), TensorType((), dtype), result_type.shape)
+
+    def compare(lhs, rhs, direction):
+        return _hlo_compare(lhs, rhs, dtype, direction, flags)
+
+    magnitude = hlo.value("power", [hlo.value("abs", [base], result_type), exponent], result_type)
+    half = hlo.value("multiply", [exponent, constant(0.5)], result_type)
+    integer = compare(hlo.value("floor", [exponent], result_type), exponent, "EQ")
+    odd = hlo.value("and", [integer, compare(hlo.value("floor", [half], result_type), half, "NE")], flags)
+    signed = hlo.value("select", [odd, hlo.value("negate", [magnitude], result_type), magnitude], result_type)
+    negative = hlo.value("select", [integer, signed, constant(np.nan)], result_type)
+    power = hlo.value("select", [compare(base, constant(0), "LT"), negative, magnitude], result_type)
+    one = hlo.value("or", [compare(exponent, constant(0), "EQ"), compare(base, constant(1), "EQ")], flags)
+    return hlo.value("select", [one, constant(1), power], result_type)
 
 
 class _Extremum(BinaryOp):
