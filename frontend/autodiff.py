@@ -205,7 +205,12 @@ def _jvp_body(fn, primals, tangents):
     outputs = _call(name, staged.inputs + tangent_leaves, results + float_results)
     derivatives = iter(outputs[len(results):])
     tangent_outputs = [next(derivatives) if is_float(t.dtype) else None for t in results]
-    return rebuild_outputs(staged.record, outputs[: len(results)]), rebuild_outputs(staged.record, tangent_outputs)
+    # a Python value returned by fn is a constant: tangent 0.0 for a float, None otherwise
+    tangent_leaves = [
+        tangent_outputs[o] if isinstance(o, int) else (0.0 if isinstance(o.value, float) else None)
+        for o in staged.record.outputs
+    ]
+    return rebuild_outputs(staged.record, outputs[: len(results)]), pytree.unflatten(staged.record.output_tree, tangent_leaves)
 
 
 def vjp(fn, *primals):

@@ -89,6 +89,8 @@ def test_jvp_and_vjp_take_python_floats():
     assert (float(np.asarray(y)), float(np.asarray(dy))) == (9.0, 6.0)
     _, dy = s4tf.jvp(lambda a: a * a, (np.float32(3.0),), (np.float64(0.5),))  # the tangent takes the primal's dtype
     assert np.asarray(dy).dtype == np.float32 and float(np.asarray(dy)) == 3.0
+    _, tangents = s4tf.jvp(lambda a: (a * a, 2.0, "label", 3), (np.float64(3.0),), (np.float64(1.0),))
+    assert tangents[1:] == (0.0, None, None)  # Python values are constants, not their own tangents
     y, pullback = s4tf.vjp(lambda a: a * a, 3.0)
     assert [float(np.asarray(ct)) for ct in pullback(1.0) + pullback(np.float64(2.0))] == [6.0, 12.0]
     _, pullback = s4tf.vjp(lambda a, b: (a * b, {"s": a + b}), np.ones(2), np.full(2, 3.0))
