@@ -1,8 +1,9 @@
-"""Small pieces the derivative rules share: summing tangents, undoing broadcasts.
+"""Small pieces the derivative rules share: summing tangents, undoing broadcasts, masks.
 
 ```python
 unbroadcast(ops, ct, (3,))      # ct of shape (4, 3) summed over axis 0: the adjoint of a broadcast
 sum_tangents(ops, [dx * y, None], result)
+mask(ops, x > y, x.dtype)       # 1.0 where x > y, else 0.0; a constant to differentiation
 ```
 """
 
@@ -35,3 +36,10 @@ def sum_tangents(ops, terms, result):
 def scale(tangent, factor):
     """``tangent * factor``, or ``None`` when the tangent is zero."""
     return None if tangent is None else tangent * factor
+
+
+def mask(ops, predicate, dtype):
+    """``predicate`` as 1/0 of ``dtype``, with a zero derivative (``stop_gradient``): a
+    rule's mask is piecewise constant, so differentiating the rule again needs no derivative
+    of it, and strict mode (``s4tf-vjp{strict=true}``) has nothing to report."""
+    return ops.stop_gradient(ops.astype(predicate, dtype))

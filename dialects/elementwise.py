@@ -16,7 +16,7 @@ import numpy as np
 
 from s4tf.dialects import hlo
 from s4tf.dialects.attributes import DTYPE
-from s4tf.dialects.derivative_helpers import scale, sum_tangents, unbroadcast
+from s4tf.dialects.derivative_helpers import mask, scale, sum_tangents, unbroadcast
 from s4tf.dialects.op_def import MissingDerivativeRule, Op
 from s4tf.dialects.types import BOOL_DTYPE, TensorType, is_float, is_integer, shape_str, to_numpy_dtype
 from s4tf.errors import DTypeError, ShapeError
@@ -72,17 +72,13 @@ class UnaryOp(Op):
     kinds = "float"
     numpy = None
     hlo_name = ""
-    #: ``derivative(ops, x, y)``: dy/dx as staged code, or ``None`` (not differentiable).
+    #: ``derivative(ops, x, y)``: dy/dx as staged code, or ``None`` (piecewise constant).
     derivative = None
 
     @classmethod
     def infer(cls, x):
         _check_kind(x.dtype, cls.kinds)
         return x
-
-    @classmethod
-    def is_differentiable(cls, operand_types, result_type, attrs):
-        return cls.derivative is not None
 
     @classmethod
     def jvp(cls, ops, primals, tangents, result):
@@ -98,12 +94,14 @@ class UnaryOp(Op):
 
 
 def _unary(name, numpy, hlo_name, kinds="float", doc="", derivative=None):
+    """A unary op; without ``derivative`` it is piecewise constant (zero derivative)."""
     return type(
         name.capitalize(),
         (UnaryOp,),
         {
             "name": name, "numpy": staticmethod(numpy), "hlo_name": hlo_name, "kinds": kinds, "__doc__": doc,
             "derivative": None if derivative is None else staticmethod(derivative),
+            "piecewise_constant": derivative is None,
         },
     )
 
@@ -123,10 +121,6 @@ class Neg(UnaryOp):
     numpy = staticmethod(np.negative)
     hlo_name = "negate"
     kinds = "number"
-
-    @classmethod
-    def is_differentiable(cls, operand_types, result_type, attrs):
-        return True
 
     @classmethod
     def jvp(cls, ops, primals, tangents, result):
@@ -150,15 +144,18 @@ Sqrt = _unary("sqrt", np.sqrt, "sqrt", doc="Elementwise square root.", derivativ
 Rsqrt = _unary(
     "rsqrt", _rsqrt, "rsqrt", doc="Elementwise ``1 / sqrt(x)``.", derivative=lambda ops, x, y: -0.5 * y / x
 )
-Abs = _unary("abs", np.abs, "abs", "number", "Elementwise absolute value.", derivative=lambda ops, x, y: ops.sign(x))
-Sign = _unary("sign", np.sign, "sign", "number", "Elementwise sign: -1, 0 or 1 (not differentiable).")
+Abs = _unary(
+    "abs", np.abs, "abs", "number", "Elementwise absolute value.",
+    derivative=lambda ops, x, y: ops.stop_gradient(ops.sign(x)),
+)
+Sign = _unary("sign", np.sign, "sign", "number", "Elementwise sign: -1, 0 or 1 (zero derivative).")
 Logistic = _unary(
     "logistic", _logistic, "logistic", doc="Elementwise sigmoid ``1 / (1 + e**-x)``.",
     derivative=lambda ops, x, y: y * (1 - y),
 )
-Floor = _unary("floor", np.floor, "floor", doc="Elementwise floor (not differentiable).")
-Ceil = _unary("ceil", np.ceil, "ceil", doc="Elementwise ceiling (not differentiable).")
-Round = _unary("round", np.round, "round_nearest_even", doc="Elementwise rounding, halves to even (not differentiable).")
+Floor = _unary("floor", np.floor, "floor", doc="Elementwise floor (zero derivative).")
+Ceil = _unary("ceil", np.ceil, "ceil", doc="Elementwise ceiling (zero derivative).")
+Round = _unary("round", np.round, "round_nearest_even", doc="Elementwise rounding, halves to even (zero derivative).")
 Not = _unary(
     "not", np.invert, "not", "int_or_bool",
     """Elementwise logical (bool) or bitwise (int) not.
@@ -318,16 +315,54 @@ class Div(BinaryOp):
 
 
 class Pow(BinaryOp):
-    """Elementwise ``lhs ** rhs``."""
+    """Elementwise ``lhs ** rhs``.
+
+    The derivative in ``lhs`` is ``rhs * lhs ** (rhs - 1)``, except that the power is
+    ``lhs ** 1`` where ``rhs`` is 0 (as autograd does), so that ``x ** 0.0`` has derivative
+    0 at 0 (not ``0 * inf``) and ``x ** 1.0`` has second derivative 0 there.
+    """
 
     name, numpy, hlo_name = "pow", staticmethod(np.power), "power"
 
     @classmethod
     def jvp(cls, ops, primals, tangents, result):
         lhs, rhs = primals
-        d_lhs = None if tangents[0] is None else tangents[0] * (rhs * ops.power(lhs, rhs - 1))
+        exponent = ops.where(rhs != 0, rhs - 1, 1)
+        d_lhs = None if tangents[0] is None else tangents[0] * (rhs * ops.power(lhs, exponent))
         d_rhs = None if tangents[1] is None else tangents[1] * (ops.log(ops.where(lhs > 0, lhs, 1)) * result)
         return sum_tangents(ops, [d_lhs, d_rhs], result)
+
+    @classmethod
+    def lower_broadcast(cls, lowering, operands):
+        result_type = lowering.result_type
+        if not is_float(result_type.dtype):
+            return hlo.value("power", operands, result_type)
+        return _float_power(*operands, result_type)
+
+
+def _float_power(base, exponent, result_type: TensorType):
+    """``base ** exponent`` as C's ``pow``: a negative base to an integer power is
+    ``|base| ** exponent`` with the sign of its parity, to another power NaN; ``x ** 0``
+    and ``1 ** y`` are 1. (IREE's ``stablehlo.power`` is ``exp(y * log(x))``: NaN for
+    every negative base, except for a few constant exponents that it turns into products,
+    and for ``0 ** 0``.)"""
+    dtype, flags = result_type.dtype, result_type.with_dtype(BOOL_DTYPE)
+
+    def constant(number):
+        return hlo.broadcast(hlo.scalar(number, dtype), TensorType((), dtype), result_type.shape)
+
+    def compare(lhs, rhs, direction):
+        return _hlo_compare(lhs, rhs, dtype, direction, flags)
+
+    magnitude = hlo.value("power", [hlo.value("abs", [base], result_type), exponent], result_type)
+    half = hlo.value("multiply", [exponent, constant(0.5)], result_type)
+    integer = compare(hlo.value("floor", [exponent], result_type), exponent, "EQ")
+    odd = hlo.value("and", [integer, compare(hlo.value("floor", [half], result_type), half, "NE")], flags)
+    signed = hlo.value("select", [odd, hlo.value("negate", [magnitude], result_type), magnitude], result_type)
+    negative = hlo.value("select", [integer, signed, constant(np.nan)], result_type)
+    power = hlo.value("select", [compare(base, constant(0), "LT"), negative, magnitude], result_type)
+    one = hlo.value("or", [compare(exponent, constant(0), "EQ"), compare(base, constant(1), "EQ")], flags)
+    return hlo.value("select", [one, constant(1), power], result_type)
 
 
 class _Extremum(BinaryOp):
@@ -336,8 +371,7 @@ class _Extremum(BinaryOp):
     @classmethod
     def jvp(cls, ops, primals, tangents, result):
         lhs, rhs = primals
-        chosen = cls.lhs_wins(lhs, rhs)
-        weight = ops.astype(chosen, lhs.dtype) + 0.5 * ops.astype(lhs == rhs, lhs.dtype)
+        weight = mask(ops, cls.lhs_wins(lhs, rhs), lhs.dtype) + 0.5 * mask(ops, lhs == rhs, lhs.dtype)
         return sum_tangents(ops, [scale(tangents[0], weight), scale(tangents[1], 1 - weight)], result)
 
 
@@ -364,10 +398,6 @@ class _LogicalOp(BinaryOp):
     """
 
     kinds = "int_or_bool"
-
-    @classmethod
-    def is_differentiable(cls, operand_types, result_type, attrs):
-        return False
 
 
 class And(_LogicalOp):
@@ -398,20 +428,20 @@ class CompareOp(BinaryOp):
         return BOOL_DTYPE
 
     @classmethod
-    def is_differentiable(cls, operand_types, result_type, attrs):
-        return False
-
-    @classmethod
     def lower_broadcast(cls, lowering, operands):
-        dtype = lowering.operand_types[0].dtype
-        compare_type = "FLOAT" if is_float(dtype) else ("UNSIGNED" if dtype == BOOL_DTYPE else "SIGNED")
-        return hlo.value(
-            "compare",
-            operands,
-            lowering.result_type,
-            comparison_direction=f"#stablehlo<comparison_direction {cls.direction}>",
-            compare_type=f"#stablehlo<comparison_type {compare_type}>",
-        )
+        return _hlo_compare(*operands, lowering.operand_types[0].dtype, cls.direction, lowering.result_type)
+
+
+def _hlo_compare(lhs, rhs, dtype: str, direction: str, result_type: TensorType):
+    """``stablehlo.compare`` of two operands of ``dtype`` (already of one shape)."""
+    compare_type = "FLOAT" if is_float(dtype) else ("UNSIGNED" if dtype == BOOL_DTYPE else "SIGNED")
+    return hlo.value(
+        "compare",
+        [lhs, rhs],
+        result_type,
+        comparison_direction=f"#stablehlo<comparison_direction {direction}>",
+        compare_type=f"#stablehlo<comparison_type {compare_type}>",
+    )
 
 
 def _compare(name, numpy, direction, doc):
@@ -507,10 +537,6 @@ class Cast(Op):
     @staticmethod
     def lower(lowering, x, *, dtype):
         return hlo.convert(x, lowering.operand_types[0], lowering.result_type)
-
-    @staticmethod
-    def is_differentiable(operand_types, result_type, attrs):
-        return is_float(operand_types[0].dtype) and is_float(result_type.dtype)
 
     @staticmethod
     def jvp(ops, primals, tangents, result, *, dtype):

@@ -88,10 +88,14 @@ class Op:
     nondifferentiable_operands: ClassVar[tuple[int, ...]] = ()
     #: ``True`` for ops whose derivative is zero by definition (``stop_gradient``).
     zero_derivative: ClassVar[bool] = False
+    #: ``True`` for float ops that are piecewise constant (``floor``, ``sign``): their
+    #: derivative is zero almost everywhere, and differentiation takes it as zero. Ops with
+    #: integer or boolean results (comparisons, ``argmax``) are treated so without it.
+    piecewise_constant: ClassVar[bool] = False
 
     @classmethod
     def is_differentiable(cls, operand_types, result_type, attrs) -> bool:
-        """Whether a derivative exists for these types (comparisons, argmax: no)."""
+        """Whether a derivative exists for these types (host calls: no)."""
         return True
 
     @classmethod

@@ -11,6 +11,7 @@ import numpy as np
 
 from s4tf.dialects import hlo
 from s4tf.dialects.attributes import BOOL, DTYPE, INT, INT_ARRAY
+from s4tf.dialects.derivative_helpers import mask
 from s4tf.dialects.op_def import Op
 from s4tf.dialects.shape_ops import check_axis
 from s4tf.dialects.types import TensorType, is_float, is_integer, to_numpy_dtype
@@ -109,7 +110,7 @@ class _ExtremumReduction(ReduceOp):
     @classmethod
     def jvp(cls, ops, primals, tangents, result, *, axes, keepdims):
         x = primals[0]
-        hits = ops.astype(x == _kept(ops, result, x, axes), x.dtype)
+        hits = mask(ops, x == _kept(ops, result, x, axes), x.dtype)
         return ops.sum(tangents[0] * hits, axis=axes, keepdims=keepdims) / ops.sum(hits, axis=axes, keepdims=keepdims)
 
 
@@ -183,10 +184,6 @@ class Argmax(Op):
     @staticmethod
     def reference(x, *, axis, keepdims, dtype):
         return np.argmax(x, axis=axis, keepdims=keepdims)
-
-    @staticmethod
-    def is_differentiable(operand_types, result_type, attrs):
-        return False
 
     @staticmethod
     def lower(lowering, x, *, axis, keepdims, dtype):

@@ -21,7 +21,9 @@ from s4tf.control_flow import cond, fori_loop, while_loop
 from s4tf.custom_derivatives import derivative
 from s4tf.differentiable import move, no_derivative
 from s4tf.deploy import DeployableModule, DeployedModule, compile, load  # noqa: A004  (s4tf.compile)
-from s4tf.errors import CompilationError, DTypeError, OpAttributeError, S4tfError, ShapeError, StagingError
+from s4tf.errors import (
+    CompilationError, DTypeError, OpAttributeError, S4tfError, ShapeError, StagingError, ZeroDerivativeWarning,
+)
 from s4tf.host import host
 from s4tf.locations import name_scope
 from s4tf.numpy_api import (  # noqa: A004  (NumPy's names: abs, max, min, round, slice, sum)
@@ -49,6 +51,7 @@ __all__ = [
     "function", "host", "StagedFunction", "compile", "load", "DeployableModule", "DeployedModule", "grad", "value_and_grad", "jvp", "vjp", "derivative", "no_derivative", "move", "Lowered", "Tensor", "name_scope",
     "cond", "while_loop", "fori_loop",
     "S4tfError", "ShapeError", "DTypeError", "OpAttributeError", "StagingError", "CompilationError",
+    "ZeroDerivativeWarning",
     "float16", "float32", "float64", "bfloat16", "int32", "int64", "bool_",
     *numpy_api.__all__,
 ]

@@ -17,8 +17,10 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+import numpy as np
+
 from s4tf import numpy_api, pytree
-from s4tf.dialects.types import TensorType, is_float
+from s4tf.dialects.types import TensorType, is_float, to_numpy_dtype
 from s4tf.differentiable import differentiable_mask, leaves_like
 from s4tf.errors import S4tfError
 from s4tf.locations import mlir_location, user_location
@@ -27,6 +29,7 @@ from s4tf.passes.autodiff.functions import find_function, function_type
 from s4tf.passes.autodiff.jvp import jvp_function
 from s4tf.passes.autodiff.naming import WRT, indices_attribute, read_indices
 from s4tf.staging import StagedFunction
+from s4tf.tensor import is_python_scalar
 from s4tf.tracing import FunctionRecord, Static, current_scope, leaf_spec, rebuild_outputs
 
 
@@ -104,6 +107,16 @@ def _argument_tangents(args, argnums, staged: _Staged, wrt, derivatives):
     return result
 
 
+def _floats_as_arrays(args, argnums) -> tuple:
+    """Differentiated arguments that are Python floats as 0-d arrays of the default float
+    dtype (as JAX does): a Python scalar is otherwise a static part of the signature."""
+    float_dtype = to_numpy_dtype(numpy_api.DEFAULT_FLOAT)
+    return tuple(
+        np.asarray(arg, float_dtype) if i in argnums and is_python_scalar(arg) and isinstance(arg, float) else arg
+        for i, arg in enumerate(args)
+    )
+
+
 class _Transform:
     """A differential operator applied to ``fn``: staged once per input signature."""
 
@@ -116,7 +129,7 @@ class _Transform:
         self._staged.__name__ = f"{self.kind}_{getattr(_python_function(fn), '__name__', 'fn')}".replace("<lambda>", "lambda")
 
     def __call__(self, *args):
-        return self._staged(*args)
+        return self._staged(*_floats_as_arrays(args, self.argnums))
 
     def _derivatives(self, args):
         staged = _stage(self.fn, args)
@@ -172,7 +185,8 @@ def _all_argnums(args) -> tuple:
 
 def jvp(fn, primals, tangents):
     """Forward mode: ``(fn(*primals), the derivative of fn at primals along tangents)``."""
-    return StagedFunction(functools.partial(_jvp_body, fn))(tuple(primals), tuple(tangents))
+    primals = tuple(primals)
+    return StagedFunction(functools.partial(_jvp_body, fn))(_floats_as_arrays(primals, _all_argnums(primals)), tuple(tangents))
 
 
 def _jvp_body(fn, primals, tangents):
@@ -182,19 +196,27 @@ def _jvp_body(fn, primals, tangents):
     matched = leaves_like(primals, tangents, "the tangents given to s4tf.jvp")
     by_input = [t for leaf, t in zip(pytree.flatten(primals)[0], matched) if not isinstance(leaf_spec(leaf), Static)]
     tangent_leaves = [
-        numpy_api.zeros_like(staged.inputs[i]) if by_input[i] is None else by_input[i] for i in wrt
+        numpy_api.zeros_like(staged.inputs[i]) if by_input[i] is None
+        else _shaped_like(by_input[i], leaf_spec(staged.inputs[i]), "a tangent given to s4tf.jvp")
+        for i in wrt
     ]
     results = staged.record.result_types
     float_results = [t for t in results if is_float(t.dtype)]
     outputs = _call(name, staged.inputs + tangent_leaves, results + float_results)
     derivatives = iter(outputs[len(results):])
     tangent_outputs = [next(derivatives) if is_float(t.dtype) else None for t in results]
-    return rebuild_outputs(staged.record, outputs[: len(results)]), rebuild_outputs(staged.record, tangent_outputs)
+    # a Python value returned by fn is a constant: tangent 0.0 for a float, None otherwise
+    tangent_leaves = [
+        tangent_outputs[o] if isinstance(o, int) else (0.0 if isinstance(o.value, float) else None)
+        for o in staged.record.outputs
+    ]
+    return rebuild_outputs(staged.record, outputs[: len(results)]), pytree.unflatten(staged.record.output_tree, tangent_leaves)
 
 
 def vjp(fn, *primals):
     """Reverse mode: ``(fn(*primals), pullback)``; ``pullback(ct)`` returns one cotangent
     per primal argument. The pullback is a value: call it as often as needed."""
+    primals = _floats_as_arrays(primals, _all_argnums(primals))
     if current_scope() is not None:
         return _vjp_in_trace(fn, primals)
     forward = StagedFunction(functools.partial(_vjp_forward_body, fn))
@@ -227,8 +249,36 @@ def _vjp_backward_body(fn, primals, residuals, cotangent):
     return _pullback(staged, primals, wrt, bwd, residuals, cotangent)
 
 
+def _result_cotangents(record, cotangent) -> list:
+    """The cotangent of each float result, in result order and of its type (a Python float
+    too); zeros where ``cotangent`` has ``None``."""
+    structure = pytree.unflatten(record.output_tree, record.outputs)
+    matched = leaves_like(structure, cotangent, "the cotangent given to the pullback")
+    by_result = {out: leaf for out, leaf in zip(record.outputs, matched) if isinstance(out, int)}
+    return [
+        numpy_api.zeros(t.shape, t.dtype) if by_result.get(i) is None
+        else _shaped_like(by_result[i], t, "a cotangent given to the pullback")
+        for i, t in enumerate(record.result_types)
+        if is_float(t.dtype)
+    ]
+
+
+def _shaped_like(value, spec: TensorType, what: str):
+    """A tangent or cotangent ``value`` as one of type ``spec``: a Python scalar fills the
+    shape, an array must have it and takes the dtype."""
+    if is_python_scalar(value):
+        return numpy_api.full(spec.shape, value, spec.dtype)
+    shape = tuple(numpy_api.shape_of(value))
+    if shape != tuple(spec.shape):
+        raise S4tfError(
+            f"{what} has shape {shape}, but the value it goes with has shape {tuple(spec.shape)}",
+            str(user_location() or "") or None,
+        )
+    return numpy_api.astype(value, spec.dtype)
+
+
 def _pullback(staged, primals, wrt, bwd, residuals, cotangent):
-    cotangents = [leaf for leaf in pytree.flatten(cotangent)[0] if not isinstance(leaf_spec(leaf), Static)]
+    cotangents = _result_cotangents(staged.record, cotangent)
     input_types = [leaf_spec(leaf) for leaf in staged.inputs]
     derivatives = _call(bwd, list(residuals) + cotangents, [input_types[i] for i in wrt])
     return tuple(_argument_tangents(primals, _all_argnums(primals), staged, wrt, derivatives))

@@ -39,3 +39,12 @@ class StagingError(S4tfError, TypeError):
 
 class CompilationError(S4tfError, RuntimeError):
     """IREE could not compile a lowered module."""
+
+
+class ZeroDerivativeWarning(UserWarning):
+    """Differentiation went through a piecewise-constant op (``floor``, ``round``, ``sign``,
+    a comparison, ``argmax``, a cast to an integer) and took its derivative as zero.
+
+    Ignored unless asked for, as JAX and PyTorch are silent there; to be told, or to make it
+    an error: ``warnings.simplefilter("always", s4tf.ZeroDerivativeWarning)`` or ``"error"``.
+    """

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from s4tf import pytree
 from s4tf.dialects.types import BOOL_DTYPE, canonical_dtype, is_float, is_integer, promote_dtypes, to_numpy_dtype
 from s4tf.dispatch import apply1
 from s4tf.errors import DTypeError, ShapeError
@@ -51,14 +52,24 @@ def shape_of(value) -> tuple:
 
 
 def asarray(value, dtype=None):
-    """A tensor (or host array, converted where it is used) of ``dtype``."""
+    """A tensor (or host array, converted where it is used) of ``dtype``; a list or tuple
+    that holds tensors is their stack, so traced values stay traced (and differentiable)."""
     if isinstance(value, Tensor):
         return value if dtype is None else astype(value, dtype)
+    if isinstance(value, (list, tuple)) and _holds_tensor(value):
+        stacked = stack([asarray(item) for item in value])
+        return stacked if dtype is None else astype(stacked, dtype)
     if dtype is None and is_python_scalar(value):
         dtype = _scalar_dtype(value)
     array = np.asarray(value, dtype=None if dtype is None else to_numpy_dtype(canonical_dtype(dtype)))
     canonical_dtype(array.dtype)
     return apply1("constant", value=array)
+
+
+def _holds_tensor(value) -> bool:
+    if isinstance(value, (list, tuple)):
+        return builtins.any(_holds_tensor(item) for item in value)
+    return isinstance(value, Tensor)
 
 
 def _as_operand(value, dtype: str):
@@ -492,8 +503,9 @@ def flip(x, axis=None):
 
 
 def stop_gradient(x):
-    """``x``, with a derivative of zero: differentiation treats it as a constant."""
-    return apply1("stop_gradient", _tensor(x))
+    """``x``, with a derivative of zero: differentiation treats it as a constant. ``x`` may
+    be a pytree (a tuple, list, dict or dataclass): each of its leaves is stopped."""
+    return pytree.tree_map(lambda leaf: apply1("stop_gradient", _tensor(leaf)), x)
 
 
 def getitem(x, index):

@@ -1,8 +1,10 @@
 """Automatic differentiation: grad, value_and_grad, jvp, vjp, higher order, custom
-derivatives, stop_gradient, a diagnostic at the user's line, and the s4tf-vjp pass."""
+derivatives, stop_gradient, zero derivatives and their opt-in diagnostic at the user's
+line, and the s4tf-vjp pass."""
 
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 
@@ -60,11 +62,16 @@ print("straight-through gradient:", np.asarray(straight_through).tolist())
 stopped = s4tf.grad(lambda t: s4tf.sum(s4tf.stop_gradient(t) * t))(np.array([1.0, 2.0]))
 print("stop_gradient:", np.asarray(stopped).tolist())
 
-# Differentiating through argmax is an error at the user's line, suggesting stop_gradient.
-try:
-    s4tf.grad(lambda t: s4tf.sum(s4tf.astype(s4tf.argmax(t), np.float64) * t))(v)
-except s4tf.S4tfError as error:
-    print("error at", str(error).rsplit("/", 1)[-1])  # the path without its folders
+# argmax is piecewise constant: its derivative is zero, as in JAX and PyTorch. To be told,
+# or stopped, where that happens, enable s4tf.ZeroDerivativeWarning (ignored by default).
+through_argmax = s4tf.grad(lambda t: s4tf.sum(s4tf.astype(s4tf.argmax(t), np.float64) * t))(v)
+print("through argmax:", np.asarray(through_argmax).tolist())
+with warnings.catch_warnings():
+    warnings.simplefilter("error", s4tf.ZeroDerivativeWarning)
+    try:
+        s4tf.grad(lambda t: s4tf.sum(s4tf.astype(s4tf.argmax(t), np.float64) * t))(v)
+    except s4tf.ZeroDerivativeWarning as warning:
+        print("warning at", str(warning).rsplit("/", 1)[-1])  # the path without its folders
 
 # The same passes on the command line, on a module with a marked function.
 MODULE = """\

@@ -3,6 +3,7 @@
 ```
 s4tf-opt model.mlir -p s4tf-jvp   # @f_jvp(x..., dx...) -> (y..., dy...) for each function with s4tf.wrt
 s4tf-opt model.mlir -p s4tf-vjp   # @f_vjp(x..., dy...) -> (y..., dx...), @f_vjp_fwd and @f_vjp_bwd
+s4tf-opt model.mlir -p 's4tf-vjp{strict=true}'   # a piecewise-constant op on an active path is an error
 ```
 """
 
@@ -10,10 +11,11 @@ from __future__ import annotations
 
 from s4tf.dialects.types import TensorType
 from s4tf.mlir import ir
+from s4tf.passes.autodiff.activity import strict_derivatives
 from s4tf.passes.autodiff.functions import DifferentiationError, FunctionBuilder, find_function, function_type, module_body, symbol_of
 from s4tf.passes.autodiff.jvp import jvp_function
 from s4tf.passes.autodiff.linearize import linearized
-from s4tf.passes.autodiff.naming import WRT, derivative_symbol, float_results, read_indices
+from s4tf.passes.autodiff.naming import WRT, derivative_symbol, float_results, is_marked, read_indices
 from s4tf.passes.autodiff.transpose import transposed
 from s4tf.passes.registry import PassFailed, register
 
@@ -44,25 +46,32 @@ def marked_functions(module: ir.Operation) -> list[tuple[str, list[int]]]:
     return [
         (symbol_of(op.operation), read_indices(op.operation, WRT))
         for op in module_body(module).operations
-        if op.operation.name == "func.func" and WRT in op.operation.attributes and "s4tf.jvp_of" not in op.operation.attributes
+        if op.operation.name == "func.func" and is_marked(op.operation)
     ]
 
 
-def _run_on_marked(module, make) -> None:
+def _run_on_marked(module, make, strict: str) -> None:
     try:
-        for symbol, wrt in marked_functions(module):
-            make(module, symbol, wrt)
+        with strict_derivatives(strict == "true"):
+            for symbol, wrt in marked_functions(module):
+                make(module, symbol, wrt)
     except DifferentiationError as error:
         for each in (error, *error.also):
             (each.mlir_location or module.location).emit_error(each.message)
         raise PassFailed() from None
 
 
-@register("s4tf-jvp", "Add @f_jvp (forward mode) for every function marked with s4tf.wrt")
-def jvp_pass(module: ir.Operation) -> None:
-    _run_on_marked(module, jvp_function)
+_STRICT_CHOICES = {"strict": ("false", "true")}
 
 
-@register("s4tf-vjp", "Add @f_vjp, @f_vjp_fwd and @f_vjp_bwd (reverse mode) for every function marked with s4tf.wrt")
-def vjp_pass(module: ir.Operation) -> None:
-    _run_on_marked(module, vjp_functions)
+@register("s4tf-jvp", "Add @f_jvp (forward mode) for every function marked with s4tf.wrt", _STRICT_CHOICES)
+def jvp_pass(module: ir.Operation, strict: str = "false") -> None:
+    _run_on_marked(module, jvp_function, strict)
+
+
+@register(
+    "s4tf-vjp", "Add @f_vjp, @f_vjp_fwd and @f_vjp_bwd (reverse mode) for every function marked with s4tf.wrt",
+    _STRICT_CHOICES,
+)
+def vjp_pass(module: ir.Operation, strict: str = "false") -> None:
+    _run_on_marked(module, vjp_functions, strict)

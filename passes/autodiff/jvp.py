@@ -35,8 +35,7 @@ from s4tf.passes.autodiff.functions import (
     function_type,
     return_values,
 )
-from s4tf.passes.autodiff.naming import JVP_OF, WRT, derivative_symbol, float_results, indices_attribute
-from s4tf.passes.autodiff.outline import OUTLINED
+from s4tf.passes.autodiff.naming import JVP_OF, WRT, derivative_symbol, float_results, indices_attribute, is_marked
 from s4tf.passes.registry import emit_warning
 
 
@@ -68,7 +67,8 @@ def _build(module, primal, symbol, name, wrt, linearizing):
     input_types = [TensorType.from_mlir(t) for t in types.inputs]
     results = float_results(primal)
     activity = analyze(primal, wrt, results)
-    if OUTLINED not in primal.attributes:  # a branch or loop body may well return a constant
+    activity.warn_zero_derivatives()
+    if is_marked(primal):  # a callee, a branch or a derivative function may well return a constant
         for index in activity.unvaried_results:
             emit_warning(
                 primal.location,

@@ -23,6 +23,11 @@ CUSTOM_VJP = "s4tf.custom_vjp"
 CUSTOM_JVP = "s4tf.custom_jvp"
 
 
+def is_marked(function: ir.Operation) -> bool:
+    """Marked for differentiation by its user, not a derivative function made by the passes."""
+    return WRT in function.attributes and JVP_OF not in function.attributes
+
+
 def float_arguments(function: ir.Operation) -> list[int]:
     return [i for i, t in enumerate(function_type(function).inputs) if is_float(TensorType.from_mlir(t).dtype)]
 

@@ -17,8 +17,7 @@ from s4tf.dialects.types import TensorType
 from s4tf.mlir import ir
 from s4tf.passes.autodiff.functions import FunctionBuilder, find_function
 
-#: Marks functions made from regions: their results may not depend on the differentiated
-#: arguments (a branch returning a constant) without a warning.
+#: Marks functions made from regions.
 OUTLINED = "s4tf.outlined"
 
 

@@ -46,12 +46,18 @@ def _or_zeros(cotangent, value: ir.Value):
     return numpy_api.zeros(like.shape, like.dtype)
 
 
-def transposed(module, lin_symbol: str) -> str:
-    """The symbol of ``lin_symbol``'s transpose, built if missing."""
+def transposed(module, lin_symbol: str, seeded: list[int] | None = None) -> str:
+    """The symbol of ``lin_symbol``'s transpose, built if missing. ``seeded``: the results
+    given a cotangent (default all); the others' are zero, and are left out rather than
+    passed as zeros, which a rule's infinite factor would make NaN (``0 * inf``)."""
     lin = find_function(module, lin_symbol)
     name = ir.FlatSymbolRefAttr(lin.attributes[TRANSPOSE]).value
+    every = list(range(len(function_type(lin).results)))
+    seeded = every if seeded is None else list(seeded)
+    if seeded != every:
+        name = f"{name}_ct_{'_'.join(str(i) for i in seeded)}"
     if find_function(module, name) is None:
-        _Transposer(module, lin).build(name)
+        _Transposer(module, lin).build(name, seeded)
     return name
 
 
@@ -69,9 +75,9 @@ class _Transposer:
             if any(v in self.linear for v in operation.operands):
                 self.linear.update(operation.results)
 
-    def build(self, name: str) -> None:
+    def build(self, name: str, seeded: list[int]) -> None:
         result_types = [TensorType.from_mlir(t) for t in function_type(self.lin).results]
-        input_types = [TensorType.from_mlir(a.type) for a in self.other_arguments] + result_types
+        input_types = [TensorType.from_mlir(a.type) for a in self.other_arguments] + [result_types[i] for i in seeded]
         self.builder = builder = FunctionBuilder(self.module, name, input_types, self.lin.location)
         self.values = dict(zip(self.other_arguments, builder.arguments))
         self.cotangents = {}
@@ -79,7 +85,8 @@ class _Transposer:
             if not any(r in self.linear for r in operation.results):
                 builder.clone(operation, self.values)
         seeds = builder.arguments[len(self.other_arguments):]
-        for value, seed in zip(return_values(self.lin), seeds):
+        results = return_values(self.lin)
+        for value, seed in zip([results[i] for i in seeded], seeds):
             if value in self.linear:
                 self._accumulate(value, seed, self.lin.location)
         for operation in reversed(self.operations):
@@ -139,9 +146,14 @@ class _Transposer:
                 f"call of '@{callee_of(operation)}' is not a linear function that can be transposed",
                 location_text(operation.location), operation.location,
             )
-        name = transposed(self.module, callee_of(operation))
-        with self.builder.staging(operation.location):
-            seeds = [_or_zeros(c, r) for r, c in zip(operation.results, cotangents)]
+        if callee.regions[0].blocks:
+            seeded = [i for i, c in enumerate(cotangents) if c is not None]
+            name = transposed(self.module, callee_of(operation), seeded)
+            seeds = [cotangents[i] for i in seeded]
+        else:  # a declared linear map (custom rule, control flow): its transpose takes every cotangent
+            name = transposed(self.module, callee_of(operation))
+            with self.builder.staging(operation.location):
+                seeds = [_or_zeros(c, r) for r, c in zip(operation.results, cotangents)]
         others = [self.values[v] for v, flag in zip(operation.operands, linear_flags) if not flag]
         linear_types = [TensorType.from_mlir(v.type) for v, flag in zip(operation.operands, linear_flags) if flag]
         outputs = iter(self.builder.call(name, others + seeds, linear_types, operation.location))

@@ -2,6 +2,8 @@
 
 ``directional_check(fn, args)``: the JVP along a random direction must match the finite
 difference of ``fn`` along it, and the VJP must satisfy <ct, J v> = <J^T ct, v>.
+``second_order_check(fn, x)``: the same for the first derivatives of a scalar ``fn``, in
+all four compositions of forward and reverse mode.
 """
 
 import numpy as np
@@ -28,3 +30,12 @@ def directional_check(fn, args, dtype=np.float64, eps=1e-5, rtol=1e-4, atol=1e-6
     lhs = float(np.sum(cotangent * np.asarray(tangent)))
     rhs = sum(float(np.sum(np.asarray(r) * d)) for r, d in zip(reverse, directions))
     assert lhs == pytest.approx(rhs, rel=rtol, abs=atol * 10)
+
+
+def second_order_check(fn, x, **tolerances):
+    """Second derivatives of the scalar ``fn`` at ``x`` against finite differences of its
+    first: forward and reverse over reverse (the JVP and VJP of ``grad(fn)``), forward and
+    reverse over forward (of ``fn``'s JVP along a random direction)."""
+    direction = DIRECTIONS.standard_normal(np.shape(x))
+    directional_check(s4tf.grad(fn), [x], **tolerances)
+    directional_check(lambda v: s4tf.jvp(fn, (v,), (direction,))[1], [x], **tolerances)

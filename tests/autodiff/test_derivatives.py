@@ -1,6 +1,8 @@
 """Derivatives of every op and of composite functions against central finite
 differences, forward and reverse mode (``gradient_checks.directional_check``)."""
 
+import warnings
+
 import numpy as np
 import pytest
 from gradient_checks import directional_check
@@ -31,6 +33,15 @@ ELEMENTWISE = {
     "minimum": (lambda x, y: s4tf.minimum(x, y), [ANY, ROW]),
     "select": (lambda x, y: s4tf.where(x > 0, x, y * 2), [ANY, ROW]),
     "relu": (lambda x: s4tf.relu(x), [ANY]),
+    "pow_negative_base": (lambda x: x ** 3.0 + x ** 2, [ANY]),
+    # Piecewise constant: the derivative is zero (almost everywhere), as in JAX and PyTorch.
+    "floor": (lambda x: s4tf.floor(x) * x, [3 * ANY]),
+    "ceil": (lambda x: s4tf.ceil(x) * x, [3 * ANY]),
+    "round": (lambda x: s4tf.round(x) * x, [3 * ANY]),
+    "sign": (lambda x: s4tf.sign(x) * x * x, [ANY]),
+    "comparison_as_value": (lambda x, y: s4tf.astype(x > y, np.float64) * x * y, [ANY, ROW]),
+    "cast_to_integer": (lambda x: s4tf.astype(s4tf.astype(3 * x, np.int32), np.float64) * x, [ANY]),
+    "argmax": (lambda x: s4tf.astype(s4tf.argmax(x, axis=1), np.float64)[:, None] * x, [ANY]),
 }
 SHAPES = {
     "reduce_sum": (lambda x: x.sum(axis=1), [ANY]),
@@ -123,18 +134,25 @@ def test_pytree_gradients_have_the_structure_of_the_argument():
     np.testing.assert_allclose(np.asarray(grads["b"]), (2 * s * (1 - s)).sum(axis=0), rtol=1e-10)
 
 
-def test_non_differentiable_op_on_active_path_is_an_error_at_the_users_line():
+def test_piecewise_constant_op_has_zero_derivative_and_an_opt_in_warning_at_the_users_line():
     def f(v):
         return s4tf.sum(s4tf.astype(s4tf.argmax(v), np.float64) * v)  # ARGMAX-LINE
 
-    with pytest.raises(s4tf.S4tfError) as caught:
-        s4tf.grad(f)(np.ones(3))
-    message = str(caught.value)
-    assert "'s4tf.argmax' is not differentiable" in message and "stop_gradient" in message
+    x = np.array([1.0, 3.0, 2.0])
+    with warnings.catch_warnings(record=True) as shown:  # ignored by default
+        np.testing.assert_allclose(np.asarray(s4tf.grad(f)(x)), [1.0, 1.0, 1.0])
+    assert not [w for w in shown if issubclass(w.category, s4tf.ZeroDerivativeWarning)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s4tf.ZeroDerivativeWarning)
+        with pytest.raises(s4tf.ZeroDerivativeWarning) as caught:
+            s4tf.grad(f)(x)
     line = next(i for i, text in enumerate(open(__file__).read().splitlines(), 1) if "# ARGMAX-LINE" in text and "def" not in text)
-    assert f"test_derivatives.py:{line}" in message
-    fixed = s4tf.grad(lambda v: s4tf.sum(s4tf.astype(s4tf.argmax(s4tf.stop_gradient(v)), np.float64) * v))(np.ones(3))
-    np.testing.assert_allclose(np.asarray(fixed), [0.0, 0.0, 0.0])
+    assert str(caught.value).startswith(f"{__file__}:{line}: 's4tf.argmax' is piecewise constant")
+    assert "stop_gradient" in str(caught.value)
+    with warnings.catch_warnings():  # stop_gradient says it is intended: no warning
+        warnings.simplefilter("error", s4tf.ZeroDerivativeWarning)
+        fixed = s4tf.grad(lambda v: s4tf.sum(s4tf.astype(s4tf.argmax(s4tf.stop_gradient(v)), np.float64) * v))(x)
+    np.testing.assert_allclose(np.asarray(fixed), [1.0, 1.0, 1.0])
 
 
 def test_stop_gradient_blocks_the_derivative():

@@ -146,6 +146,19 @@ def test_arithmetic_op_in_every_number_dtype(name):
     check_pairwise(stage, pairs, expected, ops=[name])
 
 
+@covers("pow")
+def test_pow_of_negative_bases_and_special_values_is_numpys():
+    """Integer powers of negative numbers keep the sign of their parity, other powers of
+    them are NaN, ``x ** 0`` and ``1 ** y`` are 1 (IREE's own power is NaN for every
+    negative base unless the exponent is a small constant)."""
+    x = np.array([-2.0, -2.0, -1.0, -3.0, -0.5, -2.0, -np.inf, 0.0, 0.0, 0.0, np.nan, 1.0, 2.5, -2.0])
+    y = np.array([3.0, 2.0, -3.0, 5.0, 3.0, 2.5, 3.0, 0.0, -1.0, 0.5, 0.0, np.nan, 1.7, -2.0])
+    pairs = [(x.astype(DTYPES[d]), y.astype(DTYPES[d])) for d in FLOATS]
+    with np.errstate(invalid="ignore", divide="ignore"):  # NaN and inf are expected
+        expected = [np.power(as_float64(a), as_float64(b)).astype(a.dtype) for a, b in pairs]
+        check_pairwise(s4tf.power, pairs, expected, ops=["pow"])
+
+
 COMPARISONS = {
     "eq": (s4tf.equal, lambda x, y: x == y),
     "ne": (s4tf.not_equal, lambda x, y: x != y),

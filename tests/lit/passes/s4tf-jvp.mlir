@@ -143,3 +143,33 @@ func.func private @softplus(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %1 = "s4tf.log1p"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return %1 : tensor<2x3xf32>
 }
+
+// -----
+
+// Piecewise-constant ops carry no derivative (it is zero almost everywhere): floor and a
+// comparison used as a value (%4) are copied without tangent code, and only abs's term
+// remains. abs's derivative, its sign, is a constant (stop_gradient), so that the JVP can
+// be differentiated again (second derivatives through abs, relu, maximum).
+// CHECK-LABEL: func.func private @pieces_jvp(%arg0: tensor<3xf32>, %arg1: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
+// CHECK-NEXT:    "s4tf.constant"
+// CHECK-NEXT:    "s4tf.floor"(%arg0)
+// CHECK-NEXT:    "s4tf.gt"(%arg0,
+// CHECK-NEXT:    "s4tf.cast"
+// CHECK-NEXT:    %[[PIECES:.*]] = "s4tf.add"
+// CHECK-NEXT:    %[[ABS:.*]] = "s4tf.abs"(%arg0)
+// CHECK-NEXT:    %[[SIGN:.*]] = "s4tf.sign"(%arg0)
+// CHECK-NEXT:    %[[MASK:.*]] = "s4tf.stop_gradient"(%[[SIGN]])
+// CHECK-NEXT:    %[[DABS:.*]] = "s4tf.mul"(%arg1, %[[MASK]])
+// CHECK-NEXT:    %[[Y:.*]] = "s4tf.mul"(%[[PIECES]], %[[ABS]])
+// CHECK-NEXT:    %[[DY:.*]] = "s4tf.mul"(%[[DABS]], %[[PIECES]])
+// CHECK-NEXT:    return %[[Y]], %[[DY]]
+func.func @pieces(%x: tensor<3xf32>) -> tensor<3xf32> attributes {s4tf.wrt = array<i64: 0>} {
+  %zero = "s4tf.constant"() {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>
+  %0 = "s4tf.floor"(%x) : (tensor<3xf32>) -> tensor<3xf32>
+  %1 = "s4tf.gt"(%x, %zero) : (tensor<3xf32>, tensor<f32>) -> tensor<3xi1>
+  %2 = "s4tf.cast"(%1) {dtype = f32} : (tensor<3xi1>) -> tensor<3xf32>
+  %3 = "s4tf.add"(%0, %2) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %4 = "s4tf.abs"(%x) : (tensor<3xf32>) -> tensor<3xf32>
+  %5 = "s4tf.mul"(%3, %4) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return %5 : tensor<3xf32>
+}

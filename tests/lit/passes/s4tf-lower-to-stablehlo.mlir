@@ -65,7 +65,14 @@ func.func @unary(%x: tensor<4xf32>, %i: tensor<4xi32>, %b: tensor<4xi1>) -> (ten
 // CHECK-NEXT:    stablehlo.subtract %[[YB2]], %[[X]] : tensor<4x3xf32>
 // CHECK-NEXT:    stablehlo.multiply %[[X]], %[[X]] : tensor<4x3xf32>
 // CHECK-NEXT:    stablehlo.divide %[[I]], %[[I]] : tensor<4xi32>
-// CHECK-NEXT:    stablehlo.power %[[Y]], %[[Y]] : tensor<3xf32>
+// Float pow is C's pow, from IREE's power of |y|: signed by the parity of an integer
+// exponent where y < 0 (NaN for other exponents), and 1 for y ** 0 and 1 ** y.
+// CHECK-NEXT:    %[[ABS:.*]] = stablehlo.abs %[[Y]] : tensor<3xf32>
+// CHECK-NEXT:    %[[MAG:.*]] = stablehlo.power %[[ABS]], %[[Y]] : tensor<3xf32>
+// CHECK:         %[[NEG:.*]] = stablehlo.compare LT, %[[Y]], {{.*}}
+// CHECK-NEXT:    stablehlo.select %[[NEG]], {{.*}}, %[[MAG]]
+// CHECK:         stablehlo.or
+// CHECK:         stablehlo.select
 // CHECK-NEXT:    stablehlo.maximum %[[Y]], %[[Y]] : tensor<3xf32>
 // CHECK-NEXT:    stablehlo.minimum %[[I]], %[[I]] : tensor<4xi32>
 // CHECK-NEXT:    stablehlo.and %[[B]], %[[B]] : tensor<4xi1>

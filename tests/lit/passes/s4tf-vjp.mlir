@@ -192,3 +192,23 @@ func.func @reads(%x: tensor<6xf32>) -> tensor<2xf32> attributes {s4tf.wrt = arra
   %2 = "s4tf.mul"(%0, %1) : (tensor<1xf32>, tensor<2xf32>) -> tensor<2xf32>
   return %2 : tensor<2xf32>
 }
+
+// -----
+
+// Piecewise-constant ops carry no derivative: the backward pass multiplies by the floor
+// plus the comparison mask (a residual) and by abs's constant sign, nothing more.
+// CANON-LABEL: func.func private @pieces_vjp_bwd
+// CANON-SAME:    (%[[SIGN:.*]]: tensor<3xf32>, %[[PIECES:.*]]: tensor<3xf32>, %[[CT:.*]]: tensor<3xf32>) -> tensor<3xf32>
+// CANON-NEXT:    %[[A:.*]] = "s4tf.mul"(%[[CT]], %[[PIECES]])
+// CANON-NEXT:    %[[B:.*]] = "s4tf.mul"(%[[A]], %[[SIGN]])
+// CANON-NEXT:    return %[[B]]
+func.func @pieces(%x: tensor<3xf32>) -> tensor<3xf32> attributes {s4tf.wrt = array<i64: 0>} {
+  %zero = "s4tf.constant"() {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>
+  %0 = "s4tf.floor"(%x) : (tensor<3xf32>) -> tensor<3xf32>
+  %1 = "s4tf.gt"(%x, %zero) : (tensor<3xf32>, tensor<f32>) -> tensor<3xi1>
+  %2 = "s4tf.cast"(%1) {dtype = f32} : (tensor<3xi1>) -> tensor<3xf32>
+  %3 = "s4tf.add"(%0, %2) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %4 = "s4tf.abs"(%x) : (tensor<3xf32>) -> tensor<3xf32>
+  %5 = "s4tf.mul"(%3, %4) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return %5 : tensor<3xf32>
+}
