@@ -40,7 +40,7 @@ from s4tf.passes.pipeline import PRINT_IR_VARIABLE, build_pass_manager
 from s4tf.runtime.export import Weight
 from s4tf.runtime.targets import TARGETS, get_target
 from s4tf.staging import lowering_pipeline
-from s4tf.tools.cli import report_errors
+from s4tf.tools.cli import add_version, report_errors
 
 _SHAPE_SPEC = re.compile(r"^(\w+)\[([\d,\s]*)\]$")
 
@@ -176,11 +176,11 @@ def argument_parser() -> argparse.ArgumentParser:
     parser.add_argument("--entry", action="append", metavar="FUNCTION", help="function to export (repeatable; default: the function, or every public function of the .mlir); "
                         "FUNCTION_jvp and FUNCTION_vjp are built from a Python function")
     parser.add_argument("--emit", choices=("vmfb", "stablehlo", "mlir"), default="vmfb", help="what to write (default vmfb)")
-    parser.add_argument("--print-ir-after-all", action="store_true",
+    parser.add_argument("--mlir-print-ir-after-all", "--print-ir-after-all", dest="print_ir_after_all", action="store_true",
                         help=f"print the IR (to stderr) after every s4tf and MLIR pass (as ${PRINT_IR_VARIABLE}=1 does)")
     parser.add_argument("-o", dest="output", default=None, metavar="PATH",
                         help="output: a .vmfb file for one target, a directory for several; text goes to stdout by default")
-    return parser
+    return add_version(parser)
 
 
 def weight_positions(text: str) -> tuple[int, ...]:

@@ -26,7 +26,7 @@ from s4tf.errors import S4tfError
 from s4tf.runtime.device import InvocationError, LoadedModule
 from s4tf.runtime.targets import DEVICES
 from s4tf.runtime.transfer import to_host
-from s4tf.tools.cli import report_errors
+from s4tf.tools.cli import add_version, report_errors
 
 
 def type_text(shape, dtype: str) -> str:
@@ -104,7 +104,7 @@ def argument_parser() -> argparse.ArgumentParser:
     parser.add_argument("--output", action="append", default=[], metavar="@y.npy", help="where the next result goes (default: stdout)")
     parser.add_argument("--device", default="cpu", help=f"device to run on: {', '.join(DEVICES)} (default cpu)")
     parser.add_argument("--parameters", default=None, metavar="FILE.irpa", help="weights (default: the .irpa beside the module, if any)")
-    return parser
+    return add_version(parser)
 
 
 def run(argv: list[str] | None = None) -> int:

@@ -35,7 +35,7 @@ from s4tf.nn import MLP, Flatten, LeNet5, Sequential
 from s4tf.nn.training import evaluate, train_step
 from s4tf.optim import Adam, cosine_decay
 from s4tf.runtime.targets import TARGETS, get_target
-from s4tf.tools.cli import report_errors
+from s4tf.tools.cli import add_version, report_errors
 
 IMAGE_SIZE = 28
 MODELS = {
@@ -83,7 +83,7 @@ def argument_parser() -> argparse.ArgumentParser:
                         help="checkpoint written after every epoch (default: the --out path with .npz)")
     parser.add_argument("--resume", action="store_true", help="continue from the checkpoint if it exists")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars (one line per epoch)")
-    return parser
+    return add_version(parser)
 
 
 def parse_targets(text: str) -> list[str]:
