@@ -7,10 +7,11 @@ m = s4tf.load("predict.vmfb", device="cpu")   # a module built for the CPU
 y = m.predict(x)                          # weights come from predict.irpa
 ```
 
-``entry_points`` names functions of the lowered module to export (by default the
-function itself); ``predict_jvp`` and ``predict_vjp`` are built by the AD passes when
-asked for (derivatives with respect to every float argument); ``weights`` are argument positions whose example values become the
-module's weights: stored in a parameter archive (``.irpa``) read at load time, or
+The module exports the function itself and the ``entry_points`` named beside it;
+``predict_jvp`` and ``predict_vjp`` are built by the AD passes when asked for
+(derivatives with respect to every float argument), so
+``entry_points=("predict_vjp",)`` gives a module with ``predict`` and ``predict_vjp``.
+``weights`` are argument positions whose example values become the module's weights: stored in a parameter archive (``.irpa``) read at load time, or
 embedded in the code with ``embed_weights=True``. Swap the archive
 (``s4tf.load(..., parameters="other.irpa")``) to change weights without recompiling.
 """
@@ -75,6 +76,12 @@ def stage(fn, example_args) -> Lowered:
             f"{staged.__name__}{signature} cannot be called with {len(example_args)} example arguments: {error}"
         ) from None
     return staged.lower(*example_args)
+
+
+def exported_functions(entry: str, entry_points) -> tuple[str, ...]:
+    """The staged function ``entry`` and then the ``entry_points`` asked for beside it:
+    ``("predict_vjp",)`` exports ``predict`` and ``predict_vjp``."""
+    return tuple(dict.fromkeys((entry, *(entry_points or ()))))
 
 
 #: Derived entry points and the pass that builds them: ``predict_vjp`` from ``predict``.
@@ -146,7 +153,7 @@ def compile(fn, example_args, *, target="cpu", entry_points=None, weights=(), em
     try:
         get_target(target)
         lowered = stage(fn, example_args)
-        entry_points = tuple(entry_points or (lowered.entry,))
+        entry_points = exported_functions(lowered.entry, entry_points)
         stablehlo = lower_for(lowered, target, entry_points)
         found = weights_of(fn, example_args, tuple(weights))
         return build(stablehlo, target, entry_points, found, embed_weights, target_flags)

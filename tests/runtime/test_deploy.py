@@ -23,10 +23,15 @@ X = np.random.default_rng(0).standard_normal((4, 3)).astype(np.float32)
 
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory):
-    """predict with w, b in ``predict.irpa`` beside ``predict.vmfb``, plus its jvp and vjp."""
+    """predict with w, b in ``predict.irpa`` beside ``predict.vmfb``, plus its jvp and vjp
+    (derivative entry points come beside the function)."""
     path = tmp_path_factory.mktemp("deploy") / "predict.vmfb"
-    module = s4tf.compile(predict, (*weights(1), X), weights=(0, 1), entry_points=("predict", "predict_jvp", "predict_vjp"))
+    module = s4tf.compile(predict, (*weights(1), X), weights=(0, 1), entry_points=("predict_jvp", "predict_vjp"))
     return module.save(path)
+
+
+def test_derivative_entry_points_come_beside_the_function(saved):
+    assert sorted(s4tf.load(saved).functions) == ["predict", "predict_jvp", "predict_vjp"]
 
 
 def test_weights_go_to_an_archive_beside_the_module(saved):
