@@ -4,6 +4,7 @@
 s4tf-run mlp.vmfb --function predict --input @x.npy --output @y.npy --device cpu
 s4tf-run mlp.vmfb --input '[[1, 2, 3]]'                 # one function: no --function needed
 s4tf-run mlp.vmfb --input @x.npy --parameters new.irpa  # other weights, same code
+s4tf-run mlp.vmfb --list                                 # functions, types, weights it reads
 ```
 
 Inputs are ``.npy`` files (``@x.npy``) or literals (``'[1, 2]'``, ``3.5``; converted to
@@ -20,10 +21,11 @@ import sys
 
 import numpy as np
 
-from s4tf.deploy import load_module
+from s4tf.deploy import describe, load_module
 from s4tf.dialects.types import to_numpy_dtype
 from s4tf.errors import S4tfError
-from s4tf.runtime.device import InvocationError, LoadedModule
+from s4tf.runtime.device import InvocationError, LoadedModule, ModuleDescription
+from s4tf.runtime.parameters import SCOPE
 from s4tf.runtime.targets import DEVICES
 from s4tf.runtime.transfer import to_host
 from s4tf.tools.cli import add_version, report_errors
@@ -91,6 +93,27 @@ def write_outputs(results: list[np.ndarray], outputs: list[str]) -> None:
             print(np.array2string(result, separator=", "))
 
 
+def listing(path: str, description: ModuleDescription) -> str:
+    """The functions of a module with their types, and the parameters it reads."""
+    built = f"target '{description.target}'" if description.target else "an unknown target (not built by s4tf)"
+    if description.cpu is not None:
+        built += f", CPU '{description.cpu.name}'"
+    lines = [f"{path}: built for {built}", "functions:"]
+    for name, (inputs, results) in description.functions.items():
+        arguments = ", ".join(type_text(*t) for t in inputs)
+        lines.append(f"  {name}({arguments}) -> {', '.join(type_text(*t) for t in results) or '()'}")
+    if description.parameters is None:
+        lines.append("parameters: none read from an archive (weights, if any, are embedded)")
+        return "\n".join(lines)
+    lines.append(f"parameters, read from a .irpa archive (scope '{SCOPE}'):")
+    rows = [(key, kind.dtype, str(list(kind.shape)), str(kind.size * to_numpy_dtype(kind.dtype).itemsize))
+            for key, kind in description.parameters.items()]
+    widths = [max(len(row[i]) for row in [("name", "dtype", "shape", "bytes"), *rows]) for i in range(4)]
+    for row in [("name", "dtype", "shape", "bytes"), *rows]:
+        lines.append("  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+    return "\n".join(lines)
+
+
 def argument_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="s4tf-run",
@@ -104,6 +127,9 @@ def argument_parser() -> argparse.ArgumentParser:
     parser.add_argument("--output", action="append", default=[], metavar="@y.npy", help="where the next result goes (default: stdout)")
     parser.add_argument("--device", default="cpu", help=f"device to run on: {', '.join(DEVICES)} (default cpu)")
     parser.add_argument("--parameters", default=None, metavar="FILE.irpa", help="weights (default: the .irpa beside the module, if any)")
+    parser.add_argument("--list", action="store_true",
+                        help="list the module's functions with their types and the parameters it reads "
+                        "(names, dtypes, shapes), for a module of any target, and exit")
     return add_version(parser)
 
 
@@ -112,6 +138,9 @@ def run(argv: list[str] | None = None) -> int:
     options = argument_parser().parse_args(argv)
 
     def work() -> None:
+        if options.list:
+            print(listing(options.module, describe(options.module)))
+            return
         module = load_module(options.module, options.device, options.parameters)
         function = choose_function(module, options.function)
         arrays = read_inputs(module, function, options.input)

@@ -9,7 +9,7 @@ import pytest
 
 from s4tf.version import __version__
 
-TOOLS = ["opt", "compile", "run", "train"]
+TOOLS = ["opt", "compile", "run", "train", "params"]
 
 
 @pytest.mark.parametrize("tool", TOOLS)
