@@ -144,6 +144,19 @@ def describe_module(vmfb: bytes, source: str = "the module") -> ModuleDescriptio
     return ModuleDescription(functions, record.target, record.cpu, record.parameters)
 
 
+def choose_archive(source: str, declared: dict[str, TensorType] | None, parameters, parameters_beside):
+    """The archive to serve the weights ``declared`` by ``source`` from (``None``: it reads
+    none): ``parameters`` if given, else ``parameters_beside``."""
+    if declared is not None:
+        archive = parameters if parameters is not None else parameters_beside
+        if archive is None:
+            raise ModuleLoadError(f"{source} reads its weights from a parameter archive (.irpa), and none was given")
+        return archive
+    if parameters is not None:
+        raise ModuleLoadError(f"{source} reads no parameter archive (its weights, if any, are embedded); {parameters} is not used")
+    return None
+
+
 class LoadedModule:
     """A compiled module loaded into its own runtime context on one device.
 
@@ -162,7 +175,7 @@ class LoadedModule:
         record = _record(self._reflection, source)
         self.built_for = record.target
         self._check_built_for(source, record)
-        archive = self._archive(source, record, parameters, parameters_beside)
+        archive = choose_archive(source, record.parameters, parameters, parameters_beside)
         modules = [parameters_module(config.vm_instance, archive, record.parameters, source)] if archive is not None else []
         try:
             self._context = iree_runtime.SystemContext(vm_modules=[*modules, vm_module], config=config)
@@ -193,20 +206,6 @@ class LoadedModule:
                     f"{source} was built for CPU '{record.cpu.name}' and uses features that this CPU "
                     f"('{here.name}') lacks: {', '.join(lacking)}; compile it again on this machine"
                 )
-
-    @staticmethod
-    def _archive(source: str, record: Recorded, parameters, parameters_beside):
-        """The archive to serve the module's weights from, or ``None``."""
-        if record.reads_parameters:
-            archive = parameters if parameters is not None else parameters_beside
-            if archive is None:
-                raise ModuleLoadError(f"{source} reads its weights from a parameter archive (.irpa), and none was given")
-            return archive
-        if parameters is not None:
-            raise ModuleLoadError(
-                f"{source} reads no parameter archive (its weights, if any, are embedded); {parameters} is not used"
-            )
-        return None
 
     def _wrong_target_message(self, source: str, targets: list[str]) -> str:
         names = " or ".join(f"'{name}'" for name in targets)

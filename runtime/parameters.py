@@ -123,9 +123,16 @@ def _load_index(path) -> tuple[iree_runtime.ParameterIndex, dict]:
 def parameters_module(instance: iree_runtime.VmInstance, path, declared: dict[str, TensorType], source: str = "the module") -> iree_runtime.VmModule:
     """The ``io_parameters`` module serving the archive at ``path`` under :data:`SCOPE`,
     once the archive is found to hold exactly the ``declared`` parameters of ``source``."""
+    index = check_archive(path, declared, source)
+    return iree_runtime.create_io_parameters_module(instance, index.create_provider(scope=SCOPE))
+
+
+def check_archive(path, declared: dict[str, TensorType], source: str = "the module") -> iree_runtime.ParameterIndex:
+    """The archive at ``path``, once its checksum matches and it holds exactly the
+    ``declared`` parameters of ``source`` (see :func:`check_parameters`)."""
     index, entries = _load_index(path)
     check_parameters(path, entries, declared, source)
-    return iree_runtime.create_io_parameters_module(instance, index.create_provider(scope=SCOPE))
+    return index
 
 
 def check_parameters(path, entries: dict, declared: dict[str, TensorType], source: str) -> None:
