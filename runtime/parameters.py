@@ -68,7 +68,8 @@ def save_parameters(path, arrays: dict[str, np.ndarray]) -> Path:
 
 
 def _metadata(array: np.ndarray) -> str:
-    """IREE's ``TENSORv0`` metadata of ``array`` (see ``iree.runtime.io``)."""
+    """IREE's ``TENSORv0`` metadata (see ``iree.runtime.io``) of ``array``, of a float dtype
+    that IREE's table lacks (bfloat16)."""
     description = {
         "class_name": type(array.dtype).__name__,
         "is_complex": False,

@@ -33,6 +33,12 @@ def report_errors(tool: str, work: Callable[[], None]) -> int:
     return 0
 
 
+def table(rows: list[tuple[str, ...]]) -> list[str]:
+    """``rows`` (the first is the header) as lines of left-aligned columns."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+
+
 def version_text(tool: str) -> str:
     """``s4tf-opt 0.1.0 (iree-base-compiler 3.13.0, iree-base-runtime 3.13.0)``."""
     versions = []

@@ -24,7 +24,7 @@ from s4tf.deploy import load_parameters, save_parameters
 from s4tf.dialects.types import canonical_dtype, to_numpy_dtype
 from s4tf.errors import S4tfError
 from s4tf.runtime.parameters import archive_contents
-from s4tf.tools.cli import add_version, report_errors
+from s4tf.tools.cli import add_version, report_errors, table
 
 
 class UsageError(S4tfError, ValueError):
@@ -66,8 +66,7 @@ def show(path: str) -> str:
     for key, (shape, dtype, size) in archive_contents(path).items():
         kind = canonical_dtype(np.dtype(dtype)) if dtype is not None else "?"
         rows.append((key, kind, str(list(shape)) if shape is not None else "?", str(size)))
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows)
+    return "\n".join(table(rows))
 
 
 def argument_parser() -> argparse.ArgumentParser:

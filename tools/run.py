@@ -35,7 +35,7 @@ from s4tf.runtime.parameters import SCOPE, check_archive
 from s4tf.runtime.qemu import Arm64Runner, aarch64_run_module
 from s4tf.runtime.targets import DEVICES, TARGETS
 from s4tf.runtime.transfer import to_host
-from s4tf.tools.cli import add_version, report_errors
+from s4tf.tools.cli import add_version, report_errors, table
 
 
 def type_text(shape, dtype: str) -> str:
@@ -114,12 +114,11 @@ def listing(path: str, description: ModuleDescription) -> str:
         lines.append("parameters: none read from an archive (weights, if any, are embedded)")
         return "\n".join(lines)
     lines.append(f"parameters, read from a .irpa archive (scope '{SCOPE}'):")
-    rows = [(key, kind.dtype, str(list(kind.shape)), str(kind.size * to_numpy_dtype(kind.dtype).itemsize))
-            for key, kind in description.parameters.items()]
-    widths = [max(len(row[i]) for row in [("name", "dtype", "shape", "bytes"), *rows]) for i in range(4)]
-    for row in [("name", "dtype", "shape", "bytes"), *rows]:
-        lines.append("  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
-    return "\n".join(lines)
+    rows = [("name", "dtype", "shape", "bytes")] + [
+        (key, kind.dtype, str(list(kind.shape)), str(kind.size * to_numpy_dtype(kind.dtype).itemsize))
+        for key, kind in description.parameters.items()
+    ]
+    return "\n".join(lines + [f"  {line}" for line in table(rows)])
 
 
 def argument_parser() -> argparse.ArgumentParser:
