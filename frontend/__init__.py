@@ -20,7 +20,9 @@ from s4tf.autodiff import grad, jvp, value_and_grad, vjp
 from s4tf.control_flow import cond, fori_loop, while_loop
 from s4tf.custom_derivatives import derivative
 from s4tf.differentiable import move, no_derivative
-from s4tf.deploy import DeployableModule, DeployedModule, compile, load  # noqa: A004  (s4tf.compile)
+from s4tf.deploy import (  # noqa: A004  (s4tf.compile)
+    DeployableModule, DeployedModule, compile, load, load_parameters, save_parameters,
+)
 from s4tf.errors import (
     CompilationError, DTypeError, OpAttributeError, S4tfError, ShapeError, StagingError, ZeroDerivativeWarning,
 )
@@ -48,7 +50,7 @@ bfloat16 = ml_dtypes.bfloat16
 int32, int64, bool_ = np.int32, np.int64, np.bool_
 
 __all__ = [
-    "function", "host", "StagedFunction", "compile", "load", "DeployableModule", "DeployedModule", "grad", "value_and_grad", "jvp", "vjp", "derivative", "no_derivative", "move", "Lowered", "Tensor", "name_scope",
+    "function", "host", "StagedFunction", "compile", "load", "save_parameters", "load_parameters", "DeployableModule", "DeployedModule", "grad", "value_and_grad", "jvp", "vjp", "derivative", "no_derivative", "move", "Lowered", "Tensor", "name_scope",
     "cond", "while_loop", "fori_loop",
     "S4tfError", "ShapeError", "DTypeError", "OpAttributeError", "StagingError", "CompilationError",
     "ZeroDerivativeWarning",

@@ -7,12 +7,22 @@ m = s4tf.load("predict.vmfb", device="cpu")   # a module built for the CPU
 y = m.predict(x)                          # weights come from predict.irpa
 ```
 
-``entry_points`` names functions of the lowered module to export (by default the
-function itself); ``predict_jvp`` and ``predict_vjp`` are built by the AD passes when
-asked for (derivatives with respect to every float argument); ``weights`` are argument positions whose example values become the
-module's weights: stored in a parameter archive (``.irpa``) read at load time, or
+The module exports the function itself and the ``entry_points`` named beside it;
+``predict_jvp`` and ``predict_vjp`` are built by the AD passes when asked for
+(derivatives with respect to every float argument), so
+``entry_points=("predict_vjp",)`` gives a module with ``predict`` and ``predict_vjp``.
+``weights`` are argument positions whose example values become the module's weights: stored in a parameter archive (``.irpa``) read at load time, or
 embedded in the code with ``embed_weights=True``. Swap the archive
-(``s4tf.load(..., parameters="other.irpa")``) to change weights without recompiling.
+(``s4tf.load(..., parameters="other.irpa")``) to change weights without recompiling;
+:func:`save_parameters` writes one:
+
+```python
+s4tf.save_parameters("other.irpa", {"w": w2, "b": b2})   # the keys the module reads
+s4tf.load_parameters("predict.irpa")                      # {"w": array, "b": array}
+```
+
+A weight's key is the name of its argument (``w``); the arrays of a pytree argument
+(``model``) are ``model.0``, ``model.1``, ... in ``s4tf.pytree.flatten`` order.
 """
 
 from __future__ import annotations
@@ -32,9 +42,9 @@ from s4tf.passes.autodiff.functions import find_function
 from s4tf.passes.autodiff.naming import WRT, float_arguments, indices_attribute
 from s4tf.runtime.checksum import verify_sidecar, write_sidecar
 from s4tf.runtime.compiler import compile_stablehlo
-from s4tf.runtime.device import LoadedModule
+from s4tf.runtime.device import LoadedModule, ModuleDescription, describe_module
 from s4tf.runtime.export import Weight, export_module
-from s4tf.runtime.parameters import save_parameters
+from s4tf.runtime import parameters as archives
 from s4tf.runtime.targets import get_target, target_cpu
 from s4tf.staging import Lowered, StagedFunction, lowering_pipeline, module_input
 from s4tf.tensor import Tensor
@@ -57,7 +67,7 @@ class DeployableModule:
         path.write_bytes(self.vmfb)
         write_sidecar(path)
         if self.parameters:
-            save_parameters(path.with_suffix(".irpa"), self.parameters)
+            archives.save_parameters(path.with_suffix(".irpa"), self.parameters)
         return path
 
 
@@ -75,6 +85,12 @@ def stage(fn, example_args) -> Lowered:
             f"{staged.__name__}{signature} cannot be called with {len(example_args)} example arguments: {error}"
         ) from None
     return staged.lower(*example_args)
+
+
+def exported_functions(entry: str, entry_points) -> tuple[str, ...]:
+    """The staged function ``entry`` and then the ``entry_points`` asked for beside it:
+    ``("predict_vjp",)`` exports ``predict`` and ``predict_vjp``."""
+    return tuple(dict.fromkeys((entry, *(entry_points or ()))))
 
 
 #: Derived entry points and the pass that builds them: ``predict_vjp`` from ``predict``.
@@ -121,15 +137,43 @@ def weights_of(fn, example_args, argnums) -> dict[int, Weight]:
         raise S4tfError(f"weights {unknown} are not argument positions of {len(example_args)} example arguments")
     found, position = {}, 0
     for index, argument in enumerate(example_args):
-        leaves, _ = pytree.flatten(argument)
-        tensors = [leaf for leaf in leaves if not isinstance(leaf_spec(leaf), Static)]
+        named = weight_arrays(names[index] if index < len(names) else f"arg{index}", argument)
         if index in argnums:
-            name = names[index] if index < len(names) else f"arg{index}"
-            for offset, leaf in enumerate(tensors):
-                key = name if len(tensors) == 1 else f"{name}.{offset}"
-                found[position + offset] = Weight(key, np.asarray(leaf))
-        position += len(tensors)
+            found.update({position + offset: Weight(*item) for offset, item in enumerate(named.items())})
+        position += len(named)
     return found
+
+
+def weight_arrays(name: str, value) -> dict[str, np.ndarray]:
+    """The archive keys and arrays of the argument ``name`` holding ``value``: ``name`` for
+    one array, ``name.0``, ``name.1``, ... for a pytree of several (static leaves skipped)."""
+    leaves, _ = pytree.flatten(value)
+    tensors = [np.asarray(leaf) for leaf in leaves if not isinstance(leaf_spec(leaf), Static)]
+    return {name if len(tensors) == 1 else f"{name}.{offset}": leaf for offset, leaf in enumerate(tensors)}
+
+
+def save_parameters(path, weights: dict) -> Path:
+    """Write ``weights`` (argument name -> array, Tensor or pytree of them) as the parameter
+    archive (``.irpa``, and its ``.sha256``) that a module compiled with ``weights=`` reads;
+    keys as :func:`weight_arrays` names them."""
+    arrays = {}
+    try:
+        for name, value in weights.items():
+            try:
+                arrays.update(weight_arrays(name, value))
+            except S4tfError as error:
+                raise archives.ParameterArchiveError(f"cannot write parameter '{name}' to {path}: {error}") from None
+        return archives.save_parameters(path, arrays)
+    except S4tfError as error:
+        raise error.with_traceback(None) from None
+
+
+def load_parameters(path) -> dict[str, np.ndarray]:
+    """The arrays of the parameter archive at ``path``, by key (see :func:`save_parameters`)."""
+    try:
+        return archives.load_parameters(path)
+    except S4tfError as error:
+        raise error.with_traceback(None) from None
 
 
 def build(stablehlo: str, target: str, entry_points, weights: dict[int, Weight], embed_weights: bool, target_flags=()) -> DeployableModule:
@@ -146,7 +190,7 @@ def compile(fn, example_args, *, target="cpu", entry_points=None, weights=(), em
     try:
         get_target(target)
         lowered = stage(fn, example_args)
-        entry_points = tuple(entry_points or (lowered.entry,))
+        entry_points = exported_functions(lowered.entry, entry_points)
         stablehlo = lower_for(lowered, target, entry_points)
         found = weights_of(fn, example_args, tuple(weights))
         return build(stablehlo, target, entry_points, found, embed_weights, target_flags)
@@ -181,13 +225,26 @@ def load_module(path, device: str = "cpu", parameters=None) -> LoadedModule:
     ``.irpa``) or else the archive saved beside it, if there is one and the module reads
     one. Each file is checked against its checksum, when it has one."""
     path = Path(path)
+    vmfb = _read_checked(path)
+    beside = path.with_suffix(".irpa")
+    return LoadedModule(vmfb, device, parameters, source=str(path), parameters_beside=beside if beside.exists() else None)
+
+
+def describe(path) -> ModuleDescription:
+    """What the ``.vmfb`` at ``path`` declares (functions, target, parameters), for a module
+    of any target: nothing is loaded on a device."""
+    path = Path(path)
+    return describe_module(_read_checked(path), str(path))
+
+
+def _read_checked(path: Path) -> bytes:
+    """The bytes of ``path``, checked against its checksum when it has one."""
     try:
         vmfb = path.read_bytes()
     except OSError as error:
         raise S4tfError(f"cannot read {path}: {error.strerror}") from None
     verify_sidecar(path, vmfb)
-    beside = path.with_suffix(".irpa")
-    return LoadedModule(vmfb, device, parameters, source=str(path), parameters_beside=beside if beside.exists() else None)
+    return vmfb
 
 
 def load(path, device: str = "cpu", parameters=None) -> DeployedModule:

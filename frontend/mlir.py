@@ -5,11 +5,15 @@ module imports ``ir``, ``passmanager`` and ``func`` from here so that the source
 MLIR can change in one place.
 """
 
+import re
+import subprocess
+
 from iree.compiler import ir, passmanager
 from iree.compiler._mlir_libs import _mlir
 from iree.compiler.dialects import func
+from iree.compiler.tools.binaries import find_tool
 
-__all__ = ["ir", "passmanager", "func", "new_context"]
+__all__ = ["ir", "passmanager", "func", "new_context", "parse_module", "registered_dialects"]
 
 _mlir.globals.append_dialect_search_prefix("s4tf.dialects")  # finds s4tf/dialects/s4tf.py: see there
 
@@ -23,3 +27,49 @@ def new_context() -> ir.Context:
     context = ir.Context()
     context.allow_unregistered_dialects = True
     return context
+
+
+_PARSED_LOCATION = re.compile(r'loc\("-":(\d+):(\d+)\)')
+
+
+def parse_module(text: str, source_name: str) -> ir.Module:
+    """``ir.Module.parse(text)`` with the locations the parser gives named ``source_name``
+    (the bindings name every parsed string ``"-"``), as mlir-opt names them by the file.
+    Locations written in the text stay as they are."""
+    module = ir.Module.parse(text)
+
+    def named(location):
+        match = _PARSED_LOCATION.fullmatch(str(location))
+        return ir.Location.file(source_name, int(match.group(1)), int(match.group(2))) if match else None
+
+    def rename(operation):
+        if (location := named(operation.location)) is not None:
+            operation.location = location
+        for region in operation.regions:
+            for block in region.blocks:
+                for argument in block.arguments:
+                    if (location := named(argument.location)) is not None:
+                        argument.set_location(location)
+        return ir.WalkResult.ADVANCE
+
+    with module.context:
+        module.operation.walk(rename)
+    return module
+
+
+def registered_dialects() -> list[str]:
+    """The dialects registered in s4tf's contexts, sorted.
+
+    The bindings cannot list them, so the names come from ``iree-opt --show-dialects``
+    (the same compiler library) and each is looked up in a context.
+    """
+    shown = subprocess.run([find_tool("iree-opt"), "--show-dialects"], capture_output=True, text=True, check=True)
+    context = new_context()
+    found = []
+    for name in shown.stdout.partition(":")[2].strip().split(","):
+        try:
+            context.get_dialect_descriptor(name)
+        except ValueError:
+            continue
+        found.append(name)
+    return sorted(found)

@@ -20,13 +20,15 @@ becomes a :class:`ModuleLoadError`.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 import iree.runtime as iree_runtime
 import numpy as np
 
+from s4tf.dialects.types import TensorType
 from s4tf.errors import S4tfError
-from s4tf.runtime.cpu import host_cpu
+from s4tf.runtime.cpu import Cpu, host_cpu
 from s4tf.runtime.parameters import parameters_module
 from s4tf.runtime.reflection import Recorded, ReflectionError, recorded
 from s4tf.runtime.targets import DEVICES, TARGETS, check_device, get_target, targets_with_format
@@ -98,6 +100,63 @@ def parse_tensor_type(text: str) -> tuple[tuple[int | None, ...], str]:
     return tuple(None if d == "?" else int(d) for d in dims), dtype
 
 
+def _read_module(instance: iree_runtime.VmInstance, vmfb: bytes, source: str):
+    """``(vm_module, {function: reflection})`` of the module in ``vmfb``, or a
+    :class:`ModuleLoadError` for bytes IREE cannot read."""
+    try:
+        vm_module = iree_runtime.VmModule.copy_buffer(instance, vmfb)
+        names = [n for n in vm_module.function_names if not n.startswith("__")]
+        return vm_module, {name: vm_module.lookup_function(name).reflection for name in names}
+    except Exception as error:  # whatever IREE raises for bytes it cannot read
+        raise ModuleLoadError(f"{source} is not a valid IREE module: {iree_message(error)}") from None
+
+
+def _record(reflections: dict[str, dict], source: str) -> Recorded:
+    try:
+        return recorded(reflections.values())
+    except ReflectionError as error:
+        raise ModuleLoadError(f"{source}: {error}") from None
+
+
+def _declared_types(reflection: dict) -> tuple[list, list]:
+    """``(inputs, results)``, each a list of ``(shape, dtype)``, from IREE's declaration."""
+    inputs, _, results = reflection.get("iree.abi.declaration", "").partition("->")
+    return [parse_tensor_type(t) for t in _TENSOR.findall(inputs)], [parse_tensor_type(t) for t in _TENSOR.findall(results)]
+
+
+@dataclass(frozen=True)
+class ModuleDescription:
+    """What a ``.vmfb`` declares, read without a device: its functions' input and result
+    types, the target and CPU it was built for, and the parameters it reads from an archive
+    (``None``: none; its weights, if any, are embedded)."""
+
+    functions: dict[str, tuple[list, list]]
+    target: str | None
+    cpu: Cpu | None
+    parameters: dict[str, TensorType] | None
+
+
+def describe_module(vmfb: bytes, source: str = "the module") -> ModuleDescription:
+    """The :class:`ModuleDescription` of ``vmfb``, for any target (nothing runs)."""
+    _, reflections = _read_module(iree_runtime.VmInstance(), vmfb, source)
+    record = _record(reflections, source)
+    functions = {name: _declared_types(reflection) for name, reflection in reflections.items()}
+    return ModuleDescription(functions, record.target, record.cpu, record.parameters)
+
+
+def choose_archive(source: str, declared: dict[str, TensorType] | None, parameters, parameters_beside):
+    """The archive to serve the weights ``declared`` by ``source`` from (``None``: it reads
+    none): ``parameters`` if given, else ``parameters_beside``."""
+    if declared is not None:
+        archive = parameters if parameters is not None else parameters_beside
+        if archive is None:
+            raise ModuleLoadError(f"{source} reads its weights from a parameter archive (.irpa), and none was given")
+        return archive
+    if parameters is not None:
+        raise ModuleLoadError(f"{source} reads no parameter archive (its weights, if any, are embedded); {parameters} is not used")
+    return None
+
+
 class LoadedModule:
     """A compiled module loaded into its own runtime context on one device.
 
@@ -110,20 +169,13 @@ class LoadedModule:
     def __init__(self, vmfb: bytes, device: str = "cpu", parameters=None, source: str = "the module", parameters_beside=None):
         config = device_config(device)
         self.device = device
-        try:
-            vm_module = iree_runtime.VmModule.copy_buffer(config.vm_instance, vmfb)
-            self.name = vm_module.name
-            self.function_names = [n for n in vm_module.function_names if not n.startswith("__")]
-            self._reflection = {name: vm_module.lookup_function(name).reflection for name in self.function_names}
-        except Exception as error:  # whatever IREE raises for bytes it cannot read
-            raise ModuleLoadError(f"{source} is not a valid IREE module: {iree_message(error)}") from None
-        try:
-            record = recorded(self._reflection.values())
-        except ReflectionError as error:
-            raise ModuleLoadError(f"{source}: {error}") from None
+        vm_module, self._reflection = _read_module(config.vm_instance, vmfb, source)
+        self.name = vm_module.name
+        self.function_names = list(self._reflection)
+        record = _record(self._reflection, source)
         self.built_for = record.target
         self._check_built_for(source, record)
-        archive = self._archive(source, record, parameters, parameters_beside)
+        archive = choose_archive(source, record.parameters, parameters, parameters_beside)
         modules = [parameters_module(config.vm_instance, archive, record.parameters, source)] if archive is not None else []
         try:
             self._context = iree_runtime.SystemContext(vm_modules=[*modules, vm_module], config=config)
@@ -155,20 +207,6 @@ class LoadedModule:
                     f"('{here.name}') lacks: {', '.join(lacking)}; compile it again on this machine"
                 )
 
-    @staticmethod
-    def _archive(source: str, record: Recorded, parameters, parameters_beside):
-        """The archive to serve the module's weights from, or ``None``."""
-        if record.reads_parameters:
-            archive = parameters if parameters is not None else parameters_beside
-            if archive is None:
-                raise ModuleLoadError(f"{source} reads its weights from a parameter archive (.irpa), and none was given")
-            return archive
-        if parameters is not None:
-            raise ModuleLoadError(
-                f"{source} reads no parameter archive (its weights, if any, are embedded); {parameters} is not used"
-            )
-        return None
-
     def _wrong_target_message(self, source: str, targets: list[str]) -> str:
         names = " or ".join(f"'{name}'" for name in targets)
         where = TARGETS[targets[0]].where_it_runs() if targets[0] in TARGETS else "another device"
@@ -176,9 +214,7 @@ class LoadedModule:
 
     def input_types(self, function: str) -> list[tuple[tuple[int | None, ...], str]]:
         """``(shape, dtype)`` of each input of ``function``, from the module's reflection."""
-        declaration = self._reflection[self._check_function(function)].get("iree.abi.declaration", "")
-        inputs = declaration.split("->", 1)[0]
-        return [parse_tensor_type(t) for t in _TENSOR.findall(inputs)]
+        return _declared_types(self._reflection[self._check_function(function)])[0]
 
     def _check_function(self, function: str) -> str:
         if function not in self.function_names:

@@ -2,12 +2,14 @@
 
 Needs Debian's ``qemu-user``, ``libc6-arm64-cross`` and ``libstdc++6-arm64-cross``, and
 the aarch64 ``iree-run-module`` from the ``iree-base-runtime`` aarch64 wheel on PyPI (the
-same version as the host's), which :func:`aarch64_run_module` downloads once with pip.
+same version as the host's), which :func:`aarch64_run_module` downloads once with pip
+(``s4tf-run --install-arm64-runtime`` does it for users, into s4tf's cache folder).
 
 ```python
 runner = Arm64Runner.find(cache_folder)          # None without qemu or the arm64 libraries
 run = runner.run("--module=m.vmfb", "--function=predict", "--input=@x.npy")
 run.returncode, run.stdout, run.peak_memory_bytes  # peak: None without GNU time
+runner.invoke("m.vmfb", "predict", [x], parameters="m.irpa", results=1)  # NumPy in, NumPy out
 ```
 """
 
@@ -23,17 +25,35 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from s4tf.errors import S4tfError
+from s4tf.runtime.cache import default_cache_dir
+from s4tf.runtime.device import InvocationError, iree_message
+from s4tf.runtime.parameters import SCOPE
 
 ARM64_SYSROOT = Path("/usr/aarch64-linux-gnu")
 TOOL_IN_WHEEL = "iree/_runtime_libs/iree-run-module"
+#: What users run to get the aarch64 runtime (see :func:`aarch64_run_module`).
+INSTALL_COMMAND = "s4tf-run --install-arm64-runtime"
+#: What users install to get qemu and the arm64 C libraries, on Debian and Ubuntu.
+APT_PACKAGES = "qemu-user libc6-arm64-cross libstdc++6-arm64-cross"
+
+
+class EmulationError(S4tfError, RuntimeError):
+    """Something needed to run arm64 code here is missing."""
+
+
+def runtime_folder(folder: Path) -> Path:
+    """Where the aarch64 runtime of the installed IREE version is kept under ``folder``."""
+    return Path(folder) / f"iree-runtime-aarch64-{importlib.metadata.version('iree-base-runtime')}"
 
 
 def aarch64_run_module(folder: Path) -> Path:
     """``iree-run-module`` for aarch64, matching the installed ``iree-base-runtime``, kept in
     ``folder`` (downloaded from PyPI the first time)."""
     version = importlib.metadata.version("iree-base-runtime")
-    folder = Path(folder) / f"iree-runtime-aarch64-{version}"
+    folder = runtime_folder(folder)
     folder.mkdir(parents=True, exist_ok=True)
     tool = folder / "iree-run-module"
     if tool.exists():
@@ -94,11 +114,52 @@ class Arm64Runner:
     @classmethod
     def find(cls, cache_folder: Path) -> Arm64Runner | None:
         """A runner, or ``None`` where qemu-aarch64 or the arm64 C libraries are missing."""
-        qemu = shutil.which("qemu-aarch64")
-        if qemu is None or not (ARM64_SYSROOT / "lib" / "ld-linux-aarch64.so.1").exists():
-            return None
-        return cls(qemu, aarch64_run_module(cache_folder))
+        qemu = _qemu()
+        return cls(qemu, aarch64_run_module(cache_folder)) if qemu else None
+
+    @classmethod
+    def installed(cls, cache_folder: Path | None = None) -> Arm64Runner:
+        """The runner with the runtime :data:`INSTALL_COMMAND` installed (nothing is
+        downloaded), or an :class:`EmulationError` naming what to install."""
+        qemu = _qemu()
+        if qemu is None:
+            raise EmulationError(
+                f"running arm64 code here needs qemu-aarch64 and the arm64 C libraries (apt install {APT_PACKAGES})"
+            )
+        tool = runtime_folder(cache_folder or default_cache_dir()) / "iree-run-module"
+        if not tool.exists():
+            raise EmulationError(f"running arm64 code here needs the aarch64 IREE runtime: get it with {INSTALL_COMMAND}")
+        return cls(qemu, tool)
 
     def run(self, *flags: str, timeout_s: float = 300) -> MeasuredRun:
         """``iree-run-module --device=local-task FLAGS`` under qemu, with its peak memory."""
         return run_measured([self.qemu, "-L", str(ARM64_SYSROOT), str(self.tool), "--device=local-task", *flags], timeout_s)
+
+    def invoke(self, module, function: str, arrays, parameters=None, results: int = 1) -> list[np.ndarray]:
+        """Call ``function`` of the module at ``module`` with ``arrays`` (weights from the
+        archive ``parameters``, if given); its ``results`` outputs as arrays."""
+        with tempfile.TemporaryDirectory(prefix="s4tf-arm64-") as folder:
+            flags = [f"--module={module}", f"--function={function}"]
+            for index, array in enumerate(arrays):
+                np.save(Path(folder) / f"input{index}.npy", array)
+                flags.append(f"--input=@{Path(folder) / f'input{index}.npy'}")
+            if parameters is not None:
+                flags.append(f"--parameters={SCOPE}={parameters}")
+            outputs = [Path(folder) / f"result{index}.npy" for index in range(results)]
+            completed = self.run(*flags, *(f"--output=@{output}" for output in outputs))
+            if completed.returncode != 0:
+                raise InvocationError(f"calling '{function}' under qemu-aarch64 failed: {_failure(completed.stderr)}")
+            return [np.load(output) for output in outputs]
+
+
+def _failure(stderr: str, limit: int = 300) -> str:
+    """The first line of ``iree-run-module``'s complaint, without GNU time's status line."""
+    lines = [line for line in stderr.splitlines() if line.strip() and not line.startswith("Command exited")]
+    reason = iree_message(RuntimeError(lines[0])) if lines else "no message"
+    return reason if len(reason) <= limit else reason[:limit] + "..."
+
+
+def _qemu() -> str | None:
+    """qemu-aarch64, where it and the arm64 C libraries are installed."""
+    qemu = shutil.which("qemu-aarch64")
+    return qemu if qemu and (ARM64_SYSROOT / "lib" / "ld-linux-aarch64.so.1").exists() else None

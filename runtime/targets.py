@@ -61,10 +61,18 @@ class Target:
             return False
         return self.architecture in (None, "host", host_architecture())
 
+    def runs_under_qemu(self, device: str) -> bool:
+        """Whether ``s4tf-run`` runs this target's modules on ``device`` here under
+        qemu-aarch64 (arm64 CPU code on another CPU)."""
+        return device == self.device and self.architecture == "aarch64" and host_architecture() != "aarch64"
+
     def where_it_runs(self) -> str:
         if self.architecture in (None, "host"):
             return f"device '{self.device}'"
-        return f"an {self.architecture} machine's '{self.device}' device (here: qemu-{self.architecture}, see docs/targets.md)"
+        return (
+            f"an {self.architecture} machine's '{self.device}' device (on this machine, s4tf-run runs it "
+            f"under qemu-{self.architecture}: see docs/phones.md)"
+        )
 
 
 _ARM64_FLAGS = ("--iree-llvmcpu-target-cpu=generic",)

@@ -3,6 +3,7 @@
 ```
 s4tf-compile model.py:predict --arg 'f32[1,784]' --target cpu -o mlp.vmfb
 s4tf-compile model.py:predict --arg @w.npy --arg @b.npy --arg 'f32[1,784]' --weights 0,1 -o mlp.vmfb
+s4tf-compile model.py:predict --arg 'f32[3,2]' --arg 'f32[2]' --arg 'f32[1,3]' --entry predict_vjp  # predict and predict_vjp
 s4tf-compile model.mlir --target android-arm64 -o mlp-phone.vmfb
 s4tf-compile model.mlir --target vulkan --target cuda -o out/     # out/model-vulkan.vmfb, ...
 s4tf-compile model.py:predict --arg 'f32[4,3]' --emit stablehlo
@@ -30,7 +31,7 @@ from typing import Callable
 import numpy as np
 from tqdm import tqdm
 
-from s4tf.deploy import build, lower_for, stage, weights_of
+from s4tf.deploy import build, exported_functions, lower_for, stage, weights_of
 from s4tf.dialects.types import to_numpy_dtype
 from s4tf.errors import CompilationError, S4tfError
 from s4tf.mlir import ir, new_context
@@ -40,7 +41,7 @@ from s4tf.passes.pipeline import PRINT_IR_VARIABLE, build_pass_manager
 from s4tf.runtime.export import Weight
 from s4tf.runtime.targets import TARGETS, get_target
 from s4tf.staging import lowering_pipeline
-from s4tf.tools.cli import report_errors
+from s4tf.tools.cli import add_version, report_errors
 
 _SHAPE_SPEC = re.compile(r"^(\w+)\[([\d,\s]*)\]$")
 
@@ -102,7 +103,7 @@ def python_source(spec: str, arg_specs: list[str], weight_positions: tuple[int, 
         if 0 <= position < len(arg_specs) and not arg_specs[position].startswith("@"):
             raise UsageError(f"weight argument {position} needs values: give it as --arg @file.npy")
     lowered = stage(fn, example_args)
-    entry_points = tuple(entry_points or (lowered.entry,))
+    entry_points = exported_functions(lowered.entry, entry_points)
     return Source(
         name,
         lowered.as_text(),
@@ -173,14 +174,16 @@ def argument_parser() -> argparse.ArgumentParser:
     parser.add_argument("--target", action="append", metavar="NAME", help=f"target (repeatable; default cpu): {', '.join(TARGETS)}")
     parser.add_argument("--target-flag", action="append", default=[], metavar="FLAG",
                         help="extra IREE compiler flag, e.g. --target-flag=--iree-vulkan-target=llvmpipe")
-    parser.add_argument("--entry", action="append", metavar="FUNCTION", help="function to export (repeatable; default: the function, or every public function of the .mlir); "
-                        "FUNCTION_jvp and FUNCTION_vjp are built from a Python function")
+    parser.add_argument("--entry", action="append", metavar="FUNCTION",
+                        help="for a Python function: an entry point added beside the function, FUNCTION_jvp or "
+                        "FUNCTION_vjp (built by the AD passes); for .mlir: a function to export (default: every "
+                        "public one). Repeatable")
     parser.add_argument("--emit", choices=("vmfb", "stablehlo", "mlir"), default="vmfb", help="what to write (default vmfb)")
-    parser.add_argument("--print-ir-after-all", action="store_true",
+    parser.add_argument("--mlir-print-ir-after-all", "--print-ir-after-all", dest="print_ir_after_all", action="store_true",
                         help=f"print the IR (to stderr) after every s4tf and MLIR pass (as ${PRINT_IR_VARIABLE}=1 does)")
     parser.add_argument("-o", dest="output", default=None, metavar="PATH",
                         help="output: a .vmfb file for one target, a directory for several; text goes to stdout by default")
-    return parser
+    return add_version(parser)
 
 
 def weight_positions(text: str) -> tuple[int, ...]:

@@ -4,11 +4,14 @@
 s4tf-opt model.mlir --pass-pipeline='builtin.module(s4tf-canonicalize,s4tf-lower-to-stablehlo,cse)'
 s4tf-opt model.mlir -p s4tf-lower-to-stablehlo --print-ir-after-all
 s4tf-opt tests.mlir --split-input-file --verify-diagnostics
+s4tf-opt tests.mlir -split-input-file -verify-diagnostics        # LLVM's one-dash spelling
 s4tf-opt step.mlir -p s4tf-partition --warn-transfers
 ```
 
 Input ops are verified (``s4tf-verify``) before the pipeline runs. Errors are printed as
-``file:line:col: error: message`` and the exit code is 1.
+``file:line:col: error: message`` and the exit code is 1. mlir-opt's spellings of the
+options (``--mlir-print-ir-after-all``, ``--mlir-timing``, ...) are accepted, with one
+dash or two.
 """
 
 from __future__ import annotations
@@ -20,10 +23,11 @@ import warnings
 from dataclasses import dataclass, field
 
 from s4tf.errors import S4tfError
-from s4tf.mlir import ir, new_context
+from s4tf.mlir import ir, new_context, parse_module, registered_dialects
 from s4tf.passes.diagnostics import Message, error_messages, messages, parse_location
 from s4tf.passes.pipeline import build_pass_manager, known_passes_message
 from s4tf.passes.registry import PASSES, DiagnosticWarning
+from s4tf.tools.cli import LlvmStyleParser, add_version
 from s4tf.tools.expected_diagnostics import check, parse_expectations
 
 SPLIT_MARKER = "// -----"
@@ -70,19 +74,55 @@ def process_chunk(text: str, first_line: int, pipeline: str, options: argparse.N
     with context, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DiagnosticWarning)
         try:
-            module = ir.Module.parse("\n" * (first_line - 1) + text)
-            build_pass_manager("s4tf-verify", context).run(module.operation)
-            manager = build_pass_manager(pipeline, context) if pipeline else None
-            if manager is not None:
-                if options.print_ir_after_all:
-                    manager.enable_ir_printing(print_after_all=True, enable_debug_info=options.mlir_print_debuginfo)
-                manager.run(module.operation)
-            output = module.operation.get_asm(
-                enable_debug_info=options.mlir_print_debuginfo, print_generic_op_form=options.mlir_print_op_generic
-            )
+            module = parse_module("\n" * (first_line - 1) + text, buffer_name)
+            failure = [] if options.allow_unregistered_dialect else unregistered_dialect_errors(module, buffer_name)
+            if not failure:
+                verifier = build_pass_manager("s4tf-verify", context)
+                if options.mlir_timing and not pipeline:
+                    verifier.enable_timing()
+                verifier.run(module.operation)
+                del verifier  # a timed pass manager prints its report when it goes
+                if pipeline:
+                    run_pipeline(module, pipeline, context, options)
+                output = module.operation.get_asm(
+                    enable_debug_info=options.mlir_print_debuginfo, print_generic_op_form=options.mlir_print_op_generic
+                )
         except ir.MLIRError as error:
             failure = error_messages(error, buffer_name)
     return ChunkResult(output, produced + _warning_messages(caught, buffer_name) + failure)
+
+
+def run_pipeline(module: ir.Module, pipeline: str, context: ir.Context, options: argparse.Namespace) -> None:
+    """Run ``pipeline`` on ``module`` with the IR printing and timing the options ask for."""
+    manager = build_pass_manager(pipeline, context)
+    after_all = options.print_ir_after_all or options.print_ir_after_change
+    if after_all or options.print_ir_before_all:
+        manager.enable_ir_printing(
+            print_before_all=options.print_ir_before_all, print_after_all=after_all,
+            print_after_change=options.print_ir_after_change, enable_debug_info=options.mlir_print_debuginfo,
+        )
+    if options.mlir_timing:
+        manager.enable_timing()
+    manager.run(module.operation)
+
+
+def unregistered_dialect_errors(module: ir.Module, buffer_name: str) -> list[Message]:
+    """An error at each op of an unregistered dialect other than ``s4tf``, as mlir-opt
+    gives without ``--allow-unregistered-dialect``."""
+    found = []
+
+    def visit(operation):
+        name = operation.name
+        dialect = name.split(".", 1)[0]
+        if dialect != "s4tf" and not module.context.is_registered_operation(name):
+            found.append(Message(
+                *parse_location(operation.location, buffer_name), "error",
+                f"'{name}' is an op of the unregistered dialect '{dialect}': pass --allow-unregistered-dialect to accept it",
+            ))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return found
 
 
 def _warning_messages(caught: list[warnings.WarningMessage], buffer_name: str) -> list[Message]:
@@ -102,12 +142,13 @@ def _warning_messages(caught: list[warnings.WarningMessage], buffer_name: str) -
 
 def argument_parser() -> argparse.ArgumentParser:
     passes = "\n".join(f"  {name:28} {info.description}" for name, info in sorted(PASSES.items()))
-    parser = argparse.ArgumentParser(
+    parser = LlvmStyleParser(
         prog="s4tf-opt",
         description="Run MLIR pass pipelines (s4tf and upstream passes) over .mlir files.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=f"s4tf passes:\n{passes}\n\nUpstream MLIR passes (canonicalize, cse, inline, symbol-dce, ...) "
-        "work in the same pipeline.\n\nexample:\n  s4tf-opt model.mlir -p s4tf-canonicalize,s4tf-lower-to-stablehlo,cse",
+        "work in the same pipeline. Long options may be written with one dash, as in mlir-opt "
+        "(-split-input-file).\n\nexample:\n  s4tf-opt model.mlir -p s4tf-canonicalize,s4tf-lower-to-stablehlo,cse",
     )
     parser.add_argument("input", nargs="?", default="-", help="input .mlir file ('-' or nothing: stdin)")
     parser.add_argument("-o", dest="output", default="-", help="output file (default: stdout)")
@@ -115,10 +156,17 @@ def argument_parser() -> argparse.ArgumentParser:
         "--pass-pipeline", default=None, metavar="PIPELINE",
         help="pipeline in MLIR's syntax, e.g. 'builtin.module(s4tf-canonicalize,cse)'",
     )
-    parser.add_argument("-p", dest="passes", default=None, metavar="A,B,C", help="short form: comma-separated pass names")
+    parser.add_argument("-p", dest="passes", default=None, metavar="A,B,C",
+                        help="short form: comma-separated pass names, or a pipeline")
     parser.add_argument("--split-input-file", action="store_true", help=f"process each part between '{SPLIT_MARKER}' lines on its own")
     parser.add_argument("--verify-diagnostics", action="store_true", help="check diagnostics against expected-error comments")
-    parser.add_argument("--print-ir-after-all", action="store_true", help="print the IR (to stderr) after every pass")
+    parser.add_argument("--mlir-print-ir-after-all", "--print-ir-after-all", dest="print_ir_after_all", action="store_true",
+                        help="print the IR (to stderr) after every pass")
+    parser.add_argument("--mlir-print-ir-before-all", dest="print_ir_before_all", action="store_true",
+                        help="print the IR (to stderr) before every pass")
+    parser.add_argument("--mlir-print-ir-after-change", dest="print_ir_after_change", action="store_true",
+                        help="print the IR after a pass only if the pass changed it (implies --mlir-print-ir-after-all)")
+    parser.add_argument("--mlir-timing", action="store_true", help="print the time each pass took (to stderr)")
     parser.add_argument(
         "--warn-transfers", action="store_true",
         help="warn of every host/device copy that s4tf-partition inserts, at its file:line "
@@ -126,8 +174,11 @@ def argument_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--mlir-print-debuginfo", action="store_true", help="print locations")
     parser.add_argument("--mlir-print-op-generic", action="store_true", help="print every op in generic form")
+    parser.add_argument("--allow-unregistered-dialect", action="store_true",
+                        help="accept ops of dialects MLIR does not know (s4tf's own ops are always accepted)")
     parser.add_argument("--list-passes", action="store_true", help="list the s4tf passes and exit")
-    return parser
+    parser.add_argument("--show-dialects", action="store_true", help="list the registered dialects and exit")
+    return add_version(parser)
 
 
 def _read_input(path: str) -> tuple[str, str]:
@@ -142,6 +193,10 @@ def run(argv: list[str] | None = None) -> int:
     options = argument_parser().parse_args(argv)
     if options.list_passes:
         print(known_passes_message().replace("; ", "\n"))
+        return 0
+    if options.show_dialects:
+        print(f"Available Dialects: {','.join(registered_dialects())}")
+        print("s4tf ops are unregistered (generic form) and checked by the s4tf-verify pass")
         return 0
     if options.pass_pipeline and options.passes:
         print("s4tf-opt: error: give --pass-pipeline or -p, not both", file=sys.stderr)

@@ -4,12 +4,17 @@
 s4tf-run mlp.vmfb --function predict --input @x.npy --output @y.npy --device cpu
 s4tf-run mlp.vmfb --input '[[1, 2, 3]]'                 # one function: no --function needed
 s4tf-run mlp.vmfb --input @x.npy --parameters new.irpa  # other weights, same code
+s4tf-run mlp.vmfb --list                                 # functions, types, weights it reads
+s4tf-run mlp-android-arm64.vmfb --input @x.npy          # under qemu-aarch64 on other CPUs
+s4tf-run --install-arm64-runtime                         # once: the aarch64 runtime for that
 ```
 
 Inputs are ``.npy`` files (``@x.npy``) or literals (``'[1, 2]'``, ``3.5``; converted to
 the dtype the function declares). Each result goes to the next ``--output @file.npy``,
-or to stdout. A module built for another target, a corrupt file, a missing function or
-wrong input shapes give a one-line error and exit code 1.
+or to stdout. A module for arm64 CPUs runs on another machine under ``qemu-aarch64``
+(Debian's ``qemu-user``) with IREE's aarch64 ``iree-run-module``. A module built for
+another target, a corrupt file, a missing function or wrong input shapes give a one-line
+error and exit code 1.
 """
 
 from __future__ import annotations
@@ -17,16 +22,20 @@ from __future__ import annotations
 import argparse
 import ast
 import sys
+from pathlib import Path
 
 import numpy as np
 
-from s4tf.deploy import load_module
+from s4tf.deploy import describe, load_module
 from s4tf.dialects.types import to_numpy_dtype
 from s4tf.errors import S4tfError
-from s4tf.runtime.device import InvocationError, LoadedModule
-from s4tf.runtime.targets import DEVICES
+from s4tf.runtime.cache import default_cache_dir
+from s4tf.runtime.device import InvocationError, ModuleDescription, choose_archive
+from s4tf.runtime.parameters import SCOPE, check_archive
+from s4tf.runtime.qemu import Arm64Runner, aarch64_run_module
+from s4tf.runtime.targets import DEVICES, TARGETS
 from s4tf.runtime.transfer import to_host
-from s4tf.tools.cli import report_errors
+from s4tf.tools.cli import add_version, report_errors, table
 
 
 def type_text(shape, dtype: str) -> str:
@@ -50,9 +59,8 @@ def read_input(spec: str, dtype: str) -> np.ndarray:
         return np.asarray(value)
 
 
-def read_inputs(module: LoadedModule, function: str, specs: list[str]) -> list[np.ndarray]:
-    """The inputs for ``function``, checked against the types it declares."""
-    expected = module.input_types(function)
+def read_inputs(expected: list, function: str, specs: list[str]) -> list[np.ndarray]:
+    """The inputs for ``function``, checked against the ``(shape, dtype)`` it declares."""
     if len(specs) != len(expected):
         declared = ", ".join(type_text(*t) for t in expected) or "none"
         raise InvocationError(f"'{function}' takes {len(expected)} input(s) ({declared}), got {len(specs)}")
@@ -71,12 +79,14 @@ def read_inputs(module: LoadedModule, function: str, specs: list[str]) -> list[n
     return arrays
 
 
-def choose_function(module: LoadedModule, requested: str | None) -> str:
+def choose_function(path: str, names: list[str], requested: str | None) -> str:
     if requested:
+        if requested not in names:
+            raise InvocationError(f"{path} has no function '{requested}'; its functions: {', '.join(names) or 'none'}")
         return requested
-    if len(module.function_names) == 1:
-        return module.function_names[0]
-    raise InvocationError(f"the module has several functions, choose one with --function: {', '.join(module.function_names)}")
+    if len(names) == 1:
+        return names[0]
+    raise InvocationError(f"the module has several functions, choose one with --function: {', '.join(names)}")
 
 
 def write_outputs(results: list[np.ndarray], outputs: list[str]) -> None:
@@ -91,6 +101,26 @@ def write_outputs(results: list[np.ndarray], outputs: list[str]) -> None:
             print(np.array2string(result, separator=", "))
 
 
+def listing(path: str, description: ModuleDescription) -> str:
+    """The functions of a module with their types, and the parameters it reads."""
+    built = f"target '{description.target}'" if description.target else "an unknown target (not built by s4tf)"
+    if description.cpu is not None:
+        built += f", CPU '{description.cpu.name}'"
+    lines = [f"{path}: built for {built}", "functions:"]
+    for name, (inputs, results) in description.functions.items():
+        arguments = ", ".join(type_text(*t) for t in inputs)
+        lines.append(f"  {name}({arguments}) -> {', '.join(type_text(*t) for t in results) or '()'}")
+    if description.parameters is None:
+        lines.append("parameters: none read from an archive (weights, if any, are embedded)")
+        return "\n".join(lines)
+    lines.append(f"parameters, read from a .irpa archive (scope '{SCOPE}'):")
+    rows = [("name", "dtype", "shape", "bytes")] + [
+        (key, kind.dtype, str(list(kind.shape)), str(kind.size * to_numpy_dtype(kind.dtype).itemsize))
+        for key, kind in description.parameters.items()
+    ]
+    return "\n".join(lines + [f"  {line}" for line in table(rows)])
+
+
 def argument_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="s4tf-run",
@@ -98,13 +128,34 @@ def argument_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="example:\n  s4tf-run mlp.vmfb --function predict --input @x.npy --output @y.npy --device cpu",
     )
-    parser.add_argument("module", help="the .vmfb file")
+    parser.add_argument("module", nargs="?", help="the .vmfb file")
     parser.add_argument("--function", default=None, help="function to run (default: the module's only function)")
     parser.add_argument("--input", action="append", default=[], metavar="@x.npy|LITERAL", help="an input, in order (repeatable)")
     parser.add_argument("--output", action="append", default=[], metavar="@y.npy", help="where the next result goes (default: stdout)")
     parser.add_argument("--device", default="cpu", help=f"device to run on: {', '.join(DEVICES)} (default cpu)")
     parser.add_argument("--parameters", default=None, metavar="FILE.irpa", help="weights (default: the .irpa beside the module, if any)")
-    return parser
+    parser.add_argument("--list", action="store_true",
+                        help="list the module's functions with their types and the parameters it reads "
+                        "(names, dtypes, shapes), for a module of any target, and exit")
+    parser.add_argument("--install-arm64-runtime", action="store_true",
+                        help="download IREE's aarch64 runtime (iree-run-module, from PyPI's iree-base-runtime wheel) "
+                        "into s4tf's cache folder, to run arm64 modules under qemu-aarch64, and exit")
+    return add_version(parser)
+
+
+def run_under_qemu(options: argparse.Namespace, description: ModuleDescription) -> list[np.ndarray]:
+    """The results of an arm64 module's function, run by the aarch64 ``iree-run-module``
+    under qemu-aarch64, with the same checks of weights and inputs as on the host."""
+    path = Path(options.module)
+    runner = Arm64Runner.installed()
+    beside = path.with_suffix(".irpa")
+    archive = choose_archive(str(path), description.parameters, options.parameters, beside if beside.exists() else None)
+    if archive is not None:
+        check_archive(archive, description.parameters, str(path))
+    function = choose_function(str(path), list(description.functions), options.function)
+    inputs, results = description.functions[function]
+    arrays = read_inputs(inputs, function, options.input)
+    return runner.invoke(path, function, arrays, archive, len(results))
 
 
 def run(argv: list[str] | None = None) -> int:
@@ -112,9 +163,22 @@ def run(argv: list[str] | None = None) -> int:
     options = argument_parser().parse_args(argv)
 
     def work() -> None:
+        if options.install_arm64_runtime:
+            print(f"the aarch64 runtime is {aarch64_run_module(default_cache_dir())}")
+            return
+        if options.module is None:
+            raise InvocationError("give the module to run (a .vmfb file)")
+        description = describe(options.module)
+        if options.list:
+            print(listing(options.module, description))
+            return
+        target = TARGETS.get(description.target)
+        if target is not None and target.runs_under_qemu(options.device):
+            write_outputs(run_under_qemu(options, description), options.output)
+            return
         module = load_module(options.module, options.device, options.parameters)
-        function = choose_function(module, options.function)
-        arrays = read_inputs(module, function, options.input)
+        function = choose_function(options.module, module.function_names, options.function)
+        arrays = read_inputs(module.input_types(function), function, options.input)
         write_outputs([to_host(r) for r in module.invoke(function, arrays)], options.output)
 
     return report_errors("s4tf-run", work)

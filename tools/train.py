@@ -9,7 +9,9 @@ s4tf-train lenet --data digits --epochs 20 --out lenet.vmfb --resume      # cont
 Each epoch runs the compiled training step (forward, reverse mode and the Adam update
 in one IREE function) over shuffled batches with a progress bar showing the loss and
 accuracy, then evaluates on the held-out split and saves a checkpoint (model and
-optimizer state, written atomically). At the end it prints the test accuracy and writes
+optimizer state, written atomically). The first epoch's line says how much of its time
+went to staging and compiling (the first calls of the step and of the evaluation; from
+a warm cache, loading). At the end it prints the test accuracy and writes
 an inference module per target: ``lenet.vmfb`` for the host and
 ``lenet-android-arm64.vmfb`` for phones, each with its weights in a parameter archive
 beside it (``.irpa``) unless ``--embed-weights``. The modules take raw images (pixels in
@@ -35,7 +37,7 @@ from s4tf.nn import MLP, Flatten, LeNet5, Sequential
 from s4tf.nn.training import evaluate, train_step
 from s4tf.optim import Adam, cosine_decay
 from s4tf.runtime.targets import TARGETS, get_target
-from s4tf.tools.cli import report_errors
+from s4tf.tools.cli import add_version, report_errors
 
 IMAGE_SIZE = 28
 MODELS = {
@@ -83,7 +85,7 @@ def argument_parser() -> argparse.ArgumentParser:
                         help="checkpoint written after every epoch (default: the --out path with .npz)")
     parser.add_argument("--resume", action="store_true", help="continue from the checkpoint if it exists")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars (one line per epoch)")
-    return parser
+    return add_version(parser)
 
 
 def parse_targets(text: str) -> list[str]:
@@ -130,6 +132,7 @@ def train(options) -> None:
 
     step = train_step(opt)
     started = time.perf_counter()
+    compiling = 0.0  # the first calls of the step and the evaluation: staging, compiling (or loading)
     test_accuracy = None
     for epoch in range(first_epoch, options.epochs):
         progress = tqdm(
@@ -139,18 +142,28 @@ def train(options) -> None:
         )
         losses, accuracies = [], []
         for x, y in progress:
+            began = time.perf_counter()
             model, opt_state, loss, accuracy = step(model, opt_state, x, y)
+            if epoch == first_epoch and not losses:
+                compiling += time.perf_counter() - began
             losses.append(loss)
             accuracies.append(accuracy)
             if len(losses) % 10 == 0:  # reading back waits for the device: not every step
                 progress.set_postfix(loss=f"{float(np.asarray(loss)):.4f}", accuracy=f"{float(np.asarray(accuracy)):.3f}")
-        test_loss, test_accuracy = (float(np.asarray(v)) for v in evaluate(model, x_test_scaled, y_test))
+        began = time.perf_counter()
+        evaluated = evaluate(model, x_test_scaled, y_test)
+        if epoch == first_epoch:
+            compiling += time.perf_counter() - began
+        test_loss, test_accuracy = (float(np.asarray(v)) for v in evaluated)
         save_checkpoint(checkpoint, {"model": model, "opt": opt_state}, epoch=epoch, test_accuracy=test_accuracy)
         train_loss = float(np.mean([np.asarray(v) for v in losses]))
         train_accuracy = float(np.mean([np.asarray(v) for v in accuracies]))
+        spent = f"{time.perf_counter() - started:.1f} s"
+        if epoch == first_epoch:
+            spent += f", {compiling:.1f} s of it staging and compiling"
         print(
             f"epoch {epoch + 1}/{options.epochs}: train loss {train_loss:.4f} accuracy {train_accuracy:.4f}, "
-            f"test loss {test_loss:.4f} accuracy {test_accuracy:.4f} ({time.perf_counter() - started:.1f} s)",
+            f"test loss {test_loss:.4f} accuracy {test_accuracy:.4f} ({spent})",
             flush=True,
         )
     if test_accuracy is None:  # resumed after the last epoch: nothing was trained or evaluated
@@ -167,10 +180,14 @@ def export(model, scaling: Scaling, example, paths: dict[str, Path], options) ->
 
     bar = tqdm(paths.items(), desc="compiling", unit="module", disable=options.no_progress or len(paths) < 2, file=sys.stderr)
     for target, path in bar:
+        began = time.perf_counter()
         module = compile_module(predict, (model, example), target=target, weights=(0,), embed_weights=options.embed_weights)
         module.save(path)
         archive = "" if options.embed_weights else f" + {path.with_suffix('.irpa').name}"
-        tqdm.write(f"wrote {path} ({target}, {path.stat().st_size / 1024:.0f} KiB{archive}): predict(f32{list(example.shape)}) -> logits")
+        tqdm.write(
+            f"wrote {path} ({target}, {path.stat().st_size / 1024:.0f} KiB{archive}; {time.perf_counter() - began:.1f} s): "
+            f"predict(f32{list(example.shape)}) -> logits"
+        )
 
 
 def run(argv=None) -> int:

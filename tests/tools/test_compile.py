@@ -82,13 +82,15 @@ def test_python_function_with_shapes(folder, capsys):
     np.testing.assert_allclose(np.asarray(result), np.tanh(X @ W + B), rtol=1e-5, atol=1e-6)
 
 
-def test_python_function_with_weights_in_an_archive_and_a_vjp(folder, capsys):
+def test_python_function_with_weights_in_an_archive_and_a_vjp_beside_it(folder, capsys):
+    """``--entry predict_vjp`` adds the derivative: the module has predict and predict_vjp."""
     compile_ok(
         capsys, "model.py:predict", "--arg", "@w.npy", "--arg", "@b.npy", "--arg", "f32[4,3]", "--weights", "0,1",
-        "--entry", "predict", "--entry", "predict_vjp", "-o", "mlp.vmfb",
+        "--entry", "predict_vjp", "-o", "mlp.vmfb",
     )
     assert (folder / "mlp.irpa").is_file()
     module = s4tf.load(folder / "mlp.vmfb")
+    assert sorted(module.functions) == ["predict", "predict_vjp"]
     np.testing.assert_allclose(np.asarray(module.predict(X)), np.tanh(X @ W + B), rtol=1e-5, atol=1e-6)
     dy = np.ones((4, 2), np.float32)
     dx = np.asarray(module.predict_vjp(X, dy)[-1])

@@ -119,15 +119,20 @@ def run_flags(path: Path) -> list[str]:
     passes of the RUN line that verifies diagnostics come along, as they may report them."""
     text = path.read_text()
     run_lines = [line.split("RUN:", 1)[1] for line in text.splitlines() if "RUN:" in line]
-    flags = ["--split-input-file"] if any("--split-input-file" in line for line in run_lines) else []
+    flags = ["--split-input-file"] if any(_has_flag(line, "split-input-file") for line in run_lines) else []
     if re.search(r"expected-(error|warning|note|remark)", text):
         flags.append("--verify-diagnostics")
-        verifying = next(line for line in run_lines if "--verify-diagnostics" in line)
+        verifying = next(line for line in run_lines if _has_flag(line, "verify-diagnostics"))
         words = shlex.split(verifying.split("|")[0])
         for flag, value in zip(words, words[1:]):
-            if flag in ("-p", "--pass-pipeline"):
+            if flag in ("-p", "--pass-pipeline", "-pass-pipeline"):
                 flags += [flag, value]
     return flags
+
+
+def _has_flag(run_line: str, name: str) -> bool:
+    """Whether ``run_line`` gives the option ``name``, with one dash or two."""
+    return re.search(rf"(?<!\S)--?{name}(?!\S)", run_line) is not None
 
 
 def test_lit_directory_has_mlir_files():
@@ -416,3 +421,117 @@ def test_warn_transfers_needs_the_partition_pass():
     outcome = run_tool("-p", "s4tf-canonicalize", "--warn-transfers", stdin=WELL_FORMED)
     assert_clean_failure(outcome)
     assert "--warn-transfers needs the s4tf-partition pass in the pipeline" in outcome.err
+
+
+# -- mlir-opt's spellings ------------------------------------------------------------------
+
+FOREIGN_OP = WELL_FORMED.replace('"s4tf.exp"', '"foo.bar"')
+
+
+@pytest.mark.parametrize("flag", ["--print-ir-after-all", "--mlir-print-ir-after-all", "-mlir-print-ir-after-all"])
+def test_print_ir_after_all_spellings(tmp_path, flag):
+    outcome = run_tool(write(tmp_path, WELL_FORMED), "-p", "s4tf-canonicalize,cse", flag)
+    assert outcome.code == 0, outcome.err
+    assert re.findall(r"^// -----// IR Dump After (\S+)", outcome.err, flags=re.MULTILINE) == ["s4tf-canonicalize:", "CSEPass:"]
+
+
+def test_print_ir_before_all(tmp_path):
+    outcome = run_tool(write(tmp_path, WELL_FORMED), "-p", "s4tf-canonicalize,cse", "--mlir-print-ir-before-all")
+    assert outcome.code == 0, outcome.err
+    assert re.findall(r"^// -----// IR Dump (\S+ \S+)", outcome.err, flags=re.MULTILINE) == [
+        "Before s4tf-canonicalize:", "Before CSEPass:"
+    ]
+    before_canonicalize = outcome.err.split("IR Dump")[1]
+    assert '"s4tf.add"' in before_canonicalize
+
+
+def test_print_ir_after_change_skips_passes_that_change_nothing(tmp_path):
+    """cse finds nothing to do after s4tf-canonicalize removed the addition of zero."""
+    outcome = run_tool(write(tmp_path, WELL_FORMED), "-p", "s4tf-canonicalize,cse", "--mlir-print-ir-after-change")
+    assert outcome.code == 0, outcome.err
+    assert re.findall(r"^// -----// IR Dump After (\S+)", outcome.err, flags=re.MULTILINE) == ["s4tf-canonicalize:"]
+
+
+@pytest.mark.parametrize("pipeline", [("-p", "s4tf-canonicalize,cse"), ()], ids=["pipeline", "verifier-only"])
+def test_mlir_timing(tmp_path, pipeline):
+    outcome = run_tool(write(tmp_path, WELL_FORMED), *pipeline, "--mlir-timing")
+    assert outcome.code == 0, outcome.err
+    report = outcome.err.split("Execution time report", 1)[1]
+    passes = ["s4tf-canonicalize", "CSEPass"] if pipeline else ["s4tf-verify"]
+    assert [line.split()[-1] for line in report.splitlines() if "%)" in line][: len(passes)] == passes
+    assert re.search(r"Total Execution Time: \d+\.\d+ seconds", report)
+    assert '"s4tf.exp"' in outcome.out
+
+
+def test_foreign_dialect_needs_allow_unregistered_dialect(tmp_path, opt):
+    path = write(tmp_path, FOREIGN_OP)
+    refused = opt(path)
+    assert refused.code == 1
+    assert refused.err == (
+        f"{path}:4:8: error: 'foo.bar' is an op of the unregistered dialect 'foo': "
+        "pass --allow-unregistered-dialect to accept it\n"
+    )
+    assert refused.out == ""
+    accepted = opt(path, "--allow-unregistered-dialect")
+    assert accepted.code == 0, accepted.err
+    assert '"foo.bar"(%1) : (tensor<3xf32>) -> tensor<3xf32>' in accepted.out
+
+
+def test_show_dialects(opt):
+    outcome = opt("--show-dialects")
+    assert outcome.code == 0
+    first, second = outcome.out.splitlines()
+    dialects = first.removeprefix("Available Dialects: ").split(",")
+    assert first.startswith("Available Dialects: ")
+    assert {"builtin", "func", "stablehlo", "tensor", "linalg", "scf"} <= set(dialects)
+    assert dialects == sorted(dialects)
+    assert "s4tf" not in dialects and "unregistered" in second
+
+
+def test_long_options_with_one_dash(tmp_path, opt):
+    """As in upstream lit tests: ``-split-input-file -verify-diagnostics -pass-pipeline=...``."""
+    expected = MALFORMED_OP.replace("  %0 =", "  // expected-error @below {{inferred tensor<2xf32>}}\n  %0 =")
+    path = write(tmp_path, f"{expected}{SPLIT_MARKER}\n{WELL_FORMED}")
+    outcome = opt(path, "-split-input-file", "-verify-diagnostics", "-pass-pipeline=builtin.module(s4tf-lower-to-stablehlo)")
+    assert outcome.code == 0, outcome.err
+    assert "stablehlo.exponential" in outcome.out
+    assert opt(path, "-split-input-file", "-pass-pipeline", "builtin.module(cse)", "-mlir-print-op-generic").code == 1
+
+
+def test_short_option_with_attached_value_stays_short(tmp_path, opt):
+    """``-pcse`` is ``-p cse`` (no long option is called ``pcse``)."""
+    outcome = opt(write(tmp_path, WELL_FORMED), "-ps4tf-lower-to-stablehlo")
+    assert outcome.code == 0, outcome.err
+    assert "stablehlo.exponential" in outcome.out
+
+
+def test_unknown_one_dash_option_is_an_error(tmp_path):
+    outcome = run_tool(write(tmp_path, WELL_FORMED), "-no-such-option")
+    assert outcome.code == 2
+    assert "s4tf-opt: error: unrecognized arguments: -no-such-option" in outcome.err
+    assert "Traceback" not in outcome.err
+
+
+@pytest.mark.parametrize("source", ["file", "stdin"])
+def test_debuginfo_names_the_input(tmp_path, opt, source):
+    """Locations carry the input's name, as mlir-opt prints them (``<stdin>`` for stdin),
+    also after a pass and for ops with a location of their own."""
+    text = WELL_FORMED.replace(") -> tensor<3xf32>\n  return", ') -> tensor<3xf32> loc("model.py":7:5)\n  return')
+    if source == "file":
+        path = write(tmp_path, text)
+        outcome = opt(path, "-p", "s4tf-canonicalize", "--mlir-print-debuginfo")
+    else:
+        path = "<stdin>"
+        outcome = opt("-p", "s4tf-canonicalize", "--mlir-print-debuginfo", stdin=text)
+    assert outcome.code == 0, outcome.err
+    locations = set(re.findall(r'loc\("([^"]*)":(\d+):(\d+)\)', outcome.out))
+    assert {(path, "1", "14"), (path, "1", "1"), (path, "5", "3"), ("model.py", "7", "5")} <= locations
+    assert not any(name == "-" for name, _, _ in locations)
+
+
+def test_debuginfo_with_split_input_keeps_file_lines(tmp_path, opt):
+    path = write(tmp_path, f"{WELL_FORMED}{SPLIT_MARKER}\n{WELL_FORMED}")
+    outcome = opt(path, "--split-input-file", "--mlir-print-debuginfo")
+    assert outcome.code == 0, outcome.err
+    second = len(WELL_FORMED.splitlines()) + 2
+    assert f'loc("{path}":{second + 3}:8)' in outcome.out

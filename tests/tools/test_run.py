@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from s4tf.runtime.cpu import host_cpu
 from s4tf.tools.compile import run as compile_tool
 from s4tf.tools.run import run
 
@@ -101,3 +102,47 @@ def test_corrupt_module(in_modules, capsys):
 def test_module_for_another_target_names_both(in_modules, capsys):
     err = run_error(capsys, "model-vulkan.vmfb", "--device", "cpu", "--function", "negate", "--input", "[1, 2]")
     assert "vulkan" in err and "cpu" in err, err
+
+
+# -- --list ------------------------------------------------------------------------------
+
+
+def test_list_a_module_without_an_archive(in_modules, capsys):
+    out = run_ok(capsys, "model.vmfb", "--list")
+    assert out.splitlines() == [
+        f"model.vmfb: built for target 'cpu', CPU '{host_cpu().name}'",
+        "functions:",
+        "  scale(tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>",
+        "  negate(tensor<2xi32>) -> tensor<2xi32>",
+        "parameters: none read from an archive (weights, if any, are embedded)",
+    ]
+
+
+def test_list_the_parameters_of_a_phone_module(tmp_path, monkeypatch, capsys):
+    """Names, dtypes and shapes of the weights, for a module this machine cannot run."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "model.py").write_text("import s4tf\n\n\ndef predict(w, b, x):\n    return s4tf.tanh(x @ w + b)\n")
+    np.save(tmp_path / "w.npy", np.ones((3, 2), np.float32))
+    np.save(tmp_path / "b.npy", np.ones(2, np.float32))
+    assert compile_tool([
+        "model.py:predict", "--arg", "@w.npy", "--arg", "@b.npy", "--arg", "f32[4,3]", "--weights", "0,1",
+        "--entry", "predict_vjp", "--target", "android-arm64", "-o", "phone.vmfb",
+    ]) == 0
+    capsys.readouterr()
+    out = run_ok(capsys, "phone.vmfb", "--list")
+    assert out.splitlines() == [
+        "phone.vmfb: built for target 'android-arm64', CPU 'generic'",
+        "functions:",
+        "  predict(tensor<4x3xf32>) -> tensor<4x2xf32>",
+        "  predict_vjp(tensor<4x3xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>, tensor<3x2xf32>, tensor<2xf32>, tensor<4x3xf32>",
+        "parameters, read from a .irpa archive (scope 'model'):",
+        "  name  dtype  shape   bytes",
+        "  w     f32    [3, 2]  24",
+        "  b     f32    [2]     8",
+    ]
+
+
+def test_list_a_damaged_module(in_modules, capsys, tmp_path):
+    bad = tmp_path / "bad.vmfb"
+    bad.write_bytes(b"not a module")
+    assert "bad.vmfb is not a valid IREE module" in run_error(capsys, str(bad), "--list")

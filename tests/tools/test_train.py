@@ -19,7 +19,13 @@ def test_lenet_trains_and_its_host_and_phone_modules_agree_with_the_model(tmp_pa
     code = run(["lenet", "--epochs", "1", "--batch-size", "64", "--out", str(out), "--no-progress"])
     printed = capsys.readouterr()
     assert code == 0, printed.err
-    assert re.search(r"epoch 1/1: train loss [\d.]+ accuracy [\d.]+, test loss [\d.]+ accuracy [\d.]+", printed.out)
+    epoch = re.search(
+        r"epoch 1/1: train loss [\d.]+ accuracy [\d.]+, test loss [\d.]+ accuracy [\d.]+ "
+        r"\(([\d.]+) s, ([\d.]+) s of it staging and compiling\)",
+        printed.out,
+    )
+    assert epoch, printed.out
+    assert 0 < float(epoch.group(2)) <= float(epoch.group(1))
     accuracy = float(re.search(r"test accuracy: ([\d.]+) on 359 held-out images", printed.out).group(1))
     assert accuracy > 0.5  # one epoch of 22 steps; the README's 10 epochs reach 0.97
     phone = tmp_path / "lenet-android-arm64.vmfb"
