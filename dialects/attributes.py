@@ -37,15 +37,24 @@ class AttrKind:
         raise NotImplementedError
 
 
+def _is_integer(value) -> bool:
+    """A Python or NumPy integer (0-d integer arrays included), not a bool."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
 class _IntArray(AttrKind):
     description = "array of i64"
     irdl_base = "#builtin.dense_array"
 
     def normalize(self, value):
-        try:
-            return tuple(int(v) for v in value)
-        except TypeError:
-            raise OpAttributeError(f"expected a sequence of integers, got {value!r}") from None
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+            raise OpAttributeError(f"expected a sequence of integers, got {value!r}")
+        items = tuple(value)
+        if not all(_is_integer(v) for v in items):
+            raise OpAttributeError(f"expected a sequence of integers, got {value!r}")
+        return tuple(int(v) for v in items)
 
     def to_mlir(self, value):
         return ir.DenseI64ArrayAttr.get(list(value))
@@ -59,7 +68,7 @@ class _Int(AttrKind):
     irdl_base = "#builtin.integer"
 
     def normalize(self, value):
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        if not _is_integer(value):
             raise OpAttributeError(f"expected an integer, got {value!r}")
         return int(value)
 
