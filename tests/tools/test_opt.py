@@ -340,6 +340,52 @@ func.func @f(%t: tensor<4x3xf32>, %i: tensor<i32>, %x: tensor<3xf32>) -> tensor<
     assert outcome.err.startswith(f"{path}:2:8: error: 's4tf.tape_write' has no JVP rule")
 
 
+def nested_ifs(depth: int) -> str:
+    """``@f`` marked for differentiation: ``depth`` s4tf.if ops, each in the last one's
+    then-region, around one s4tf.sin."""
+    tensor, predicate = "tensor<3xf32>", "tensor<i1>"
+    lines = [f"func.func @f(%p0: {predicate}, %a0: {tensor}) -> {tensor} attributes {{s4tf.wrt = array<i64: 1>}} {{"]
+    for d in range(depth):
+        lines += [f'  %r{d} = "s4tf.if"(%p{d}, %p{d}, %a{d}) ({{', f"  ^bb0(%p{d + 1}: {predicate}, %a{d + 1}: {tensor}):"]
+    lines.append(f'  %r{depth} = "s4tf.sin"(%a{depth}) : ({tensor}) -> {tensor}')
+    for d in reversed(range(depth)):
+        lines += [
+            f"  stablehlo.return %r{d + 1} : {tensor}", "  }, {", f"  ^bb0(%q{d}: {predicate}, %b{d}: {tensor}):",
+            f"  stablehlo.return %b{d} : {tensor}", f"  }}) : ({predicate}, {predicate}, {tensor}) -> {tensor}",
+        ]
+    return "\n".join(lines + [f"  return %r0 : {tensor}", "}", ""])
+
+
+def call_chain(length: int) -> str:
+    """``@f0`` (marked) calls ``@f1``, which calls ``@f2``, ..., which computes a sine."""
+    tensor, functions = "tensor<3xf32>", []
+    for i in range(length):
+        head = "func.func @f0" if i == 0 else f"func.func private @f{i}"
+        attributes = " attributes {s4tf.wrt = array<i64: 0>}" if i == 0 else ""
+        body = f"func.call @f{i + 1}(%x) : ({tensor}) -> {tensor}" if i + 1 < length else f'"s4tf.sin"(%x) : ({tensor}) -> {tensor}'
+        functions.append(f"{head}(%x: {tensor}) -> {tensor}{attributes} {{\n  %0 = {body}\n  return %0 : {tensor}\n}}\n")
+    return "".join(functions)
+
+
+@pytest.mark.parametrize(
+    "text, symbol", [(nested_ifs(400), "@f"), (call_chain(1000), "@f0")], ids=["nested-regions", "call-chain"]
+)
+def test_nesting_too_deep_to_differentiate_is_an_error_at_the_function(tmp_path, text, symbol):
+    """Differentiation recurses into regions and callees: beyond Python's recursion limit
+    it reports the marked function instead of an internal RecursionError."""
+    path = write(tmp_path, text)
+    for autodiff_pass in ("s4tf-jvp", "s4tf-vjp"):
+        outcome = run_tool(path, "-p", autodiff_pass)
+        assert_clean_failure(outcome)
+        assert outcome.err == f"{path}:1:1: error: '{symbol}' nests calls and regions too deeply to differentiate (beyond Python's recursion limit)\n"
+
+
+def test_deep_nesting_is_verified_and_lowered(tmp_path):
+    outcome = run_tool(write(tmp_path, nested_ifs(300)), "-p", "s4tf-canonicalize,s4tf-lower-to-stablehlo")
+    assert outcome.code == 0, outcome.err
+    assert outcome.out.count("stablehlo.if") == 300 and '"s4tf.' not in outcome.out
+
+
 # -- --verify-diagnostics ----------------------------------------------------------------
 
 
