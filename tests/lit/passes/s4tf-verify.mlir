@@ -231,3 +231,24 @@ func.func @several_errors(%x: tensor<4xi32>, %y: tensor<4xf32>) -> tensor<4xi32>
   }
   return %1 : tensor<4xi32>
 }
+
+// -----
+
+// A splat constant is checked from its one element, never materialized: this one would
+// take 37 GiB as an array.
+// CHECK-LABEL: func.func @huge_splat
+// CHECK:         "s4tf.constant"() {value = dense<1.000000e+00> : tensor<100000x100000xf32>}
+// CHECK:         "s4tf.neg"
+func.func @huge_splat() -> tensor<100000x100000xf32> {
+  %0 = "s4tf.constant"() {value = dense<1.0> : tensor<100000x100000xf32>} : () -> tensor<100000x100000xf32>
+  %1 = "s4tf.neg"(%0) : (tensor<100000x100000xf32>) -> tensor<100000x100000xf32>
+  return %1 : tensor<100000x100000xf32>
+}
+
+// -----
+
+func.func @huge_splat_of_the_wrong_type() -> tensor<100000x100000xi32> {
+  // expected-error @below {{'s4tf.constant' result type(s) tensor<100000x100000xi32> do not match the inferred tensor<100000x100000xf32>}}
+  %0 = "s4tf.constant"() {value = dense<1.0> : tensor<100000x100000xf32>} : () -> tensor<100000x100000xi32>
+  return %0 : tensor<100000x100000xi32>
+}
