@@ -78,3 +78,11 @@ func.func @bad_rule(%x: tensor<3xf32>) -> tensor<3xf32> attributes {s4tf.wrt = a
 func.func @missing_rule(%x: tensor<3xf32>) -> tensor<3xf32> attributes {s4tf.wrt = array<i64: 0>, s4tf.custom_jvp = @nothing} {
   return %x : tensor<3xf32>
 }
+
+// -----
+
+// A well-formed mark, for contrast: any subset of the float arguments, in any order.
+func.func @valid(%x: tensor<3xf32>, %n: tensor<3xi32>, %y: tensor<3xf32>) -> tensor<3xf32> attributes {s4tf.wrt = array<i64: 2, 0>} {
+  %0 = "s4tf.mul"(%x, %y) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
