@@ -258,6 +258,44 @@ def test_unbalanced_pipeline(opt, tmp_path):
     assert "unbalanced '('" in outcome.err
 
 
+@pytest.mark.parametrize(
+    "pipeline, message",
+    [
+        ("s4tf-partition{warn_transfers=maybe}", "option warn_transfers=maybe of pass 's4tf-partition' must be one of: true, false"),
+        ("s4tf-partition{warn_transfers=yes}", "option warn_transfers=yes of pass 's4tf-partition' must be one of: true, false"),
+        ("s4tf-partition{warn=true}", "pass 's4tf-partition' has no option 'warn'; its options: warn_transfers"),
+        ("s4tf-partition{warn_transfers}", "bad option 'warn_transfers' of pass 's4tf-partition': write s4tf-partition{key=value key=value}"),
+        ("s4tf-partition{{warn_transfers=true}}", "bad option '{warn_transfers=true}' of pass 's4tf-partition'"),
+        (
+            "s4tf-partition{warn_transfers=true warn_transfers=false}",
+            "option 'warn_transfers' of pass 's4tf-partition' is given twice",
+        ),
+        ("s4tf-check-availability{target=gpu}", "option target=gpu of pass 's4tf-check-availability' must be one of: cpu"),
+        ("s4tf-check-availability", "pass 's4tf-check-availability' needs option(s) target"),
+        ("canonicalize{max-iterations=abc}", "unknown pass or bad pipeline element 'canonicalize{max-iterations=abc}' (for the --max-iterations option: 'abc' value invalid"),
+        ("canonicalize{bogus=1}", "unknown pass or bad pipeline element 'canonicalize{bogus=1}' (<Pass-Options-Parser>: no such option bogus)"),
+    ],
+)
+def test_bad_pass_options_are_one_line_errors(tmp_path, pipeline, message):
+    outcome = run_tool(write(tmp_path, WELL_FORMED), "-p", pipeline)
+    assert_clean_failure(outcome)
+    assert outcome.err.startswith(f"s4tf-opt: error: {message}") and outcome.err.count("\n") == 1, outcome.err
+    assert outcome.out == ""
+
+
+@pytest.mark.parametrize("value, warns", [("true", True), ("1", True), ("TRUE", True), ("false", False), ("0", False)])
+def test_bool_pass_options_take_mlirs_spellings(tmp_path, opt, value, warns):
+    host_call = '''\
+func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = "s4tf.host_call"(%x) {callee = "show", result_types = [tensor<3xf32>]} : (tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+'''
+    outcome = opt(write(tmp_path, host_call), "-p", f"s4tf-partition{{warn_transfers={value}}}")
+    assert outcome.code == 0, outcome.err
+    assert ("warning: value of type tensor<3xf32> is copied from the device to the host" in outcome.err) == warns, outcome.err
+
+
 def test_print_ir_after_all(tmp_path):
     pipeline = "s4tf-canonicalize,s4tf-lower-to-stablehlo,cse"
     outcome = run_tool(write(tmp_path, WELL_FORMED), "-p", pipeline, "--print-ir-after-all")
