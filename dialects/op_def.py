@@ -235,11 +235,16 @@ def verify(operation: ir.Operation) -> str | None:
         return f"'{op.full_name()}' attribute '{bad[0]}' must be {op.attributes[bad[0]].description}"
     try:
         operand_types = [TensorType.from_mlir(v.type) for v in operation.operands]
+    except ValueError:
+        return f"'{op.full_name()}' operands must be ranked tensors"
+    try:
         result_types = op.result_types(operand_types, attrs)
     except S4tfError as error:
         return error.message
-    except ValueError:
-        return f"'{op.full_name()}' operands must be ranked tensors"
+    except (TypeError, ValueError):  # a rule that computes with a dynamic (None) dimension
+        if not any(None in t.shape for t in operand_types):
+            raise
+        return f"'{op.full_name()}' does not take operands of dynamic shape ({', '.join(map(str, operand_types))})"
     declared = [str(r.type) for r in operation.results]
     expected = [t.mlir_text for t in result_types]
     if declared != expected:

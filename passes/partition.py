@@ -80,7 +80,9 @@ def callee(operation: ir.Operation) -> str:
 
 
 def has_host_calls(function: ir.Operation) -> bool:
-    return any(op.operation.name == HOST_CALL for op in body(function).operations)
+    """Whether ``function``'s body calls the host (a declaration, without a body, does not)."""
+    blocks = function.regions[0].blocks
+    return len(blocks) > 0 and any(op.operation.name == HOST_CALL for block in blocks for op in block.operations)
 
 
 class Partition:

@@ -218,6 +218,15 @@ func.func @unranked_operand(%x: tensor<*xf32>) -> tensor<*xf32> {
 
 // -----
 
+// Rules that need static shapes say so, rather than failing inside.
+func.func @dynamic_slice(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  // expected-error @below {{'s4tf.slice' does not take operands of dynamic shape (tensor<?x3xf32>)}}
+  %0 = "s4tf.slice"(%x) {start = array<i64: 0, 0>, limit = array<i64: 2, 3>, stride = array<i64: 1, 1>} : (tensor<?x3xf32>) -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}
+
+// -----
+
 // Every malformed op is reported, not only the first; ops nested in regions are checked too.
 func.func @several_errors(%x: tensor<4xi32>, %y: tensor<4xf32>) -> tensor<4xi32> {
   %0 = "s4tf.exp"(%x) : (tensor<4xi32>) -> tensor<4xi32>  // expected-error {{operand dtype i32 is not a float type}}
