@@ -13,8 +13,6 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-import numpy as np
-
 from s4tf.dialects.op_def import lookup
 from s4tf.runtime.device import to_device
 from s4tf.staging import StagedFunction
