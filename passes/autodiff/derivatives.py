@@ -80,14 +80,14 @@ def wrt_problem(function: ir.Operation) -> str | None:
     return problem
 
 
-def _run_on_marked(module, make, strict: str) -> None:
+def _run_on_marked(module, make, strict: bool) -> None:
     problems = [(function, problem) for function in _marked(module) for problem in [wrt_problem(function)] if problem]
     for function, problem in problems:
         emit_error(function, problem)
     if problems:
         raise PassFailed()
     try:
-        with strict_derivatives(strict == "true"):
+        with strict_derivatives(strict):
             for symbol, wrt in marked_functions(module):
                 try:
                     make(module, symbol, wrt)
@@ -102,17 +102,11 @@ def _run_on_marked(module, make, strict: str) -> None:
         raise PassFailed() from None
 
 
-_STRICT_CHOICES = {"strict": ("false", "true")}
-
-
-@register("s4tf-jvp", "Add @f_jvp (forward mode) for every function marked with s4tf.wrt", _STRICT_CHOICES)
-def jvp_pass(module: ir.Operation, strict: str = "false") -> None:
+@register("s4tf-jvp", "Add @f_jvp (forward mode) for every function marked with s4tf.wrt")
+def jvp_pass(module: ir.Operation, strict: bool = False) -> None:
     _run_on_marked(module, jvp_function, strict)
 
 
-@register(
-    "s4tf-vjp", "Add @f_vjp, @f_vjp_fwd and @f_vjp_bwd (reverse mode) for every function marked with s4tf.wrt",
-    _STRICT_CHOICES,
-)
-def vjp_pass(module: ir.Operation, strict: str = "false") -> None:
+@register("s4tf-vjp", "Add @f_vjp, @f_vjp_fwd and @f_vjp_bwd (reverse mode) for every function marked with s4tf.wrt")
+def vjp_pass(module: ir.Operation, strict: bool = False) -> None:
     _run_on_marked(module, vjp_functions, strict)
