@@ -16,7 +16,7 @@ import re
 import ml_dtypes
 import numpy as np
 
-from s4tf.dialects.types import DTYPES, TensorType, canonical_dtype, element_type, to_numpy_dtype
+from s4tf.dialects.types import DTYPES, FLOAT_DTYPES, TensorType, canonical_dtype, element_type, to_numpy_dtype
 from s4tf.errors import OpAttributeError
 from s4tf.mlir import ir
 
@@ -37,15 +37,24 @@ class AttrKind:
         raise NotImplementedError
 
 
+def _is_integer(value) -> bool:
+    """A Python or NumPy integer (0-d integer arrays included), not a bool."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
 class _IntArray(AttrKind):
     description = "array of i64"
     irdl_base = "#builtin.dense_array"
 
     def normalize(self, value):
-        try:
-            return tuple(int(v) for v in value)
-        except TypeError:
-            raise OpAttributeError(f"expected a sequence of integers, got {value!r}") from None
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+            raise OpAttributeError(f"expected a sequence of integers, got {value!r}")
+        items = tuple(value)
+        if not all(_is_integer(v) for v in items):
+            raise OpAttributeError(f"expected a sequence of integers, got {value!r}")
+        return tuple(int(v) for v in items)
 
     def to_mlir(self, value):
         return ir.DenseI64ArrayAttr.get(list(value))
@@ -59,7 +68,7 @@ class _Int(AttrKind):
     irdl_base = "#builtin.integer"
 
     def normalize(self, value):
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        if not _is_integer(value):
             raise OpAttributeError(f"expected an integer, got {value!r}")
         return int(value)
 
@@ -114,6 +123,8 @@ class _Elements(AttrKind):
     def to_mlir(self, value):
         dtype = canonical_dtype(value.dtype)
         mlir_type = TensorType(value.shape, dtype).to_mlir()
+        if is_splat_view(value):  # one element in memory: stays one in the attribute
+            return ir.DenseElementsAttr.get_splat(mlir_type, _element_attribute(value[(0,) * value.ndim], dtype))
         if dtype == "bf16":
             return ir.DenseElementsAttr.get(np.ascontiguousarray(value).view(np.uint16), type=mlir_type)
         return ir.DenseElementsAttr.get(np.ascontiguousarray(value), type=mlir_type)
@@ -127,10 +138,23 @@ class _Elements(AttrKind):
             scalar = ir.FloatAttr(splat).value if tensor_type.dtype in ("f16", "bf16", "f32", "f64") else (
                 ir.BoolAttr(splat).value if tensor_type.dtype == "i1" else ir.IntegerAttr(splat).value
             )
-            return np.full(tensor_type.shape, scalar, dtype=np_dtype)
+            return np.broadcast_to(np.array(scalar, dtype=np_dtype), tensor_type.shape)  # never materialized
         if tensor_type.dtype == "bf16":
             return _bf16_bits(dense).view(np_dtype).reshape(tensor_type.shape)
         return np.array(dense).astype(np_dtype, copy=False).reshape(tensor_type.shape)
+
+
+def is_splat_view(array: np.ndarray) -> bool:
+    """Whether ``array``'s elements are one element in memory (``np.broadcast_to`` of a
+    scalar, as splat attributes are read): a splat however large, never materialized."""
+    return array.size > 1 and not any(array.strides)
+
+
+def _element_attribute(value, dtype: str) -> ir.Attribute:
+    element = element_type(dtype)
+    if dtype in FLOAT_DTYPES:
+        return ir.FloatAttr.get(element, float(value))
+    return ir.IntegerAttr.get(element, int(value))
 
 
 def _bf16_bits(dense: ir.DenseElementsAttr) -> np.ndarray:

@@ -12,6 +12,7 @@ it; the Python builder, the verifier, the IRDL spec and the docs are derived fro
 
 from __future__ import annotations
 
+import difflib
 from typing import ClassVar
 
 import numpy as np
@@ -131,7 +132,8 @@ class Op:
     def normalize_attributes(cls, attrs: dict) -> dict:
         unknown = set(attrs) - set(cls.attributes)
         if unknown:
-            raise OpAttributeError(f"{cls.full_name()} has no attribute(s) {', '.join(sorted(unknown))}")
+            declared = ", ".join(cls.attributes) or "none"
+            raise OpAttributeError(f"{cls.full_name()} has no attribute(s) {', '.join(sorted(unknown))} (its attributes: {declared})")
         missing = set(cls.attributes) - set(attrs)
         if missing:
             raise OpAttributeError(f"{cls.full_name()} needs attribute(s) {', '.join(sorted(missing))}")
@@ -141,6 +143,8 @@ class Op:
                 normalized[key] = kind.normalize(attrs[key])
             except S4tfError as error:
                 raise OpAttributeError(f"{cls.full_name()} attribute '{key}': {error.message}") from None
+            except (TypeError, ValueError):  # a value NumPy cannot read as the kind (a ragged list)
+                raise OpAttributeError(f"{cls.full_name()} attribute '{key}': expected {kind.description}, got {attrs[key]!r}") from None
         return normalized
 
     @classmethod
@@ -172,11 +176,15 @@ class MissingDerivativeRule(S4tfError, NotImplementedError):
 
 def lookup(name: str) -> type[Op]:
     """The definition of ``s4tf.<name>`` (or of a full name)."""
+    if not isinstance(name, str):
+        raise S4tfError(f"an op name is a string such as 'add', not {name!r}")
     full_name = name if name.startswith(f"{DIALECT}.") else f"{DIALECT}.{name}"
     try:
         return OPS[full_name]
     except KeyError:
-        raise S4tfError(f"unknown op '{full_name}'") from None
+        names = [op.name for op in OPS.values()]
+        close = difflib.get_close_matches(full_name.removeprefix(f"{DIALECT}."), names, n=1, cutoff=0.75)
+        raise S4tfError(f"unknown op '{full_name}'" + (f"; did you mean '{DIALECT}.{close[0]}'?" if close else "")) from None
 
 
 def build(op: type[Op], values: list[ir.Value], attrs: dict, location: ir.Location) -> ir.Operation:
@@ -227,11 +235,16 @@ def verify(operation: ir.Operation) -> str | None:
         return f"'{op.full_name()}' attribute '{bad[0]}' must be {op.attributes[bad[0]].description}"
     try:
         operand_types = [TensorType.from_mlir(v.type) for v in operation.operands]
+    except ValueError:
+        return f"'{op.full_name()}' operands must be ranked tensors"
+    try:
         result_types = op.result_types(operand_types, attrs)
     except S4tfError as error:
         return error.message
-    except ValueError:
-        return f"'{op.full_name()}' operands must be ranked tensors"
+    except (TypeError, ValueError):  # a rule that computes with a dynamic (None) dimension
+        if not any(None in t.shape for t in operand_types):
+            raise
+        return f"'{op.full_name()}' does not take operands of dynamic shape ({', '.join(map(str, operand_types))})"
     declared = [str(r.type) for r in operation.results]
     expected = [t.mlir_text for t in result_types]
     if declared != expected:

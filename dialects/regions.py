@@ -13,6 +13,7 @@ their block arguments and values computed inside them, and end with ``stablehlo.
 
 from __future__ import annotations
 
+from s4tf.dialects.op_def import OPS
 from s4tf.dialects.types import TensorType
 from s4tf.mlir import ir
 
@@ -40,30 +41,36 @@ def yielded_types(block: ir.Block) -> list[str]:
 
 
 def outside_value_user(region: ir.Region) -> ir.Operation | None:
-    """An op in ``region`` that reads a value defined outside it (``None`` if isolated)."""
-    defined: set = set()
-    found = []
+    """An op in ``region`` that reads a value defined outside it (``None`` if isolated).
 
-    def visit(operation):
-        operation = operation.operation
-        for block_region in operation.regions:
-            for block in block_region.blocks:
-                defined.update(block.arguments)
-        return ir.WalkResult.ADVANCE
+    The regions of nested s4tf region ops are not entered: they are isolated themselves, and
+    checked when their op is, so verifying a module looks at each op once however deep the
+    nesting."""
+    defined: set = {argument for block in region.blocks for argument in block.arguments}
+    found = []
 
     def check(operation):
         operation = operation.operation
-        if not found and any(v not in defined for v in operation.operands):
+        if any(v not in defined for v in operation.operands):
             found.append(operation)
+            return ir.WalkResult.INTERRUPT
         defined.update(operation.results)
+        if _is_region_op(operation):
+            return ir.WalkResult.SKIP
+        defined.update(a for nested in operation.regions for block in nested.blocks for a in block.arguments)
         return ir.WalkResult.ADVANCE
 
     for block in region.blocks:
-        defined.update(block.arguments)
         for operation in block.operations:
-            operation.operation.walk(visit, walk_order=ir.WalkOrder.PRE_ORDER)
             operation.operation.walk(check, walk_order=ir.WalkOrder.PRE_ORDER)
-    return found[0] if found else None
+            if found:
+                return found[0]
+    return None
+
+
+def _is_region_op(operation: ir.Operation) -> bool:
+    op = OPS.get(operation.name)
+    return op is not None and bool(op.regions)
 
 
 def region_problem(region: ir.Region, name: str, op_name: str, arguments: list[str]) -> str | None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import ml_dtypes
 import numpy as np
 
-from s4tf.errors import DTypeError
+from s4tf.errors import DTypeError, ShapeError
 from s4tf.mlir import ir
 
 FLOAT_DTYPES = ("f16", "bf16", "f32", "f64")
@@ -33,6 +33,10 @@ _NUMPY_DTYPES = {
     "f64": np.dtype(np.float64),
 }
 _FROM_NUMPY = {v: k for k, v in _NUMPY_DTYPES.items()}
+
+#: The largest dimension of a tensor type (MLIR's are int64).
+MAX_DIMENSION = 2**63 - 1
+
 
 def is_float(dtype: str) -> bool:
     return dtype in FLOAT_DTYPES
@@ -97,6 +101,8 @@ class TensorType:
         object.__setattr__(self, "shape", tuple(self.shape))
         if self.dtype not in _NUMPY_DTYPES:
             raise DTypeError(f"unknown dtype {self.dtype!r}")
+        if any(d is not None and not 0 <= d <= MAX_DIMENSION for d in self.shape):
+            raise ShapeError(f"shape {shape_str(self.shape)} has a dimension outside 0 to 2**63 - 1")
 
     @property
     def rank(self) -> int:

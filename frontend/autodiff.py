@@ -20,9 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from s4tf import numpy_api, pytree
-from s4tf.dialects.types import TensorType, is_float, to_numpy_dtype
+from s4tf.dialects.types import TensorType, is_float, shape_str, to_numpy_dtype
 from s4tf.differentiable import differentiable_mask, leaves_like
-from s4tf.errors import S4tfError
+from s4tf.errors import DTypeError, S4tfError, ShapeError
 from s4tf.locations import mlir_location, user_location
 from s4tf.passes.autodiff.derivatives import vjp_functions
 from s4tf.passes.autodiff.functions import find_function, function_type
@@ -31,6 +31,10 @@ from s4tf.passes.autodiff.naming import WRT, indices_attribute, read_indices
 from s4tf.staging import StagedFunction
 from s4tf.tensor import is_python_scalar
 from s4tf.tracing import FunctionRecord, Static, current_scope, leaf_spec, rebuild_outputs
+
+
+def _name(fn) -> str:
+    return getattr(_python_function(fn), "__name__", "fn")
 
 
 def _python_function(fn):
@@ -46,6 +50,7 @@ class _Staged:
     owners: list[int]  # for each input, the index of the positional argument it came from
     differentiable: list[bool]  # for each input, whether it is outside no_derivative fields
     module: object
+    name: str  # the Python function's, for messages
 
     def wrt(self, argnums) -> list[int]:
         return [
@@ -57,7 +62,7 @@ class _Staged:
 def _stage(fn, args) -> _Staged:
     scope = current_scope()
     python_fn = _python_function(fn)
-    name = getattr(python_fn, "__name__", "fn")
+    name = _name(fn)
     record = scope.trace.trace_function(python_fn, name if name != "<lambda>" else "lambda", args, {}, public=False)
     inputs, owners, differentiable = [], [], []
     for index, arg in enumerate(args):
@@ -70,7 +75,7 @@ def _stage(fn, args) -> _Staged:
         inputs.append(leaf)
         owners.append(-1)
         differentiable.append(False)
-    return _Staged(record, inputs, owners, differentiable, scope.trace.module)
+    return _Staged(record, inputs, owners, differentiable, scope.trace.module, name)
 
 
 def _mark(staged: _Staged, wrt: list[int]) -> list[int]:
@@ -87,6 +92,32 @@ def _call(symbol: str, operands, result_types):
     with scope.context:
         location = mlir_location(user_location())
     return scope.call(symbol, operands, result_types, location)
+
+
+def _at_user_line(compute, *args):
+    """``compute(*args)``; its errors are located at the user's call (of ``s4tf.jvp``, a pullback)."""
+    try:
+        return compute(*args)
+    except S4tfError as error:
+        where = user_location()
+        raise error.at(str(where) if where else None) from None
+
+
+def _checked_derivative(given, expected: TensorType, what: str, of: str):
+    """``given``, a tangent or cotangent (``what`` names it) of the value ``of`` names, as one
+    of type ``expected``: a Python number fills the shape; an array must have the shape and
+    a float dtype, and takes ``expected``'s."""
+    if is_python_scalar(given):
+        return numpy_api.full(expected.shape, given, expected.dtype)
+    spec = leaf_spec(given)
+    found = f"is a {type(given).__name__}" if isinstance(spec, Static) else f"has shape {shape_str(spec.shape)} and dtype {spec.dtype}"
+    if isinstance(spec, Static) or spec.shape != expected.shape or not is_float(spec.dtype):
+        error = ShapeError if isinstance(spec, TensorType) and spec.shape != expected.shape else DTypeError
+        raise error(
+            f"{what} {found}, but {of} has shape {shape_str(expected.shape)} and dtype {expected.dtype}; "
+            "a derivative has the shape of its value and a float dtype"
+        )
+    return numpy_api.astype(given, expected.dtype)
 
 
 def _argument_tangents(args, argnums, staged: _Staged, wrt, derivatives):
@@ -126,7 +157,7 @@ class _Transform:
         self.single = isinstance(argnums, int)
         self.argnums = (argnums,) if self.single else tuple(argnums)
         self._staged = StagedFunction(self._body)
-        self._staged.__name__ = f"{self.kind}_{getattr(_python_function(fn), '__name__', 'fn')}".replace("<lambda>", "lambda")
+        self._staged.__name__ = f"{self.kind}_{_name(fn)}".replace("<lambda>", "lambda")
 
     def __call__(self, *args):
         return self._staged(*_floats_as_arrays(args, self.argnums))
@@ -193,13 +224,7 @@ def _jvp_body(fn, primals, tangents):
     staged = _stage(fn, primals)
     wrt = staged.wrt(_all_argnums(primals))
     name = jvp_function(staged.module, staged.record.symbol, wrt)
-    matched = leaves_like(primals, tangents, "the tangents given to s4tf.jvp")
-    by_input = [t for leaf, t in zip(pytree.flatten(primals)[0], matched) if not isinstance(leaf_spec(leaf), Static)]
-    tangent_leaves = [
-        numpy_api.zeros_like(staged.inputs[i]) if by_input[i] is None
-        else _shaped_like(by_input[i], leaf_spec(staged.inputs[i]), "a tangent given to s4tf.jvp")
-        for i in wrt
-    ]
+    tangent_leaves = _at_user_line(_jvp_tangents, staged, wrt, primals, tangents)
     results = staged.record.result_types
     float_results = [t for t in results if is_float(t.dtype)]
     outputs = _call(name, staged.inputs + tangent_leaves, results + float_results)
@@ -211,6 +236,25 @@ def _jvp_body(fn, primals, tangents):
         for o in staged.record.outputs
     ]
     return rebuild_outputs(staged.record, outputs[: len(results)]), pytree.unflatten(staged.record.output_tree, tangent_leaves)
+
+
+def _jvp_tangents(staged: _Staged, wrt, primals, tangents) -> list:
+    """One tangent per differentiated input, checked against its primal (zeros for ``None``)."""
+    matched = leaves_like(primals, tangents, "the tangents given to s4tf.jvp")
+    paths = pytree.leaf_paths(primals, "primals")
+    by_input = [
+        (tangent, path) for leaf, tangent, path in zip(pytree.flatten(primals)[0], matched, paths)
+        if not isinstance(leaf_spec(leaf), Static)
+    ]
+    result = []
+    for i in wrt:
+        tangent, path = by_input[i]
+        primal = leaf_spec(staged.inputs[i])
+        if tangent is None:
+            result.append(numpy_api.zeros_like(staged.inputs[i]))
+        else:
+            result.append(_checked_derivative(tangent, primal, f"s4tf.jvp of {staged.name}: the tangent for {path}", path))
+    return result
 
 
 def vjp(fn, *primals):
@@ -249,39 +293,31 @@ def _vjp_backward_body(fn, primals, residuals, cotangent):
     return _pullback(staged, primals, wrt, bwd, residuals, cotangent)
 
 
-def _result_cotangents(record, cotangent) -> list:
-    """The cotangent of each float result, in result order and of its type (a Python float
-    too); zeros where ``cotangent`` has ``None``."""
-    structure = pytree.unflatten(record.output_tree, record.outputs)
-    matched = leaves_like(structure, cotangent, "the cotangent given to the pullback")
-    by_result = {out: leaf for out, leaf in zip(record.outputs, matched) if isinstance(out, int)}
-    return [
-        numpy_api.zeros(t.shape, t.dtype) if by_result.get(i) is None
-        else _shaped_like(by_result[i], t, "a cotangent given to the pullback")
-        for i, t in enumerate(record.result_types)
-        if is_float(t.dtype)
-    ]
-
-
-def _shaped_like(value, spec: TensorType, what: str):
-    """A tangent or cotangent ``value`` as one of type ``spec``: a Python scalar fills the
-    shape, an array must have it and takes the dtype."""
-    if is_python_scalar(value):
-        return numpy_api.full(spec.shape, value, spec.dtype)
-    shape = tuple(numpy_api.shape_of(value))
-    if shape != tuple(spec.shape):
-        raise S4tfError(
-            f"{what} has shape {shape}, but the value it goes with has shape {tuple(spec.shape)}",
-            str(user_location() or "") or None,
-        )
-    return numpy_api.astype(value, spec.dtype)
-
-
 def _pullback(staged, primals, wrt, bwd, residuals, cotangent):
-    cotangents = _result_cotangents(staged.record, cotangent)
+    cotangents = _at_user_line(_cotangents, staged.record, staged.name, cotangent)
     input_types = [leaf_spec(leaf) for leaf in staged.inputs]
     derivatives = _call(bwd, list(residuals) + cotangents, [input_types[i] for i in wrt])
     return tuple(_argument_tangents(primals, _all_argnums(primals), staged, wrt, derivatives))
+
+
+def _cotangents(record: FunctionRecord, name: str, cotangent) -> list:
+    """One cotangent per float result, from ``cotangent`` (the structure of the value;
+    ``None`` for zero, anything at leaves without a derivative), checked against it."""
+    markers = [object() for _ in record.result_types]  # leaves standing for the results
+    value = rebuild_outputs(record, markers)
+    matched = leaves_like(value, cotangent, "the cotangent given to the pullback")
+    paths = pytree.leaf_paths(value, f"{name}(...)")
+    given = {id(leaf): (ct, path) for leaf, ct, path in zip(pytree.flatten(value)[0], matched, paths)}
+    result = []
+    for marker, result_type in zip(markers, record.result_types):
+        if not is_float(result_type.dtype):
+            continue
+        ct, path = given[id(marker)]
+        if ct is None:
+            result.append(numpy_api.zeros(result_type.shape, result_type.dtype))
+        else:
+            result.append(_checked_derivative(ct, result_type, f"the pullback's cotangent for {path}", path))
+    return result
 
 
 def _vjp_in_trace(fn, primals):

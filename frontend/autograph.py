@@ -40,6 +40,9 @@ from s4tf.tracing import current_scope
 
 # -- conversion ------------------------------------------------------------------------
 
+#: The name of the rewritten function inside the factory that compiles it.
+CONVERTED = "s4tf_converted__"
+
 
 def convert(fn):
     """A new function: ``fn`` with its control flow rewritten; or ``fn`` itself when its
@@ -58,6 +61,7 @@ def _convert(fn):
     if definition is None:
         return fn
     definition.decorator_list = []
+    definition.name = CONVERTED  # not fn's name: in the factory it would shadow the global fn calls (recursion)
     Rewriter().function(definition)
     free = fn.__code__.co_freevars
     factory = ast.FunctionDef(
@@ -78,7 +82,8 @@ def _convert(fn):
             f"{fn.__code__.co_filename}:{error.lineno or fn.__code__.co_firstlineno}",
         ) from None
     (factory_code,) = [c for c in code.co_consts if isinstance(c, types.CodeType)]
-    (function_code,) = [c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == fn.__code__.co_name]
+    (function_code,) = [c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == CONVERTED]
+    function_code = function_code.replace(co_name=fn.__code__.co_name, co_qualname=fn.__code__.co_qualname)
     cells = dict(zip(free, fn.__closure__ or ()))
     cells[HELPERS] = types.CellType(sys.modules[__name__])
     converted = types.FunctionType(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from s4tf.eager import run_eagerly
-from s4tf.errors import StagingError
+from s4tf.errors import S4tfError, StagingError
 from s4tf.locations import user_location
 from s4tf.tensor import Tensor, Tracer
 from s4tf.tracing import current_scope
@@ -19,7 +19,10 @@ def apply(op_name: str, operands, **attrs) -> list[Tensor]:
             "a traced tensor escaped the staged function that made it (was it stored in a global?)",
             str(user_location() or ""),
         )
-    return run_eagerly(op_name, operands, attrs)
+    try:
+        return run_eagerly(op_name, operands, attrs)
+    except S4tfError as error:
+        raise error.at(str(user_location() or "") or None) from None
 
 
 def apply1(op_name: str, *operands, **attrs) -> Tensor:

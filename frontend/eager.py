@@ -13,8 +13,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-import numpy as np
-
+from s4tf.dialects.op_def import lookup
 from s4tf.runtime.device import to_device
 from s4tf.staging import StagedFunction
 from s4tf.tensor import Tensor
@@ -62,8 +61,10 @@ def cached_functions() -> int:
 
 
 def run_eagerly(op_name: str, operands, attrs: dict) -> list[Tensor]:
-    if op_name == "constant":
-        return [Tensor(to_device(np.asarray(attrs["value"])))]
+    op = lookup(op_name)
+    attrs = op.normalize_attributes(attrs)  # checked before compiling; hashable (lists become tuples)
+    if op.name == "constant":
+        return [Tensor(to_device(attrs["value"]))]
     target = next((operand.target for operand in operands if isinstance(operand, Tensor)), "cpu")
     results = one_op_function(op_name, attrs, operands, target)(*operands)
     return list(results) if isinstance(results, tuple) else [results]

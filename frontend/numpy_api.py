@@ -352,7 +352,8 @@ def _shape_tuple(shape) -> tuple:
 def full(shape, fill_value, dtype=None):
     """``np.full``; with no dtype, the fill value's (a Python int is int32, a float float32)."""
     dtype = canonical_dtype(dtype) if dtype is not None else dtype_of(fill_value)
-    return apply1("constant", value=np.full(_shape_tuple(shape), fill_value, dtype=to_numpy_dtype(dtype)))
+    value = np.array(fill_value, dtype=to_numpy_dtype(dtype))
+    return apply1("constant", value=np.broadcast_to(value, _shape_tuple(shape)))  # a splat: one element in memory
 
 
 def zeros(shape, dtype=None):

@@ -77,6 +77,28 @@ def _visit(value, leaves: list) -> TreeDef:
     return TreeDef(kind, data, tuple(_visit(child, leaves) for child in children))
 
 
+def leaf_paths(tree, root: str = "") -> list[str]:
+    """Per leaf of ``flatten(tree)``, where it is: ``root[0]['w'].bias`` (for messages)."""
+    paths: list[str] = []
+    _visit_paths(tree, root, paths)
+    return paths
+
+
+def _visit_paths(value, path: str, paths: list[str]) -> None:
+    kind, data, children = children_of(value)
+    if kind == "leaf":
+        paths.append(path)
+        return
+    if kind == "dict":
+        steps = [f"[{key!r}]" for key in data]
+    elif kind in ("dataclass", "namedtuple"):
+        steps = [f".{name}" for name in (data[1] if kind == "dataclass" else data._fields)]
+    else:
+        steps = [f"[{index}]" for index in range(len(children))]
+    for step, child in zip(steps, children):
+        _visit_paths(child, path + step, paths)
+
+
 def unflatten(tree: TreeDef, leaves) -> Any:
     return _build(tree, iter(leaves))
 

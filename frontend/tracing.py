@@ -196,6 +196,13 @@ class FunctionScope:
             return [self.tracer(r) for r in operation.results]
 
 
+#: How deep a staged function may call itself while being traced: recursion must end at
+#: trace time, on Python values (``f(x, n - 1)`` with ``n`` static).
+MAX_RECURSION_DEPTH = 64
+
+_LOOP_ADVICE = "write it as a loop instead: a Python `while` on a tensor, or s4tf.while_loop"
+
+
 class Trace:
     """One MLIR module under construction."""
 
@@ -205,6 +212,24 @@ class Trace:
             self.module = ir.Module.create(loc=ir.Location.unknown())
         self.records: dict[tuple, FunctionRecord] = {}
         self._symbols: set[str] = set()
+        self._tracing: list[tuple] = []  # the keys of the functions being traced, outermost first
+
+    def _check_recursion(self, key: tuple, name: str) -> None:
+        """A staged function that calls itself must end its recursion at trace time."""
+        where = str(user_location() or "") or None
+        if key in self._tracing:
+            raise StagingError(
+                f"'{name}' calls itself with arguments of the same shapes, dtypes and static values while it is "
+                f"being traced, so its recursion depends on tensor values and cannot end at trace time; {_LOOP_ADVICE}",
+                where,
+            )
+        depth = sum(1 for other in self._tracing if other[0] is key[0])
+        if depth >= MAX_RECURSION_DEPTH:
+            raise StagingError(
+                f"'{name}' called itself {depth} levels deep while being traced (the limit is {MAX_RECURSION_DEPTH}); "
+                f"recursion must end at trace time, on Python values such as a static int argument; {_LOOP_ADVICE}",
+                where,
+            )
 
     def _unique_symbol(self, name: str) -> str:
         name = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "fn"
@@ -221,6 +246,19 @@ class Trace:
         key = (python_fn, signature(leaves, tree))
         if key in self.records:
             return self.records[key]
+        self._check_recursion(key, name)
+        self._tracing.append(key)
+        try:
+            return self._trace_new_function(python_fn, name, key, leaves, tree, args, kwargs, public, closure)
+        except RecursionError:  # Python's limit, reached before MAX_RECURSION_DEPTH
+            raise StagingError(
+                f"'{name}' nests calls too deeply while being traced (beyond Python's recursion limit); {_LOOP_ADVICE}",
+                str(user_location() or "") or None,
+            ) from None
+        finally:
+            self._tracing.pop()
+
+    def _trace_new_function(self, python_fn, name: str, key, leaves, tree, args, kwargs, public: bool, closure: bool):
         specs = [leaf_spec(leaf) for leaf in leaves]
         tensor_types = [spec for spec in specs if isinstance(spec, TensorType)]
         source = _definition_location(python_fn)

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from s4tf.dialects.attributes import ELEMENTS
+from s4tf.dialects.attributes import ELEMENTS, is_splat_view
 from s4tf.dialects.op_def import build, lookup, read_attributes
 from s4tf.mlir import ir
 from s4tf.passes.ir_walk import defining_op, has_uses, s4tf_ops
 from s4tf.passes.registry import register
 
-#: Results larger than this many elements are not folded (keeps modules small).
+#: Ops with operands or results larger than this many elements are not folded (keeps
+#: modules small, and folding quick).
 FOLD_LIMIT = 1 << 16
 MAX_ROUNDS = 16
 
@@ -36,7 +37,11 @@ def constant_value(value: ir.Value) -> np.ndarray | None:
 
 def _is_splat(value: ir.Value, number) -> bool:
     array = constant_value(value)
-    return array is not None and array.size > 0 and bool(np.all(array == number))
+    if array is None or array.size == 0:
+        return False
+    if is_splat_view(array):  # a splat attribute: its one element
+        array = array[(0,) * array.ndim]
+    return bool(np.all(array == number))
 
 
 def _same_type(a: ir.Value, b: ir.Value) -> bool:
@@ -78,7 +83,8 @@ def fold_constant(operation: ir.Operation) -> bool:
     if any(value is None for value in inputs) or not operation.operands:
         return False
     op = lookup(operation.name)
-    if not op.pure or any(np.prod(ir.RankedTensorType(r.type).shape) > FOLD_LIMIT for r in operation.results):
+    sizes = [value.size for value in inputs] + [np.prod(ir.RankedTensorType(r.type).shape) for r in operation.results]
+    if not op.pure or max(sizes) > FOLD_LIMIT:
         return False
     with np.errstate(all="ignore"):
         results = op.evaluate(inputs, read_attributes(op, operation))

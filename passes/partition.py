@@ -48,7 +48,6 @@ HOST_CALL = "s4tf.host_call"
 CONSTANT = "s4tf.constant"
 HOST_PROGRAM_ATTR = "s4tf.host_program"
 DEVICE_FUNCTION_ATTR = "s4tf.device_function"
-_FALSE = ("false", "0", "no", "off")
 
 
 @dataclass
@@ -81,7 +80,9 @@ def callee(operation: ir.Operation) -> str:
 
 
 def has_host_calls(function: ir.Operation) -> bool:
-    return any(op.operation.name == HOST_CALL for op in body(function).operations)
+    """Whether ``function``'s body calls the host (a declaration, without a body, does not)."""
+    blocks = function.regions[0].blocks
+    return len(blocks) > 0 and any(op.operation.name == HOST_CALL for block in blocks for op in block.operations)
 
 
 class Partition:
@@ -273,13 +274,13 @@ def transfer_message(name: str, value: ir.Value, at: ir.Operation) -> str:
 
 
 @register("s4tf-partition", "Split functions with host calls into device functions and a host program")
-def partition(module: ir.Operation, warn_transfers: str = "false") -> None:
+def partition(module: ir.Operation, warn_transfers: bool = False) -> None:
     verify_module(module)
     table = functions(module)
     with_host_calls = {name for name, function in table.items() if has_host_calls(function)}
     symbols = set(table)
     for name in sorted(with_host_calls):
-        Partition(table[name], symbols, with_host_calls, warn_transfers.lower() not in _FALSE).run()
+        Partition(table[name], symbols, with_host_calls, warn_transfers).run()
 
 
 def device_module(module: ir.Module) -> ir.Module:

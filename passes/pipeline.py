@@ -9,8 +9,11 @@ parser, so upstream passes (``canonicalize``, ``cse``, ``inline``, ``symbol-dce`
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import sys
+import tempfile
 
 from s4tf.errors import S4tfError
 from s4tf.mlir import ir, passmanager
@@ -60,6 +63,9 @@ def known_passes_message() -> str:
 
 
 _WITH_OPTIONS = re.compile(r"^([\w.-]+)\{(.*)\}$", re.DOTALL)
+_OPTION = re.compile(r"^([A-Za-z_][\w-]*)=(\S+)$")
+#: The spellings of a bool option's values that MLIR (LLVM's option parser) accepts.
+_BOOLS = {"true": True, "True": True, "TRUE": True, "1": True, "false": False, "False": False, "FALSE": False, "0": False}
 
 
 def split_options(element: str) -> tuple[str, dict[str, str] | None]:
@@ -70,28 +76,35 @@ def split_options(element: str) -> tuple[str, dict[str, str] | None]:
     name, body = match.groups()
     options = {}
     for item in body.split():
-        key, equals, value = item.partition("=")
-        if not equals or not key or not value:
-            raise PipelineError(f"bad option '{item}' in '{element}'; write {name}{{key=value}}")
+        option = _OPTION.match(item)
+        if not option:
+            raise PipelineError(f"bad option '{item}' of pass '{name}': write {name}{{key=value key=value}}")
+        key, value = option.groups()
+        if key in options:
+            raise PipelineError(f"option '{key}' of pass '{name}' is given twice")
         options[key] = value
     return name, options
 
 
-def checked_options(info: PassInfo, options: dict[str, str]) -> dict[str, str]:
-    """``options`` if ``info``'s pass takes them all, with every required one present."""
+def checked_options(info: PassInfo, options: dict[str, str]) -> dict:
+    """``options`` if ``info``'s pass takes them all, with every required one present;
+    bool options become bools."""
     known = info.options()
+    checked: dict = {}
     for key, value in options.items():
         if key not in known:
             accepted = ", ".join(known) or "none"
             raise PipelineError(f"pass '{info.name}' has no option '{key}'; its options: {accepted}")
-        allowed = info.choices.get(key)
+        allowed = info.choices.get(key) or (tuple(_BOOLS) if key in info.flags() else None)
         if allowed and value not in allowed:
-            raise PipelineError(f"option {key}={value} of pass '{info.name}' must be one of: {', '.join(allowed)}")
+            shown = "true, false" if key in info.flags() else ", ".join(allowed)
+            raise PipelineError(f"option {key}={value} of pass '{info.name}' must be one of: {shown}")
+        checked[key] = _BOOLS[value] if key in info.flags() else value
     missing = [key for key, required in known.items() if required and key not in options]
     if missing:
         example = " ".join(f"{key}=..." for key in missing)
         raise PipelineError(f"pass '{info.name}' needs option(s) {', '.join(missing)}: write {info.name}{{{example}}}")
-    return options
+    return checked
 
 
 #: Set to 1 to print the IR (to stderr) after every pass of every pipeline s4tf runs:
@@ -117,10 +130,33 @@ def build_pass_manager(pipeline: str, context: ir.Context) -> passmanager.PassMa
             raise PipelineError(
                 f"s4tf passes run on the module; write '{nested}' at the top level of the pipeline, not in '{element}'"
             )
+        printed: list[str] = []
         try:
-            manager.add(element)
+            with _stderr_into(printed):
+                manager.add(element)
         except (ValueError, RuntimeError) as error:
-            detail = str(error).strip().splitlines()
-            reason = next((line for line in detail if "pass" in line.lower()), detail[0] if detail else "")
-            raise PipelineError(f"unknown pass or bad pipeline element '{element}' ({reason}); {known_passes_message()}") from None
+            detail = printed + str(error).strip().splitlines()
+            reason = next((line for line in detail if "option" in line or "pass" in line.lower()), detail[0] if detail else "")
+            raise PipelineError(
+                f"unknown pass or bad pipeline element '{element}' ({reason.strip(': ')}); {known_passes_message()}"
+            ) from None
+        for line in printed:  # not an error: pass it on
+            print(line, file=sys.stderr)
     return manager
+
+
+@contextlib.contextmanager
+def _stderr_into(lines: list[str]):
+    """What C++ writes to the process's stderr in the block (LLVM's option parser reports
+    a bad value there, not in the exception), appended to ``lines`` instead."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as capture:
+        os.dup2(capture.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            capture.seek(0)
+            lines.extend(line for line in capture.read().decode(errors="replace").splitlines() if line.strip())

@@ -5,7 +5,8 @@ operation. It reports problems with :func:`emit_error` at the offending op's loc
 raises :class:`PassFailed`; the registry turns that into MLIR's pass failure, so s4tf
 passes mix with upstream ones in one ``PassManager``. Options are the function's keyword
 parameters (required unless they have a default), given in a pipeline as
-``name{key=value}``; ``choices`` lists the values an option accepts.
+``name{key=value}``; ``choices`` lists the values an option accepts, and an option whose
+default is a bool takes ``true`` or ``false`` (as MLIR's do: also ``1``, ``0``, ``True``...).
 
 ```python
 @register("s4tf-verify", "Check every s4tf op against its definition")
@@ -39,10 +40,16 @@ class PassInfo:
 
     def options(self) -> dict[str, bool]:
         """Option name -> whether it is required (the keyword parameters of ``run``)."""
-        parameters = list(inspect.signature(self.run).parameters.values())[1:]
-        return {p.name: p.default is inspect.Parameter.empty for p in parameters}
+        return {p.name: p.default is inspect.Parameter.empty for p in self._parameters()}
 
-    def as_mlir_callback(self, options: dict[str, str] | None = None):
+    def flags(self) -> set[str]:
+        """The options that take ``true`` or ``false`` (their default is a bool)."""
+        return {p.name for p in self._parameters() if isinstance(p.default, bool)}
+
+    def _parameters(self) -> list[inspect.Parameter]:
+        return list(inspect.signature(self.run).parameters.values())[1:]
+
+    def as_mlir_callback(self, options: dict | None = None):
         """The ``(op, pass_)`` callable ``PassManager.add`` takes, with ``options`` bound."""
         options = options or {}
 

@@ -78,10 +78,17 @@ def _rule(module, function: ir.Operation, attribute: str, tangent_inputs: list[i
     ``(inputs..., inputs[tangent_inputs]...) -> (results..., results[tangent_outputs]...)``
     where inputs and results are those of ``function``, or of ``function`` with them swapped
     for a VJP rule."""
-    symbol = ir.FlatSymbolRefAttr(function.attributes[attribute]).value
+    try:
+        symbol = ir.FlatSymbolRefAttr(function.attributes[attribute]).value
+    except ValueError:
+        raise DifferentiationError.at_operation(
+            f"'{attribute}' of '@{symbol_of(function)}' must name a function (@rule), not {function.attributes[attribute]}", function
+        ) from None
     rule = find_function(module, symbol)
     if rule is None or not rule.regions[0].blocks:
-        raise DifferentiationError(f"'{attribute}' of '@{symbol_of(function)}' names '@{symbol}', which is not a defined function")
+        raise DifferentiationError.at_operation(
+            f"'{attribute}' of '@{symbol_of(function)}' names '@{symbol}', which is not a defined function", function
+        )
     types = function_type(function)
     inputs, results = list(types.inputs), list(types.results)
     is_vjp = attribute == CUSTOM_VJP
@@ -91,9 +98,10 @@ def _rule(module, function: ir.Operation, attribute: str, tangent_inputs: list[i
         context=function.context,
     )
     if function_type(rule) != expected:
-        raise DifferentiationError(
+        raise DifferentiationError.at_operation(
             f"the {'VJP' if is_vjp else 'JVP'} rule '@{symbol}' of '@{symbol_of(function)}' has type "
-            f"{function_type(rule)}, expected {expected}"
+            f"{function_type(rule)}, expected {expected}",
+            function,
         )
     return rule
 

@@ -12,12 +12,20 @@ from __future__ import annotations
 from s4tf.dialects.types import TensorType
 from s4tf.mlir import ir
 from s4tf.passes.autodiff.activity import strict_derivatives
-from s4tf.passes.autodiff.functions import DifferentiationError, FunctionBuilder, find_function, function_type, module_body, symbol_of
+from s4tf.passes.autodiff.functions import (
+    DifferentiationError,
+    FunctionBuilder,
+    find_function,
+    function_type,
+    module_body,
+    signature_problem,
+    symbol_of,
+)
 from s4tf.passes.autodiff.jvp import jvp_function
 from s4tf.passes.autodiff.linearize import linearized
-from s4tf.passes.autodiff.naming import WRT, derivative_symbol, float_results, is_marked, read_indices
+from s4tf.passes.autodiff.naming import WRT, derivative_symbol, float_arguments, float_results, is_marked, read_indices
 from s4tf.passes.autodiff.transpose import transposed
-from s4tf.passes.registry import PassFailed, register
+from s4tf.passes.registry import PassFailed, emit_error, register
 
 
 def vjp_functions(module, symbol: str, wrt: list[int]) -> tuple[str, str, str]:
@@ -42,36 +50,63 @@ def vjp_functions(module, symbol: str, wrt: list[int]) -> tuple[str, str, str]:
     return name, fwd, bwd
 
 
+def _marked(module: ir.Operation) -> list[ir.Operation]:
+    return [op.operation for op in module_body(module).operations if op.operation.name == "func.func" and is_marked(op.operation)]
+
+
 def marked_functions(module: ir.Operation) -> list[tuple[str, list[int]]]:
-    return [
-        (symbol_of(op.operation), read_indices(op.operation, WRT))
-        for op in module_body(module).operations
-        if op.operation.name == "func.func" and is_marked(op.operation)
-    ]
+    return [(symbol_of(function), read_indices(function, WRT)) for function in _marked(module)]
 
 
-def _run_on_marked(module, make, strict: str) -> None:
+def wrt_problem(function: ir.Operation) -> str | None:
+    """Why ``function``'s ``s4tf.wrt`` does not name distinct float arguments, or ``None``."""
+    symbol = symbol_of(function)
     try:
-        with strict_derivatives(strict == "true"):
+        indices = read_indices(function, WRT)
+    except ValueError:
+        return f"'{WRT}' of '@{symbol}' must list argument indices as array<i64: ...>, not {function.attributes[WRT]}"
+    inputs = list(function_type(function).inputs)
+    seen = set()
+    for index in indices:
+        if not 0 <= index < len(inputs):
+            return f"'{WRT}' of '@{symbol}' names argument {index}, but '@{symbol}' has {len(inputs)} argument(s)"
+        if index in seen:
+            return f"'{WRT}' of '@{symbol}' names argument {index} twice"
+        seen.add(index)
+    problem = signature_problem(function)
+    if problem is None and not set(indices) <= set(float_arguments(function)):
+        index = min(set(indices) - set(float_arguments(function)))
+        problem = f"'{WRT}' of '@{symbol}' names argument {index} of type {inputs[index]}: only float arguments have derivatives"
+    return problem
+
+
+def _run_on_marked(module, make, strict: bool) -> None:
+    problems = [(function, problem) for function in _marked(module) for problem in [wrt_problem(function)] if problem]
+    for function, problem in problems:
+        emit_error(function, problem)
+    if problems:
+        raise PassFailed()
+    try:
+        with strict_derivatives(strict):
             for symbol, wrt in marked_functions(module):
-                make(module, symbol, wrt)
+                try:
+                    make(module, symbol, wrt)
+                except RecursionError:  # functions and regions nested thousands deep
+                    raise DifferentiationError.at_operation(
+                        f"'@{symbol}' nests calls and regions too deeply to differentiate (beyond Python's recursion limit)",
+                        find_function(module, symbol),
+                    ) from None
     except DifferentiationError as error:
         for each in (error, *error.also):
             (each.mlir_location or module.location).emit_error(each.message)
         raise PassFailed() from None
 
 
-_STRICT_CHOICES = {"strict": ("false", "true")}
-
-
-@register("s4tf-jvp", "Add @f_jvp (forward mode) for every function marked with s4tf.wrt", _STRICT_CHOICES)
-def jvp_pass(module: ir.Operation, strict: str = "false") -> None:
+@register("s4tf-jvp", "Add @f_jvp (forward mode) for every function marked with s4tf.wrt")
+def jvp_pass(module: ir.Operation, strict: bool = False) -> None:
     _run_on_marked(module, jvp_function, strict)
 
 
-@register(
-    "s4tf-vjp", "Add @f_vjp, @f_vjp_fwd and @f_vjp_bwd (reverse mode) for every function marked with s4tf.wrt",
-    _STRICT_CHOICES,
-)
-def vjp_pass(module: ir.Operation, strict: str = "false") -> None:
+@register("s4tf-vjp", "Add @f_vjp, @f_vjp_fwd and @f_vjp_bwd (reverse mode) for every function marked with s4tf.wrt")
+def vjp_pass(module: ir.Operation, strict: bool = False) -> None:
     _run_on_marked(module, vjp_functions, strict)

@@ -16,6 +16,7 @@ from s4tf.dialects.op_def import MissingDerivativeRule
 from s4tf.dialects.types import TensorType
 from s4tf.errors import S4tfError
 from s4tf.mlir import func, ir
+from s4tf.passes.diagnostics import location_text
 from s4tf.tensor import Tracer
 from s4tf.tracing import FunctionScope, staging_into
 
@@ -34,6 +35,11 @@ class DifferentiationError(S4tfError):
         located.mlir_location, located.also = self.mlir_location, self.also
         return located
 
+    @classmethod
+    def at_operation(cls, message: str, operation: ir.Operation) -> "DifferentiationError":
+        """The error, located at ``operation`` (a function, an op)."""
+        return cls(message, location_text(operation.location), operation.location)
+
 
 class MissingRuleError(DifferentiationError, MissingDerivativeRule):
     """A :class:`MissingDerivativeRule` met while differentiating an op, located at the op
@@ -49,6 +55,20 @@ def find_function(module: ir.Module | ir.Operation, symbol: str) -> ir.Operation
     for operation in body.operations:
         if operation.operation.name == "func.func" and symbol_of(operation.operation) == symbol:
             return operation.operation
+    return None
+
+
+def signature_problem(function: ir.Operation) -> str | None:
+    """Why ``function`` cannot be differentiated as a whole (no body, types other than
+    ranked tensors of static shape), or ``None``."""
+    symbol = symbol_of(function)
+    if len(function.regions[0].blocks) != 1:
+        return f"cannot differentiate '@{symbol}': it has no body (or more than one block)"
+    types = function_type(function)
+    for kind, values in (("argument", types.inputs), ("result", types.results)):
+        for index, value_type in enumerate(values):
+            if not isinstance(value_type, ir.RankedTensorType) or not value_type.has_static_shape:
+                return f"cannot differentiate '@{symbol}': its {kind} #{index} has type {value_type}; differentiation needs tensors of static shape"
     return None
 
 

@@ -34,6 +34,7 @@ from s4tf.passes.autodiff.functions import (
     find_function,
     function_type,
     return_values,
+    signature_problem,
 )
 from s4tf.passes.autodiff.naming import JVP_OF, WRT, derivative_symbol, float_results, indices_attribute, is_marked
 from s4tf.passes.registry import emit_warning
@@ -59,6 +60,9 @@ def _lookup(module, symbol: str) -> ir.Operation:
     function = find_function(module, symbol)
     if function is None:
         raise DifferentiationError(f"cannot differentiate '@{symbol}': no such function in the module")
+    problem = signature_problem(function)
+    if problem:
+        raise DifferentiationError.at_operation(problem, function)
     return function
 
 

@@ -158,3 +158,56 @@ def test_piecewise_constant_op_has_zero_derivative_and_an_opt_in_warning_at_the_
 def test_stop_gradient_blocks_the_derivative():
     x = RNG.standard_normal(4)
     np.testing.assert_allclose(np.asarray(s4tf.grad(lambda v: s4tf.sum(s4tf.stop_gradient(v) * v))(x)), x)
+
+
+def _line(marker: str) -> int:
+    return next(i for i, text in enumerate(open(__file__).read().splitlines(), 1) if text.endswith(marker))
+
+
+@pytest.mark.parametrize(
+    "tangent, error, found",
+    [
+        (np.ones(4), s4tf.ShapeError, "has shape (4,) and dtype f64"),
+        (np.ones(3, np.int32), s4tf.DTypeError, "has shape (3,) and dtype i32"),
+        ("x", s4tf.DTypeError, "is a str"),
+    ],
+    ids=["shape", "integer", "string"],
+)
+def test_jvp_tangent_of_the_wrong_shape_or_dtype_is_an_error_at_the_users_line(tangent, error, found):
+    params = {"w": np.ones(3), "b": np.ones(2)}
+    with pytest.raises(error) as caught:
+        s4tf.jvp(lambda p: s4tf.sum(p["w"]) * p["b"], (params,), ({"w": tangent, "b": None},))  # JVP-LINE
+    assert str(caught.value) == (
+        f"{__file__}:{_line('# JVP-LINE')}: s4tf.jvp of <lambda>: the tangent for primals[0]['w'] {found}, but "
+        "primals[0]['w'] has shape (3,) and dtype f64; a derivative has the shape of its value and a float dtype"
+    )
+
+
+def test_vjp_cotangent_of_the_wrong_shape_or_dtype_is_an_error_at_the_users_line():
+    def f(x):
+        return {"y": x * 2.0, "total": s4tf.sum(x)}
+
+    value, pullback = s4tf.vjp(f, np.ones(3))
+    with pytest.raises(s4tf.ShapeError) as caught:
+        pullback({"y": np.ones(3), "total": np.ones(2)})  # VJP-SHAPE-LINE
+    assert str(caught.value).startswith(
+        f"{__file__}:{_line('# VJP-SHAPE-LINE')}: the pullback's cotangent for f(...)['total'] has shape (2,) and dtype f64, "
+        "but f(...)['total'] has shape () and dtype f64"
+    )
+    with pytest.raises(s4tf.DTypeError) as caught:
+        pullback({"y": np.ones(3, np.int32), "total": 1.0})  # VJP-DTYPE-LINE
+    assert f"{__file__}:{_line('# VJP-DTYPE-LINE')}: the pullback's cotangent for f(...)['y'] has shape (3,) and dtype i32" in str(caught.value)
+    with pytest.raises(s4tf.S4tfError, match="does not have the structure"):
+        pullback((np.ones(3), 1.0))
+    (gradient,) = pullback({"y": np.full(3, 0.5, np.float32), "total": 2.0})  # another float dtype is converted
+    np.testing.assert_allclose(np.asarray(gradient), [3.0, 3.0, 3.0])
+
+
+def test_vjp_cotangent_is_checked_inside_a_staged_function():
+    @s4tf.function
+    def g(x):
+        _, pullback = s4tf.vjp(s4tf.sin, x)
+        return pullback(np.ones(4))  # VJP-STAGED-LINE
+
+    with pytest.raises(s4tf.ShapeError, match=rf"^{__file__}:{_line('# VJP-STAGED-LINE')}: the pullback's cotangent for sin\(\.\.\.\)"):
+        g(np.ones(3))

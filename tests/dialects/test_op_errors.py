@@ -67,6 +67,7 @@ SHAPE_ERRORS = {
         lambda x, u: s4tf.op("add_slice", x, u, start=(4,), stride=(2,)), [f32(6), f32(2)],
         ["s4tf.add_slice", "(2,)", "[4]", "[2]", "(6,)"],
     ),
+    "negative_dimension": (lambda: s4tf.op("iota", shape=(-1,), dimension=0, dtype="f32"), [], ["s4tf.iota", "(-1,)"]),
 }
 DTYPE_ERRORS = {
     "add": (lambda x, y: s4tf.op("add", x, y), [f32(3), i32(3)], ["s4tf.add", "f32", "i32"]),
@@ -93,6 +94,21 @@ ATTRIBUTE_ERRORS = {
     "permutation": (lambda x: s4tf.op("transpose", x, permutation=(0, 0)), [f32(2, 3)], ["s4tf.transpose", "[0, 0]"]),
     "axis": (lambda x: s4tf.op("reduce_max", x, axes=(2,), keepdims=False), [f32(2, 3)], ["s4tf.reduce_max", "axis 2"]),
     "unknown": (lambda x: s4tf.op("exp", x, axis=0), [f32(3)], ["s4tf.exp", "axis"]),
+    "missing": (lambda x: s4tf.op("transpose", x), [f32(2, 3)], ["s4tf.transpose needs attribute(s) permutation"]),
+    "string_for_ints": (
+        lambda x: s4tf.op("transpose", x, permutation="10"), [f32(2, 3)], ["'permutation'", "sequence of integers", "'10'"],
+    ),
+    "floats_for_ints": (
+        lambda x: s4tf.op("transpose", x, permutation=(1.5, 0)), [f32(2, 3)], ["'permutation'", "(1.5, 0)"],
+    ),
+    "bool_for_int": (lambda x: s4tf.op("concatenate", x, axis=True), [f32(2)], ["'axis'", "expected an integer", "True"]),
+    "int_for_bool": (
+        lambda x: s4tf.op("reduce_sum", x, axes=(0,), keepdims=1), [f32(2)], ["'keepdims'", "expected a bool", "1"],
+    ),
+    "ragged_constant": (lambda: s4tf.op("constant", value=[[1.0], [2.0, 3.0]]), [], ["s4tf.constant", "'value'", "dense elements"]),
+    "types_not_a_sequence": (
+        lambda x: s4tf.op("host_call", x, callee="f", result_types=3), [f32(2)], ["s4tf.host_call", "'result_types'", "3"],
+    ),
 }
 ERROR_TABLES = {s4tf.ShapeError: SHAPE_ERRORS, s4tf.DTypeError: DTYPE_ERRORS, s4tf.OpAttributeError: ATTRIBUTE_ERRORS}
 STAGED_ERRORS = {
@@ -121,6 +137,29 @@ def test_eager_error_is_located_at_the_calling_line():
     with pytest.raises(s4tf.ShapeError) as caught:
         add()
     assert "s4tf.add" in _located_message(caught, add)
+
+
+RAW_OP_ERRORS = {
+    "unknown_op": (lambda x: s4tf.op("transpos", x), s4tf.S4tfError, "unknown op 's4tf.transpos'; did you mean 's4tf.transpose'?"),
+    "op_name_not_a_string": (lambda x: s4tf.op(3, x), s4tf.S4tfError, "an op name is a string such as 'add', not 3"),
+    "operand_count": (lambda x: s4tf.op("add", x), s4tf.ShapeError, "s4tf.add takes 2 operand(s) (lhs, rhs), got 1"),
+    "list_attribute": (
+        lambda x: s4tf.op("transpose", x, permutation=[[1], [0]]), s4tf.OpAttributeError,
+        "s4tf.transpose attribute 'permutation': expected a sequence of integers, got [[1], [0]]",
+    ),
+    "object_constant": (
+        lambda x: s4tf.op("constant", value=object()), s4tf.OpAttributeError, "s4tf.constant attribute 'value': dtype object",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(RAW_OP_ERRORS))
+@pytest.mark.parametrize("mode", ["staged", "eager"])
+def test_raw_op_errors_staged_and_eager(case, mode):
+    fn, error_type, message = RAW_OP_ERRORS[case]
+    with pytest.raises(error_type) as caught:
+        (s4tf.function(fn) if mode == "staged" else fn)(f32(2, 3))
+    assert message in _located_message(caught, fn)
 
 
 def test_float_functions_accept_integers_by_converting_them():

@@ -87,3 +87,55 @@ def test_ops_carry_file_line_and_name_scopes():
     assert locations["s4tf.exp"].startswith(f'loc("layer1"("{__file__}":{line_of("EXP-LINE")}:')
     assert locations["s4tf.mul"].startswith(f'loc("{__file__}":{line_of("TIMES-LINE")}:')
     assert "#loc" in lowered.as_text(debug_info=True)
+
+
+# -- recursion of staged functions -------------------------------------------------------
+
+
+@s4tf.function
+def doubled(x, n):
+    return x if n == 0 else doubled(x * 2, n - 1)  # STATIC-RECURSION-LINE
+
+
+@s4tf.function
+def doubled_until_large(x):
+    if s4tf.sum(x) > 100:
+        return x
+    return doubled_until_large(x * 2)  # TENSOR-RECURSION-LINE
+
+
+def test_recursion_on_a_static_argument_ends_at_trace_time():
+    x = np.array([1.0, -2.0, 0.5], np.float32)
+    np.testing.assert_array_equal(np.asarray(doubled(x, 5)), x * 32)
+    lowered = doubled.lower(x, 3)
+    assert lowered.as_text().count("func.func") == 4  # one function per static n: 3, 2, 1, 0
+    gradient = s4tf.grad(lambda v: s4tf.sum(doubled(v, 4)))(x)
+    np.testing.assert_array_equal(np.asarray(gradient), np.full(3, 16.0, np.float32))
+
+
+def test_recursion_on_a_tensor_value_is_an_error_at_the_recursive_call():
+    with pytest.raises(s4tf.StagingError) as caught:
+        doubled_until_large(np.ones(3, np.float32))
+    message = str(caught.value)
+    assert message.startswith(f"{__file__}:{line_of('TENSOR-RECURSION-LINE')}: 'doubled_until_large' calls itself")
+    assert "cannot end at trace time" in message and "s4tf.while_loop" in message
+
+
+def test_recursion_that_never_ends_at_trace_time_stops_at_a_depth_limit():
+    from s4tf.tracing import MAX_RECURSION_DEPTH
+
+    with pytest.raises(s4tf.StagingError) as caught:
+        doubled(np.ones(3, np.float32), -1)  # n never reaches 0
+    assert str(caught.value).startswith(
+        f"{__file__}:{line_of('STATIC-RECURSION-LINE')}: 'doubled' called itself {MAX_RECURSION_DEPTH} levels deep"
+    )
+    assert "s4tf.while_loop" in str(caught.value)
+
+
+def test_tensor_shape_beyond_int64_is_a_shape_error():
+    @s4tf.function
+    def grow(x):
+        return grow(s4tf.concatenate([x, x]))  # GROW-LINE
+
+    with pytest.raises(s4tf.ShapeError, match=rf"^{__file__}:{line_of('GROW-LINE')}: s4tf.concatenate: shape .* has a dimension outside"):
+        grow(np.ones(3, np.float32))

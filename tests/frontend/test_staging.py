@@ -124,6 +124,12 @@ def test_eager_ops_outside_functions_run_on_the_device():
     np.testing.assert_allclose(np.asarray(s4tf.asarray(x).T @ s4tf.ones((2, 1))), x.T @ np.ones((2, 1)), rtol=1e-5)
 
 
+def test_huge_constants_are_splats_never_materialized():
+    lowered = s4tf.function(lambda: s4tf.zeros((100000, 100000)) * 2.0).lower()  # 37 GiB as an array
+    assert "dense<0.000000e+00> : tensor<100000x100000xf32>" in lowered.as_text()
+    assert "stablehlo.constant dense<0.000000e+00> : tensor<100000x100000xf32>" in lowered.stablehlo()
+
+
 def test_print_ir_after_all_variable_dumps_the_lowering_of_a_staged_function(tmp_path):
     script = tmp_path / "staged.py"
     script.write_text(

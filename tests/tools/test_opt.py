@@ -258,6 +258,44 @@ def test_unbalanced_pipeline(opt, tmp_path):
     assert "unbalanced '('" in outcome.err
 
 
+@pytest.mark.parametrize(
+    "pipeline, message",
+    [
+        ("s4tf-partition{warn_transfers=maybe}", "option warn_transfers=maybe of pass 's4tf-partition' must be one of: true, false"),
+        ("s4tf-partition{warn_transfers=yes}", "option warn_transfers=yes of pass 's4tf-partition' must be one of: true, false"),
+        ("s4tf-partition{warn=true}", "pass 's4tf-partition' has no option 'warn'; its options: warn_transfers"),
+        ("s4tf-partition{warn_transfers}", "bad option 'warn_transfers' of pass 's4tf-partition': write s4tf-partition{key=value key=value}"),
+        ("s4tf-partition{{warn_transfers=true}}", "bad option '{warn_transfers=true}' of pass 's4tf-partition'"),
+        (
+            "s4tf-partition{warn_transfers=true warn_transfers=false}",
+            "option 'warn_transfers' of pass 's4tf-partition' is given twice",
+        ),
+        ("s4tf-check-availability{target=gpu}", "option target=gpu of pass 's4tf-check-availability' must be one of: cpu"),
+        ("s4tf-check-availability", "pass 's4tf-check-availability' needs option(s) target"),
+        ("canonicalize{max-iterations=abc}", "unknown pass or bad pipeline element 'canonicalize{max-iterations=abc}' (for the --max-iterations option: 'abc' value invalid"),
+        ("canonicalize{bogus=1}", "unknown pass or bad pipeline element 'canonicalize{bogus=1}' (<Pass-Options-Parser>: no such option bogus)"),
+    ],
+)
+def test_bad_pass_options_are_one_line_errors(tmp_path, pipeline, message):
+    outcome = run_tool(write(tmp_path, WELL_FORMED), "-p", pipeline)
+    assert_clean_failure(outcome)
+    assert outcome.err.startswith(f"s4tf-opt: error: {message}") and outcome.err.count("\n") == 1, outcome.err
+    assert outcome.out == ""
+
+
+@pytest.mark.parametrize("value, warns", [("true", True), ("1", True), ("TRUE", True), ("false", False), ("0", False)])
+def test_bool_pass_options_take_mlirs_spellings(tmp_path, opt, value, warns):
+    host_call = '''\
+func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = "s4tf.host_call"(%x) {callee = "show", result_types = [tensor<3xf32>]} : (tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+'''
+    outcome = opt(write(tmp_path, host_call), "-p", f"s4tf-partition{{warn_transfers={value}}}")
+    assert outcome.code == 0, outcome.err
+    assert ("warning: value of type tensor<3xf32> is copied from the device to the host" in outcome.err) == warns, outcome.err
+
+
 def test_print_ir_after_all(tmp_path):
     pipeline = "s4tf-canonicalize,s4tf-lower-to-stablehlo,cse"
     outcome = run_tool(write(tmp_path, WELL_FORMED), "-p", pipeline, "--print-ir-after-all")
@@ -338,6 +376,52 @@ func.func @f(%t: tensor<4x3xf32>, %i: tensor<i32>, %x: tensor<3xf32>) -> tensor<
     outcome = opt(path, "-p", "s4tf-jvp")
     assert outcome.code == 1
     assert outcome.err.startswith(f"{path}:2:8: error: 's4tf.tape_write' has no JVP rule")
+
+
+def nested_ifs(depth: int) -> str:
+    """``@f`` marked for differentiation: ``depth`` s4tf.if ops, each in the last one's
+    then-region, around one s4tf.sin."""
+    tensor, predicate = "tensor<3xf32>", "tensor<i1>"
+    lines = [f"func.func @f(%p0: {predicate}, %a0: {tensor}) -> {tensor} attributes {{s4tf.wrt = array<i64: 1>}} {{"]
+    for d in range(depth):
+        lines += [f'  %r{d} = "s4tf.if"(%p{d}, %p{d}, %a{d}) ({{', f"  ^bb0(%p{d + 1}: {predicate}, %a{d + 1}: {tensor}):"]
+    lines.append(f'  %r{depth} = "s4tf.sin"(%a{depth}) : ({tensor}) -> {tensor}')
+    for d in reversed(range(depth)):
+        lines += [
+            f"  stablehlo.return %r{d + 1} : {tensor}", "  }, {", f"  ^bb0(%q{d}: {predicate}, %b{d}: {tensor}):",
+            f"  stablehlo.return %b{d} : {tensor}", f"  }}) : ({predicate}, {predicate}, {tensor}) -> {tensor}",
+        ]
+    return "\n".join(lines + [f"  return %r0 : {tensor}", "}", ""])
+
+
+def call_chain(length: int) -> str:
+    """``@f0`` (marked) calls ``@f1``, which calls ``@f2``, ..., which computes a sine."""
+    tensor, functions = "tensor<3xf32>", []
+    for i in range(length):
+        head = "func.func @f0" if i == 0 else f"func.func private @f{i}"
+        attributes = " attributes {s4tf.wrt = array<i64: 0>}" if i == 0 else ""
+        body = f"func.call @f{i + 1}(%x) : ({tensor}) -> {tensor}" if i + 1 < length else f'"s4tf.sin"(%x) : ({tensor}) -> {tensor}'
+        functions.append(f"{head}(%x: {tensor}) -> {tensor}{attributes} {{\n  %0 = {body}\n  return %0 : {tensor}\n}}\n")
+    return "".join(functions)
+
+
+@pytest.mark.parametrize(
+    "text, symbol", [(nested_ifs(400), "@f"), (call_chain(1000), "@f0")], ids=["nested-regions", "call-chain"]
+)
+def test_nesting_too_deep_to_differentiate_is_an_error_at_the_function(tmp_path, text, symbol):
+    """Differentiation recurses into regions and callees: beyond Python's recursion limit
+    it reports the marked function instead of an internal RecursionError."""
+    path = write(tmp_path, text)
+    for autodiff_pass in ("s4tf-jvp", "s4tf-vjp"):
+        outcome = run_tool(path, "-p", autodiff_pass)
+        assert_clean_failure(outcome)
+        assert outcome.err == f"{path}:1:1: error: '{symbol}' nests calls and regions too deeply to differentiate (beyond Python's recursion limit)\n"
+
+
+def test_deep_nesting_is_verified_and_lowered(tmp_path):
+    outcome = run_tool(write(tmp_path, nested_ifs(300)), "-p", "s4tf-canonicalize,s4tf-lower-to-stablehlo")
+    assert outcome.code == 0, outcome.err
+    assert outcome.out.count("stablehlo.if") == 300 and '"s4tf.' not in outcome.out
 
 
 # -- --verify-diagnostics ----------------------------------------------------------------

@@ -201,3 +201,20 @@ func.func @second(%y: tensor<2xf32>) -> tensor<2xf32> {
   %2 = "s4tf.neg"(%1) : (tensor<2xf32>) -> tensor<2xf32>
   return %2 : tensor<2xf32>
 }
+
+// -----
+
+// Huge splats are read from their one element: x + 0 is x, and a reduction of 10^10
+// elements is left to the compiler rather than folded.
+// CHECK-LABEL: func.func @huge_splats
+// CHECK-SAME:    (%[[X:.*]]: tensor<100000x100000xf32>)
+// CHECK-NEXT:    %[[ONES:.*]] = "s4tf.constant"() {value = dense<1.000000e+00> : tensor<100000x100000xf32>}
+// CHECK-NEXT:    %[[SUM:.*]] = "s4tf.reduce_sum"(%[[ONES]])
+// CHECK-NEXT:    return %[[X]], %[[SUM]]
+func.func @huge_splats(%x: tensor<100000x100000xf32>) -> (tensor<100000x100000xf32>, tensor<f32>) {
+  %zero = "s4tf.constant"() {value = dense<0.0> : tensor<100000x100000xf32>} : () -> tensor<100000x100000xf32>
+  %ones = "s4tf.constant"() {value = dense<1.0> : tensor<100000x100000xf32>} : () -> tensor<100000x100000xf32>
+  %0 = "s4tf.add"(%x, %zero) : (tensor<100000x100000xf32>, tensor<100000x100000xf32>) -> tensor<100000x100000xf32>
+  %1 = "s4tf.reduce_sum"(%ones) {axes = array<i64: 0, 1>, keepdims = false} : (tensor<100000x100000xf32>) -> tensor<f32>
+  return %0, %1 : tensor<100000x100000xf32>, tensor<f32>
+}

@@ -318,3 +318,15 @@ func.func @tapes(%t: tensor<8x3xf32>, %i: tensor<i32>, %x: tensor<3xf32>) -> (te
   %1 = "s4tf.tape_read"(%0, %i) : (tensor<8x3xf32>, tensor<i32>) -> tensor<3xf32>
   return %0, %1 : tensor<8x3xf32>, tensor<3xf32>
 }
+
+// Splat constants lower to splat constants, whatever their size and dtype.
+// CHECK-LABEL: func.func @huge_splats
+// CHECK-NEXT:    stablehlo.constant dense<1.500000e+00> : tensor<100000x100000xbf16>
+// CHECK-NEXT:    stablehlo.constant dense<true> : tensor<100000x100000xi1>
+// CHECK-NEXT:    stablehlo.constant dense<-7> : tensor<100000x100000xi64>
+func.func @huge_splats() -> (tensor<100000x100000xbf16>, tensor<100000x100000xi1>, tensor<100000x100000xi64>) {
+  %0 = "s4tf.constant"() {value = dense<1.5> : tensor<100000x100000xbf16>} : () -> tensor<100000x100000xbf16>
+  %1 = "s4tf.constant"() {value = dense<true> : tensor<100000x100000xi1>} : () -> tensor<100000x100000xi1>
+  %2 = "s4tf.constant"() {value = dense<-7> : tensor<100000x100000xi64>} : () -> tensor<100000x100000xi64>
+  return %0, %1, %2 : tensor<100000x100000xbf16>, tensor<100000x100000xi1>, tensor<100000x100000xi64>
+}

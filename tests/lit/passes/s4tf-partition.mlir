@@ -82,3 +82,16 @@ func.func @pure(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = "s4tf.exp"(%x) : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// A declaration (no body) is left alone too.
+
+// CHECK-LABEL: func.func private @declared(tensor<4xf32>) -> tensor<4xf32>
+// CHECK-LABEL: func.func @calls_declared(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+// CHECK-NEXT:    call @declared(%arg0)
+func.func private @declared(%x: tensor<4xf32>) -> tensor<4xf32>
+func.func @calls_declared(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @declared(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

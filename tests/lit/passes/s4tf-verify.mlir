@@ -218,6 +218,15 @@ func.func @unranked_operand(%x: tensor<*xf32>) -> tensor<*xf32> {
 
 // -----
 
+// Rules that need static shapes say so, rather than failing inside.
+func.func @dynamic_slice(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  // expected-error @below {{'s4tf.slice' does not take operands of dynamic shape (tensor<?x3xf32>)}}
+  %0 = "s4tf.slice"(%x) {start = array<i64: 0, 0>, limit = array<i64: 2, 3>, stride = array<i64: 1, 1>} : (tensor<?x3xf32>) -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}
+
+// -----
+
 // Every malformed op is reported, not only the first; ops nested in regions are checked too.
 func.func @several_errors(%x: tensor<4xi32>, %y: tensor<4xf32>) -> tensor<4xi32> {
   %0 = "s4tf.exp"(%x) : (tensor<4xi32>) -> tensor<4xi32>  // expected-error {{operand dtype i32 is not a float type}}
@@ -230,4 +239,25 @@ func.func @several_errors(%x: tensor<4xi32>, %y: tensor<4xf32>) -> tensor<4xi32>
     scf.yield %4 : tensor<4xf32>
   }
   return %1 : tensor<4xi32>
+}
+
+// -----
+
+// A splat constant is checked from its one element, never materialized: this one would
+// take 37 GiB as an array.
+// CHECK-LABEL: func.func @huge_splat
+// CHECK:         "s4tf.constant"() {value = dense<1.000000e+00> : tensor<100000x100000xf32>}
+// CHECK:         "s4tf.neg"
+func.func @huge_splat() -> tensor<100000x100000xf32> {
+  %0 = "s4tf.constant"() {value = dense<1.0> : tensor<100000x100000xf32>} : () -> tensor<100000x100000xf32>
+  %1 = "s4tf.neg"(%0) : (tensor<100000x100000xf32>) -> tensor<100000x100000xf32>
+  return %1 : tensor<100000x100000xf32>
+}
+
+// -----
+
+func.func @huge_splat_of_the_wrong_type() -> tensor<100000x100000xi32> {
+  // expected-error @below {{'s4tf.constant' result type(s) tensor<100000x100000xi32> do not match the inferred tensor<100000x100000xf32>}}
+  %0 = "s4tf.constant"() {value = dense<1.0> : tensor<100000x100000xf32>} : () -> tensor<100000x100000xi32>
+  return %0 : tensor<100000x100000xi32>
 }
