@@ -352,7 +352,7 @@ def _float_power(base, exponent, result_type: TensorType):
         return hlo.broadcast(hlo.scalar(number, dtype), TensorType((), dtype), result_type.shape)
 
     def compare(lhs, rhs, direction):
-        return _hlo_compare(lhs, rhs, dtype, direction, flags)
+        return hlo.compare(lhs, rhs, direction, dtype, flags)
 
     magnitude = hlo.value("power", [hlo.value("abs", [base], result_type), exponent], result_type)
     half = hlo.value("multiply", [exponent, constant(0.5)], result_type)
@@ -429,19 +429,7 @@ class CompareOp(BinaryOp):
 
     @classmethod
     def lower_broadcast(cls, lowering, operands):
-        return _hlo_compare(*operands, lowering.operand_types[0].dtype, cls.direction, lowering.result_type)
-
-
-def _hlo_compare(lhs, rhs, dtype: str, direction: str, result_type: TensorType):
-    """``stablehlo.compare`` of two operands of ``dtype`` (already of one shape)."""
-    compare_type = "FLOAT" if is_float(dtype) else ("UNSIGNED" if dtype == BOOL_DTYPE else "SIGNED")
-    return hlo.value(
-        "compare",
-        [lhs, rhs],
-        result_type,
-        comparison_direction=f"#stablehlo<comparison_direction {direction}>",
-        compare_type=f"#stablehlo<comparison_type {compare_type}>",
-    )
+        return hlo.compare(*operands, cls.direction, lowering.operand_types[0].dtype, lowering.result_type)
 
 
 def _compare(name, numpy, direction, doc):

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from s4tf.dialects.attributes import ELEMENTS
-from s4tf.dialects.types import FLOAT_DTYPES, TensorType, canonical_dtype, to_numpy_dtype
+from s4tf.dialects.types import BOOL_DTYPE, FLOAT_DTYPES, TensorType, canonical_dtype, is_float, to_numpy_dtype
 from s4tf.mlir import ir
 
 
@@ -48,6 +48,19 @@ def op(name: str, operands, result_types, regions: int = 0, **attributes) -> ir.
 def value(name: str, operands, result_type: TensorType, **attributes) -> ir.Value:
     """The single result of a new ``stablehlo.<name>``."""
     return op(name, operands, result_type, **attributes).result
+
+
+def compare(lhs: ir.Value, rhs: ir.Value, direction: str, dtype: str, result_type: TensorType) -> ir.Value:
+    """``stablehlo.compare`` (``direction``: ``EQ``, ``NE``, ``LT``, ...) of two operands of
+    ``dtype`` and one shape: floats as floats, booleans unsigned, other integers signed."""
+    kind = "FLOAT" if is_float(dtype) else ("UNSIGNED" if dtype == BOOL_DTYPE else "SIGNED")
+    return value(
+        "compare",
+        [lhs, rhs],
+        result_type,
+        comparison_direction=f"#stablehlo<comparison_direction {direction}>",
+        compare_type=f"#stablehlo<comparison_type {kind}>",
+    )
 
 
 def i64_array(values) -> ir.Attribute:

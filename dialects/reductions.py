@@ -209,21 +209,10 @@ class Argmax(Op):
         with ir.InsertionPoint(block):
             value_a, index_a, value_b, index_b = block.arguments
             pred_type = TensorType((), "i1")
-            compare = "FLOAT" if is_float(x_type.dtype) else "SIGNED"
-
-            def cmp(lhs, rhs, direction, kind):
-                return hlo.value(
-                    "compare",
-                    [lhs, rhs],
-                    pred_type,
-                    comparison_direction=f"#stablehlo<comparison_direction {direction}>",
-                    compare_type=f"#stablehlo<comparison_type {kind}>",
-                )
-
-            a_greater = cmp(value_a, value_b, "GT", compare)
-            a_nan = cmp(value_a, value_a, "NE", compare)
-            values_equal = cmp(value_a, value_b, "EQ", compare)
-            a_first = cmp(index_a, index_b, "LT", "SIGNED")
+            a_greater = hlo.compare(value_a, value_b, "GT", x_type.dtype, pred_type)
+            a_nan = hlo.compare(value_a, value_a, "NE", x_type.dtype, pred_type)
+            values_equal = hlo.compare(value_a, value_b, "EQ", x_type.dtype, pred_type)
+            a_first = hlo.compare(index_a, index_b, "LT", dtype, pred_type)
             take_a = hlo.value(
                 "or",
                 [hlo.value("or", [a_greater, a_nan], pred_type), hlo.value("and", [values_equal, a_first], pred_type)],
