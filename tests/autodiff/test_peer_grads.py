@@ -14,14 +14,14 @@ import s4tf
 from s4tf.tools import peer_grads
 from s4tf.tools.peer_grad_cases import CASES, Case, const, normal
 
-#: About 20 cases of every kind (unary, broadcasting binary, float64-refused, shape ops,
-#: contractions, reductions, ties, refusals) that run in well under 30 s.
+#: Cases of every kind (unary, broadcasting binary, shape ops, contractions, reductions,
+#: ties, refusals, absent; float64 refused: the test of sin below) that run in about 20 s
+#: of CPU time.
 FAST = {
-    "neg", "log", "rsqrt", "logistic", "sin", "floor", "mul[3x1,1x4]", "div[scalar,3x4]",
-    "pow[2x3x4,2x1x4]", "maximum[3x4,3x4]", "matmul[2x3,3x4]", "dot_general[batch]",
-    "sum[axis=(1, 2)]", "max[axis=1,keepdims]", "mean[axis=0]", "x[3,0,1]", "x[::-1,2:4,:]",
-    "concatenate[axis=1]", "where[x > 0, x, 2y]", "logsumexp[3x4,axis=0,keepdims=True]",
-    "maximum[x, x] (tie)", "tan",
+    "rsqrt", "logistic", "floor", "mul[3x1,1x4]", "div[scalar,3x4]", "pow[2x3x4,2x1x4]",
+    "maximum[3x4,3x4]", "matmul[2x3,3x4]", "dot_general[batch]", "sum[axis=(1, 2)]",
+    "max[axis=1,keepdims]", "x[3,0,1]", "x[::-1,2:4,:]", "concatenate[axis=1]",
+    "where[x > 0, x, 2y]", "logsumexp[3x4,axis=0,keepdims=True]", "maximum[x, x] (tie)", "tan",
 }
 #: Wrong today, fixed on another branch of issue 12; strict, so the fix shows here.
 KNOWN_WRONG = {
