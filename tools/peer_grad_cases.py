@@ -72,7 +72,11 @@ def positive(*shape):
 
 def not_small(*shape):
     """JAX's ``rand_not_small``: normal * 3, pushed 10 away from zero."""
-    return lambda rng: (lambda x: x + np.where(x > 0, 10.0, -10.0))(3 * rng.standard_normal(shape))
+    def draw(rng):
+        x = 3 * rng.standard_normal(shape)
+        return x + np.where(x > 0, 10.0, -10.0)
+
+    return draw
 
 
 def const(value):
@@ -92,8 +96,14 @@ def case(name, source, fn, *inputs, **options):
     CASES.append(Case(name, source, fn, tuple(inputs), **options))
 
 
-def _unary(name, source, fn, domain, shape=(3, 4)):
-    case(name, source, fn, domain(*shape))
+def call(name, **options):
+    """The case ``xp.<name>(*args, **options)``."""
+    return lambda xp, *args: getattr(xp, name)(*args, **options)
+
+
+def operator_fn(function):
+    """The case ``function(*args)``, the same for every namespace (``operator.add``, ...)."""
+    return lambda xp, *args: function(*args)
 
 
 # LAX_GRAD_OPS, unary: shape (3, 4), the op's rng factory.
@@ -127,7 +137,7 @@ for _name, _fn, _domain in [
     ("cbrt", lambda xp, x: xp.cbrt(x), not_small),
     ("logistic", lambda xp, x: xp.logistic(x), lambda *s: normal(*s, scale=DEFAULT)),
 ]:
-    _unary(_name, f"{JAX} LAX_GRAD_OPS", _fn, _domain)
+    case(_name, f"{JAX} LAX_GRAD_OPS", _fn, _domain(3, 4))
 
 # LAX_GRAD_OPS, binary: each op on the broadcasting shape pairs of compatible_shapes.
 _PAIRS = [((3, 4), (3, 4)), ((3, 1), (1, 4)), ((), (3, 4)), ((2, 3, 4), (2, 1, 4))]
@@ -148,7 +158,7 @@ for _name, _fn, _domain in [
     ("arctan2", None, lambda *s: normal(*s, scale=DEFAULT)),
 ]:
     for _lhs, _rhs in _PAIRS:
-        _op = (lambda op: lambda xp, x, y: op(x, y))(_fn) if _fn else (lambda n: lambda xp, x, y: getattr(xp, n)(x, y))(_name)
+        _op = operator_fn(_fn) if _fn else call(_name)
         case(f"{_name}[{_shape_name(_lhs)},{_shape_name(_rhs)}]", f"{JAX} LAX_GRAD_OPS", _op, _domain(*_lhs), _domain(*_rhs))
 
 # The tests after LAX_GRAD_OPS in lax_autodiff_test.py.
@@ -168,7 +178,7 @@ for _name, _x, _w, _options in [
     ("conv2d[groups=2]", (1, 4, 4, 4), (2, 2, 2, 4), dict(groups=2)),
 ]:
     case(_name, f"{JAX} testConvGeneralDilatedGrad",
-         (lambda options: lambda xp, x, w: xp.conv2d(x, w, **options))(_options), normal(*_x), normal(*_w))
+         call("conv2d", **_options), normal(*_x), normal(*_w))
 for _lhs, _rhs in [((3,), (3,)), ((4, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4))]:
     case(f"matmul[{_shape_name(_lhs)},{_shape_name(_rhs)}]", f"{JAX} testDotGrad",
          lambda xp, x, y: x @ y, normal(*_lhs), normal(*_rhs))
@@ -208,14 +218,14 @@ case("transpose[2,0,1]", f"{JAX} testTransposeGrad", lambda xp, x: xp.transpose(
 for _reduction in ["sum", "max", "min", "prod"]:
     for _axes in [(0,), (1, 2), (0, 2)]:
         case(f"{_reduction}[axis={_axes}]", f"{JAX} testReduceGrad",
-             (lambda r, a: lambda xp, x: getattr(xp, r)(x, axis=a))(_reduction, _axes), normal(3, 4, 5))
+             call(_reduction, axis=_axes), normal(3, 4, 5))
 case("max_pool2d[2x2]", f"{JAX} testReduceWindowGrad", lambda xp, x: xp.max_pool2d(x, 2), normal(1, 4, 4, 2))
 case("max_pool2d[3x3 stride 2 same]", f"{JAX} testReduceWindowGrad",
      lambda xp, x: xp.max_pool2d(x, 3, strides=2, padding="same"), normal(1, 5, 5, 1))
 case("avg_pool2d[2x2 stride 1 same]", f"{JAX} testReduceWindowGrad",
      lambda xp, x: xp.avg_pool2d(x, 2, strides=1, padding="same"), normal(1, 4, 3, 2))
 for _name in ["cumsum", "cumprod", "cummax"]:
-    case(_name, f"{JAX} testCumulativeReduceGrad", (lambda n: lambda xp, x: getattr(xp, n)(x, axis=1))(_name), normal(3, 4))
+    case(_name, f"{JAX} testCumulativeReduceGrad", call(_name, axis=1), normal(3, 4))
 case("sort", f"{JAX} testSortGrad", lambda xp, x: xp.sort(x, axis=1), normal(3, 4))
 case("take", f"{JAX} testIndexTakeGrad", lambda xp, x: xp.take(x, np.array([2, 0, 2]), axis=0), normal(3, 4))
 case("stop_gradient", f"{JAX} testStopGradient", lambda xp, x: xp.stop_gradient(x) * x, normal(3, 4),
@@ -342,7 +352,7 @@ for _name, _fn in [
 for _name, _lims in [("fabs", (-2, 2)), ("square", (-2, 2)), ("radians", (-2, 2)), ("degrees", (-2, 2)),
                      ("log10[3x2]", (0.2, 2.0)), ("log2[3x2]", (0.2, 2.0)), ("sqrt[3x2]", (1.0, 3.0)),
                      ("abs[3x2]", (0.1, 4.0))]:
-    case(_name, AG_SYSTEMATIC, (lambda n: lambda xp, x: getattr(xp, n)(x))(_name.split("[")[0]), uniform(*_lims, 3, 2))
+    case(_name, AG_SYSTEMATIC, call(_name.split("[")[0]), uniform(*_lims, 3, 2))
 for _name, _fn, _a, _b in [
     ("add", "add", (-2, 2), (-2, 2)),
     ("true_divide", operator.truediv, (-2, 2), (0.8, 1.2)),
@@ -354,24 +364,23 @@ for _name, _fn, _a, _b in [
     ("logaddexp2", "logaddexp2", (-2, 2), (-2, 2)),
     ("op.mod", operator.mod, (-2, 2), (0.3, 2.0)),
 ]:
-    _op = (lambda n: lambda xp, x, y: getattr(xp, n)(x, y))(_fn) if isinstance(_fn, str) else (
-        lambda f: lambda xp, x, y: f(x, y))(_fn)
+    _op = call(_fn) if isinstance(_fn, str) else operator_fn(_fn)
     for _lhs, _rhs in [((3, 2), (1, 2)), ((), (3, 2)), ((2,), (3, 2))]:
         case(f"{_name}[{_shape_name(_lhs)},{_shape_name(_rhs)}]", AG_SYSTEMATIC, _op, uniform(*_a, *_lhs), uniform(*_b, *_rhs))
 for _reduction in ["sum", "mean", "max", "min", "var", "std", "prod"]:
     for _shape, _axis, _keepdims in [((2, 3), 0, False), ((2, 3), 1, True), ((1, 3), None, True)]:
         case(f"{_reduction}[{_shape_name(_shape)},axis={_axis},keepdims={_keepdims}]", AG_SYSTEMATIC,
-             (lambda r, a, k: lambda xp, x: getattr(xp, r)(x, axis=a, keepdims=k))(_reduction, _axis, _keepdims),
+             call(_reduction, axis=_axis, keepdims=_keepdims),
              normal(*_shape))
 for _axes in [None, (0, 2, 1), (1, 2, 0)]:
-    case(f"transpose[axes={_axes}]", AG_SYSTEMATIC, (lambda a: lambda xp, x: xp.transpose(x, a))(_axes), normal(2, 3, 4))
+    case(f"transpose[axes={_axes}]", AG_SYSTEMATIC, call("transpose", axes=_axes), normal(2, 3, 4))
 for _lhs, _rhs in [((2, 3), (3,)), ((2, 2, 3), (3, 4)), ((2, 2, 3), (2, 3, 4)), ((1, 2, 2), (3, 2, 1))]:
     case(f"matmul[{_shape_name(_lhs)},{_shape_name(_rhs)}]", AG_SYSTEMATIC, lambda xp, x, y: xp.matmul(x, y),
          normal(*_lhs), normal(*_rhs))
 for _lhs, _rhs in [((1,), (3, 4)), ((1, 4), (3, 4))]:
     for _name in ["maximum", "minimum"]:
         case(f"{_name}[{_shape_name(_lhs)},{_shape_name(_rhs)}]", AG_SYSTEMATIC,
-             (lambda n: lambda xp, x, y: getattr(xp, n)(x, y))(_name), normal(*_lhs), normal(*_rhs))
+             call(_name), normal(*_lhs), normal(*_rhs))
 for _name, _fn in [
     ("concatenate[2d,axis=1]", lambda xp, x, y: xp.concatenate([x, y], axis=1)),
     ("vstack", lambda xp, x, y: xp.vstack([x, y])),
@@ -391,6 +400,6 @@ for _name, _fn in [
 # autograd, tests/test_scipy.py
 for _shape, _axis, _keepdims in [((3, 4), None, False), ((3, 4), 0, True), ((1, 5), 1, True), ((4, 5, 6), 1, False)]:
     case(f"logsumexp[{_shape_name(_shape)},axis={_axis},keepdims={_keepdims}]", AG_SCIPY,
-         (lambda a, k: lambda xp, x: xp.logsumexp(x, axis=a, keepdims=k))(_axis, _keepdims), normal(*_shape))
+         call("logsumexp", axis=_axis, keepdims=_keepdims), normal(*_shape))
 
 assert len({c.name for c in CASES}) == len(CASES), "case names must be unique"
