@@ -159,7 +159,8 @@ for _name, _fn, _domain in [
 ]:
     for _lhs, _rhs in _PAIRS:
         _op = operator_fn(_fn) if _fn else call(_name)
-        case(f"{_name}[{_shape_name(_lhs)},{_shape_name(_rhs)}]", f"{JAX} LAX_GRAD_OPS", _op, _domain(*_lhs), _domain(*_rhs))
+        case(f"{_name}[{_shape_name(_lhs)},{_shape_name(_rhs)}]", f"{JAX} LAX_GRAD_OPS", _op,
+             _domain(*_lhs), _domain(*_rhs))
 
 # The tests after LAX_GRAD_OPS in lax_autodiff_test.py.
 case("astype[f64>f32>f64]", f"{JAX} testConvertElementTypeGrad",
@@ -209,8 +210,10 @@ case("pow[sum(z ** [0., 1.])]", f"{JAX} testPowIntPowerAtZero2",
 case("pow[z ** 0 + z]", f"{JAX} testPowIntPowerAtZero2", lambda xp, z: z ** 0 + z, const(3.14))
 case("where[pred array]", f"{JAX} testSelectGrad",
      lambda xp, x, y: xp.where(np.array([[True, False, True, False]] * 3), x, y), normal(3, 4), normal(3, 4))
-case("where[scalar pred]", f"{JAX} testSelectGrad", lambda xp, x, y: xp.where(np.array(True), x, y), normal(3, 4), normal(3, 4))
-case("where[x > 0, x, 2y]", f"{JAX} testSelectGrad", lambda xp, x, y: xp.where(x > 0, x, 2 * y), normal(3, 4), normal(4))
+case("where[scalar pred]", f"{JAX} testSelectGrad", lambda xp, x, y: xp.where(np.array(True), x, y),
+     normal(3, 4), normal(3, 4))
+case("where[x > 0, x, 2y]", f"{JAX} testSelectGrad", lambda xp, x, y: xp.where(x > 0, x, 2 * y),
+     normal(3, 4), normal(4))
 case("slice[strided]", f"{JAX} testSliceGrad", lambda xp, x: xp.slice(x, (1, 0), (3, 4), (1, 2)), normal(4, 5))
 case("dynamic_slice", f"{JAX} testDynamicSliceGrad", lambda xp, x: xp.dynamic_slice(x, (1, 2), (2, 2)), normal(4, 5))
 case("transpose[1,0]", f"{JAX} testTransposeGrad", lambda xp, x: xp.transpose(x, (1, 0)), normal(3, 4))
@@ -230,7 +233,8 @@ case("sort", f"{JAX} testSortGrad", lambda xp, x: xp.sort(x, axis=1), normal(3, 
 case("take", f"{JAX} testIndexTakeGrad", lambda xp, x: xp.take(x, np.array([2, 0, 2]), axis=0), normal(3, 4))
 case("stop_gradient", f"{JAX} testStopGradient", lambda xp, x: xp.stop_gradient(x) * x, normal(3, 4),
      finite_differences=False)
-case("remainder[x,y]", f"{JAX} testRemainder", lambda xp, x, y: xp.remainder(x, y), normal(3, 4, scale=DEFAULT), not_small(3, 4))
+case("remainder[x,y]", f"{JAX} testRemainder", lambda xp, x, y: xp.remainder(x, y),
+     normal(3, 4, scale=DEFAULT), not_small(3, 4))
 case("reciprocal[1/x]", f"{JAX} testHigherOrderGradientOfReciprocal", lambda xp, x: 1 / x, not_small(3, 4))
 case("tile", f"{JAX} testTileAutodiff", lambda xp, x: xp.tile(x, (2, 1)), normal(3, 4))
 case("relu[1]", f"{JAX_NN} testReluGrad", lambda xp, x: xp.relu(x), const(1.0))
@@ -292,7 +296,8 @@ case("concatenate[(A, x)]", AG_NUMPY,
 case("concatenate[(B, x, B), axis=1]", AG_NUMPY,
      lambda xp, x: xp.concatenate((np.ones((5, 6, 4)), x, np.ones((5, 6, 4))), axis=1), normal(5, 6, 4))
 case("sum([x, y])", AG_NUMPY, lambda xp, x, y: sum([x, y]), normal(10, 11), normal(10, 11))
-case("where[C, x, y]", AG_NUMPY, lambda xp, x, y: xp.where(np.arange(20).reshape(4, 5) % 3 == 0, x, y), normal(4, 5), normal(4, 5))
+case("where[C, x, y]", AG_NUMPY, lambda xp, x, y: xp.where(np.arange(20).reshape(4, 5) % 3 == 0, x, y),
+     normal(4, 5), normal(4, 5))
 case("asarray[[x, x*1.0, x+2.5]]", AG_NUMPY, lambda xp, x: xp.asarray([x, x * 1.0, x + 2.5]), const(3.0))
 case("stack[[x, x*1.0, x+2.5]]", AG_NUMPY, lambda xp, x: xp.stack([x, x * 1.0, x + 2.5]), const(3.0))
 case("max[stack([x, x])] (tie)", AG_NUMPY, lambda xp, x: xp.max(xp.stack([x, x])), const(1.0))
@@ -366,7 +371,8 @@ for _name, _fn, _a, _b in [
 ]:
     _op = call(_fn) if isinstance(_fn, str) else operator_fn(_fn)
     for _lhs, _rhs in [((3, 2), (1, 2)), ((), (3, 2)), ((2,), (3, 2))]:
-        case(f"{_name}[{_shape_name(_lhs)},{_shape_name(_rhs)}]", AG_SYSTEMATIC, _op, uniform(*_a, *_lhs), uniform(*_b, *_rhs))
+        case(f"{_name}[{_shape_name(_lhs)},{_shape_name(_rhs)}]", AG_SYSTEMATIC, _op,
+             uniform(*_a, *_lhs), uniform(*_b, *_rhs))
 for _reduction in ["sum", "mean", "max", "min", "var", "std", "prod"]:
     for _shape, _axis, _keepdims in [((2, 3), 0, False), ((2, 3), 1, True), ((1, 3), None, True)]:
         case(f"{_reduction}[{_shape_name(_shape)},axis={_axis},keepdims={_keepdims}]", AG_SYSTEMATIC,

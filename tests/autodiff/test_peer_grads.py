@@ -60,8 +60,10 @@ def _exp_vjp_doubled(x):
 
 
 def test_a_deliberately_wrong_derivative_is_reported_wrong():
-    wrong = Case("exp with a doubled VJP", "test", lambda xp, x: _exp(x) if getattr(xp, "function", None) is s4tf.function else xp.exp(x),
-                 (normal(3),))
+    def exp(xp, x):
+        return _exp(x) if getattr(xp, "function", None) is s4tf.function else xp.exp(x)
+
+    wrong = Case("exp with a doubled VJP", "test", exp, (normal(3),))
     outcome = peer_grads.check(wrong, jax)
     assert outcome.status == "wrong"
     assert "gradient 0 vs JAX" in outcome.detail and "JVP" not in outcome.detail
@@ -93,7 +95,8 @@ def test_cli_rejects_an_unknown_case_in_one_line(capsys):
 
 
 def test_markdown_counts_and_groups_the_outcomes():
-    results = [(CASES[0], peer_grads.Outcome("right", "float64")), (CASES[1], peer_grads.Outcome("refused", "float64", "a | b"))]
+    results = [(CASES[0], peer_grads.Outcome("right", "float64")),
+               (CASES[1], peer_grads.Outcome("refused", "float64", "a | b"))]
     text = peer_grads.markdown(results)
     assert "| right | 1 |" in text.splitlines() and "| wrong | 0 |" in text.splitlines()
     assert f"| `{CASES[1].name}` | {CASES[1].source} | float64 | a \\| b |" in text.splitlines()
