@@ -22,24 +22,17 @@ FAST = {
     "maximum[3x4,3x4]", "matmul[2x3,3x4]", "dot_general[batch]", "sum[axis=(1, 2)]",
     "max[axis=1,keepdims]", "x[3,0,1]", "x[::-1,2:4,:]", "x[[0,1,2],:,:]", "concatenate[axis=1]",
     "where[x > 0, x, 2y]", "logsumexp[3x4,axis=0,keepdims=True]", "maximum[x, x] (tie)", "tan",
-}
-#: Wrong today, fixed on another branch of issue 12; strict, so the fix shows here.
-KNOWN_WRONG = {
-    "pow[x**0 at 0]": "x**0 at 0: NaN derivative (branch i12-grad-elementwise)",
-    "power[x**0.0 at 0]": "x**0 at 0: NaN derivative (branch i12-grad-elementwise)",
+    "pow[x**0 at 0]",
 }
 
 
 def _param(case: Case):
-    marks = [] if case.name in FAST else [pytest.mark.peer]
-    if case.name in KNOWN_WRONG:
-        marks.append(pytest.mark.xfail(reason=KNOWN_WRONG[case.name], strict=True))
-    return pytest.param(case, id=case.name, marks=marks)
+    return pytest.param(case, id=case.name, marks=[] if case.name in FAST else [pytest.mark.peer])
 
 
 def test_the_fast_subset_names_existing_cases():
     names = {c.name for c in CASES}
-    assert FAST <= names and set(KNOWN_WRONG) <= names
+    assert FAST <= names
 
 
 @pytest.mark.parametrize("case", [_param(c) for c in CASES])
