@@ -44,6 +44,8 @@ DOC = Path(__file__).resolve().parents[1] / "docs" / "peer-grads.md"
 
 @dataclass(frozen=True)
 class Outcome:
+    """One of ``STATUSES``, the dtype it was judged in, and what went wrong or was noted."""
+
     status: str
     dtype: str = ""
     detail: str = ""
@@ -293,6 +295,7 @@ def check(case: Case, jax) -> Outcome:
 
 
 def run_cases(cases, jax, progress=None) -> list[tuple[Case, Outcome]]:
+    """Every case's outcome; ``progress`` gets a line per case as it ends."""
     results = []
     for case in cases:
         started = time.perf_counter()
@@ -304,6 +307,7 @@ def run_cases(cases, jax, progress=None) -> list[tuple[Case, Outcome]]:
 
 
 def counts(results) -> dict:
+    """``{status: number of cases}``."""
     return {status: sum(1 for _, o in results if o.status == status) for status in STATUSES}
 
 
