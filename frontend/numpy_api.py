@@ -510,7 +510,7 @@ def stop_gradient(x):
 
 
 def getitem(x, index):
-    """``x[index]`` with ints, slices (positive steps), ``...`` and ``None``."""
+    """``x[index]`` with ints, slices, ``...`` and ``None``."""
     x = _tensor(x)
     index = index if isinstance(index, tuple) else (index,)
     for item in index:
@@ -529,7 +529,7 @@ def getitem(x, index):
         index = index[:at] + (builtins.slice(None),) * (len(shape) - consumed) + index[at + 1:]
     else:
         index = index + (builtins.slice(None),) * (len(shape) - consumed)
-    start, limit, stride, final_shape = [], [], [], []
+    start, limit, stride, final_shape, reversed_axes = [], [], [], [], []
     axis = 0
     for item in index:
         if item is None:
@@ -538,11 +538,13 @@ def getitem(x, index):
         size = shape[axis]
         if isinstance(item, builtins.slice):
             lo, hi, step = item.indices(size)
-            if step < 0:
-                raise ShapeError("negative slice steps are not supported; use s4tf.flip")
-            hi = builtins.max(hi, lo)
+            count = len(range(lo, hi, step))
+            if step < 0:  # the same elements, read forwards from the reversed axis
+                reversed_axes.append(axis)
+                lo, step = size - 1 - lo, -step
+            hi = lo + (count - 1) * step + 1 if count else lo
             start.append(lo), limit.append(hi), stride.append(step)
-            final_shape.append(len(range(lo, hi, step)))
+            final_shape.append(count)
         else:
             position = int(item)
             if not -size <= position < size:
@@ -550,9 +552,9 @@ def getitem(x, index):
             position %= size
             start.append(position), limit.append(position + 1), stride.append(1)
         axis += 1
-    result = x
+    result = apply1("reverse", x, axes=tuple(reversed_axes)) if reversed_axes else x
     if (tuple(start), tuple(limit), tuple(stride)) != ((0,) * len(shape), tuple(shape), (1,) * len(shape)):
-        result = apply1("slice", x, start=tuple(start), limit=tuple(limit), stride=tuple(stride))
+        result = apply1("slice", result, start=tuple(start), limit=tuple(limit), stride=tuple(stride))
     return reshape(result, final_shape)
 
 

@@ -1,5 +1,5 @@
 """Test-wide set-up: compiled modules go to a private cache, never the user's; the arm64
-runner for tests of phone modules under qemu."""
+runner for tests of phone modules under qemu; the ``peer`` tests only when asked for."""
 
 import os
 import tempfile
@@ -29,3 +29,14 @@ def arm64_runner(pytestconfig) -> Arm64Runner:
 def run_arm64(arm64_runner):
     """Runs the aarch64 ``iree-run-module`` under qemu with the given flags."""
     return arm64_runner.run
+
+
+def pytest_collection_modifyitems(config, items):
+    """Leave out the peers' whole gradient tables (marker ``peer``, minutes) unless ``-m``
+    names them (``pytest -m peer``); ``-m 'not slow'`` and a plain run leave them out."""
+    if "peer" in (config.option.markexpr or ""):
+        return
+    peer = [item for item in items if item.get_closest_marker("peer")]
+    if peer:
+        config.hook.pytest_deselected(items=peer)
+        items[:] = [item for item in items if not item.get_closest_marker("peer")]

@@ -57,6 +57,15 @@ def test_weak_python_scalars_keep_tensor_dtype():
     assert (i / 2).dtype == (np.arange(3, dtype=np.int32) / 2).dtype == np.float64
 
 
+@pytest.mark.parametrize("index", [
+    np.s_[::-1], np.s_[::-2, 1], np.s_[3:0:-1, -1:-5:-2], np.s_[0:3:-1], np.s_[-10::-1, ::-3], np.s_[None, 1::-1],
+])
+def test_negative_slice_steps_read_as_numpy_does(index):
+    got = s4tf.function(lambda x: x[index])(X)
+    assert got.shape == X[index].shape
+    np.testing.assert_array_equal(np.asarray(got), X[index])
+
+
 def test_index_errors():
     x = s4tf.asarray(X)
     with pytest.raises(s4tf.ShapeError, match="out of bounds"):
