@@ -230,7 +230,7 @@ def verify(operation: ir.Operation) -> str | None:
         bad = [
             key
             for key, kind in op.attributes.items()
-            if not _attribute_reads(kind, operation.attributes[key])
+            if not _attribute_reads(kind, operation, key)
         ]
         return f"'{op.full_name()}' attribute '{bad[0]}' must be {op.attributes[bad[0]].description}"
     try:
@@ -255,9 +255,9 @@ def verify(operation: ir.Operation) -> str | None:
     return None
 
 
-def _attribute_reads(kind: AttrKind, attribute: ir.Attribute) -> bool:
-    try:
-        kind.from_mlir(attribute)
+def _attribute_reads(kind: AttrKind, operation: ir.Operation, key: str) -> bool:
+    try:  # reading the attribute may fail too: the bindings cannot even cast array<ui8: ...>
+        kind.from_mlir(operation.attributes[key])
         return True
     except (ValueError, TypeError):
         return False

@@ -74,6 +74,16 @@ func.func @attribute_of_wrong_kind(%x: tensor<4x3xf32>) -> tensor<4xf32> {
 
 // -----
 
+// An array of another element type than i64: MLIR's Python bindings cannot even read
+// array<ui8: ...>, which is still a wrong kind, not an internal error.
+func.func @array_of_unsigned_elements(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  // expected-error @below {{'s4tf.transpose' attribute 'permutation' must be array of i64}}
+  %0 = "s4tf.transpose"(%x) {permutation = array<ui8: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}
+
+// -----
+
 func.func @dtype_attribute_not_a_type(%x: tensor<4xf32>) -> tensor<4xi32> {
   // expected-error @below {{'s4tf.cast' attribute 'dtype' must be element type}}
   %0 = "s4tf.cast"(%x) {dtype = 3 : i64} : (tensor<4xf32>) -> tensor<4xi32>
