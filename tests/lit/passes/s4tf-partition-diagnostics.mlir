@@ -50,3 +50,17 @@ func.func @branch(%p: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf32> {
   }) : (tensor<i1>, tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// Calling a function without host calls from one with host calls is fine.
+
+func.func @outer(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "s4tf.host_call"(%x) {callee = "cumulative", result_types = [tensor<4xf32>]} : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = call @inner(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+func.func private @inner(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "s4tf.exp"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
