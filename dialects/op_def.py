@@ -51,6 +51,8 @@ class Op:
     variadic_results: ClassVar[bool] = False
     #: The op runs in a host program (``s4tf-partition``), never on the device: no lowering.
     host: ClassVar[bool] = False
+    #: The shape rule computes with sizes: operands of dynamic shape (``tensor<?x3xf32>``) are an error.
+    static_shapes: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -151,6 +153,9 @@ class Op:
     def result_types(cls, operand_types: list[TensorType], attrs: dict) -> list[TensorType]:
         """Checked result types; errors name the op."""
         cls.check_operand_count(len(operand_types))
+        dynamic = next((t for t in operand_types if None in t.shape), None) if cls.static_shapes else None
+        if dynamic is not None:
+            raise ShapeError(f"{cls.full_name()} needs operands of static shape, got {dynamic.mlir_text}")
         try:
             result = cls.infer(*operand_types, **attrs)
         except S4tfError as error:

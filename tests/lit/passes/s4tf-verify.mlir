@@ -84,6 +84,15 @@ func.func @array_of_unsigned_elements(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
 
 // -----
 
+// Ops whose shape rule computes with sizes need static shapes.
+func.func @dynamic_shape(%x: tensor<2x?xf32>) -> tensor<6xf32> {
+  // expected-error @below {{s4tf.reshape needs operands of static shape, got tensor<2x?xf32>}}
+  %0 = "s4tf.reshape"(%x) {shape = array<i64: 6>} : (tensor<2x?xf32>) -> tensor<6xf32>
+  return %0 : tensor<6xf32>
+}
+
+// -----
+
 func.func @dtype_attribute_not_a_type(%x: tensor<4xf32>) -> tensor<4xi32> {
   // expected-error @below {{'s4tf.cast' attribute 'dtype' must be element type}}
   %0 = "s4tf.cast"(%x) {dtype = 3 : i64} : (tensor<4xf32>) -> tensor<4xi32>
