@@ -2,17 +2,17 @@
 with output that ``s4tf-opt`` accepts again.
 
 Inputs are the chunks of every lit ``.mlir`` file and modules staged from Python here (a
-gradient, a loop, a branch, a host call, convolutions); a case mutates one a few times
+gradient, a loop, a branch, a host call, a convolution); a case mutates one a few times
 (deletes, duplicates or truncates lines, swaps tokens, changes numbers such as shapes,
-indices and attribute values, changes element types or makes a dimension dynamic) and runs
-it through a random pipeline of registered s4tf passes, with random options, and upstream
-passes. Every case must end with exit code 0 or 1 within :data:`TIMEOUT_S`, with no
-traceback and no internal error of a pass (an exception inside it); an error is a
-diagnostic; an exit-0 output must parse and verify again.
+indices and attribute values, changes element types and dimensions, ``?`` included) and
+runs it through a random pipeline of registered s4tf passes, with random options, and
+upstream passes. Every case must end with exit code 0 or 1 within :data:`TIMEOUT_S`, with
+no traceback and no internal error of a pass (an exception inside it); an exit-0 output
+must parse and verify again.
 
-Hypothesis draws the cases, in-process through :func:`s4tf.tools.opt.run`; the same cases,
-drawn by a seeded ``random.Random``, go through the console script in a subprocess a few
-times. ``S4TF_FUZZ_EXAMPLES=5000`` runs more cases, each run new ones (see docs/trust.md).
+Hypothesis draws the cases and runs them in-process through :func:`s4tf.tools.opt.run`; a
+few cases drawn the same way by a seeded ``random.Random`` go through the console script in
+a subprocess. ``S4TF_FUZZ_EXAMPLES=20000`` runs more cases, new ones each run (docs/trust.md).
 """
 
 from __future__ import annotations
