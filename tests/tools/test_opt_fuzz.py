@@ -58,7 +58,7 @@ OPTION_VALUES = ("true", "false", "0", "1", "cpu", "vulkan", "bogus")
 #: i64 indices into the arguments (issue 12, "wrt indices", branch i12-mistakes).
 KNOWN_INTERNAL_ERRORS = (
     re.compile(
-        r"internal error in pass 's4tf-[jv]jp': (TypeError: Can't cast unknown element type DenseArrayAttr"
+        r"internal error in pass 's4tf-(jvp|vjp)': (TypeError: Can't cast unknown element type DenseArrayAttr"
         r"|ValueError: Cannot cast attribute to DenseI64ArrayAttr|IndexError)"
     ),
 )
@@ -339,3 +339,20 @@ def test_every_mutation_changes_some_input():
     inputs = corpus()
     for mutation in MUTATIONS:
         assert any(mutation(text, lambda n: rng.randrange(max(n, 1))) != text for text in inputs), mutation.__name__
+
+
+@pytest.mark.parametrize(
+    "outcome, problem",
+    [
+        (Outcome(1, "", "Traceback (most recent call last):\n  ...\nKeyError: 'x'\n"), "a traceback"),
+        (Outcome(1, "", "f.mlir:0:0: error: internal error in pass 's4tf-verify': TypeError: boom\n"), "an internal error"),
+        (Outcome(-11, "", ""), "exit code -11"),
+        (Outcome(1, "", ""), "exit code 1 without a message"),
+        (Outcome(1, "", "f.mlir:2:8: error: 's4tf.exp' operand dtype i32 is not a float type\n"), None),
+        (Outcome(1, "", "<stdin>:0:0: error: internal error in pass 's4tf-jvp': ValueError: Cannot cast attribute to "
+                        "DenseI64ArrayAttr (from Attribute(array<i8: 0>))\n"), None),
+    ],
+    ids=["traceback", "internal-error", "signal", "silent-failure", "diagnostic", "known-wrt-error"],
+)
+def test_what_counts_as_a_failure(outcome, problem):
+    assert unexpected(outcome) == problem
