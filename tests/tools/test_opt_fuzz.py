@@ -298,7 +298,8 @@ def check(argv: list[str], text: str, opt=opt_in_process) -> None:
     assert problem is None, f"{problem}: {case}\nstderr:\n{outcome.err}"
     if outcome.code == 0:
         again = opt(["-", "--split-input-file"], outcome.out)
-        assert again.code == 0, f"its output does not parse and verify again: {case}\noutput:\n{outcome.out}\nstderr:\n{again.err}"
+        report = f"{case}\noutput:\n{outcome.out}\nstderr:\n{again.err}"
+        assert again.code == 0, f"its output does not parse and verify again: {report}"
 
 
 # -- the tests ---------------------------------------------------------------------------
