@@ -153,9 +153,10 @@ class Op:
     def result_types(cls, operand_types: list[TensorType], attrs: dict) -> list[TensorType]:
         """Checked result types; errors name the op."""
         cls.check_operand_count(len(operand_types))
-        dynamic = next((t for t in operand_types if None in t.shape), None) if cls.static_shapes else None
-        if dynamic is not None:
-            raise ShapeError(f"{cls.full_name()} needs operands of static shape, got {dynamic.mlir_text}")
+        if cls.static_shapes and any(None in t.shape for t in operand_types):
+            raise ShapeError(
+                f"'{cls.full_name()}' does not take operands of dynamic shape ({', '.join(map(str, operand_types))})"
+            )
         try:
             result = cls.infer(*operand_types, **attrs)
         except S4tfError as error:
@@ -246,10 +247,6 @@ def verify(operation: ir.Operation) -> str | None:
         result_types = op.result_types(operand_types, attrs)
     except S4tfError as error:
         return error.message
-    except (TypeError, ValueError):  # a rule that computes with a dynamic (None) dimension
-        if not any(None in t.shape for t in operand_types):
-            raise
-        return f"'{op.full_name()}' does not take operands of dynamic shape ({', '.join(map(str, operand_types))})"
     declared = [str(r.type) for r in operation.results]
     expected = [t.mlir_text for t in result_types]
     if declared != expected:

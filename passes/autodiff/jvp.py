@@ -83,7 +83,6 @@ def _build(module, primal, symbol, name, wrt, linearizing):
     primal_map = dict(zip(arguments, builder.arguments))
     tangent_map = {arguments[i]: builder.arguments[len(input_types) + k] for k, i in enumerate(wrt)}
     for index, operation in enumerate(body_operations(primal)):
-        _check_static_shapes(operation)
         tangents = [tangent_map.get(v) for v in operation.operands]
         needs_tangent = any(t is not None for t in tangents) and any(activity.is_active(r) for r in operation.results)
         if not needs_tangent:
@@ -107,16 +106,6 @@ def _build(module, primal, symbol, name, wrt, linearizing):
             [primal_map[v] for v in outputs] + result_tangents,
             {JVP_OF: ir.FlatSymbolRefAttr.get(symbol), WRT: indices_attribute(wrt)},
         )
-
-
-def _check_static_shapes(operation) -> None:
-    """Derivatives are staged with static shapes (zeros, broadcasts): a dynamic one is an error."""
-    for value in [*operation.operands, *operation.results]:
-        if isinstance(value.type, ir.RankedTensorType) and not value.type.has_static_shape:
-            raise DifferentiationError(
-                f"'{operation.name}' has a value of dynamic shape {value.type}; derivatives need static shapes",
-                location_text(operation.location), operation.location,
-            )
 
 
 def _or_zeros(tangent, like):

@@ -238,8 +238,9 @@ def test_shape_rules_accept_or_reject_dynamic_dimensions():
                 try:
                     OPS[name].result_types(dynamic, attrs)
                 except ShapeError as error:
-                    rejected.add(name)
-                    assert error.message.startswith(name), error.message
+                    assert name in error.message, error.message
+                    if "does not take operands of dynamic shape" in error.message:
+                        rejected.add(name)
                 except S4tfError:
                     pass
     assert {"s4tf.reshape", "s4tf.slice", "s4tf.conv2d", "s4tf.max_pool2d"} <= rejected

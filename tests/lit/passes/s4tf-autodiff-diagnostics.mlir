@@ -83,12 +83,3 @@ func.func @two_errors(%x: tensor<3xf32>) -> tensor<3xf32> attributes {s4tf.wrt =
   %2 = "s4tf.add"(%0, %1) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
   return %2 : tensor<3xf32>
 }
-
-// -----
-
-// Derivatives are built with static shapes.
-func.func @dynamic(%x: tensor<?xf32>) -> tensor<?xf32> attributes {s4tf.wrt = array<i64: 0>} {
-  // expected-error @below {{'s4tf.tanh' has a value of dynamic shape tensor<?xf32>; derivatives need static shapes}}
-  %0 = "s4tf.tanh"(%x) : (tensor<?xf32>) -> tensor<?xf32>
-  return %0 : tensor<?xf32>
-}

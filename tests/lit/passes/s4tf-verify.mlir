@@ -84,9 +84,9 @@ func.func @array_of_unsigned_elements(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
 
 // -----
 
-// Ops whose shape rule computes with sizes need static shapes.
+// Ops whose shape rule computes with sizes declare static_shapes.
 func.func @dynamic_shape(%x: tensor<2x?xf32>) -> tensor<6xf32> {
-  // expected-error @below {{s4tf.reshape needs operands of static shape, got tensor<2x?xf32>}}
+  // expected-error @below {{'s4tf.reshape' does not take operands of dynamic shape (tensor<2x?xf32>)}}
   %0 = "s4tf.reshape"(%x) {shape = array<i64: 6>} : (tensor<2x?xf32>) -> tensor<6xf32>
   return %0 : tensor<6xf32>
 }
