@@ -241,6 +241,8 @@ def verify(operation: ir.Operation) -> str | None:
         return f"'{op.full_name()}' attribute '{bad[0]}' must be {op.attributes[bad[0]].description}"
     try:
         operand_types = [TensorType.from_mlir(v.type) for v in operation.operands]
+    except S4tfError as error:  # an element type s4tf has no dtype for
+        return f"'{op.full_name()}' operands: {error.message}"
     except ValueError:
         return f"'{op.full_name()}' operands must be ranked tensors"
     try:

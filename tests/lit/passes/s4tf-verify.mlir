@@ -84,6 +84,15 @@ func.func @array_of_unsigned_elements(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
 
 // -----
 
+// An operand of an element type s4tf has no dtype for (the result of an op that failed).
+func.func @unsigned_operand(%x: tensor<ui8>) -> tensor<f32> {
+  // expected-error @below {{'s4tf.cast' operands: unknown dtype 'ui8'}}
+  %0 = "s4tf.cast"(%x) {dtype = f32} : (tensor<ui8>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
 // Ops whose shape rule computes with sizes declare static_shapes.
 func.func @dynamic_shape(%x: tensor<2x?xf32>) -> tensor<6xf32> {
   // expected-error @below {{'s4tf.reshape' does not take operands of dynamic shape (tensor<2x?xf32>)}}
