@@ -256,6 +256,7 @@ class Conv2D(Op):
     """
 
     name = "conv2d"
+    static_shapes = True
     operands = ("input", "filter")
     attributes = {
         "strides": INT_ARRAY,
@@ -430,6 +431,7 @@ class PoolOp(Op):
 
     operands = ("input",)
     attributes = {"window": INT_ARRAY, "strides": INT_ARRAY, "padding": INT_ARRAY}
+    static_shapes = True
 
     @staticmethod
     def infer(input, *, window, strides, padding):

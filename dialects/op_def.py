@@ -51,6 +51,8 @@ class Op:
     variadic_results: ClassVar[bool] = False
     #: The op runs in a host program (``s4tf-partition``), never on the device: no lowering.
     host: ClassVar[bool] = False
+    #: The shape rule computes with sizes: operands of dynamic shape (``tensor<?x3xf32>``) are an error.
+    static_shapes: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -151,6 +153,10 @@ class Op:
     def result_types(cls, operand_types: list[TensorType], attrs: dict) -> list[TensorType]:
         """Checked result types; errors name the op."""
         cls.check_operand_count(len(operand_types))
+        if cls.static_shapes and any(None in t.shape for t in operand_types):
+            raise ShapeError(
+                f"'{cls.full_name()}' does not take operands of dynamic shape ({', '.join(map(str, operand_types))})"
+            )
         try:
             result = cls.infer(*operand_types, **attrs)
         except S4tfError as error:
@@ -230,21 +236,19 @@ def verify(operation: ir.Operation) -> str | None:
         bad = [
             key
             for key, kind in op.attributes.items()
-            if not _attribute_reads(kind, operation.attributes[key])
+            if not _attribute_reads(kind, operation, key)
         ]
         return f"'{op.full_name()}' attribute '{bad[0]}' must be {op.attributes[bad[0]].description}"
     try:
         operand_types = [TensorType.from_mlir(v.type) for v in operation.operands]
+    except S4tfError as error:  # an element type s4tf has no dtype for
+        return f"'{op.full_name()}' operands: {error.message}"
     except ValueError:
         return f"'{op.full_name()}' operands must be ranked tensors"
     try:
         result_types = op.result_types(operand_types, attrs)
     except S4tfError as error:
         return error.message
-    except (TypeError, ValueError):  # a rule that computes with a dynamic (None) dimension
-        if not any(None in t.shape for t in operand_types):
-            raise
-        return f"'{op.full_name()}' does not take operands of dynamic shape ({', '.join(map(str, operand_types))})"
     declared = [str(r.type) for r in operation.results]
     expected = [t.mlir_text for t in result_types]
     if declared != expected:
@@ -255,9 +259,9 @@ def verify(operation: ir.Operation) -> str | None:
     return None
 
 
-def _attribute_reads(kind: AttrKind, attribute: ir.Attribute) -> bool:
-    try:
-        kind.from_mlir(attribute)
+def _attribute_reads(kind: AttrKind, operation: ir.Operation, key: str) -> bool:
+    try:  # reading the attribute may fail too: the bindings cannot even cast array<ui8: ...>
+        kind.from_mlir(operation.attributes[key])
         return True
     except (ValueError, TypeError):
         return False

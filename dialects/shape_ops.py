@@ -144,6 +144,7 @@ class Reshape(Op):
     """
 
     name = "reshape"
+    static_shapes = True
     operands = ("x",)
     attributes = {"shape": INT_ARRAY}
 
@@ -253,6 +254,7 @@ class Slice(Op):
     """
 
     name = "slice"
+    static_shapes = True
     operands = ("x",)
     attributes = {"start": INT_ARRAY, "limit": INT_ARRAY, "stride": INT_ARRAY}
 
@@ -324,6 +326,7 @@ class AddSlice(Op):
     """
 
     name = "add_slice"
+    static_shapes = True
     operands = ("x", "update")
     attributes = {"start": INT_ARRAY, "stride": INT_ARRAY}
 
@@ -409,6 +412,7 @@ class Concatenate(Op):
     """
 
     name = "concatenate"
+    static_shapes = True
     operands = ("inputs*",)
     attributes = {"axis": INT}
 
@@ -471,6 +475,7 @@ class Pad(Op):
     """
 
     name = "pad"
+    static_shapes = True
     operands = ("x", "value")
     attributes = {"low": INT_ARRAY, "high": INT_ARRAY, "interior": INT_ARRAY}
 

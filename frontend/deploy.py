@@ -212,7 +212,7 @@ class DeployedModule:
 
     def call(self, function: str, *inputs):
         """Run ``function``; one Tensor for one result, else a tuple of Tensors."""
-        arguments = [module_input(value, self._module) for value in inputs]
+        arguments = [module_input(value, self._module.device) for value in inputs]
         results = [Tensor(r, self._module.target) for r in self._module.invoke(function, arguments)]
         return results[0] if len(results) == 1 else tuple(results)
 

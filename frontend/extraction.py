@@ -88,26 +88,27 @@ def partition(lowered: Lowered) -> Partitioned:
 
 @dataclass
 class CompiledExtraction(Compiled):
-    """One signature of an extracted function: its host program and device module."""
+    """One signature of an extracted function: its host program and device module
+    (``None`` when the host program launches no device function)."""
 
     program: ExtractedProgram | None = None
 
     def __call__(self, leaves):
-        inputs = [device_value(leaf, self.module) for leaf in leaves if not isinstance(leaf_spec(leaf), Static)]
+        target = self.program.target
+        inputs = [device_value(leaf, target) for leaf in leaves if not isinstance(leaf_spec(leaf), Static)]
         device = self.program.device
-        results = [
-            Tensor(DeviceArray(device, r.buffer_view), self.module.target, pending=r) for r in self.program.run(inputs)
-        ]
+        results = [Tensor(DeviceArray(device, r.buffer_view), target, pending=r) for r in self.program.run(inputs)]
         return rebuild_outputs(self.lowered.record, results)
 
 
-def device_value(value, module: LoadedModule) -> DeviceValue:
-    """``value`` on ``module``'s device: a tensor still being computed there is chained to
+def device_value(value, target: str) -> DeviceValue:
+    """``value`` on ``target``'s device: a tensor still being computed there is chained to
     its fence (not waited for); host arrays are copied."""
-    if isinstance(value, Tensor) and value.pending is not None and get_target(value.target).device == module.device:
+    device = get_target(target).device
+    if isinstance(value, Tensor) and value.pending is not None and get_target(value.target).device == device:
         return DeviceValue(value._device_array._buffer_view, value.pending.fence)
-    value = module_input(value, module)
-    array = value if isinstance(value, DeviceArray) else to_device(value, module.target)
+    value = module_input(value, device)
+    array = value if isinstance(value, DeviceArray) else to_device(value, target)
     return DeviceValue(array._buffer_view)
 
 
@@ -149,6 +150,11 @@ class ExtractedFunction(StagedFunction):
         host_program = result.host_program()
         if host_program is None:  # no host calls: an ordinary staged function
             return super()._compile(args, kwargs)
+        module = self._compile_device_functions(result) if host_program.launches() else None
+        return CompiledExtraction(lowered, module, program=ExtractedProgram(host_program, module, self.target, self.timeout_s))
+
+    def _compile_device_functions(self, result: Partitioned) -> LoadedModule:
+        lowered = result.lowered
         device = device_module(result.module)
         with lowered.context:
             try:
@@ -156,8 +162,7 @@ class ExtractedFunction(StagedFunction):
             except ir.MLIRError as error:
                 raise CompilationError(f"lowering '{lowered.entry}' failed:\n{format_mlir_error(error)}") from None
         vmfb = compile_stablehlo(str(device), self.target, extra_flags=ASYNC_FLAGS)
-        module = LoadedModule(vmfb, get_target(self.target).device)
-        return CompiledExtraction(lowered, module, program=ExtractedProgram(host_program, module, self.timeout_s))
+        return LoadedModule(vmfb, get_target(self.target).device)
 
     def __repr__(self):
         return f"<s4tf.function(extract=True) {self.__name__}>"

@@ -87,7 +87,7 @@ class Compiled:
 
     def __call__(self, leaves):
         tensors = [leaf for leaf in leaves if not isinstance(leaf_spec(leaf), Static)]
-        inputs = [module_input(leaf, self.module) for leaf in tensors]
+        inputs = [module_input(leaf, self.module.device) for leaf in tensors]
         for position in self.donated:
             given = tensors[position]
             shared = sum(other is given for other in tensors) > 1
@@ -100,9 +100,9 @@ class Compiled:
         return rebuild_outputs(self.lowered.record, results)
 
 
-def module_input(value, module: LoadedModule):
-    """A tensor on ``module``'s device as it is; anything else through the host."""
-    if isinstance(value, Tensor) and get_target(value.target).device == module.device:
+def module_input(value, device: str):
+    """A tensor on ``device`` as it is; anything else through the host."""
+    if isinstance(value, Tensor) and get_target(value.target).device == device:
         return value.device_array
     return np.asarray(value)
 

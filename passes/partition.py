@@ -37,10 +37,12 @@ the user's line, like S4TF's "value implicitly copied to the host" warnings.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 from s4tf.mlir import func, ir
-from s4tf.passes.ir_walk import defining_op
+from s4tf.passes.diagnostics import parse_location
+from s4tf.passes.ir_walk import collect, defining_op
 from s4tf.passes.registry import PassFailed, emit_error, emit_warning, register
 from s4tf.passes.verify import verify_module
 
@@ -88,9 +90,8 @@ def has_host_calls(function: ir.Operation) -> bool:
 class Partition:
     """Partitions one function (see the module docstring)."""
 
-    def __init__(self, function: ir.Operation, symbols: set[str], partitioned: set[str], warn_transfers: bool):
+    def __init__(self, function: ir.Operation, symbols: set[str], warn_transfers: bool):
         self.function = function
-        self.partitioned = partitioned
         self.name = symbol_name(function)
         self.block = body(function)
         self.symbols = symbols
@@ -100,6 +101,7 @@ class Partition:
         self.level: dict[ir.Operation, int] = {}
         self.region_of: dict[ir.Operation, int] = {}
         self.regions: list[DeviceRegion] = []
+        self.region_levels: list[int] = []  #: the level of each device function
         self.host_calls: list[ir.Operation] = []
         self.last_function = function
 
@@ -116,8 +118,10 @@ class Partition:
 
     def assign_levels(self) -> None:
         """Device op: the number of host calls its inputs wait for; host call: the device
-        function it waits for (and no earlier than the host call before it)."""
+        function it waits for (and no earlier than the host call before it). Levels without
+        device ops (a host call on arguments only) get no device function."""
         previous_host = 0
+        by_level: dict[int, DeviceRegion] = {}
         for operation in self.ops[:-1]:
             kind = self.kind(operation)
             if kind == "constant":
@@ -134,10 +138,15 @@ class Partition:
                 previous_host = level
                 self.host_calls.append(operation)
             else:
-                while len(self.regions) <= level:
-                    self.regions.append(DeviceRegion())
-                self.regions[level].ops.append(operation)
-                self.region_of[operation] = level
+                by_level.setdefault(level, DeviceRegion()).ops.append(operation)
+        self.region_levels = sorted(by_level)
+        self.regions = [by_level[level] for level in self.region_levels]
+        for index, region in enumerate(self.regions):
+            self.region_of.update((operation, index) for operation in region.ops)
+
+    def regions_before(self, host_call: ir.Operation) -> int:
+        """How many device functions ``host_call`` may wait for (those launched before it)."""
+        return bisect.bisect_right(self.region_levels, self.level[host_call])
 
     def collect_boundaries(self) -> None:
         for index, region in enumerate(self.regions):
@@ -163,11 +172,6 @@ class Partition:
     # -- rewriting -----------------------------------------------------------------------
 
     def run(self) -> None:
-        for operation in self.ops:
-            if operation.name == "func.call" and callee(operation) in self.partitioned:
-                emit_error(operation, f"'{callee(operation)}' calls host functions; call s4tf.host from the "
-                           "top-level staged function (host calls inside called staged functions are not supported)")
-                raise PassFailed()
         self.assign_levels()
         self.collect_boundaries()
         device_functions = [self.build_device_function(index) for index in range(len(self.regions))]
@@ -235,8 +239,8 @@ class Partition:
             launched.add(index)
 
         for host_call in self.host_calls:
-            for index in range(self.level[host_call] + 1):
-                if index < len(self.regions) and index not in launched:
+            for index in range(self.regions_before(host_call)):
+                if index not in launched:
                     launch(index)
             for value in list(host_call.operands):
                 if self.kind(defining_op(value)) in ("device", "argument"):
@@ -264,23 +268,76 @@ class Partition:
 
 def transfer_message(name: str, value: ir.Value, at: ir.Operation) -> str:
     if name == "s4tf.recv":
-        function = ir.StringAttr(at.attributes["callee"]).value
+        function = host_function(at)
         return f"value of type {value.type} is copied from the device to the host for host function '{function}'"
     producer = defining_op(value)
     if producer is not None and producer.name == HOST_CALL:
-        function = ir.StringAttr(producer.attributes["callee"]).value
+        function = host_function(producer)
         return f"result of host function '{function}' ({value.type}) is copied from the host to the device"
     return f"value of type {value.type} is copied from the host to the device"
+
+
+def check_host_calls_are_top_level(table: dict[str, ir.Operation]) -> None:
+    """Host calls must be made at the top level of a function that no other function calls:
+    report those inside control flow, and every call of a function that makes host calls
+    (itself or through the functions it calls)."""
+    failed = False
+    host_call: dict[str, ir.Operation] = {}  # function -> a host call it makes, itself or through callees
+    calls: list[tuple[str, ir.Operation]] = []  # (caller, func.call)
+    for name, function in table.items():
+        for operation in collect(function, lambda op: op.name in (HOST_CALL, "func.call"), pre_order=True):
+            if operation.name == "func.call":
+                calls.append((name, operation))
+                continue
+            host_call.setdefault(name, operation)
+            parent = operation.parent
+            if parent.name != "func.func":
+                emit_error(operation, f"host function '{host_function(operation)}' is called inside '{parent.name}'; "
+                           "an extracted function calls s4tf.host at its top level, outside control flow")
+                failed = True
+    via: dict[str, list[str]] = {}  # function -> the functions it reaches its host call through
+    changed = True
+    while changed:
+        changed = False
+        for caller, call in calls:
+            target = callee(call)
+            if target in host_call and caller not in host_call:
+                host_call[caller] = host_call[target]
+                via[caller] = [target, *via.get(target, [])]
+                changed = True
+    for _, call in calls:
+        target = callee(call)
+        if target in host_call:
+            operation = host_call[target]
+            through = "".join(f"{' through' if i == 0 else ', then'} '{name}'" for i, name in enumerate(via.get(target, [])))
+            emit_error(call, f"'{target}' calls host function '{host_function(operation)}'"
+                       f"{place(operation.location, call.location)}{through}; only the extracted function itself "
+                       "may call s4tf.host, not a staged function it calls")
+            failed = True
+    if failed:
+        raise PassFailed()
+
+
+def place(location: ir.Location, seen_from: ir.Location) -> str:
+    """`` at line N`` of ``location`` (`` at file:N`` in another file than ``seen_from``)."""
+    file, line, _ = parse_location(location)
+    if line is None:
+        return ""
+    return f" at line {line}" if file == parse_location(seen_from)[0] else f" at {file}:{line}"
+
+
+def host_function(host_call: ir.Operation) -> str:
+    return ir.StringAttr(host_call.attributes["callee"]).value
 
 
 @register("s4tf-partition", "Split functions with host calls into device functions and a host program")
 def partition(module: ir.Operation, warn_transfers: bool = False) -> None:
     verify_module(module)
     table = functions(module)
-    with_host_calls = {name for name, function in table.items() if has_host_calls(function)}
+    check_host_calls_are_top_level(table)
     symbols = set(table)
-    for name in sorted(with_host_calls):
-        Partition(table[name], symbols, with_host_calls, warn_transfers).run()
+    for name in sorted(name for name, function in table.items() if has_host_calls(function)):
+        Partition(table[name], symbols, warn_transfers).run()
 
 
 def device_module(module: ir.Module) -> ir.Module:

@@ -13,20 +13,33 @@ from __future__ import annotations
 
 from s4tf.dialects.op_def import verify as verify_op
 from s4tf.mlir import ir
-from s4tf.passes.ir_walk import s4tf_ops
+from s4tf.passes.ir_walk import is_s4tf, s4tf_ops
 from s4tf.passes.registry import PassFailed, emit_error, register
 
 
 def verify_module(module: ir.Operation) -> None:
     """Emit an error for every malformed s4tf op; raise :class:`PassFailed` if any."""
     failed = False
-    for operation in s4tf_ops(module):
+    operations = s4tf_ops(module)
+    for operation in operations:
         problem = verify_op(operation)
         if problem:
             emit_error(operation, problem)
             failed = True
+    for operation in unterminated(module, operations):
+        emit_error(operation, f"'{operation.name}' ends its block, but s4tf ops are not terminators: the block's return is missing")
+        failed = True
     if failed:
         raise PassFailed()
+
+
+def unterminated(module: ir.Operation, operations: list[ir.Operation]) -> list[ir.Operation]:
+    """The s4tf ops that end a function's block or a region op's. MLIR takes an unregistered
+    op for a possible terminator, so a block whose return is missing parses."""
+    holders = [op.operation for op in module.regions[0].blocks[0].operations] + [op for op in operations if op.regions]
+    last = [block.operations[len(block.operations) - 1] for holder in holders for region in holder.regions
+            for block in region.blocks if len(block.operations)]
+    return [op.operation for op in last if is_s4tf(op.operation)]
 
 
 register("s4tf-verify", "Check every s4tf op against its definition (operands, attributes, result types)")(verify_module)

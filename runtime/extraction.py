@@ -24,7 +24,7 @@ nobody read is raised by the next call (so at the latest :data:`MAX_IN_FLIGHT` c
 later). Every wait has a timeout, so a device that never finishes is an error, not a hang.
 
 ```python
-program = ExtractedProgram(HostProgram.from_function(host_fn), loaded_module)
+program = ExtractedProgram(HostProgram.from_function(host_fn), loaded_module, "cpu")
 outputs = program.run([DeviceValue(x_buffer_view), DeviceValue(w_buffer_view)])  # PendingResults
 ```
 """
@@ -48,6 +48,7 @@ from s4tf.mlir import ir
 from s4tf.passes.diagnostics import parse_location
 from s4tf.runtime.device import LoadedModule, device_config, iree_message
 from s4tf.runtime.pending import ExtractionError, PendingResult, Run
+from s4tf.runtime.targets import get_target
 from s4tf.runtime.transfer import to_host
 
 #: IREE flags of device functions: the coarse-fences (wait/signal fence) calling convention.
@@ -116,6 +117,10 @@ class HostProgram:
                 raise S4tfError(f"'{name}' cannot run in a host program", where or None)
         return HostProgram(ir.StringAttr(function.attributes["sym_name"]).value, arguments, steps)
 
+    def launches(self) -> bool:
+        """Whether the program launches a device function (it has device work)."""
+        return any(step.kind == "launch" for step in self.steps)
+
 
 @dataclass
 class DeviceValue:
@@ -127,12 +132,15 @@ class DeviceValue:
 
 
 class ExtractedProgram:
-    """A host program and the loaded module holding its device functions."""
+    """A host program for ``target`` and the loaded module holding its device functions
+    (``None`` for a program that launches none: its host calls read only arguments)."""
 
-    def __init__(self, program: HostProgram, module: LoadedModule, timeout_s: float = DEFAULT_TIMEOUT_S):
+    def __init__(self, program: HostProgram, module: LoadedModule | None, target: str,
+                 timeout_s: float = DEFAULT_TIMEOUT_S):
         self.program = program
         self.module = module
-        self.device = module_device(module)
+        self.target = target
+        self.device = device_config(get_target(target).device).device
         self.timeout_s = timeout_s
         self.functions = {s.callee: module.vm_function(s.callee) for s in program.steps if s.kind == "launch"}
         [self.returned] = [s.inputs for s in program.steps if s.kind == "return"]
@@ -284,10 +292,6 @@ class ExtractedProgram:
                 fence.wait(timeout=int(self.timeout_s * 1e9))
             except RuntimeError:
                 pass
-
-
-def module_device(module: LoadedModule) -> iree_runtime.HalDevice:
-    return device_config(module.device).device
 
 
 def element_type(tensor_type: TensorType) -> iree_runtime.HalElementType:

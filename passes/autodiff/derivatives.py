@@ -63,6 +63,8 @@ def wrt_problem(function: ir.Operation) -> str | None:
     symbol = symbol_of(function)
     try:
         indices = read_indices(function, WRT)
+    except TypeError:  # array<ui8: ...>: the bindings cannot even read it (nor print it here)
+        return f"'{WRT}' of '@{symbol}' must list argument indices as array<i64: ...>, not an array of another element type"
     except ValueError:
         return f"'{WRT}' of '@{symbol}' must list argument indices as array<i64: ...>, not {function.attributes[WRT]}"
     inputs = list(function_type(function).inputs)

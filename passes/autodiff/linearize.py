@@ -28,11 +28,15 @@ from s4tf.passes.autodiff.naming import JVP_OF, LINEAR_ARGS, TRANSPOSE, WRT, der
 
 
 def linearized(module, symbol: str, wrt: list[int]) -> tuple[str, str]:
-    """``(fwd, lin)`` symbols for ``symbol`` wrt ``wrt``, built if missing."""
+    """``(fwd, lin)`` symbols for ``symbol`` wrt ``wrt``, built if either is missing (symbol-dce
+    and inline drop ``lin``, which nothing calls: both are built again)."""
     primal = find_function(module, symbol)
     fwd_name = derivative_symbol(primal, symbol, "vjp_fwd", wrt)
     lin_name = derivative_symbol(primal, symbol, "lin", wrt)
-    if find_function(module, fwd_name) is None:
+    fwd, lin = find_function(module, fwd_name), find_function(module, lin_name)
+    if fwd is None or lin is None:
+        if fwd is not None:
+            fwd.erase()
         jvp = find_function(module, jvp_function(module, symbol, wrt, linearizing=True))
         bwd_name = derivative_symbol(primal, symbol, "vjp_bwd", wrt)
         with primal.context:

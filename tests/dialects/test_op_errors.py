@@ -1,12 +1,18 @@
 """Operands an op does not accept: errors name the op and the offending shapes or dtypes,
 and are located at the user's line; the verifier rejects the same ops written as IR."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import s4tf
+from s4tf.dialects.op_def import OPS, read_attributes
+from s4tf.dialects.types import TensorType
+from s4tf.errors import S4tfError, ShapeError
 from s4tf.mlir import ir, new_context
 from s4tf.passes.diagnostics import error_messages
+from s4tf.passes.ir_walk import s4tf_ops
 from s4tf.passes.pipeline import build_pass_manager
 
 
@@ -200,3 +206,42 @@ def test_verifier_rejects_a_result_type_that_differs_from_the_inferred_one():
     assert len(errors) == 2, errors
     assert errors[0].startswith("f.mlir:2:") and "tensor<4xf32>" in errors[0] and "tensor<3xf32>" in errors[0], errors
     assert errors[1].startswith("f.mlir:3:") and "s4tf.add" in errors[1] and "f32, i32" in errors[1], errors
+
+
+LOWERING_TEST = Path(__file__).resolve().parents[1] / "lit" / "passes" / "s4tf-lower-to-stablehlo.mlir"
+
+
+def _lowering_test_ops():
+    """``(op name, operand types, attributes)`` of every s4tf op in the lowering lit test
+    (which has every op, see tests/tools/test_lit.py), regions aside."""
+    found = []
+    with new_context():
+        for chunk in LOWERING_TEST.read_text().split("// -----"):
+            module = ir.Module.parse(chunk)
+            for operation in s4tf_ops(module.operation):
+                op = OPS[operation.name]
+                if not op.regions:
+                    operands = [TensorType.from_mlir(v.type) for v in operation.operands]
+                    found.append((operation.name, operands, read_attributes(op, operation)))
+    return found
+
+
+def test_shape_rules_accept_or_reject_dynamic_dimensions():
+    """A ``?`` in any operand dimension gives a result type or a ShapeError, never a Python
+    error inside the shape rule (``s4tf-opt`` would report it as an internal error)."""
+    rejected = set()
+    for name, operands, attrs in _lowering_test_ops():
+        for position, operand in enumerate(operands):
+            for axis in range(operand.rank):
+                shape = tuple(None if i == axis else d for i, d in enumerate(operand.shape))
+                dynamic = [*operands[:position], TensorType(shape, operand.dtype), *operands[position + 1 :]]
+                try:
+                    OPS[name].result_types(dynamic, attrs)
+                except ShapeError as error:
+                    assert name in error.message, error.message
+                    if "does not take operands of dynamic shape" in error.message:
+                        rejected.add(name)
+                except S4tfError:
+                    pass
+    assert {"s4tf.reshape", "s4tf.slice", "s4tf.conv2d", "s4tf.max_pool2d"} <= rejected
+

@@ -97,3 +97,35 @@ def with_constants(x):
 
 def with_constants_numpy(x):
     return (x * SCALE + 0.25) * SCALE
+
+
+def host_only(y):
+    """Nothing but a host call on an argument: no device function at all."""
+    return s4tf.host(cumulative)(y)
+
+
+def host_only_numpy(y):
+    return cumulative(y)
+
+
+def canonicalized_away(y):
+    """``y * 1`` is canonicalized to ``y``: the host call reads the argument, and the only
+    device work waits for its result."""
+    return s4tf.host(cumulative)(y * 1) + 1
+
+
+def canonicalized_away_numpy(y):
+    return cumulative(y) + 1
+
+
+def host_chain(y):
+    """Host calls on an argument and on device work after each other (an unrolled loop)."""
+    for _ in range(3):
+        y = s4tf.host(cumulative)(y) * 0.5
+    return y
+
+
+def host_chain_numpy(y):
+    for _ in range(3):
+        y = cumulative(y) * np.float32(0.5)
+    return y

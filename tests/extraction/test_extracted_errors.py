@@ -11,6 +11,7 @@ import pytest
 
 import s4tf
 from s4tf.dialects.host_ops import HostFunctionError
+from s4tf.errors import CompilationError
 from s4tf.runtime.extraction import MAX_IN_FLIGHT
 
 DEADLINE_S = 60.0
@@ -156,3 +157,52 @@ def test_an_unread_host_error_is_raised_by_a_later_call():
     step = s4tf.function(logs_then_exp, extract=True)
     with pytest.raises(HostFunctionError, match="host function 'disk_full' raised OSError: disk full"):
         within_deadline(lambda: [step(X) for _ in range(MAX_IN_FLIGHT + 1)])
+
+
+@s4tf.function
+def staged_with_host_call(x):
+    return s4tf.host(two_results)(s4tf.sin(x)) + 1.0  # the staged function's host call
+
+
+@s4tf.function
+def staged_calling_staged(x):
+    return staged_with_host_call(x) * 3.0  # a call through another staged function
+
+
+def calls_a_staged_host_call(x):
+    return staged_with_host_call(x) * 2.0  # a direct call
+
+
+def calls_through_another(x):
+    return staged_calling_staged(x) * 2.0  # an indirect call
+
+
+def test_a_host_call_in_a_called_staged_function_is_an_error_at_the_call():
+    host_line = line_of("# the staged function's host call")
+    with pytest.raises(CompilationError) as caught:
+        s4tf.function(calls_a_staged_host_call, extract=True)(X)
+    assert str(caught.value).splitlines()[1:] == [
+        f"{__file__}:{line_of('# a direct call')}:12: error: 'staged_with_host_call' calls host function 'two_results' "
+        f"at line {host_line}; only the extracted function itself may call s4tf.host, not a staged function it calls"
+    ]
+    with pytest.raises(CompilationError) as caught:
+        s4tf.function(calls_through_another, extract=True)(X)
+    lines = str(caught.value).splitlines()
+    assert lines[1] == (
+        f"{__file__}:{line_of('# an indirect call')}:12: error: 'staged_calling_staged' calls host function 'two_results' "
+        f"at line {host_line} through 'staged_with_host_call'; only the extracted function itself may call s4tf.host, "
+        "not a staged function it calls"
+    )
+    assert lines[2].startswith(f"{__file__}:{line_of('# a call through another')}:12: error: 'staged_with_host_call' calls")
+
+
+def test_a_host_call_inside_control_flow_is_an_error_at_the_host_call():
+    def branch(x):
+        if s4tf.sum(x) > 0:
+            x = s4tf.host(two_results)(x)  # inside s4tf.if
+        return x
+
+    with pytest.raises(CompilationError, match=re.escape(
+        f"{__file__}:{line_of('# inside s4tf.if')}:17: error: host function 'two_results' is called inside 's4tf.if'"
+    )):
+        s4tf.function(branch, extract=True)(X)

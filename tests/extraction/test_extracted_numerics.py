@@ -22,6 +22,9 @@ CASES = {
     "two_independent": (normal(3, 5),),
     "no_device_dependency": (normal(4, 4) * 0.3, normal(6)),
     "with_constants": (normal(64, 64),),
+    "host_only": (normal(6),),
+    "canonicalized_away": (normal(6),),
+    "host_chain": (normal(6),),
 }
 
 
@@ -52,6 +55,10 @@ def test_partitioned_programs_have_the_expected_shape():
     assert kinds["two_independent"] == ["launch", "recv", "host_call", "host_call", "send", "send", "launch", "return"]
     assert kinds["no_device_dependency"] == ["launch", "recv", "host_call", "send", "launch", "return"]
     assert kinds["with_constants"] == ["constant", "launch", "recv", "host_call", "send", "launch", "return"]
+    assert kinds["host_only"] == ["recv", "host_call", "send", "return"]
+    assert kinds["canonicalized_away"] == ["recv", "host_call", "send", "launch", "return"]
+    assert kinds["host_chain"] == ["recv", "host_call", "send", "launch", "recv", "host_call", "send", "launch",
+                                   "recv", "host_call", "send", "launch", "return"]
 
 
 def test_only_host_call_operands_and_results_cross():
@@ -76,6 +83,16 @@ def test_a_host_call_on_an_argument_receives_only_the_argument():
     step = s4tf.function(programs.no_device_dependency, extract=True)
     np.asarray(step(x, y)[1])
     assert step.bytes_transferred == {"recv": y.nbytes, "send": y.nbytes}
+
+
+def test_host_only_results_feed_the_next_call():
+    """Without device work nothing is compiled; results are still device tensors, and a
+    pending one passed to the next call is received once its send is done."""
+    (y,) = CASES["host_only"]
+    step = s4tf.function(programs.host_only, extract=True)
+    twice = step(step(y))
+    np.testing.assert_allclose(np.asarray(twice), np.cumsum(np.cumsum(y)), rtol=1e-5, atol=1e-6)
+    assert step.bytes_transferred == {"recv": 2 * y.nbytes, "send": 2 * y.nbytes}
 
 
 def test_constants_are_folded_not_sent():

@@ -41,6 +41,15 @@ func.func @not_an_array(%x: tensor<3xf32>) -> tensor<3xf32> attributes {s4tf.wrt
 
 // -----
 
+// An array of unsigned integers, which MLIR's Python bindings cannot read.
+// expected-error @below {{'s4tf.wrt' of '@unsigned' must list argument indices as array<i64: ...>, not an array of another element type}}
+func.func @unsigned(%x: tensor<3xf32>) -> tensor<3xf32> attributes {s4tf.wrt = array<ui8: 0>} {
+  %0 = "s4tf.sin"(%x) : (tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
 // expected-error @below {{'s4tf.wrt' of '@integer' names argument 1 of type tensor<3xi32>: only float arguments have derivatives}}
 func.func @integer(%x: tensor<3xf32>, %n: tensor<3xi32>) -> tensor<3xf32> attributes {s4tf.wrt = array<i64: 0, 1>} {
   %0 = "s4tf.sin"(%x) : (tensor<3xf32>) -> tensor<3xf32>

@@ -2,6 +2,7 @@
 // RUN: s4tf-opt %s --split-input-file -p 's4tf-partition{warn_transfers=true}' 2>&1 >/dev/null | filecheck %s --check-prefix=WARN
 // RUN: s4tf-opt %s --split-input-file -p s4tf-partition --warn-transfers 2>&1 >/dev/null | filecheck %s --check-prefix=WARN
 // RUN: s4tf-opt %s --split-input-file -p s4tf-partition | s4tf-opt -p s4tf-verify | filecheck %s --check-prefix=VALID
+// RUN: s4tf-opt %s --split-input-file -p s4tf-canonicalize,s4tf-partition | filecheck %s --check-prefix=CANON
 
 // The issue's step: device work, a receive for two host calls, a send, device work again.
 // Device work that needs no host result (the tanh) joins the first device function; the
@@ -68,6 +69,84 @@ func.func @overlap(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xf32>, tens
   %1 = "s4tf.host_call"(%y) {callee = "simulate", result_types = [tensor<4xf32>]} : (tensor<4xf32>) -> tensor<4xf32>
   %2 = "s4tf.exp"(%0) : (tensor<4xf32>) -> tensor<4xf32>
   return %2, %1 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// A host call whose operands are only arguments, and device work waiting for its result:
+// there is no device work before it, so no empty device function; the host call runs as
+// soon as the call starts.
+
+// CHECK-LABEL: func.func @arguments_only(%arg0: tensor<4xf32>) -> tensor<4xf32> attributes {s4tf.host_program} {
+// CHECK-NEXT:    %[[A:.*]] = "s4tf.recv"(%arg0)
+// CHECK-NEXT:    %[[H:.*]] = "s4tf.host_call"(%[[A]]) {callee = "cumulative"
+// CHECK-NEXT:    %[[S:.*]] = "s4tf.send"(%[[H]])
+// CHECK-NEXT:    %[[D:.*]] = call @arguments_only_device_0(%[[S]]) : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:    return %[[D]] : tensor<4xf32>
+// CHECK-NEXT:  }
+// CHECK-NEXT:  func.func private @arguments_only_device_0(%arg0: tensor<4xf32>) -> tensor<4xf32> attributes {s4tf.device_function} {
+// CHECK-NEXT:    %[[C:.*]] = "s4tf.constant"
+// CHECK-NEXT:    "s4tf.add"(%arg0, %[[C]])
+// CHECK-NEXT:    return
+// CHECK-NEXT:  }
+func.func @arguments_only(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "s4tf.host_call"(%x) {callee = "cumulative", result_types = [tensor<4xf32>]} : (tensor<4xf32>) -> tensor<4xf32>
+  %one = "s4tf.constant"() {value = dense<1.0> : tensor<f32>} : () -> tensor<f32>
+  %1 = "s4tf.add"(%0, %one) : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+
+// -----
+
+// `host(cumulative)(x * 1) + 1`: the multiplication is device work before the host call
+// until s4tf-canonicalize removes it (CANON); then the host call reads the argument, and the
+// one device function left is the addition after it.
+
+// CHECK-LABEL: func.func @canonicalized_away(%arg0: tensor<4xf32>) -> tensor<4xf32> attributes {s4tf.host_program} {
+// CHECK-NEXT:    %[[D0:.*]] = call @canonicalized_away_device_0(%arg0)
+// CHECK-NEXT:    %[[A:.*]] = "s4tf.recv"(%[[D0]])
+// CHECK:         call @canonicalized_away_device_1(
+// CHECK:       func.func private @canonicalized_away_device_0(
+// CHECK-NEXT:    %[[C:.*]] = "s4tf.constant"
+// CHECK-NEXT:    "s4tf.mul"(%arg0, %[[C]])
+// CHECK:       func.func private @canonicalized_away_device_1(
+
+// CANON-LABEL: func.func @canonicalized_away(%arg0: tensor<4xf32>) -> tensor<4xf32> attributes {s4tf.host_program} {
+// CANON-NEXT:    %[[A:.*]] = "s4tf.recv"(%arg0)
+// CANON-NEXT:    %[[H:.*]] = "s4tf.host_call"(%[[A]]) {callee = "cumulative"
+// CANON-NEXT:    %[[S:.*]] = "s4tf.send"(%[[H]])
+// CANON-NEXT:    %[[D:.*]] = call @canonicalized_away_device_0(%[[S]]) : (tensor<4xf32>) -> tensor<4xf32>
+// CANON-NEXT:    return %[[D]] : tensor<4xf32>
+// CANON-NEXT:  }
+// CANON-NEXT:  func.func private @canonicalized_away_device_0(%arg0: tensor<4xf32>) -> tensor<4xf32> attributes {s4tf.device_function} {
+// CANON-NEXT:    %[[C:.*]] = "s4tf.constant"
+// CANON-NEXT:    "s4tf.add"(%arg0, %[[C]])
+// CANON-NEXT:    return
+// CANON-NEXT:  }
+// CANON-NOT:   canonicalized_away_device_1
+func.func @canonicalized_away(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %one = "s4tf.constant"() {value = dense<1.0> : tensor<f32>} : () -> tensor<f32>
+  %0 = "s4tf.mul"(%x, %one) : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %1 = "s4tf.host_call"(%0) {callee = "cumulative", result_types = [tensor<4xf32>]} : (tensor<4xf32>) -> tensor<4xf32>
+  %2 = "s4tf.add"(%1, %one) : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return %2 : tensor<4xf32>
+}
+
+// -----
+
+// Only host work: no device function at all; the host program receives the argument and
+// sends the host call's result.
+
+// CHECK-LABEL: func.func @host_only(%arg0: tensor<4xf32>) -> tensor<4xf32> attributes {s4tf.host_program} {
+// CHECK-NEXT:    %[[A:.*]] = "s4tf.recv"(%arg0)
+// CHECK-NEXT:    %[[H:.*]] = "s4tf.host_call"(%[[A]]) {callee = "cumulative"
+// CHECK-NEXT:    %[[S:.*]] = "s4tf.send"(%[[H]])
+// CHECK-NEXT:    return %[[S]] : tensor<4xf32>
+// CHECK-NEXT:  }
+// CHECK-NOT:   s4tf.device_function
+func.func @host_only(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "s4tf.host_call"(%x) {callee = "cumulative", result_types = [tensor<4xf32>]} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
 }
 
 // -----

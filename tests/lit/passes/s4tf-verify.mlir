@@ -74,6 +74,43 @@ func.func @attribute_of_wrong_kind(%x: tensor<4x3xf32>) -> tensor<4xf32> {
 
 // -----
 
+// An array of another element type than i64: MLIR's Python bindings cannot even read
+// array<ui8: ...>, which is still a wrong kind, not an internal error.
+func.func @array_of_unsigned_elements(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  // expected-error @below {{'s4tf.transpose' attribute 'permutation' must be array of i64}}
+  %0 = "s4tf.transpose"(%x) {permutation = array<ui8: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+// MLIR takes the unregistered s4tf.sin for a possible terminator: the missing return is
+// s4tf-verify's to report.
+func.func @return_missing(%x: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @below {{'s4tf.sin' ends its block, but s4tf ops are not terminators: the block's return is missing}}
+  %0 = "s4tf.sin"(%x) : (tensor<3xf32>) -> tensor<3xf32>
+}
+
+// -----
+
+// An operand of an element type s4tf has no dtype for (the result of an op that failed).
+func.func @unsigned_operand(%x: tensor<ui8>) -> tensor<f32> {
+  // expected-error @below {{'s4tf.cast' operands: unknown dtype 'ui8'}}
+  %0 = "s4tf.cast"(%x) {dtype = f32} : (tensor<ui8>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+// Ops whose shape rule computes with sizes declare static_shapes.
+func.func @dynamic_shape(%x: tensor<2x?xf32>) -> tensor<6xf32> {
+  // expected-error @below {{'s4tf.reshape' does not take operands of dynamic shape (tensor<2x?xf32>)}}
+  %0 = "s4tf.reshape"(%x) {shape = array<i64: 6>} : (tensor<2x?xf32>) -> tensor<6xf32>
+  return %0 : tensor<6xf32>
+}
+
+// -----
+
 func.func @dtype_attribute_not_a_type(%x: tensor<4xf32>) -> tensor<4xi32> {
   // expected-error @below {{'s4tf.cast' attribute 'dtype' must be element type}}
   %0 = "s4tf.cast"(%x) {dtype = 3 : i64} : (tensor<4xf32>) -> tensor<4xi32>

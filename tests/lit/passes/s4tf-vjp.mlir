@@ -1,6 +1,9 @@
 // RUN: s4tf-opt %s --split-input-file -p s4tf-vjp | filecheck %s
 // RUN: s4tf-opt %s --split-input-file -p s4tf-vjp | s4tf-opt -p s4tf-verify | filecheck %s --check-prefix=VALID
 // RUN: s4tf-opt %s --split-input-file -p s4tf-vjp,s4tf-canonicalize,cse | filecheck %s --check-prefix=CANON
+// Run again after inline has dropped the linear functions (nothing calls them), the pass
+// builds them again:
+// RUN: s4tf-opt %s --split-input-file -p s4tf-vjp,inline,s4tf-vjp | filecheck %s
 
 // Reverse mode through region ops. Numbers: tests/control_flow/test_region_derivatives.py.
 
