@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import math
 
+import ml_dtypes
 import numpy as np
 
 from s4tf import numpy_api as snp
@@ -274,7 +275,7 @@ def gumbel(key, shape=(), dtype=np.float32) -> Tensor:
 
 
 def _gumbel_impl(key, shape, dtype):
-    tiny = float(np.finfo(to_numpy_dtype(dtype)).tiny)
+    tiny = float(ml_dtypes.finfo(to_numpy_dtype(dtype)).tiny)
     return -snp.log(-snp.log(_uniform_floats(key, shape, dtype, tiny, 1.0)))
 
 
