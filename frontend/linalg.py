@@ -144,10 +144,10 @@ def _right_hand_side(a, b):
     if b.dtype != a.dtype:
         raise DTypeError(f"a and b must have one dtype, got {a.dtype} and {b.dtype}")
     vector = b.ndim == 1
+    if b.ndim < 1 or b.shape[0 if vector else -2] != a.shape[-1]:
+        raise LinAlgError(f"b of shape {tuple(b.shape)} does not match a of shape {tuple(a.shape)}")
     if vector:
         b = snp.expand_dims(b, -1)
-    if b.ndim < 2 or b.shape[-2] != a.shape[-1]:
-        raise LinAlgError(f"b of shape {tuple(b.shape)} does not match a of shape {tuple(a.shape)}")
     batch = np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
     return snp.broadcast_to(b, (*batch, *b.shape[-2:])), vector
 
