@@ -23,8 +23,8 @@ import ml_dtypes
 import numpy as np
 
 from s4tf import numpy_api as snp
-from s4tf.dispatch import apply
 from s4tf.dialects.types import canonical_dtype, is_float, is_integer, to_numpy_dtype
+from s4tf.dispatch import apply
 from s4tf.errors import DTypeError, S4tfError, ShapeError
 from s4tf.staging import StagedFunction
 from s4tf.tensor import Tensor
