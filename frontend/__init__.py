@@ -15,7 +15,7 @@ np.asarray(y)
 import ml_dtypes
 import numpy as np
 
-from s4tf import numpy_api, tensor_methods
+from s4tf import linalg, numpy_api, random, tensor_methods
 from s4tf.autodiff import grad, jvp, value_and_grad, vjp
 from s4tf.control_flow import cond, fori_loop, while_loop
 from s4tf.custom_derivatives import derivative
@@ -50,7 +50,7 @@ bfloat16 = ml_dtypes.bfloat16
 int32, int64, bool_ = np.int32, np.int64, np.bool_
 
 __all__ = [
-    "function", "host", "StagedFunction", "compile", "load", "save_parameters", "load_parameters", "DeployableModule", "DeployedModule", "grad", "value_and_grad", "jvp", "vjp", "derivative", "no_derivative", "move", "Lowered", "Tensor", "name_scope",
+    "linalg", "random", "function", "host", "StagedFunction", "compile", "load", "save_parameters", "load_parameters", "DeployableModule", "DeployedModule", "grad", "value_and_grad", "jvp", "vjp", "derivative", "no_derivative", "move", "Lowered", "Tensor", "name_scope",
     "cond", "while_loop", "fori_loop",
     "S4tfError", "ShapeError", "DTypeError", "OpAttributeError", "StagingError", "CompilationError",
     "ZeroDerivativeWarning",

@@ -20,9 +20,10 @@ from typing import Any, Callable
 import numpy as np
 
 from s4tf import numpy_api as snp
+from s4tf import random
 from s4tf.errors import S4tfError
 from s4tf.nn import initializers
-from s4tf.nn.random import uniform
+from s4tf.nn.random import as_key
 
 
 def _initializer(name: str):
@@ -115,8 +116,9 @@ class Flatten:
 class Dropout:
     """Zero each element with probability ``rate`` and scale the rest by ``1 / (1 - rate)``.
 
-    Randomness comes from an explicit ``key`` (an int or an int32 scalar tensor, e.g. the
-    step number); without ``training`` the layer is the identity.
+    Randomness comes from an explicit ``key``: an int or an integer scalar tensor (a seed,
+    e.g. the step number) or a ``s4tf.random`` key; without ``training`` the layer is the
+    identity.
     """
 
     rate: float = 0.5
@@ -126,7 +128,7 @@ class Dropout:
             return x
         if key is None:
             raise S4tfError("Dropout in training needs an explicit key: dropout(x, key=step, training=True)")
-        keep = snp.astype(snp.greater_equal(uniform(key, x.shape), self.rate), np.float32)
+        keep = snp.astype(random.bernoulli(as_key(key), 1.0 - self.rate, x.shape), np.float32)
         return x * keep * (1.0 / (1.0 - self.rate))
 
 

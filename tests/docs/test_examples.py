@@ -167,12 +167,13 @@ def test_dialect_reference_is_up_to_date():
 
 
 GENERIC_OP = re.compile(
-    r'%0 = "s4tf\.\w+"\((?P<operands>[^)]*)\)(?: \(\{\n.*\n\}\))?(?: \{[^\n]*\})? : \((?P<types>[^\n]*)\) -> (?P<result>\S+)',
+    r'%0(?::(?P<count>\d+))? = "s4tf\.\w+"\((?P<operands>[^)]*)\)(?: \(\{\n.*\n\}\))?(?: \{[^\n]*\})? : '
+    r'\((?P<types>[^\n]*)\) -> (?P<result>\([^\n]*\)|\S+)',
     re.DOTALL,
 )
 
 def example_function(example: str) -> str:
-    """A ``func.func`` whose arguments are the example op's operands, returning its result
+    """A ``func.func`` whose arguments are the example op's operands, returning its results
     (ops with regions span several lines)."""
     match = GENERIC_OP.fullmatch(example)
     assert match, f"not a one-line generic s4tf op: {example}"
@@ -180,7 +181,10 @@ def example_function(example: str) -> str:
     types = re.findall(r"tensor<[^>]*>", match["types"])
     arguments = ", ".join(f"{name}: {type_}" for name, type_ in zip(names, types))
     result = match["result"]
-    return f"func.func @example({arguments}) -> {result} {{\n  {example}\n  return %0 : {result}\n}}\n"
+    count = int(match["count"] or 1)
+    values = "%0" if count == 1 else ", ".join(f"%0#{i}" for i in range(count))
+    result_types = result.removeprefix("(").removesuffix(")") if count > 1 else result
+    return f"func.func @example({arguments}) -> {result} {{\n  {example}\n  return {values} : {result_types}\n}}\n"
 
 
 @pytest.mark.parametrize("name", sorted(OPS))
