@@ -33,11 +33,12 @@ class Lowering:
 
 
 def op(name: str, operands, result_types, regions: int = 0, **attributes) -> ir.Operation:
-    """Create ``stablehlo.<name>``; attribute values are MLIR attributes or attribute text."""
+    """Create ``stablehlo.<name>`` (or ``<dialect>.<name>``, e.g. ``chlo.erf``, which IREE's
+    input pipeline expands); attribute values are MLIR attributes or attribute text."""
     if isinstance(result_types, TensorType):
         result_types = [result_types]
     return ir.Operation.create(
-        f"stablehlo.{name}",
+        name if "." in name else f"stablehlo.{name}",
         results=[t.to_mlir() for t in result_types],
         operands=list(operands),
         attributes={k: v if isinstance(v, ir.Attribute) else ir.Attribute.parse(v) for k, v in attributes.items()},

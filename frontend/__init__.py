@@ -15,7 +15,7 @@ np.asarray(y)
 import ml_dtypes
 import numpy as np
 
-from s4tf import linalg, numpy_api, random, tensor_methods
+from s4tf import linalg, math_functions, numpy_api, random, tensor_methods
 from s4tf.autodiff import grad, jvp, value_and_grad, vjp
 from s4tf.control_flow import cond, fori_loop, while_loop
 from s4tf.custom_derivatives import derivative
@@ -28,6 +28,11 @@ from s4tf.errors import (
 )
 from s4tf.host import host
 from s4tf.locations import name_scope
+from s4tf.math_functions import (
+    acos, acosh, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, asin, asinh, atan, atan2, atanh,
+    bitwise_left_shift, bitwise_right_shift, bitwise_xor, copysign, cosh, erf, expm1, hypot, isfinite, isinf, isnan,
+    left_shift, log2, log10, logaddexp, logical_xor, positive, reciprocal, right_shift, signbit, sinh, tan, trunc,
+)
 from s4tf.numpy_api import (  # noqa: A004  (NumPy's names: abs, max, min, round, slice, sum)
     abs, add, arange, argmax, asarray, astype, avg_pool2d, bitwise_and, bitwise_or, broadcast_in_dim,
     broadcast_to,
@@ -56,4 +61,5 @@ __all__ = [
     "ZeroDerivativeWarning",
     "float16", "float32", "float64", "bfloat16", "int32", "int64", "bool_",
     *numpy_api.__all__,
+    *math_functions.__all__,
 ]
