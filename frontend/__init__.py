@@ -15,7 +15,7 @@ np.asarray(y)
 import ml_dtypes
 import numpy as np
 
-from s4tf import linalg, math_functions, numpy_api, random, tensor_methods
+from s4tf import linalg, math_functions, numpy_api, random, statistics, tensor_methods
 from s4tf.autodiff import grad, jvp, value_and_grad, vjp
 from s4tf.control_flow import cond, fori_loop, while_loop
 from s4tf.custom_derivatives import derivative
@@ -44,6 +44,9 @@ from s4tf.numpy_api import (  # noqa: A004  (NumPy's names: abs, max, min, round
     sign, sin, slice, softmax, sqrt, square, squeeze, stack, stop_gradient, subtract, sum, tanh, transpose,
     where, zeros, zeros_like,
 )
+from s4tf.statistics import (  # noqa: A004  (NumPy's names: all, any)
+    all, any, argmin, count_nonzero, cumprod, cumsum, cumulative_prod, cumulative_sum, diff, prod, std, var,
+)
 from s4tf.staging import Lowered, StagedFunction, function
 from s4tf.tensor import Tensor
 from s4tf.version import __version__
@@ -62,4 +65,5 @@ __all__ = [
     "float16", "float32", "float64", "bfloat16", "int32", "int64", "bool_",
     *numpy_api.__all__,
     *math_functions.__all__,
+    *statistics.__all__,
 ]

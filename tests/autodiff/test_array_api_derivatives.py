@@ -64,3 +64,30 @@ def test_second_derivatives(name):
         second_order_check(lambda x: s4tf.sum(fn(x)), args[0])
     else:
         second_order_check(lambda x: s4tf.sum(fn(x, args[1])), args[0])
+
+
+WITH_ZERO = ANY.copy()
+WITH_ZERO[1, 2] = 0.0  # products must not divide by an element
+REDUCTIONS = {
+    "prod": (lambda x: s4tf.prod(x, axis=1), [ANY]),
+    "prod_with_a_zero": (lambda x: s4tf.prod(x, axis=(0, 1), keepdims=True), [WITH_ZERO]),
+    "cumsum": (lambda x: s4tf.cumulative_sum(x, axis=1), [ANY]),
+    "cumsum_reverse": (lambda x: s4tf.op("cumsum", x, axis=0, reverse=True), [ANY]),
+    "cumprod": (lambda x: s4tf.cumulative_prod(x, axis=1), [WITH_ZERO]),
+    "cumprod_reverse": (lambda x: s4tf.op("cumprod", x, axis=0, reverse=True), [WITH_ZERO]),
+    "var": (lambda x: s4tf.var(x, axis=0, correction=1), [ANY]),
+    "std": (lambda x: s4tf.std(x), [ANY]),
+    "diff": (lambda x: s4tf.diff(x * x, n=2), [ANY]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REDUCTIONS))
+def test_reduction_and_scan_derivatives(name):
+    fn, args = REDUCTIONS[name]
+    directional_check(fn, args)
+
+
+@pytest.mark.parametrize("name", ["prod_with_a_zero", "cumprod"])
+def test_second_derivatives_of_products(name):
+    fn, args = REDUCTIONS[name]
+    second_order_check(lambda x: s4tf.sum(fn(x)), args[0])
