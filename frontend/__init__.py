@@ -15,7 +15,7 @@ np.asarray(y)
 import ml_dtypes
 import numpy as np
 
-from s4tf import linalg, math_functions, numpy_api, random, statistics, tensor_methods
+from s4tf import linalg, math_functions, numpy_api, random, sorting, statistics, tensor_methods
 from s4tf.autodiff import grad, jvp, value_and_grad, vjp
 from s4tf.control_flow import cond, fori_loop, while_loop
 from s4tf.custom_derivatives import derivative
@@ -47,6 +47,9 @@ from s4tf.numpy_api import (  # noqa: A004  (NumPy's names: abs, max, min, round
 from s4tf.statistics import (  # noqa: A004  (NumPy's names: all, any)
     all, any, argmin, count_nonzero, cumprod, cumsum, cumulative_prod, cumulative_sum, diff, prod, std, var,
 )
+from s4tf.sorting import (
+    argsort, nonzero, searchsorted, sort, top_k, unique_all, unique_counts, unique_inverse, unique_values,
+)
 from s4tf.staging import Lowered, StagedFunction, function
 from s4tf.tensor import Tensor
 from s4tf.version import __version__
@@ -66,4 +69,5 @@ __all__ = [
     *numpy_api.__all__,
     *math_functions.__all__,
     *statistics.__all__,
+    *sorting.__all__,
 ]

@@ -91,3 +91,20 @@ def test_reduction_and_scan_derivatives(name):
 def test_second_derivatives_of_products(name):
     fn, args = REDUCTIONS[name]
     second_order_check(lambda x: s4tf.sum(fn(x)), args[0])
+
+
+SORTING = {
+    "sort": (lambda x: s4tf.sort(x, axis=0) * ROW, [ANY]),
+    "sort_descending": (lambda x: s4tf.sort(x * x, descending=True), [ANY]),
+    "top_k": (lambda x: s4tf.top_k(x, 2).values, [ANY]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SORTING))
+def test_sorting_derivatives(name):
+    fn, args = SORTING[name]
+    directional_check(fn, args)
+
+
+def test_second_derivative_of_a_sort():
+    second_order_check(lambda x: s4tf.sum(s4tf.sort(x, axis=1)[:, -1] ** 3), ANY)
