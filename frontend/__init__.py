@@ -16,8 +16,18 @@ import ml_dtypes
 import numpy as np
 
 from s4tf import linalg, math_functions, numpy_api, random, sorting, statistics, tensor_methods
+from s4tf import array_api, contractions, creation, math_functions, numpy_api, sorting, statistics, tensor_methods
+from s4tf.array_api import (
+    __array_api_version__, __array_namespace_info__, can_cast, e, finfo, iinfo, inf, isdtype, nan, newaxis, pi,
+    result_type,
+)
 from s4tf.autodiff import grad, jvp, value_and_grad, vjp
 from s4tf.control_flow import cond, fori_loop, while_loop
+from s4tf.contractions import einsum, inner, outer, tensordot, vecdot
+from s4tf.creation import (
+    broadcast_arrays, concat, empty, empty_like, eye, linspace, matrix_transpose, meshgrid, moveaxis, permute_dims,
+    repeat, roll, swapaxes, tile, tril, triu, unstack,
+)
 from s4tf.custom_derivatives import derivative
 from s4tf.differentiable import move, no_derivative
 from s4tf.deploy import (  # noqa: A004  (s4tf.compile)
@@ -55,19 +65,24 @@ from s4tf.tensor import Tensor
 from s4tf.version import __version__
 
 tensor_methods.attach()
+array_api.attach()
 
 float16, float32, float64 = np.float16, np.float32, np.float64
 bfloat16 = ml_dtypes.bfloat16
-int32, int64, bool_ = np.int32, np.int64, np.bool_
+int8, int32, int64, bool_ = np.int8, np.int32, np.int64, np.bool_
+bool = bool_  # noqa: A001  (the Array API's name)
 
 __all__ = [
     "linalg", "random", "function", "host", "StagedFunction", "compile", "load", "save_parameters", "load_parameters", "DeployableModule", "DeployedModule", "grad", "value_and_grad", "jvp", "vjp", "derivative", "no_derivative", "move", "Lowered", "Tensor", "name_scope",
     "cond", "while_loop", "fori_loop",
     "S4tfError", "ShapeError", "DTypeError", "OpAttributeError", "StagingError", "CompilationError",
     "ZeroDerivativeWarning",
-    "float16", "float32", "float64", "bfloat16", "int32", "int64", "bool_",
+    "float16", "float32", "float64", "bfloat16", "int8", "int32", "int64", "bool_", "bool",
     *numpy_api.__all__,
     *math_functions.__all__,
     *statistics.__all__,
     *sorting.__all__,
+    *creation.__all__,
+    *contractions.__all__,
+    *array_api.__all__,
 ]

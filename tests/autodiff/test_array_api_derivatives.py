@@ -108,3 +108,22 @@ def test_sorting_derivatives(name):
 
 def test_second_derivative_of_a_sort():
     second_order_check(lambda x: s4tf.sum(s4tf.sort(x, axis=1)[:, -1] ** 3), ANY)
+
+
+COMPOSITIONS = {
+    "einsum": (lambda x, y: s4tf.einsum("ij,j->i", x, y), [ANY, ROW]),
+    "einsum_diagonal": (lambda x: s4tf.einsum("ii->i", x @ x.T), [ANY]),
+    "tensordot": (lambda x, y: s4tf.tensordot(x, y, axes=([1], [0])), [ANY, ROW]),
+    "vecdot": (lambda x, y: s4tf.vecdot(x, y), [ANY, ROW]),
+    "outer": (lambda x, y: s4tf.outer(x, y), [ROW, ROW]),
+    "tril_triu": (lambda x: s4tf.tril(x, 1) * 2 + s4tf.triu(x * x), [ANY]),
+    "repeat_tile_roll": (lambda x: s4tf.repeat(x, [1, 0, 2, 1], axis=1) + s4tf.roll(s4tf.tile(x, (1, 2)), 3, axis=1)[:, :4], [ANY]),
+    "moveaxis_mT": (lambda x: s4tf.moveaxis(x[None], 0, 2).mT.sum(axis=0) * x, [ANY]),
+    "meshgrid_linspace": (lambda x: s4tf.meshgrid(x, s4tf.linspace(0, 1, 3, dtype=np.float64))[0] * 2, [ROW]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPOSITIONS))
+def test_composed_function_derivatives(name):
+    fn, args = COMPOSITIONS[name]
+    directional_check(fn, args)
