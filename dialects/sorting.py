@@ -38,7 +38,7 @@ class Sort(Op):
     """``values`` reordered along ``axis`` as a stable sort orders ``keys`` (of one shape).
 
     ```mlir
-    %0 = "s4tf.sort"(%x, %x) {axis = 0 : i64, descending = true} : (tensor<5xf32>, tensor<5xf32>) -> tensor<5xf32>
+    %0 = "s4tf.sort"(%keys, %values) {axis = 0 : i64, descending = true} : (tensor<5xf32>, tensor<5xi32>) -> tensor<5xi32>
     ```
     """
 
