@@ -17,9 +17,9 @@ import numpy as np
 
 from s4tf import linalg, math_functions, numpy_api, random, sorting, statistics, tensor_methods
 from s4tf import array_api, contractions, creation, math_functions, numpy_api, sorting, statistics, tensor_methods
-from s4tf.array_api import (
-    __array_api_version__, __array_namespace_info__, can_cast, e, finfo, iinfo, inf, isdtype, nan, newaxis, pi,
-    result_type,
+from s4tf.array_api import (  # noqa: A004  (the standard's name: pow)
+    __array_api_version__, __array_namespace_info__, bitwise_invert, can_cast, conj, e, finfo, iinfo, imag, inf,
+    isdtype, nan, newaxis, pi, pow, real, result_type,
 )
 from s4tf.autodiff import grad, jvp, value_and_grad, vjp
 from s4tf.control_flow import cond, fori_loop, while_loop

@@ -25,7 +25,7 @@ import numpy as np
 
 from s4tf.dialects.types import BOOL_DTYPE, DTYPES, canonical_dtype, is_float, is_integer, promote_dtypes, to_numpy_dtype
 from s4tf.errors import DTypeError
-from s4tf.numpy_api import _result_dtype, dtype_of
+from s4tf.numpy_api import _result_dtype, _tensor, dtype_of, full, invert, power
 from s4tf.tensor import Tensor
 
 __array_api_version__ = "2024.12"
@@ -123,6 +123,28 @@ def isdtype(dtype, kind):
     return name == canonical_dtype(kind)
 
 
+# -- the standard's names for NumPy's functions, and complex parts of real tensors ------
+
+pow = power  # noqa: A001  (the standard's name)
+bitwise_invert = invert
+
+
+def conj(x):
+    """The complex conjugate: ``x`` itself (s4tf has no complex dtypes)."""
+    return _tensor(x)
+
+
+def real(x):
+    """The real part: ``x`` itself (s4tf has no complex dtypes)."""
+    return _tensor(x)
+
+
+def imag(x):
+    """The imaginary part: zeros (s4tf has no complex dtypes)."""
+    x = _tensor(x)
+    return full(x.shape, 0, dtype_of(x))
+
+
 # -- inspection -------------------------------------------------------------------------
 
 
@@ -182,9 +204,16 @@ def attach() -> None:
     Tensor.__array_namespace__ = _namespace
     Tensor.device = property(lambda self: getattr(self, "target", "cpu"))
     Tensor.to_device = _to_device
+    if not hasattr(Tensor, "__index__"):
+        Tensor.__index__ = lambda self: int(self.numpy()) if self.shape == () and is_integer(self.tensor_type.dtype) else _not_an_index(self)
+    Tensor.__complex__ = lambda self: complex(self.numpy())
+
+
+def _not_an_index(tensor):
+    raise TypeError(f"only a 0-d integer tensor is an index, not a {tensor.tensor_type} tensor")
 
 
 __all__ = [
-    "__array_api_version__", "__array_namespace_info__", "can_cast", "e", "finfo", "iinfo", "inf", "isdtype", "nan",
-    "newaxis", "pi", "result_type",
+    "__array_api_version__", "__array_namespace_info__", "bitwise_invert", "can_cast", "conj", "e", "finfo", "iinfo",
+    "imag", "inf", "isdtype", "nan", "newaxis", "pi", "pow", "real", "result_type",
 ]

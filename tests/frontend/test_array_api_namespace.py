@@ -54,3 +54,17 @@ def test_tensor_attributes_work_when_staged():
     a, b = staged(np.arange(6, dtype=np.int64).reshape(2, 3))
     np.testing.assert_array_equal(np.asarray(a), np.arange(6).reshape(2, 3).T ^ 3)
     np.testing.assert_array_equal(np.asarray(b), np.arange(6).reshape(2, 3) << 1)
+
+
+def test_the_standards_names_for_numpys_functions_and_real_complex_parts():
+    import operator
+
+    x = np.array([1.5, -2.0], np.float32)
+    np.testing.assert_array_equal(np.asarray(s4tf.pow(x, 2)), x**2)
+    np.testing.assert_array_equal(np.asarray(s4tf.bitwise_invert(np.int8([1, -3]))), ~np.int8([1, -3]))
+    np.testing.assert_array_equal(np.asarray(s4tf.conj(x)), x)
+    np.testing.assert_array_equal(np.asarray(s4tf.real(x)), x)
+    np.testing.assert_array_equal(np.asarray(s4tf.imag(x)), np.zeros(2, np.float32))
+    assert operator.index(s4tf.asarray(np.int64(4))) == 4 and complex(s4tf.asarray(np.float32(1.5))) == 1.5 + 0j
+    with pytest.raises(TypeError, match="only a 0-d integer tensor"):
+        operator.index(s4tf.asarray(x))
