@@ -15,8 +15,9 @@ np.asarray(y)
 import ml_dtypes
 import numpy as np
 
-from s4tf import linalg, math_functions, numpy_api, random, sorting, statistics, tensor_methods
-from s4tf import array_api, contractions, creation, math_functions, numpy_api, sorting, statistics, tensor_methods
+from s4tf import (
+    array_api, contractions, creation, linalg, math_functions, numpy_api, random, sorting, statistics, tensor_methods,
+)
 from s4tf.array_api import (  # noqa: A004  (the standard's name: pow)
     __array_api_version__, __array_namespace_info__, bitwise_invert, can_cast, conj, e, finfo, iinfo, imag, inf,
     isdtype, nan, newaxis, pi, pow, real, result_type,
