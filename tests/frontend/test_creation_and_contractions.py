@@ -77,3 +77,9 @@ def test_bad_arguments_are_clear_errors():
         s4tf.tril(np.ones(3))
     with pytest.raises(s4tf.ShapeError, match="2 repeats for an axis of size 3"):
         s4tf.repeat(np.ones(3), [1, 2])
+
+
+def test_flip_of_no_axes_is_the_tensor():
+    """A 0-d tensor has no axis to reverse (IREE could not compile the empty reverse)."""
+    np.testing.assert_array_equal(np.asarray(s4tf.flip(np.float32(2.5))), np.float32(2.5))
+    np.testing.assert_array_equal(np.asarray(s4tf.flip(np.arange(3), axis=())), np.arange(3))
