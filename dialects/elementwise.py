@@ -49,11 +49,12 @@ def _check_kind(dtype: str, kinds: str) -> None:
     allowed = {
         "float": is_float(dtype),
         "number": is_float(dtype) or is_integer(dtype),
+        "int": is_integer(dtype),
         "int_or_bool": is_integer(dtype) or dtype == BOOL_DTYPE,
         "any": True,
     }[kinds]
     if not allowed:
-        wanted = {"float": "a float", "number": "a float or integer", "int_or_bool": "an integer or bool"}[kinds]
+        wanted = {"float": "a float", "number": "a float or integer", "int": "an integer", "int_or_bool": "an integer or bool"}[kinds]
         raise DTypeError(f"operand dtype {dtype} is not {wanted} type")
 
 
@@ -156,6 +157,46 @@ Logistic = _unary(
 Floor = _unary("floor", np.floor, "floor", doc="Elementwise floor (zero derivative).")
 Ceil = _unary("ceil", np.ceil, "ceil", doc="Elementwise ceiling (zero derivative).")
 Round = _unary("round", np.round, "round_nearest_even", doc="Elementwise rounding, halves to even (zero derivative).")
+Expm1 = _unary(
+    "expm1", np.expm1, "exponential_minus_one", doc="Elementwise ``e**x - 1``, accurate near 0.",
+    derivative=lambda ops, x, y: y + 1,
+)
+Tan = _unary("tan", np.tan, "tan", doc="Elementwise tangent.", derivative=lambda ops, x, y: 1 + y * y)
+Asin = _unary(
+    "asin", np.arcsin, "chlo.asin", doc="Elementwise inverse sine.",
+    derivative=lambda ops, x, y: ops.rsqrt(1 - x * x),
+)
+Acos = _unary(
+    "acos", np.arccos, "chlo.acos", doc="Elementwise inverse cosine.",
+    derivative=lambda ops, x, y: -ops.rsqrt(1 - x * x),
+)
+Atan = _unary("atan", np.arctan, "chlo.atan", doc="Elementwise inverse tangent.", derivative=lambda ops, x, y: 1 / (1 + x * x))
+Sinh = _unary("sinh", np.sinh, "chlo.sinh", doc="Elementwise hyperbolic sine.", derivative=lambda ops, x, y: ops.op("cosh", x))
+Cosh = _unary("cosh", np.cosh, "chlo.cosh", doc="Elementwise hyperbolic cosine.", derivative=lambda ops, x, y: ops.op("sinh", x))
+Asinh = _unary(
+    "asinh", np.arcsinh, "chlo.asinh", doc="Elementwise inverse hyperbolic sine.",
+    derivative=lambda ops, x, y: ops.rsqrt(x * x + 1),
+)
+Acosh = _unary(
+    "acosh", np.arccosh, "chlo.acosh", doc="Elementwise inverse hyperbolic cosine.",
+    derivative=lambda ops, x, y: ops.rsqrt(x * x - 1),
+)
+Atanh = _unary(
+    "atanh", np.arctanh, "chlo.atanh", doc="Elementwise inverse hyperbolic tangent.",
+    derivative=lambda ops, x, y: 1 / (1 - x * x),
+)
+
+
+def _erf(x):
+    from scipy.special import erf  # only the reference needs SciPy
+
+    return erf(x)
+
+
+Erf = _unary(
+    "erf", _erf, "chlo.erf", doc="Elementwise error function ``2/sqrt(pi) * integral(exp(-t**2), 0, x)``.",
+    derivative=lambda ops, x, y: (2 / np.sqrt(np.pi)) * ops.exp(-(x * x)),
+)
 Not = _unary(
     "not", np.invert, "not", "int_or_bool",
     """Elementwise logical (bool) or bitwise (int) not.
@@ -410,6 +451,67 @@ class Or(_LogicalOp):
     """Elementwise logical (bool) or bitwise (int) or."""
 
     name, numpy, hlo_name = "or", staticmethod(np.bitwise_or), "or"
+
+
+class Xor(_LogicalOp):
+    """Elementwise logical (bool) or bitwise (int) exclusive or."""
+
+    name, numpy, hlo_name = "xor", staticmethod(np.bitwise_xor), "xor"
+
+
+class _ShiftOp(BinaryOp):
+    """Elementwise bit shift of integers; a shift by the bit width or more leaves 0 (or,
+    shifting a negative number right, -1), as NumPy's.
+
+    ```mlir
+    %0 = "s4tf.{name}"(%x, %y) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+    ```
+    """
+
+    kinds = "int"
+
+
+class ShiftLeft(_ShiftOp):
+    """Elementwise ``lhs << rhs``."""
+
+    name, numpy, hlo_name = "shift_left", staticmethod(np.left_shift), "shift_left"
+
+
+class ShiftRight(_ShiftOp):
+    """Elementwise arithmetic ``lhs >> rhs`` (the sign is kept)."""
+
+    name, numpy, hlo_name = "shift_right", staticmethod(np.right_shift), "shift_right_arithmetic"
+
+
+class Atan2(BinaryOp):
+    """Elementwise angle of the point ``(rhs, lhs)``: ``atan(lhs / rhs)`` in the right quadrant."""
+
+    name, numpy, hlo_name = "atan2", staticmethod(np.arctan2), "atan2"
+    kinds = "float"
+
+    @classmethod
+    def lower_broadcast(cls, lowering, operands):
+        """IREE's ``atan2`` loses the sign of a zero ``lhs`` (``atan2(-0.0, -1)`` is pi, not
+        -pi); the result has ``lhs``'s sign, so it is given that sign."""
+        result_type = lowering.result_type
+        lhs = operands[0]
+        angle = hlo.value("abs", [hlo.value("atan2", operands, result_type)], result_type)
+        flags = result_type.with_dtype(BOOL_DTYPE)
+
+        def constant(number):
+            return hlo.broadcast(hlo.scalar(number, result_type.dtype), TensorType((), result_type.dtype), result_type.shape)
+
+        inverse = hlo.value("divide", [constant(1), lhs], result_type)  # -inf only for -0.0
+        negative = hlo.compare(inverse, constant(0), "LT", result_type.dtype, flags)
+        return hlo.value("select", [negative, hlo.value("negate", [angle], result_type), angle], result_type)
+
+    @classmethod
+    def jvp(cls, ops, primals, tangents, result):
+        lhs, rhs = primals
+        norm = lhs * lhs + rhs * rhs
+        return sum_tangents(
+            ops, [scale(tangents[0], rhs / norm), scale(tangents[1], -lhs / norm)], result
+        )
 
 
 class CompareOp(BinaryOp):

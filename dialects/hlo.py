@@ -33,11 +33,12 @@ class Lowering:
 
 
 def op(name: str, operands, result_types, regions: int = 0, **attributes) -> ir.Operation:
-    """Create ``stablehlo.<name>``; attribute values are MLIR attributes or attribute text."""
+    """Create ``stablehlo.<name>`` (or ``<dialect>.<name>``, e.g. ``chlo.erf``, which IREE's
+    input pipeline expands); attribute values are MLIR attributes or attribute text."""
     if isinstance(result_types, TensorType):
         result_types = [result_types]
     return ir.Operation.create(
-        f"stablehlo.{name}",
+        name if "." in name else f"stablehlo.{name}",
         results=[t.to_mlir() for t in result_types],
         operands=list(operands),
         attributes={k: v if isinstance(v, ir.Attribute) else ir.Attribute.parse(v) for k, v in attributes.items()},
@@ -153,3 +154,24 @@ def _binary_region(region: ir.Region, body: str, dtype: str) -> None:
         combined = value(body, list(block.arguments), scalar_type)
         op("return", [combined], [])
 
+
+
+def take_along_axis(operand: ir.Value, operand_type: TensorType, indices: ir.Value, index_dtype: str, axis: int) -> ir.Value:
+    """``np.take_along_axis(operand, indices, axis)`` for ``indices`` of ``operand``'s shape:
+    a ``stablehlo.gather`` of single elements at the coordinates (iotas, ``indices`` at ``axis``)."""
+    rank, shape = operand_type.rank, operand_type.shape
+    column = TensorType((*shape, 1), index_dtype)
+    coordinates = [
+        value("reshape", [indices], column) if a == axis else value("iota", [], column, iota_dimension=f"{a} : i64")
+        for a in range(rank)
+    ]
+    index_type = TensorType((*shape, rank), index_dtype)
+    stacked = value("concatenate", coordinates, index_type, dimension=f"{rank} : i64") if rank > 1 else coordinates[0]
+    axes = list(range(rank))
+    numbers = (
+        f"#stablehlo.gather<collapsed_slice_dims = {axes}, start_index_map = {axes}, index_vector_dim = {rank}>"
+    )
+    return value(
+        "gather", [operand, stacked], operand_type,
+        dimension_numbers=numbers, slice_sizes=i64_array([1] * rank), indices_are_sorted="false",
+    )

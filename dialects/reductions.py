@@ -36,6 +36,8 @@ def _identity(body: str, dtype: str):
     """The initial value of a reduction with ``body`` over ``dtype``."""
     if body == "add":
         return 0
+    if body == "multiply":
+        return 1
     if dtype == "i1":
         return body == "minimum"
     if is_integer(dtype):
@@ -160,6 +162,51 @@ class ReduceMean(ReduceOp):
         x = operands[0]
         count = int(np.prod([x.shape[a] for a in axes]))
         return [ops.broadcast_to(_kept(ops, cotangent, x, axes), x.shape) / count]
+
+
+class ReduceProd(ReduceOp):
+    """Product over ``axes``. Its derivative holds where elements are zero: the derivative
+    in each element is the product of the others (before it times after it, two cumulative
+    products, no division)."""
+
+    name = "reduce_prod"
+    numpy = staticmethod(np.prod)
+    body = "multiply"
+
+    @classmethod
+    def infer(cls, x, *, axes, keepdims):
+        if not (is_float(x.dtype) or is_integer(x.dtype)):  # an i1 product would be an and
+            raise DTypeError(f"prod needs a number operand, got {x.dtype}")
+        return super().infer(x, axes=axes, keepdims=keepdims)
+
+    @classmethod
+    def jvp(cls, ops, primals, tangents, result, *, axes, keepdims):
+        x, dx = primals[0], tangents[0]
+        kept = [a for a in range(len(x.shape)) if a not in axes]
+        count = int(np.prod([x.shape[a] for a in axes]))
+        if count == 0:
+            return ops.op("reduce_sum", dx, axes=axes, keepdims=keepdims)
+        rows = tuple(x.shape[a] for a in kept) + (count,)
+        flat = ops.reshape(ops.transpose(x, kept + list(axes)), rows)
+        d_flat = ops.reshape(ops.transpose(dx, kept + list(axes)), rows)
+        others = _exclusive_products(ops, flat, reverse=False) * _exclusive_products(ops, flat, reverse=True)
+        tangent = ops.sum(d_flat * others, axis=len(kept))
+        return ops.reshape(tangent, result.shape)
+
+
+def _exclusive_products(ops, x, reverse):
+    """Products along the last axis of the elements before each (after it, with ``reverse``)."""
+    rank, n = len(x.shape), x.shape[-1]
+    inclusive = ops.op("cumprod", x, axis=rank - 1, reverse=reverse)
+    start, limit = [0] * rank, list(x.shape)
+    low, high = [0] * rank, [0] * rank
+    if reverse:
+        start[-1], high[-1] = 1, 1
+    else:
+        limit[-1], low[-1] = n - 1, 1
+    shifted = ops.op("slice", inclusive, start=tuple(start), limit=tuple(limit), stride=(1,) * rank)
+    one = ops.op("constant", value=np.ones((), x.dtype))
+    return ops.op("pad", shifted, one, low=tuple(low), high=tuple(high), interior=(0,) * rank)
 
 
 class Argmax(Op):

@@ -15,9 +15,20 @@ np.asarray(y)
 import ml_dtypes
 import numpy as np
 
-from s4tf import linalg, numpy_api, random, tensor_methods
+from s4tf import (
+    array_api, contractions, creation, linalg, math_functions, numpy_api, random, sorting, statistics, tensor_methods,
+)
+from s4tf.array_api import (  # noqa: A004  (the standard's name: pow)
+    __array_api_version__, __array_namespace_info__, bitwise_invert, can_cast, conj, e, finfo, iinfo, imag, inf,
+    isdtype, nan, newaxis, pi, pow, real, result_type,
+)
 from s4tf.autodiff import grad, jvp, value_and_grad, vjp
 from s4tf.control_flow import cond, fori_loop, while_loop
+from s4tf.contractions import einsum, inner, outer, tensordot, vecdot
+from s4tf.creation import (
+    broadcast_arrays, concat, empty, empty_like, eye, linspace, matrix_transpose, meshgrid, moveaxis, permute_dims,
+    repeat, roll, swapaxes, tile, tril, triu, unstack,
+)
 from s4tf.custom_derivatives import derivative
 from s4tf.differentiable import move, no_derivative
 from s4tf.deploy import (  # noqa: A004  (s4tf.compile)
@@ -28,6 +39,11 @@ from s4tf.errors import (
 )
 from s4tf.host import host
 from s4tf.locations import name_scope
+from s4tf.math_functions import (
+    acos, acosh, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, asin, asinh, atan, atan2, atanh,
+    bitwise_left_shift, bitwise_right_shift, bitwise_xor, copysign, cosh, erf, expm1, hypot, isfinite, isinf, isnan,
+    left_shift, log2, log10, logaddexp, logical_xor, positive, reciprocal, right_shift, signbit, sinh, tan, trunc,
+)
 from s4tf.numpy_api import (  # noqa: A004  (NumPy's names: abs, max, min, round, slice, sum)
     abs, add, arange, argmax, asarray, astype, avg_pool2d, bitwise_and, bitwise_or, broadcast_in_dim,
     broadcast_to,
@@ -39,21 +55,35 @@ from s4tf.numpy_api import (  # noqa: A004  (NumPy's names: abs, max, min, round
     sign, sin, slice, softmax, sqrt, square, squeeze, stack, stop_gradient, subtract, sum, tanh, transpose,
     where, zeros, zeros_like,
 )
+from s4tf.statistics import (  # noqa: A004  (NumPy's names: all, any)
+    all, any, argmin, count_nonzero, cumprod, cumsum, cumulative_prod, cumulative_sum, diff, prod, std, var,
+)
+from s4tf.sorting import (
+    argsort, nonzero, searchsorted, sort, top_k, unique_all, unique_counts, unique_inverse, unique_values,
+)
 from s4tf.staging import Lowered, StagedFunction, function
 from s4tf.tensor import Tensor
 from s4tf.version import __version__
 
 tensor_methods.attach()
+array_api.attach()
 
 float16, float32, float64 = np.float16, np.float32, np.float64
 bfloat16 = ml_dtypes.bfloat16
-int32, int64, bool_ = np.int32, np.int64, np.bool_
+int8, int32, int64, bool_ = np.int8, np.int32, np.int64, np.bool_
+bool = bool_  # noqa: A001  (the Array API's name)
 
 __all__ = [
     "linalg", "random", "function", "host", "StagedFunction", "compile", "load", "save_parameters", "load_parameters", "DeployableModule", "DeployedModule", "grad", "value_and_grad", "jvp", "vjp", "derivative", "no_derivative", "move", "Lowered", "Tensor", "name_scope",
     "cond", "while_loop", "fori_loop",
     "S4tfError", "ShapeError", "DTypeError", "OpAttributeError", "StagingError", "CompilationError",
     "ZeroDerivativeWarning",
-    "float16", "float32", "float64", "bfloat16", "int32", "int64", "bool_",
+    "float16", "float32", "float64", "bfloat16", "int8", "int32", "int64", "bool_", "bool",
     *numpy_api.__all__,
+    *math_functions.__all__,
+    *statistics.__all__,
+    *sorting.__all__,
+    *creation.__all__,
+    *contractions.__all__,
+    *array_api.__all__,
 ]

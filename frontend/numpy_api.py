@@ -500,7 +500,8 @@ def slice(x, start, limit, stride=None):  # noqa: A001  (the op's name)
 def flip(x, axis=None):
     """``np.flip``: reverse the order of elements along ``axis`` (all axes when ``None``)."""
     x = _tensor(x)
-    return apply1("reverse", x, axes=_axes(axis, len(x.shape)))
+    axes = _axes(axis, len(x.shape))
+    return apply1("reverse", x, axes=axes) if axes else x  # IREE cannot compile a reverse of no axes
 
 
 def stop_gradient(x):

@@ -42,6 +42,8 @@ _CPU_F64_MATH = [
     ("tanh", ("s4tf.tanh", "stablehlo.tanh")),
     ("sin", ("s4tf.sin", "stablehlo.sine")),
     ("cos", ("s4tf.cos", "stablehlo.cosine")),
+    ("tan", ("s4tf.tan", "stablehlo.tan")),
+    ("atan2 (asin, acos and atan expand to it)", ("s4tf.asin", "s4tf.acos", "s4tf.atan", "s4tf.atan2", "stablehlo.atan2")),
 ]
 _CPU_TARGETS = ("cpu", "android-arm64", "linux-arm64")
 

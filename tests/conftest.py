@@ -1,5 +1,5 @@
 """Test-wide set-up: compiled modules go to a private cache, never the user's; the arm64
-runner for tests of phone modules under qemu; the ``peer`` tests only when asked for."""
+runner for tests of phone modules under qemu; the ``peer`` and ``array_api`` tests only when asked for."""
 
 import os
 import tempfile
@@ -32,11 +32,13 @@ def run_arm64(arm64_runner):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Leave out the peers' whole gradient tables (marker ``peer``, minutes) unless ``-m``
-    names them (``pytest -m peer``); ``-m 'not slow'`` and a plain run leave them out."""
-    if "peer" in (config.option.markexpr or ""):
-        return
-    peer = [item for item in items if item.get_closest_marker("peer")]
-    if peer:
-        config.hook.pytest_deselected(items=peer)
-        items[:] = [item for item in items if not item.get_closest_marker("peer")]
+    """Leave out the peers' whole gradient tables (marker ``peer``, minutes) and the Array
+    API test suite (marker ``array_api``) unless ``-m`` names them (``pytest -m peer``);
+    ``-m 'not slow'`` and a plain run leave them out."""
+    for marker in ("peer", "array_api"):
+        if marker in (config.option.markexpr or ""):
+            continue
+        left_out = [item for item in items if item.get_closest_marker(marker)]
+        if left_out:
+            config.hook.pytest_deselected(items=left_out)
+            items[:] = [item for item in items if not item.get_closest_marker(marker)]

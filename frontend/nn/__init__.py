@@ -8,6 +8,7 @@ loss = nn.softmax_cross_entropy(model(x), y)
 """
 
 from s4tf.nn import initializers
+from s4tf.nn.activations import erf, gelu, silu
 from s4tf.nn.layers import (
     AvgPool2D, BatchNorm, Conv2D, Dense, Dropout, Embedding, Flatten, LayerNorm, MaxPool2D, Sequential,
 )
@@ -18,5 +19,5 @@ from s4tf.nn.random import uniform
 __all__ = [
     "initializers", "Dense", "Conv2D", "MaxPool2D", "AvgPool2D", "Flatten", "Dropout", "BatchNorm",
     "LayerNorm", "Embedding", "Sequential", "softmax_cross_entropy", "mse", "accuracy", "one_hot",
-    "LeNet5", "MLP", "uniform",
+    "LeNet5", "MLP", "uniform", "erf", "gelu", "silu",
 ]

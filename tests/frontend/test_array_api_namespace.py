@@ -1,0 +1,70 @@
+"""s4tf as an Array API namespace: data-type functions, constants, inspection, and the
+tensor attributes of the standard."""
+
+import math
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import s4tf
+
+
+def test_finfo_and_iinfo_are_numpys():
+    for dtype in (np.float16, np.float32, np.float64):
+        info, expected = s4tf.finfo(dtype), np.finfo(dtype)
+        assert (info.bits, info.eps, info.max, info.min, info.smallest_normal) == (
+            expected.bits, float(expected.eps), float(expected.max), float(expected.min), float(expected.smallest_normal))
+    assert s4tf.finfo(s4tf.bfloat16).eps == float(ml_dtypes.finfo(ml_dtypes.bfloat16).eps)
+    assert s4tf.finfo(s4tf.zeros(2)).bits == 32
+    for dtype in (np.int8, np.int32, np.int64):
+        assert (s4tf.iinfo(dtype).min, s4tf.iinfo(dtype).max) == (np.iinfo(dtype).min, np.iinfo(dtype).max)
+    with pytest.raises(s4tf.DTypeError, match="needs a float dtype"):
+        s4tf.finfo(np.int32)
+
+
+def test_result_type_can_cast_and_isdtype():
+    x = s4tf.asarray(np.ones(2, np.int8))
+    assert s4tf.result_type(x, np.float32) == np.float32
+    assert s4tf.result_type(x, 1) == np.int8  # Python scalars are weak
+    assert s4tf.result_type(np.int32, np.float32) == np.float64
+    assert s4tf.result_type(s4tf.bfloat16, np.float16) == np.float32
+    assert s4tf.can_cast(np.int8, np.int32) and not s4tf.can_cast(np.int64, np.int32) and s4tf.can_cast(x, np.float32)
+    assert s4tf.isdtype(np.int32, "integral") and s4tf.isdtype(np.float64, ("bool", "real floating"))
+    assert not s4tf.isdtype(np.bool_, "numeric") and s4tf.isdtype(np.float32, np.float32)
+    with pytest.raises(s4tf.DTypeError, match="unknown dtype kind"):
+        s4tf.isdtype(np.int32, "whole")
+
+
+def test_namespace_constants_and_tensor_attributes():
+    x = s4tf.asarray(np.arange(6, dtype=np.int32).reshape(2, 3))
+    assert x.__array_namespace__() is s4tf and s4tf.__array_api_version__ == "2024.12"
+    assert (s4tf.e, s4tf.pi, s4tf.inf) == (math.e, math.pi, math.inf) and math.isnan(s4tf.nan)
+    assert x.mT.shape == (3, 2) and x.device == "cpu" and x.to_device("cpu") is x
+    np.testing.assert_array_equal(np.asarray(x ^ 1), np.arange(6).reshape(2, 3) ^ 1)
+    np.testing.assert_array_equal(np.asarray(x << 2), np.arange(6).reshape(2, 3) << 2)
+    np.testing.assert_array_equal(np.asarray(64 >> x), 64 >> np.arange(6).reshape(2, 3))
+    info = s4tf.__array_namespace_info__()
+    assert info.default_dtypes()["integral"] == np.int32 and "float64" in info.dtypes()
+    assert set(info.dtypes(kind="integral")) == {"int8", "int32", "int64"}
+
+
+def test_tensor_attributes_work_when_staged():
+    staged = s4tf.function(lambda v: (v.mT ^ 3, v << 1))
+    a, b = staged(np.arange(6, dtype=np.int64).reshape(2, 3))
+    np.testing.assert_array_equal(np.asarray(a), np.arange(6).reshape(2, 3).T ^ 3)
+    np.testing.assert_array_equal(np.asarray(b), np.arange(6).reshape(2, 3) << 1)
+
+
+def test_the_standards_names_for_numpys_functions_and_real_complex_parts():
+    import operator
+
+    x = np.array([1.5, -2.0], np.float32)
+    np.testing.assert_array_equal(np.asarray(s4tf.pow(x, 2)), x**2)
+    np.testing.assert_array_equal(np.asarray(s4tf.bitwise_invert(np.int8([1, -3]))), ~np.int8([1, -3]))
+    np.testing.assert_array_equal(np.asarray(s4tf.conj(x)), x)
+    np.testing.assert_array_equal(np.asarray(s4tf.real(x)), x)
+    np.testing.assert_array_equal(np.asarray(s4tf.imag(x)), np.zeros(2, np.float32))
+    assert operator.index(s4tf.asarray(np.int64(4))) == 4 and complex(s4tf.asarray(np.float32(1.5))) == 1.5 + 0j
+    with pytest.raises(TypeError, match="only a 0-d integer tensor"):
+        operator.index(s4tf.asarray(x))
