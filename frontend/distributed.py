@@ -323,7 +323,7 @@ class AllReduce:
         for array in arrays:
             results.append(mean[start:start + array.size].reshape(array.shape))
             start += array.size
-        return tuple(results)
+        return tuple(results) if len(results) > 1 else results[0]
 
 
 def buckets(values, bucket_bytes: int) -> list[list[int]]:
