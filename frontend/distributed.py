@@ -109,6 +109,7 @@ class Group:
         self.counts = {"steps": 0, "main": 0}  #: collectives started, by communicator
         self.received: dict[int, tuple[str, str]] = {}  #: the last notice of each rank
         self.lock = threading.Lock()
+        self.timed_out_in: str | None = None  #: what timed out, with the ranks it waited for
 
     # -- collectives ---------------------------------------------------------------------
 
@@ -166,17 +167,25 @@ class Group:
         silent = [r for r in range(self.size) if r != self.rank and r not in self.received]
         elsewhere = [f"rank {r} waits in {m}" for r, (k, m) in sorted(self.received.items()) if k == "waiting" and m != what]
         parts = [f"rank {', '.join(map(str, silent))} did not answer (dead or hung)"] if silent else []
-        raise RankTimeout(f"rank {self.rank}: {what} did not complete within {self.timeout_s:g} s; "
-                          + "; ".join(parts + elsewhere or ["every rank waits in it"]))
+        self.timed_out_in = (f"{what} did not complete within {self.timeout_s:g} s; "
+                             + "; ".join(parts + elsewhere or ["every rank waits in it"]))
+        raise RankTimeout(self.timed_out_in)
 
-    def fail(self, error: BaseException) -> None:
-        """This rank stops because of ``error``: tell the others (or acknowledge the failed
-        rank's notice) and wait, boundedly, until they know."""
-        if isinstance(error, RankTimeout):
-            return
-        if isinstance(error, RankFailed):
-            self._complete([self.notices.isend(("ack", ""), dest=error.rank, tag=_NOTICE)], time.monotonic() + 2.0)
-            return
+    def failed_ranks(self) -> dict[int, str]:
+        """The ranks that reported a failure so far, with their errors."""
+        self.read_notices()
+        return {r: message for r, (kind, message) in sorted(self.received.items()) if kind == "failed"}
+
+    def fail(self, error: BaseException) -> str:
+        """This rank stops because of ``error``: acknowledge the notices of ranks that failed
+        first, or tell the others and wait, boundedly, until they know. Returns a line that
+        says why this rank stops."""
+        failed = self.failed_ranks()
+        if failed:  # another rank failed first; ``error`` is how this rank learned it
+            self._complete([self.notices.isend(("ack", ""), dest=r, tag=_NOTICE) for r in failed], time.monotonic() + 2.0)
+            return f"rank {self.rank}: stopping because " + "; ".join(f"rank {r} failed: {m}" for r, m in failed.items())
+        if self.timed_out_in is not None:  # ``error`` is this timeout, or came from it
+            return f"rank {self.rank}: stopping: {self.timed_out_in}"
         message = str(error).splitlines()[0] if str(error) else ""
         requests = self.tell_others("failed", f"{type(error).__name__}: {message}")
         deadline = time.monotonic() + ACKNOWLEDGE_S
@@ -186,6 +195,7 @@ class Group:
                 break
             time.sleep(0.01)
         self._complete(requests, time.monotonic() + 1.0)
+        return f"rank {self.rank}: failed ({type(error).__name__}: {message}); told the other ranks"
 
     def _complete(self, requests, deadline: float) -> None:
         while requests and time.monotonic() < deadline and not self.MPI.Request.Testall(requests):
@@ -235,7 +245,7 @@ def exit_after(error: BaseException, code: int = 1) -> None:
     without ``MPI_Finalize``, which would wait for ranks that failed."""
     if _GROUP is not None:
         try:
-            _GROUP.fail(error)
+            print(f"s4tf.distributed: {_GROUP.fail(error)}", file=sys.stderr)
         except Exception:  # the notice is best effort; leaving is not
             traceback.print_exc()
     sys.stdout.flush()
