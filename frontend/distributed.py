@@ -110,16 +110,19 @@ class Group:
         self.received: dict[int, tuple[str, str]] = {}  #: the last notice of each rank
         self.lock = threading.Lock()
         self.timed_out_in: str | None = None  #: what timed out, with the ranks it waited for
+        self.communication_s = 0.0  #: seconds spent in all-reduces so far (for benchmarks)
 
     # -- collectives ---------------------------------------------------------------------
 
     def all_reduce_sum(self, array: np.ndarray, what: str, channel: str = "steps") -> np.ndarray:
+        began = time.perf_counter()
         result = np.empty_like(array)
         self.wait(getattr(self, channel).Iallreduce(array, result, op=self.MPI.SUM), what, channel)
+        self.communication_s += time.perf_counter() - began
         return result
 
     def broadcast(self, array: np.ndarray, what: str, root: int = 0) -> np.ndarray:
-        array = np.ascontiguousarray(array)
+        array = np.array(array, order="C")  # a copy (a 0-d array stays 0-d)
         self.wait(self.main.Ibcast(array, root=root), what, "main")
         return array
 
@@ -195,7 +198,7 @@ class Group:
                 break
             time.sleep(0.01)
         self._complete(requests, time.monotonic() + 1.0)
-        return f"rank {self.rank}: failed ({type(error).__name__}: {message}); told the other ranks"
+        return f"rank {self.rank}: {message if isinstance(error, S4tfError) else f'{type(error).__name__}: {message}'}"
 
     def _complete(self, requests, deadline: float) -> None:
         while requests and time.monotonic() < deadline and not self.MPI.Request.Testall(requests):
@@ -217,7 +220,7 @@ def init(timeout_s: float | None = None) -> Group:
 
         def excepthook(kind, error, trace):
             previous(kind, error, trace)
-            exit_after(error)
+            exit_after(error, os.path.basename(sys.argv[0]) or "python")
 
         sys.excepthook = excepthook
     elif timeout_s is not None:
@@ -240,14 +243,16 @@ def is_root() -> bool:
     return rank() == 0
 
 
-def exit_after(error: BaseException, code: int = 1) -> None:
-    """Leave after ``error`` (already reported): tell the other ranks, then exit at once,
-    without ``MPI_Finalize``, which would wait for ranks that failed."""
-    if _GROUP is not None:
-        try:
-            print(f"s4tf.distributed: {_GROUP.fail(error)}", file=sys.stderr)
-        except Exception:  # the notice is best effort; leaving is not
-            traceback.print_exc()
+def exit_after(error: BaseException, tool: str = "s4tf.distributed", code: int = 1) -> None:
+    """Leave after ``error``: tell the other ranks (or acknowledge the rank that failed
+    first), print one line ``tool: error: rank N: ...``, and exit at once, without
+    ``MPI_Finalize``, which would wait for ranks that failed."""
+    try:
+        line = _GROUP.fail(error) if _GROUP is not None else str(error)
+    except Exception:  # the notice is best effort; leaving is not
+        traceback.print_exc()
+        line = str(error)
+    print(f"{tool}: error: {line}", file=sys.stderr)
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)
@@ -265,7 +270,7 @@ def broadcast(tree, root: int = 0):
     leaves, treedef, positions = _array_leaves(tree)
     leaves = list(leaves)
     for n, i in enumerate(positions):
-        leaves[i] = group.broadcast(np.array(np.asarray(leaves[i])), f"broadcast of array {n}", root)
+        leaves[i] = group.broadcast(np.asarray(leaves[i]), f"broadcast of array {n}", root)
     return pytree.unflatten(treedef, leaves)
 
 
