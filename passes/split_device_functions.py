@@ -22,12 +22,14 @@ differentiates the layers before them (:mod:`s4tf.distributed`).
 ```
 
 The calls a device function makes are inlined first (the derivative functions the AD
-passes build are calls), so that its parts can follow the backward pass op by op.
+passes build are calls), so that its parts can follow the backward pass op by op, and
+repeated pure ops are merged (IREE would merge them in one function, not across parts).
 Constants are copied into each part that uses them, as ``s4tf-partition`` does.
 """
 
 from __future__ import annotations
 
+from s4tf.dialects.op_def import OPS
 from s4tf.mlir import func, ir
 from s4tf.passes.ir_walk import defining_op
 from s4tf.passes.partition import (
@@ -62,6 +64,27 @@ def inline_calls(function: ir.Operation, table: dict[str, ir.Operation]) -> None
             for result, value in zip(call.results, returned):
                 result.replace_all_uses_with(value)
             call.erase()
+
+
+def merge_duplicates(function: ir.Operation) -> None:
+    """Replace each pure region-free s4tf op that repeats an earlier one (same operands,
+    attributes and result types) by that one: once the device code is split, IREE can no
+    longer merge a computation made twice (a forward pass traced for the loss and again
+    for the accuracy) across the parts."""
+    seen: dict[tuple, ir.Operation] = {}
+    for view in list(body(function).operations):
+        operation = view.operation
+        definition = OPS.get(operation.name)
+        if definition is None or not definition.pure or len(operation.regions) > 0:
+            continue
+        key = (operation.name, tuple(operation.operands), tuple(str(r.type) for r in operation.results),
+               tuple(sorted((str(name), str(operation.attributes[str(name)])) for name in operation.attributes)))
+        if key in seen:
+            for result, kept in zip(operation.results, seen[key].results):
+                result.replace_all_uses_with(kept)
+            operation.erase()
+        else:
+            seen[key] = operation
 
 
 def host_call_groups(program: ir.Operation, call: ir.Operation) -> list[list[int]]:
@@ -101,6 +124,7 @@ class Split:
         if not groups:
             return
         inline_calls(self.function, self.table)
+        merge_duplicates(self.function)
         block = body(self.function)
         operations = [op.operation for op in block.operations]
         self.returned = operations[-1]

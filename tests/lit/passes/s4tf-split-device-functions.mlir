@@ -64,3 +64,28 @@ func.func @log(%x: tensor<4xf32>) -> tensor<4xf32> {
   "s4tf.host_call"(%0) {callee = "log", result_types = []} : (tensor<4xf32>) -> ()
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// A computation made twice (a forward pass traced for the loss and again for the
+// accuracy) is merged before splitting: the second part reads the first part's tanh
+// instead of computing it again, which IREE could no longer merge across the parts.
+
+// CHECK-LABEL: func.func @twice(
+// CHECK:       func.func private @twice_device_0_0(%arg0: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) attributes {s4tf.device_function} {
+// CHECK-NEXT:    %[[T:.*]] = "s4tf.tanh"(%arg0)
+// CHECK-NEXT:    %[[E:.*]] = "s4tf.exp"(%[[T]])
+// CHECK-NEXT:    return %[[T]], %[[E]]
+// CHECK:       func.func private @twice_device_0_1(%arg0: tensor<4xf32>) -> tensor<4xf32> attributes {s4tf.device_function} {
+// CHECK-NEXT:    "s4tf.log"(%arg0)
+// CHECK-NOT:     s4tf.tanh
+
+func.func @twice(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = "s4tf.tanh"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = "s4tf.exp"(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  %2 = "s4tf.tanh"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %3 = "s4tf.log"(%2) : (tensor<4xf32>) -> tensor<4xf32>
+  %a = "s4tf.host_call"(%1) {callee = "first", result_types = [tensor<4xf32>]} : (tensor<4xf32>) -> tensor<4xf32>
+  %b = "s4tf.host_call"(%3) {callee = "second", result_types = [tensor<4xf32>]} : (tensor<4xf32>) -> tensor<4xf32>
+  return %a, %b : tensor<4xf32>, tensor<4xf32>
+}
