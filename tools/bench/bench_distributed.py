@@ -42,7 +42,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--ranks", default="1,2,4", help="comma-separated rank counts")
     parser.add_argument("--batch", type=int, default=64, help="global batch size (divisible by every rank count)")
     parser.add_argument("--widths", default="512,512,512,512", help="hidden layer widths of the MLP (784 inputs, 10 classes)")
-    parser.add_argument("--bucket-kib", type=int, default=256, help="gradient bytes per all-reduce with overlap")
+    parser.add_argument("--bucket-kib", type=int, default=1024, help="gradient bytes per all-reduce with overlap")
     parser.add_argument("--steps", type=int, default=20, help="steps per timed round")
     parser.add_argument("--rounds", type=int, default=3, help="timed rounds (best of)")
     parser.add_argument("--device-workers", type=int, default=1, help="IREE worker groups per rank (0: IREE's default)")
