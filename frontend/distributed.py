@@ -194,7 +194,7 @@ class Group:
         deadline = time.monotonic() + ACKNOWLEDGE_S
         while time.monotonic() < deadline:
             self.read_notices()
-            if sum(kind == "ack" for kind, _ in self.received.values()) >= self.size - 1:
+            if sum(kind in ("ack", "failed") for kind, _ in self.received.values()) >= self.size - 1:  # all know
                 break
             time.sleep(0.01)
         self._complete(requests, time.monotonic() + 1.0)

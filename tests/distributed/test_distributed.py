@@ -79,3 +79,28 @@ def test_a_killed_rank_ends_the_run_in_bounded_time(tmp_path):
     assert seconds < 60
     assert results == {}  # nobody finished the loop
     assert "signal 9" in result.stdout + result.stderr  # mpiexec reports the killed process and ends the others
+
+
+def s4tf_train(ranks: int, folder: Path, *flags: str, timeout_s: float = 300):
+    command = [mpiexec(), "-n", str(ranks), str(Path(sys.executable).with_name("s4tf-train")), "mlp", "--data", "digits",
+               "--targets", "none", "--no-progress", "--distributed", "--out", str(folder / "mlp.vmfb"), *flags]
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout_s, cwd=folder)
+
+
+def test_s4tf_train_distributed_logs_and_writes_on_rank_0_only(tmp_path):
+    result = s4tf_train(2, tmp_path, "--epochs", "1")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.count("epoch 1/1: train loss") == 1, result.stdout  # one rank logs
+    assert result.stdout.count("test accuracy: ") == 1
+    accuracy = float(result.stdout.split("test accuracy: ")[1].split()[0])
+    assert accuracy > 0.9
+    assert (tmp_path / "mlp.npz").exists()
+
+
+def test_s4tf_train_distributed_rejects_a_batch_that_does_not_split(tmp_path):
+    result = s4tf_train(3, tmp_path, "--epochs", "1", "--batch-size", "16", timeout_s=120)
+    assert result.returncode != 0
+    # every rank finds it (each says so, or that another rank found it first)
+    assert result.stderr.count("s4tf-train: error: rank ") == 3, result.stderr[-3000:]
+    assert "--batch-size 16 cannot be split evenly over 3 ranks" in result.stderr
+    assert "Traceback" not in result.stderr
