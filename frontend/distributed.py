@@ -179,17 +179,21 @@ class Group:
         self.read_notices()
         return {r: message for r, (kind, message) in sorted(self.received.items()) if kind == "failed"}
 
-    def fail(self, error: BaseException) -> str:
-        """This rank stops because of ``error``: acknowledge the notices of ranks that failed
-        first, or tell the others and wait, boundedly, until they know. Returns a line that
-        says why this rank stops."""
+    def fail(self, error: BaseException, report) -> None:
+        """This rank stops because of ``error``: ``report`` a line that says why, then
+        acknowledge the notices of ranks that failed first, or tell the others and wait,
+        boundedly, until they know. (Reporting comes first: once every rank knows,
+        ``mpiexec`` may end this process as soon as another one exits.)"""
         failed = self.failed_ranks()
         if failed:  # another rank failed first; ``error`` is how this rank learned it
+            report(f"rank {self.rank}: stopping because " + "; ".join(f"rank {r} failed: {m}" for r, m in failed.items()))
             self._complete([self.notices.isend(("ack", ""), dest=r, tag=_NOTICE) for r in failed], time.monotonic() + 2.0)
-            return f"rank {self.rank}: stopping because " + "; ".join(f"rank {r} failed: {m}" for r, m in failed.items())
+            return
         if self.timed_out_in is not None:  # ``error`` is this timeout, or came from it
-            return f"rank {self.rank}: stopping: {self.timed_out_in}"
+            report(f"rank {self.rank}: stopping: {self.timed_out_in}")
+            return
         message = str(error).splitlines()[0] if str(error) else ""
+        report(f"rank {self.rank}: {message if isinstance(error, S4tfError) else f'{type(error).__name__}: {message}'}")
         requests = self.tell_others("failed", f"{type(error).__name__}: {message}")
         deadline = time.monotonic() + ACKNOWLEDGE_S
         while time.monotonic() < deadline:
@@ -198,7 +202,6 @@ class Group:
                 break
             time.sleep(0.01)
         self._complete(requests, time.monotonic() + 1.0)
-        return f"rank {self.rank}: {message if isinstance(error, S4tfError) else f'{type(error).__name__}: {message}'}"
 
     def _complete(self, requests, deadline: float) -> None:
         while requests and time.monotonic() < deadline and not self.MPI.Request.Testall(requests):
@@ -247,12 +250,16 @@ def exit_after(error: BaseException, tool: str = "s4tf.distributed", code: int =
     """Leave after ``error``: tell the other ranks (or acknowledge the rank that failed
     first), print one line ``tool: error: rank N: ...``, and exit at once, without
     ``MPI_Finalize``, which would wait for ranks that failed."""
+    def report(line: str) -> None:
+        print(f"{tool}: error: {line}", file=sys.stderr, flush=True)
+
     try:
-        line = _GROUP.fail(error) if _GROUP is not None else str(error)
+        if _GROUP is None:
+            report(str(error))
+        else:
+            _GROUP.fail(error, report)
     except Exception:  # the notice is best effort; leaving is not
         traceback.print_exc()
-        line = str(error)
-    print(f"{tool}: error: {line}", file=sys.stderr)
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)
