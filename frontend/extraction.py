@@ -74,13 +74,13 @@ class Partitioned:
         return lines
 
 
-def partition(lowered: Lowered) -> Partitioned:
+def partition(lowered: Lowered, pipeline: str = PARTITION_PIPELINE) -> Partitioned:
     with lowered.context:
         module = ir.Module.parse(lowered.as_text(debug_info=True))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", DiagnosticWarning)
             try:
-                build_pass_manager(PARTITION_PIPELINE, lowered.context).run(module.operation)
+                build_pass_manager(pipeline, lowered.context).run(module.operation)
             except ir.MLIRError as error:
                 raise CompilationError(f"partitioning '{lowered.entry}' failed:\n{format_mlir_error(error)}") from None
     return Partitioned(lowered, module, [w.message for w in caught if isinstance(w.message, DiagnosticWarning)])
@@ -115,6 +115,9 @@ def device_value(value, target: str) -> DeviceValue:
 class ExtractedFunction(StagedFunction):
     """A staged function run as device functions plus a host program (see the module docstring)."""
 
+    #: The passes that partition it (a subclass may add passes that keep the partition).
+    partition_pipeline = PARTITION_PIPELINE
+
     def __init__(self, python_fn, target: str = "cpu", warn_transfers: bool = False, timeout_s: float = DEFAULT_TIMEOUT_S,
                  autograph: bool = True):
         super().__init__(python_fn, target, autograph=autograph)
@@ -123,7 +126,7 @@ class ExtractedFunction(StagedFunction):
 
     def partitioned(self, *args, **kwargs) -> Partitioned:
         """The partitioned module for these arguments' signature (not compiled)."""
-        return partition(self.lower(*args, **kwargs))
+        return partition(self.lower(*args, **kwargs), self.partition_pipeline)
 
     def host_program(self, *args, **kwargs) -> HostProgram | None:
         """The host program for these arguments' signature (``None``: no host calls)."""
@@ -142,7 +145,7 @@ class ExtractedFunction(StagedFunction):
 
     def _compile(self, args, kwargs) -> Compiled:
         lowered = self._lower(args, kwargs)
-        result = partition(lowered)
+        result = partition(lowered, self.partition_pipeline)
         if self.warn_transfers:
             for warning in result.transfers:
                 file, line, _ = parse_location(warning.location)

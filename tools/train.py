@@ -4,6 +4,7 @@
 s4tf-train lenet --data digits --epochs 10 --out lenet.vmfb
 s4tf-train mlp --data digits --epochs 5 --out mlp.vmfb --targets cpu
 s4tf-train lenet --data digits --epochs 20 --out lenet.vmfb --resume      # continue from lenet.npz
+mpiexec -n 2 s4tf-train lenet --data digits --epochs 10 --distributed    # data-parallel on 2 ranks
 ```
 
 Each epoch runs the compiled training step (forward, reverse mode and the Adam update
@@ -16,6 +17,10 @@ an inference module per target: ``lenet.vmfb`` for the host and
 ``lenet-android-arm64.vmfb`` for phones, each with its weights in a parameter archive
 beside it (``.irpa``) unless ``--embed-weights``. The modules take raw images (pixels in
 [0, 1], NHWC) and return logits; the input scaling is compiled in.
+
+With ``--distributed``, under ``mpiexec``, every rank trains on its shard of each global
+batch of ``--batch-size`` (:mod:`s4tf.distributed`); rank 0's initial weights are
+broadcast, and only rank 0 shows progress, evaluates, and writes the checkpoint and modules.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,6 +91,9 @@ def argument_parser() -> argparse.ArgumentParser:
                         help="checkpoint written after every epoch (default: the --out path with .npz)")
     parser.add_argument("--resume", action="store_true", help="continue from the checkpoint if it exists")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars (one line per epoch)")
+    parser.add_argument("--distributed", action="store_true",
+                        help="data-parallel training over the ranks of mpiexec (needs the extra 'distributed'): "
+                        "--batch-size is the global batch, split evenly; rank 0 logs and writes the files")
     return add_version(parser)
 
 
@@ -109,6 +118,14 @@ def module_paths(out: Path, targets: list[str]) -> dict[str, Path]:
 
 def train(options) -> None:
     check_options(options)
+    distributed = None
+    if options.distributed:
+        from s4tf import distributed
+
+        distributed.init()
+        if options.batch_size % distributed.size():
+            raise S4tfError(f"--batch-size {options.batch_size} cannot be split evenly over {distributed.size()} ranks")
+    root = distributed is None or distributed.is_root()
     targets = parse_targets(options.targets)
     out = options.out or Path(f"{options.model}.vmfb")
     checkpoint = options.checkpoint or out.with_suffix(".npz")
@@ -128,17 +145,25 @@ def train(options) -> None:
         if not isinstance(info.get("epoch"), int):
             raise S4tfError(f"checkpoint {checkpoint} records no epoch: it was not written by s4tf-train")
         model, opt_state, first_epoch = state["model"], state["opt"], info["epoch"] + 1
-        print(f"resuming from {checkpoint} after epoch {first_epoch}")
+        if root:
+            print(f"resuming from {checkpoint} after epoch {first_epoch}")
 
-    step = train_step(opt)
+    if distributed is not None:
+        model, opt_state, first_epoch = distributed.broadcast((model, opt_state, np.array(first_epoch)))
+        first_epoch = int(first_epoch)
+        step = distributed.train_step(opt)
+        epoch_batches = distributed.batches
+    else:
+        step = train_step(opt)
+        epoch_batches = batches
     started = time.perf_counter()
     compiling = 0.0  # the first calls of the step and the evaluation: staging, compiling (or loading)
     test_accuracy = None
     for epoch in range(first_epoch, options.epochs):
         progress = tqdm(
-            batches((x_train, y_train), options.batch_size, seed=options.seed, epoch=epoch),
+            epoch_batches((x_train, y_train), options.batch_size, seed=options.seed, epoch=epoch),
             total=steps_per_epoch, desc=f"epoch {epoch + 1}/{options.epochs}", unit="step",
-            disable=options.no_progress, leave=False, file=sys.stderr,
+            disable=options.no_progress or not root, leave=False, file=sys.stderr,
         )
         losses, accuracies = [], []
         for x, y in progress:
@@ -148,8 +173,10 @@ def train(options) -> None:
                 compiling += time.perf_counter() - began
             losses.append(loss)
             accuracies.append(accuracy)
-            if len(losses) % 10 == 0:  # reading back waits for the device: not every step
+            if len(losses) % 10 == 0 and root:  # reading back waits for the device: not every step
                 progress.set_postfix(loss=f"{float(np.asarray(loss)):.4f}", accuracy=f"{float(np.asarray(accuracy)):.3f}")
+        if not root:  # rank 0 evaluates and writes; the others go on to the next epoch
+            continue
         began = time.perf_counter()
         evaluated = evaluate(model, x_test_scaled, y_test)
         if epoch == first_epoch:
@@ -166,6 +193,8 @@ def train(options) -> None:
             f"test loss {test_loss:.4f} accuracy {test_accuracy:.4f} ({spent})",
             flush=True,
         )
+    if not root:
+        return
     if test_accuracy is None:  # resumed after the last epoch: nothing was trained or evaluated
         _, test_accuracy = (float(np.asarray(v)) for v in evaluate(model, x_test_scaled, y_test))
     print(f"test accuracy: {test_accuracy:.4f} on {len(y_test)} held-out images; checkpoint: {checkpoint}")
@@ -192,7 +221,22 @@ def export(model, scaling: Scaling, example, paths: dict[str, Path], options) ->
 
 def run(argv=None) -> int:
     options = argument_parser().parse_args(argv)
+    if options.distributed:
+        return report_errors("s4tf-train", lambda: train_on_every_rank(options))
     return report_errors("s4tf-train", lambda: train(options))
+
+
+def train_on_every_rank(options) -> None:
+    """:func:`train` on this rank; if it fails, every rank stops (one line each, naming the
+    rank that failed first) instead of waiting for it."""
+    try:
+        train(options)
+    except Exception as error:
+        from s4tf import distributed
+
+        if not isinstance(error, (S4tfError, OSError)):
+            traceback.print_exc()
+        distributed.exit_after(error, "s4tf-train")
 
 
 def main() -> None:
