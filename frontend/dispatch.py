@@ -23,7 +23,7 @@ def apply(op_name: str, operands, **attrs) -> list[Tensor]:
             str(user_location() or ""),
         )
     try:
-        if lazy_mode.is_lazy():
+        if lazy_mode.mode_is_lazy():
             return record_op(op_name, operands, attrs)
         return run_eagerly(op_name, operands, attrs)
     except S4tfError as error:

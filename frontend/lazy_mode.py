@@ -51,7 +51,12 @@ def lazy():
 
 def is_lazy() -> bool:
     """Whether ops outside staged functions are recorded now."""
-    return get_mode() == "lazy" and current_scope() is None
+    return getattr(_state, "mode", "eager") == "lazy" and current_scope() is None
+
+
+def mode_is_lazy() -> bool:
+    """Whether this thread's mode is lazy (for callers that know they are not staging)."""
+    return getattr(_state, "mode", "eager") == "lazy"
 
 
 def records_call(staged) -> bool:

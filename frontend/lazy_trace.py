@@ -102,11 +102,19 @@ class LazyTensor(Tensor):
         return self._lazy_type.shape
 
 
+_host_types: dict = {}
+
+
 def _type_of(value) -> TensorType:
     if isinstance(value, Tensor):
         return value.tensor_type
-    array = np.asarray(value)
-    return TensorType(array.shape, canonical_dtype(array.dtype))
+    key = (value.shape, value.dtype)  # a host array: the same few types again and again
+    tensor_type = _host_types.get(key)
+    if tensor_type is None:
+        if len(_host_types) >= INFERENCE_CACHE_SIZE:
+            _host_types.clear()
+        tensor_type = _host_types[key] = TensorType(value.shape, canonical_dtype(value.dtype))
+    return tensor_type
 
 
 class LazyTrace:
@@ -123,6 +131,7 @@ class LazyTrace:
         self.node_types: list[list[TensorType]] = []
         self.inputs: list = []
         self.input_types: list[TensorType] = []
+        self.input_keys: list[tuple] = []  # (shape, dtype) of each input: hashed faster than TensorTypes
         self._input_index: dict[int, int] = {}  # id of the value given -> input index
         self._kept: list = []  # the values given, so that their ids stay theirs
         self._results: list = []  # weak references to the LazyTensors recorded
@@ -133,6 +142,7 @@ class LazyTrace:
         """A new input standing for an argument of the function a sub-trace records."""
         self.inputs.append(None)
         self.input_types.append(tensor_type)
+        self.input_keys.append((tensor_type.shape, tensor_type.dtype))
         return self._tensor(len(self.inputs) - 1, tensor_type)
 
     def ref(self, operand):
@@ -152,13 +162,21 @@ class LazyTrace:
             self._kept.append(operand)
             value = operand if isinstance(operand, Tensor) else np.array(operand)  # a copy: later writes don't count
             self.inputs.append(value)
-            self.input_types.append(_type_of(value))
+            tensor_type = _type_of(value)
+            self.input_types.append(tensor_type)
+            self.input_keys.append((tensor_type.shape, tensor_type.dtype))
             if self.target is None and isinstance(value, Tensor):
                 self.target = value.target
         return index
 
     def type_of(self, ref) -> TensorType:
         return self.input_types[ref] if isinstance(ref, int) else self.node_types[ref[0]][ref[1]]
+
+    def type_key(self, ref) -> tuple:
+        if isinstance(ref, int):
+            return self.input_keys[ref]
+        tensor_type = self.node_types[ref[0]][ref[1]]
+        return tensor_type.shape, tensor_type.dtype
 
     def add(self, node: tuple, result_types: list[TensorType]) -> list[LazyTensor]:
         index = len(self.nodes)
@@ -207,9 +225,10 @@ class LazyTrace:
                     self.error = error.with_traceback(None)
                     raise self.error from None
             self.nodes, self.node_types, self.inputs, self._kept, self._results = [], [], [], [], []
+            self.input_types, self.input_keys, self._input_index = [], [], {}
 
     def _compute(self, outputs: list[LazyTensor]) -> None:
-        key = (tuple(self.nodes), tuple(self.input_types), tuple(t.ref for t in outputs), self.target or "cpu")
+        key = (tuple(self.nodes), tuple(self.input_keys), tuple(t.ref for t in outputs), self.target or "cpu")
         compiled = _compiled_trace(key, self.inputs)
         results = compiled(self.inputs)
         for tensor, result in zip(outputs, results):
@@ -275,8 +294,20 @@ def record_op(op_name: str, operands, attrs: dict) -> list[Tensor]:
         return [Tensor(to_device(attrs["value"]))]
     trace = _recording_trace()
     refs = tuple(trace.ref(operand) for operand in operands)
-    result_types = op.result_types([trace.type_of(ref) for ref in refs], attrs)
-    return trace.add(("op", op.name, tuple(sorted(attrs.items())), refs), result_types)
+    node = ("op", op.name, tuple(sorted(attrs.items())), refs)
+    inference_key = (node[1], node[2], tuple(trace.type_key(ref) for ref in refs))
+    result_types = _inferred.get(inference_key)
+    if result_types is None:  # inference is a function of these: a loop infers each op once
+        result_types = op.result_types([trace.type_of(ref) for ref in refs], attrs)
+        if len(_inferred) >= INFERENCE_CACHE_SIZE:
+            _inferred.clear()
+        _inferred[inference_key] = result_types
+    return trace.add(node, result_types)
+
+
+#: How many (op, attributes, operand types) keep their inferred result types.
+INFERENCE_CACHE_SIZE = 4096
+_inferred: dict = {}
 
 
 _call_records: OrderedDict = OrderedDict()
@@ -338,7 +369,7 @@ def record_transform(transform, args):
         )
         parameters = sum(1 for leaf in stand_ins if isinstance(leaf, LazyTensor))
         key = (type(transform), transform.argnums, transform.single, len(args), parameters,
-               tuple(sub.nodes), tuple(sub.input_types), output_tree, outputs)
+               tuple(sub.nodes), tuple(sub.input_keys), output_tree, outputs)
         with _lock:
             replayed = _transforms.get(key)
             if replayed is None:
