@@ -60,7 +60,7 @@ class LazyStats:
     traces_run: int = 0  #: traces computed (each one module call)
     traces_compiled: int = 0  #: distinct trace structures staged and compiled (or loaded from disk)
     cache_hits: int = 0  #: traces run with a module compiled before
-    ops_recorded: int = 0  #: nodes recorded in traces to run (ops and calls of staged functions)
+    ops_recorded: int = 0  #: nodes (ops and calls of staged functions) of the traces run or cut
     cuts: int = 0  #: traces cut at MAX_TRACE_OPS
     ops_per_trace: list = field(default_factory=list)  #: nodes of each trace run (the last 1000)
 
@@ -129,6 +129,7 @@ class LazyTrace:
         self.target = None  # the first tensor input's target
         self.nodes: list[tuple] = []  # ("op", name, attrs, refs) or ("call", staged, tree, leaf specs, result positions, refs)
         self.node_types: list[list[TensorType]] = []
+        self.node_keys: list[list[tuple]] = []  # (shape, dtype) of each result
         self.inputs: list = []
         self.input_types: list[TensorType] = []
         self.input_keys: list[tuple] = []  # (shape, dtype) of each input: hashed faster than TensorTypes
@@ -173,18 +174,13 @@ class LazyTrace:
         return self.input_types[ref] if isinstance(ref, int) else self.node_types[ref[0]][ref[1]]
 
     def type_key(self, ref) -> tuple:
-        if isinstance(ref, int):
-            return self.input_keys[ref]
-        tensor_type = self.node_types[ref[0]][ref[1]]
-        return tensor_type.shape, tensor_type.dtype
+        return self.input_keys[ref] if isinstance(ref, int) else self.node_keys[ref[0]][ref[1]]
 
-    def add(self, node: tuple, result_types: list[TensorType]) -> list[LazyTensor]:
+    def add(self, node: tuple, result_types: list[TensorType], result_keys=None) -> list[LazyTensor]:
         index = len(self.nodes)
         self.nodes.append(node)
         self.node_types.append(result_types)
-        if not self.sub:
-            with _lock:
-                _stats.ops_recorded += 1
+        self.node_keys.append(result_keys or [(t.shape, t.dtype) for t in result_types])
         return [self._tensor((index, i), t) for i, t in enumerate(result_types)]
 
     def _tensor(self, ref, tensor_type: TensorType) -> LazyTensor:
@@ -217,6 +213,7 @@ class LazyTrace:
             self.done = True
             if getattr(_state, "trace", None) is self:
                 _state.trace = None
+            _stats.ops_recorded += len(self.nodes)
             outputs = [t for t in (r() for r in self._results) if t is not None and t.pending is self]
             if outputs:
                 try:
@@ -224,7 +221,7 @@ class LazyTrace:
                 except S4tfError as error:
                     self.error = error.with_traceback(None)
                     raise self.error from None
-            self.nodes, self.node_types, self.inputs, self._kept, self._results = [], [], [], [], []
+            self.nodes, self.node_types, self.node_keys, self.inputs, self._kept, self._results = [], [], [], [], [], []
             self.input_types, self.input_keys, self._input_index = [], [], {}
 
     def _compute(self, outputs: list[LazyTensor]) -> None:
@@ -288,21 +285,25 @@ def barrier() -> None:
 
 def record_op(op_name: str, operands, attrs: dict) -> list[Tensor]:
     """``s4tf.<op_name>(*operands) {attrs}`` recorded: its results, computed later."""
-    op = lookup(op_name)
-    attrs = op.normalize_attributes(attrs)
+    op = _ops.get(op_name) or _ops.setdefault(op_name, lookup(op_name))
+    if attrs or op.attributes:
+        attrs = op.normalize_attributes(attrs)
     if op.name == "constant":  # a value, not structure: an input of the trace that uses it
         return [Tensor(to_device(attrs["value"]))]
     trace = _recording_trace()
     refs = tuple(trace.ref(operand) for operand in operands)
-    node = ("op", op.name, tuple(sorted(attrs.items())), refs)
+    node = ("op", op.name, tuple(sorted(attrs.items())) if attrs else (), refs)
     inference_key = (node[1], node[2], tuple(trace.type_key(ref) for ref in refs))
-    result_types = _inferred.get(inference_key)
-    if result_types is None:  # inference is a function of these: a loop infers each op once
+    inferred = _inferred.get(inference_key)
+    if inferred is None:  # inference is a function of these: a loop infers each op once
         result_types = op.result_types([trace.type_of(ref) for ref in refs], attrs)
         if len(_inferred) >= INFERENCE_CACHE_SIZE:
             _inferred.clear()
-        _inferred[inference_key] = result_types
-    return trace.add(node, result_types)
+        inferred = _inferred[inference_key] = (result_types, [(t.shape, t.dtype) for t in result_types])
+    return trace.add(node, *inferred)
+
+
+_ops: dict = {}  # op names as given -> their definitions
 
 
 #: How many (op, attributes, operand types) keep their inferred result types.
