@@ -34,7 +34,7 @@ from s4tf import pytree
 from s4tf.dialects.op_def import lookup
 from s4tf.dialects.types import TensorType, canonical_dtype
 from s4tf.errors import S4tfError, StagingError
-from s4tf.locations import user_location
+from s4tf.locations import mlir_location, user_line, user_location
 from s4tf.runtime.device import to_device
 from s4tf.staging import StagedFunction
 from s4tf.tensor import Tensor
@@ -130,6 +130,7 @@ class LazyTrace:
         self.nodes: list[tuple] = []  # ("op", name, attrs, refs) or ("call", staged, tree, leaf specs, result positions, refs)
         self.node_types: list[list[TensorType]] = []
         self.node_keys: list[list[tuple]] = []  # (shape, dtype) of each result
+        self.lines: list = []  # the user's line that recorded each node (not part of the key)
         self.inputs: list = []
         self.input_types: list[TensorType] = []
         self.input_keys: list[tuple] = []  # (shape, dtype) of each input: hashed faster than TensorTypes
@@ -179,6 +180,7 @@ class LazyTrace:
     def add(self, node: tuple, result_types: list[TensorType], result_keys=None) -> list[LazyTensor]:
         index = len(self.nodes)
         self.nodes.append(node)
+        self.lines.append(user_line())
         self.node_types.append(result_types)
         self.node_keys.append(result_keys or [(t.shape, t.dtype) for t in result_types])
         return [self._tensor((index, i), t) for i, t in enumerate(result_types)]
@@ -221,12 +223,13 @@ class LazyTrace:
                 except S4tfError as error:
                     self.error = error.with_traceback(None)
                     raise self.error from None
-            self.nodes, self.node_types, self.node_keys, self.inputs, self._kept, self._results = [], [], [], [], [], []
+            self.nodes, self.node_types, self.node_keys, self.lines = [], [], [], []
+            self.inputs, self._kept, self._results = [], [], []
             self.input_types, self.input_keys, self._input_index = [], [], {}
 
     def _compute(self, outputs: list[LazyTensor]) -> None:
         key = (tuple(self.nodes), tuple(self.input_keys), tuple(t.ref for t in outputs), self.target or "cpu")
-        compiled = _compiled_trace(key, self.inputs)
+        compiled = _compiled_trace(key, self.inputs, self.lines)
         results = compiled(self.inputs)
         for tensor, result in zip(outputs, results):
             tensor._device_array = result._device_array
@@ -375,7 +378,7 @@ def record_transform(transform, args):
             replayed = _transforms.get(key)
             if replayed is None:
                 name = getattr(transform, "__name__", "fn")
-                replay = functools.partial(_replay_function, key)
+                replay = functools.partial(_replay_function, key, tuple(sub.lines))
                 replay.__name__ = name if name.isidentifier() else "fn"
                 argnums = transform.argnums[0] if transform.single else transform.argnums
                 replayed = _transforms[key] = type(transform)(replay, argnums)
@@ -392,9 +395,9 @@ def record_transform(transform, args):
 # -- replaying a trace while staging ----------------------------------------------------
 
 
-def _replay(nodes, inputs: list):
-    """Stage ``nodes`` into the current scope on ``inputs``; a function from a node
-    reference (or input index) to its value."""
+def _replay(nodes, lines, inputs: list):
+    """Stage ``nodes`` into the current scope on ``inputs``, each op at the user's line that
+    recorded it; a function from a node reference (or input index) to its value."""
     scope = current_scope()
     values = {}
 
@@ -404,7 +407,12 @@ def _replay(nodes, inputs: list):
     for index, node in enumerate(nodes):
         operands = [value(ref) for ref in node[-1]]
         if node[0] == "op":
-            results = scope.emit(node[1], operands, dict(node[2]))
+            with scope.context:
+                scope.location = mlir_location(lines[index])
+            try:
+                results = scope.emit(node[1], operands, dict(node[2]))
+            finally:
+                scope.location = None
         else:
             _, staged, tree, specs, positions, _ = node
             given = iter(operands)
@@ -419,18 +427,18 @@ def _replay(nodes, inputs: list):
     return value
 
 
-def _replay_trace(key, *inputs):
+def _replay_trace(key, lines, *inputs):
     nodes, _, outputs, _ = key
-    value = _replay(nodes, list(inputs))
+    value = _replay(nodes, lines, list(inputs))
     return [value(ref) for ref in outputs]
 
 
-def _replay_function(key, *args):
+def _replay_function(key, lines, *args):
     """The Python function a sub-trace recorded, replayed on ``args`` (traced arguments,
     then the captured inputs)."""
     _, _, _, count, _, nodes, _, output_tree, outputs = key
     leaves = [leaf for leaf in pytree.flatten(args[:count])[0] if not isinstance(leaf_spec(leaf), Static)]
-    value = _replay(nodes, leaves + list(args[count:]))
+    value = _replay(nodes, lines, leaves + list(args[count:]))
     return pytree.unflatten(output_tree, [ref[2] if _is_static(ref) else value(ref) for ref in outputs])
 
 
@@ -441,7 +449,7 @@ def _is_static(ref) -> bool:
 _compiled: OrderedDict = OrderedDict()
 
 
-def _compiled_trace(key, inputs):
+def _compiled_trace(key, inputs, lines):
     """The compiled module for a trace structure: from memory, or staged and compiled."""
     with _lock:
         compiled = _compiled.get(key)
@@ -449,7 +457,7 @@ def _compiled_trace(key, inputs):
             _compiled.move_to_end(key)
             _stats.cache_hits += 1
             return compiled
-    replay = functools.partial(_replay_trace, key)
+    replay = functools.partial(_replay_trace, key, tuple(lines))
     replay.__name__ = "lazy_trace"
     compiled = StagedFunction(replay, key[3], autograph=False)._compile(tuple(inputs), {})
     with _lock:

@@ -201,3 +201,20 @@ def test_jvp_and_vjp_of_lazy_tensors_match_eager():
         for lazy, eager in [(value, eager_value), (tangent, eager_tangent), (out, eager_out),
                             (cotangent, eager_pullback(np.ones((2, 4), np.float32))[0])]:
             np.testing.assert_allclose(np.asarray(lazy), np.asarray(eager), rtol=1e-6)
+
+
+def test_a_trace_that_cannot_compile_names_the_line_of_the_op_when_observed():
+    with s4tf.lazy():
+        y = s4tf.tanh(np.ones(3))  # float64 tanh: no CPU code in IREE
+        z = s4tf.asarray(X) + 1.0
+        for _ in range(2):  # the error stays the trace's: each reading raises it
+            with pytest.raises(s4tf.CompilationError, match="s4tf.tanh on f64 is not available") as raised:
+                float(y[0])
+            assert f"test_lazy_rules.py:{tanh_line(__file__)}:" in str(raised.value)
+        with pytest.raises(s4tf.CompilationError):
+            np.asarray(z)  # recorded in the same trace
+        np.testing.assert_allclose(np.asarray(s4tf.asarray(X) * 2.0), X * 2)  # a new trace works
+
+
+def tanh_line(path: str) -> int:
+    return next(i for i, line in enumerate(open(path), 1) if line.strip().startswith("y = s4tf.tanh(np.ones(3))"))
