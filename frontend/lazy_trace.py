@@ -217,15 +217,16 @@ class LazyTrace:
                 _state.trace = None
             _stats.ops_recorded += len(self.nodes)
             outputs = [t for t in (r() for r in self._results) if t is not None and t.pending is self]
-            if outputs:
-                try:
+            try:
+                if outputs:
                     self._compute(outputs)
-                except S4tfError as error:
-                    self.error = error.with_traceback(None)
-                    raise self.error from None
-            self.nodes, self.node_types, self.node_keys, self.lines = [], [], [], []
-            self.inputs, self._kept, self._results = [], [], []
-            self.input_types, self.input_keys, self._input_index = [], [], {}
+            except S4tfError as error:
+                self.error = error.with_traceback(None)
+                raise self.error from None
+            finally:  # what was recorded is no longer needed: the tensors hold their values or the error
+                self.nodes, self.node_types, self.node_keys, self.lines = [], [], [], []
+                self.inputs, self._kept, self._results = [], [], []
+                self.input_types, self.input_keys, self._input_index = [], [], {}
 
     def _compute(self, outputs: list[LazyTensor]) -> None:
         key = (tuple(self.nodes), tuple(self.input_keys), tuple(t.ref for t in outputs), self.target or "cpu")
