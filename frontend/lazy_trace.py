@@ -36,7 +36,7 @@ from s4tf.dialects.types import TensorType, canonical_dtype
 from s4tf.errors import S4tfError, StagingError
 from s4tf.locations import mlir_location, user_line, user_location
 from s4tf.runtime.device import to_device
-from s4tf.staging import StagedFunction
+from s4tf.staging import StagedFunction, module_input
 from s4tf.tensor import Tensor
 from s4tf.tracing import Static, current_scope, leaf_spec, rebuild_outputs, signature
 
@@ -231,10 +231,10 @@ class LazyTrace:
     def _compute(self, outputs: list[LazyTensor]) -> None:
         key = (tuple(self.nodes), tuple(self.input_keys), tuple(t.ref for t in outputs), self.target or "cpu")
         compiled = _compiled_trace(key, self.inputs, self.lines)
-        results = compiled(self.inputs)
-        for tensor, result in zip(outputs, results):
-            tensor._device_array = result._device_array
-            tensor.pending = None
+        module = compiled.module  # every input is a tensor and none is donated: invoked directly
+        arrays = module.invoke(compiled.lowered.entry, [module_input(value, module.device) for value in self.inputs])
+        for tensor, array in zip(outputs, arrays):
+            tensor._device_array, tensor.target, tensor.pending = array, module.target, None
         with _lock:
             _stats.traces_run += 1
             _ops_per_trace.append(len(self.nodes))
