@@ -125,7 +125,7 @@ class LazyTrace:
         self.sub = sub
         self.closed = False  # a sub-trace whose function returned
         self.done = False
-        self.error: S4tfError | None = None
+        self.error: Exception | None = None
         self.target = None  # the first tensor input's target
         self.nodes: list[tuple] = []  # ("op", name, attrs, refs) or ("call", staged, tree, leaf specs, result positions, refs)
         self.node_types: list[list[TensorType]] = []
@@ -178,12 +178,20 @@ class LazyTrace:
         return self.input_keys[ref] if isinstance(ref, int) else self.node_keys[ref[0]][ref[1]]
 
     def add(self, node: tuple, result_types: list[TensorType], result_keys=None) -> list[LazyTensor]:
-        index = len(self.nodes)
-        self.nodes.append(node)
-        self.lines.append(user_line())
+        line = user_line()
+        self.lines.append(line)
         self.node_types.append(result_types)
         self.node_keys.append(result_keys or [(t.shape, t.dtype) for t in result_types])
-        return [self._tensor((index, i), t) for i, t in enumerate(result_types)]
+        index = len(self.nodes)
+        self.nodes.append(node)  # last: a run in another thread sees whole nodes
+        tensors = [self._tensor((index, i), t) for i, t in enumerate(result_types)]
+        if self.done:  # checked after appending: a run that starts later sees these tensors
+            raise StagingError(
+                "another thread ran this thread's lazy trace while an op was being recorded; read lazy tensors "
+                "in the thread that records them, or call s4tf.barrier() there before handing them over",
+                str(line or ""),
+            )
+        return tensors
 
     def _tensor(self, ref, tensor_type: TensorType) -> LazyTensor:
         tensor = LazyTensor(self, ref, tensor_type, self.target or "cpu")
@@ -223,6 +231,9 @@ class LazyTrace:
             except S4tfError as error:
                 self.error = error.with_traceback(None)
                 raise self.error from None
+            except Exception as error:  # kept too: the trace's tensors raise it when read
+                self.error = error
+                raise
             finally:  # what was recorded is no longer needed: the tensors hold their values or the error
                 self.nodes, self.node_types, self.node_keys, self.lines = [], [], [], []
                 self.inputs, self._kept, self._results = [], [], []

@@ -218,3 +218,23 @@ def test_a_trace_that_cannot_compile_names_the_line_of_the_op_when_observed():
 
 def tanh_line(path: str) -> int:
     return next(i for i, line in enumerate(open(path), 1) if line.strip().startswith("y = s4tf.tanh(np.ones(3))"))
+
+
+def test_a_trace_run_by_another_thread_while_an_op_is_recorded_is_a_clear_error(monkeypatch):
+    import threading
+
+    with s4tf.lazy():
+        x = s4tf.asarray(X) * 2.0
+        trace = x.pending
+
+        def run_elsewhere():  # another thread reads x just as the next op is being added
+            reader = threading.Thread(target=trace.run)
+            reader.start()
+            reader.join()
+
+        monkeypatch.setattr(lazy_trace, "user_line", run_elsewhere)
+        with pytest.raises(s4tf.StagingError, match="another thread ran this thread's lazy trace"):
+            x + 1.0
+        monkeypatch.undo()
+        np.testing.assert_allclose(np.asarray(x), X * 2)
+        np.testing.assert_allclose(np.asarray(x + 1.0), X * 2 + 1)  # recording goes on in a new trace
