@@ -121,3 +121,14 @@ def test_a_grad_made_anew_each_step_of_a_new_lambda_compiles_once():
         eager_params = [p - LR * g for p, g in zip(eager_params, grads)]
     for lazy, eager in zip(params, eager_params):
         np.testing.assert_allclose(np.asarray(lazy), np.asarray(eager), rtol=1e-5, atol=1e-6)
+
+
+def test_a_trace_dropped_from_memory_is_loaded_from_the_disk_cache(monkeypatch, tmp_path):
+    monkeypatch.setenv("S4TF_CACHE_DIR", str(tmp_path))
+    train(lazy_step, steps=2)
+    entries = sorted(tmp_path.glob("*.vmfb"))
+    assert entries  # the step trace's module
+    monkeypatch.setattr(lazy_trace, "_compiled", type(lazy_trace._compiled)())  # as a new process would start
+    train(lazy_step, steps=2)
+    assert s4tf.lazy_stats().traces_compiled == 2  # staged again: the same module text
+    assert sorted(tmp_path.glob("*.vmfb")) == entries  # ... which IREE did not compile again
