@@ -47,6 +47,11 @@ MAX_TRACE_OPS = 5000
 CACHE_SIZE = 64
 #: How many lowered staged functions called in lazy mode keep their output records.
 CALL_CACHE_SIZE = 256
+#: How many (op, attributes, operand types) keep their inferred result types.
+INFERENCE_CACHE_SIZE = 4096
+
+_ops: dict = {}  # op names as given -> their definitions
+_inferred: dict = {}  # (op, attributes, operand (shape, dtype)s) -> (result types, their (shape, dtype)s)
 
 
 class LazyTraceWarning(UserWarning):
@@ -318,14 +323,6 @@ def record_op(op_name: str, operands, attrs: dict) -> list[Tensor]:
     return trace.add(node, *inferred)
 
 
-_ops: dict = {}  # op names as given -> their definitions
-
-
-#: How many (op, attributes, operand types) keep their inferred result types.
-INFERENCE_CACHE_SIZE = 4096
-_inferred: dict = {}
-
-
 _call_records: OrderedDict = OrderedDict()
 
 
@@ -429,11 +426,10 @@ def _replay(nodes, lines, inputs: list):
             _, staged, tree, specs, positions, _ = node
             given = iter(operands)
             args, kwargs = pytree.unflatten(tree, [next(given) if spec is None else spec[1] for spec in specs])
-            results = {}
+            results = [None] * sum(isinstance(position, int) for position in positions)
             for leaf, position in zip(pytree.flatten(staged(*args, **kwargs))[0], positions):
                 if isinstance(position, int):
                     results[position] = leaf
-            results = [results[i] for i in range(len(results))]
         for i, result in enumerate(results):
             values[(index, i)] = result
     return value
