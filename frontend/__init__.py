@@ -38,6 +38,8 @@ from s4tf.errors import (
     CompilationError, DTypeError, OpAttributeError, S4tfError, ShapeError, StagingError, ZeroDerivativeWarning,
 )
 from s4tf.host import host
+from s4tf.lazy_mode import get_mode, lazy, set_mode
+from s4tf.lazy_trace import LazyStats, LazyTraceWarning, barrier, lazy_stats
 from s4tf.locations import name_scope
 from s4tf.math_functions import (
     acos, acosh, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, asin, asinh, atan, atan2, atanh,
@@ -76,6 +78,7 @@ bool = bool_  # noqa: A001  (the Array API's name)
 __all__ = [
     "linalg", "random", "function", "host", "StagedFunction", "compile", "load", "save_parameters", "load_parameters", "DeployableModule", "DeployedModule", "grad", "value_and_grad", "jvp", "vjp", "derivative", "no_derivative", "move", "Lowered", "Tensor", "name_scope",
     "cond", "while_loop", "fori_loop",
+    "lazy", "set_mode", "get_mode", "barrier", "lazy_stats", "LazyStats", "LazyTraceWarning",
     "S4tfError", "ShapeError", "DTypeError", "OpAttributeError", "StagingError", "CompilationError",
     "ZeroDerivativeWarning",
     "float16", "float32", "float64", "bfloat16", "int8", "int32", "int64", "bool_", "bool",

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from s4tf import numpy_api, pytree
+from s4tf import lazy_mode, numpy_api, pytree
 from s4tf.dialects.types import TensorType, is_float, shape_str, to_numpy_dtype
 from s4tf.differentiable import differentiable_mask, leaves_like
 from s4tf.errors import DTypeError, S4tfError, ShapeError
@@ -160,7 +160,10 @@ class _Transform:
         self._staged.__name__ = f"{self.kind}_{_name(fn)}".replace("<lambda>", "lambda")
 
     def __call__(self, *args):
-        return self._staged(*_floats_as_arrays(args, self.argnums))
+        args = _floats_as_arrays(args, self.argnums)
+        if lazy_mode.is_lazy():
+            return lazy_mode.record_transform(self, args)
+        return self._staged(*args)
 
     def _derivatives(self, args):
         staged = _stage(self.fn, args)

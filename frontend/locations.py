@@ -44,6 +44,7 @@ def _package_dirs() -> tuple[str, ...]:
     )
 
 
+@functools.lru_cache(maxsize=4096)
 def _is_internal(filename: str) -> bool:
     return os.path.abspath(filename).startswith(_package_dirs()) or filename.startswith("<frozen")
 
@@ -60,6 +61,17 @@ def user_location() -> SourceLocation | None:
             if 0 <= index < len(positions) and positions[index][2] is not None:
                 column = positions[index][2] + 1
             return SourceLocation(filename, frame.f_lineno, column)
+        frame = frame.f_back
+    return None
+
+
+def user_line() -> SourceLocation | None:
+    """:func:`user_location` without the column: cheap enough to take for every op that
+    lazy mode records."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if not _is_internal(frame.f_code.co_filename):
+            return SourceLocation(frame.f_code.co_filename, frame.f_lineno)
         frame = frame.f_back
     return None
 

@@ -2,7 +2,8 @@
 
 Both the model and the state are pytrees, so an update runs inside ``@s4tf.function``
 (one compiled training step) or eagerly. Only float array leaves are trained; other
-leaves (static sizes, strides, activations) pass through unchanged.
+leaves (static sizes, strides, activations) pass through unchanged. In lazy mode an
+update ends with ``s4tf.barrier()``, so each training step is one trace, compiled once.
 
 ```python
 opt = optim.Adam(lr=1e-3)
@@ -13,6 +14,7 @@ model, state = opt.update(model, state, s4tf.grad(loss)(model, x, y))
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -24,6 +26,8 @@ from s4tf import numpy_api as snp
 from s4tf import pytree
 from s4tf.dialects.types import is_float
 from s4tf.errors import S4tfError
+from s4tf.lazy_mode import is_lazy
+from s4tf.lazy_trace import barrier
 from s4tf.tracing import Static, leaf_spec
 
 
@@ -59,6 +63,20 @@ def _rebuild(leaves, tree, positions, new_parameters):
     return pytree.unflatten(tree, leaves)
 
 
+def _then_barrier(update):
+    """In lazy mode, an optimizer update ends the step's trace (the S4TF paper's rule for
+    training loops, section 3.4): the loop records the same trace each step."""
+
+    @functools.wraps(update)
+    def update_then_barrier(self, model, state, grads):
+        result = update(self, model, state, grads)
+        if is_lazy():
+            barrier()
+        return result
+
+    return update_then_barrier
+
+
 def cosine_decay(lr: float, total_steps: int, final_fraction: float = 0.0) -> Callable:
     """A learning-rate schedule for :class:`Adam`: ``lr`` at step 1 falling along a half
     cosine to ``final_fraction * lr`` at ``total_steps`` (and staying there)."""
@@ -92,6 +110,7 @@ class SGD:
     def init(self, model) -> SGDState:
         return SGDState(_zeros_like_parameters(model) if self.momentum else [])
 
+    @_then_barrier
     def update(self, model, state: SGDState, grads):
         leaves, tree, positions, g = _parameters_and_grads(model, grads)
         params = [leaves[i] for i in positions]
@@ -126,6 +145,7 @@ class Adam:
         zeros = _zeros_like_parameters(model)
         return AdamState(np.zeros((), np.float32), zeros, [np.zeros_like(z) for z in zeros])
 
+    @_then_barrier
     def update(self, model, state: AdamState, grads):
         leaves, tree, positions, g = _parameters_and_grads(model, grads)
         params = [leaves[i] for i in positions]

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from s4tf import autograph, pytree
+from s4tf import autograph, lazy_mode, pytree
 from s4tf.donation import alias_results, donated_positions
 from s4tf.errors import CompilationError, S4tfError
 from s4tf.mlir import ir
@@ -134,6 +134,8 @@ class StagedFunction:
         scope = current_scope()
         if scope is not None:
             return scope.trace.call(self.python_fn, self.__name__, args, kwargs)
+        if lazy_mode.records_call(self):
+            return lazy_mode.record_call(self, args, kwargs)
         leaves, tree = pytree.flatten((args, kwargs))
         try:
             key = signature(leaves, tree)
