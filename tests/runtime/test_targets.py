@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import s4tf
-from s4tf.runtime.availability import LIMITATIONS, find_limitation
+from s4tf.passes.availability import LIMITATIONS, find_limitation
 from s4tf.runtime.device import (
     DeviceUnavailableError, LoadedModule, WrongTargetError, device_available, device_config,
 )

@@ -2,8 +2,8 @@
 under qemu-aarch64 for a few steps (the S4TF paper's on-device training, its Table 4).
 
 ```
-python tools/train_arm64.py                 # 8x8 digits, 64-32-10 MLP, Adam, batch 32, 5 steps
-python tools/train_arm64.py --steps 10 --model lenet
+python tools/bench/train_arm64.py                 # 8x8 digits, 64-32-10 MLP, Adam, batch 32, 5 steps
+python tools/bench/train_arm64.py --steps 10 --model lenet
 ```
 
 The module's one entry point is the training step itself:

@@ -1,8 +1,8 @@
 """Size and peak memory of a model's module for phones, run under qemu-aarch64.
 
 ```
-python tools/measure_arm64.py                 # the 784-512-512-10 MLP, batch 1
-python tools/measure_arm64.py --batch 16
+python tools/bench/measure_arm64.py                 # the 784-512-512-10 MLP, batch 1
+python tools/bench/measure_arm64.py --batch 16
 ```
 
 Compiles the MLP's forward pass for ``android-arm64`` (weights in a ``.irpa`` beside the
