@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+#: The targets s4tf compiles for (their IREE flags and devices: :mod:`s4tf.runtime.targets`).
+TARGET_NAMES = ("cpu", "vmvx", "vulkan", "cuda", "android-arm64", "linux-arm64")
+
 INTEGERS = ("i1", "i8", "i32", "i64")
 CONVERSIONS = ("s4tf.cast", "stablehlo.convert")
 

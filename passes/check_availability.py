@@ -15,10 +15,9 @@ pass fails. ``@s4tf.function(target=...)`` runs it before IREE.
 from __future__ import annotations
 
 from s4tf.mlir import ir
+from s4tf.passes.availability import TARGET_NAMES, find_limitation
 from s4tf.passes.ir_walk import collect
 from s4tf.passes.registry import PassFailed, emit_error, register
-from s4tf.passes.availability import find_limitation
-from s4tf.runtime.targets import TARGETS
 
 
 def element_dtype(mlir_type: ir.Type) -> str:
@@ -41,7 +40,7 @@ def is_computation(operation: ir.Operation) -> bool:
 @register(
     "s4tf-check-availability",
     "Report every op whose dtypes the target cannot run (option: target=cpu|vmvx|vulkan|cuda|...)",
-    choices={"target": tuple(TARGETS)},
+    choices={"target": TARGET_NAMES},
 )
 def check_availability(module: ir.Operation, target: str) -> None:
     failed = False

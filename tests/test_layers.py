@@ -1,0 +1,48 @@
+"""The layers hold: tools > frontend > runtime > passes > dialects > shared core, a module
+never importing a layer above its own (pyproject's ``[tool.importlinter]``, docs/design.md)."""
+
+import pytest
+
+from layering import ROOT, contract_config, lint, wheel_tree
+
+
+@pytest.fixture
+def tree(tmp_path):
+    return wheel_tree(tmp_path / "tree")
+
+
+def test_the_package_keeps_its_layers(tree):
+    result = lint(tree)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_tree_is_laid_out_as_installed(tree):
+    assert (tree / "s4tf" / "staging.py").resolve() == ROOT / "frontend" / "staging.py"
+    assert (tree / "s4tf" / "dialects" / "op_def.py").resolve() == ROOT / "dialects" / "op_def.py"
+    assert (tree / "s4tf" / "passes" / "autodiff" / "__init__.py").exists()
+    assert (tree / "s4tf" / "nn" / "__init__.py").resolve() == ROOT / "frontend" / "nn" / "__init__.py"
+
+
+def test_every_frontend_module_is_in_the_frontend_layer(tree):
+    (tree / "s4tf" / "new_module.py").write_text("")
+    frontend = contract_config(tree).split("layers =")[1].splitlines()[2]
+    assert "staging" in frontend.split(" : ") and "new_module" in frontend.split(" : ")
+    assert "errors" not in frontend.split(" : ") and "runtime" not in frontend.split(" : ")
+
+
+@pytest.mark.parametrize(
+    "module, source, broken",
+    [
+        ("dialects/bad.py", "from s4tf.passes import registry\n", "s4tf.dialects is not allowed to import s4tf.passes"),
+        ("passes/bad.py", "import s4tf.runtime.cache\n", "s4tf.passes is not allowed to import s4tf.runtime"),
+        ("runtime/bad.py", "from s4tf import staging\n", "s4tf.runtime is not allowed to import s4tf.staging"),
+        ("new_module.py", "from s4tf.tools import cli\n", "s4tf.new_module is not allowed to import s4tf.tools"),
+        ("errors.py", "from s4tf.dialects import types\n", "s4tf.errors is not allowed to import s4tf.dialects"),
+    ],
+)
+def test_an_import_from_a_higher_layer_breaks_the_contract(tree, module, source, broken):
+    path = tree / "s4tf" / module
+    path.unlink(missing_ok=True)  # a link to the real file: replace it, never write through it
+    path.write_text(source)
+    result = lint(tree)
+    assert result.returncode == 1 and broken in result.stdout, result.stdout + result.stderr
