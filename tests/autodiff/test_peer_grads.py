@@ -8,11 +8,11 @@ harness itself is tested on a deliberately wrong derivative and on an inconsiste
 
 import jax
 import numpy as np
+import peer_grads
 import pytest
+from peer_grad_cases import CASES, Case, const, normal
 
 import s4tf
-import peer_grads
-from peer_grad_cases import CASES, Case, const, normal
 
 #: Cases of every kind (unary, broadcasting binary, shape ops, contractions, reductions,
 #: ties, refusals, absent; float64 refused: the test of sin below) that run in about 20 s

@@ -28,6 +28,7 @@ import numpy as np
 
 import s4tf
 from s4tf import pytree
+
 from bench_mlp import load_jax, make_forward, make_inputs, positive_int, time_peers, timed_call, versions
 
 CONV_LAYERS = ((3, 3, 1, 16), (3, 3, 16, 32))

@@ -23,6 +23,7 @@ import statistics
 import numpy as np
 
 import s4tf
+
 from bench_mlp import load_jax, positive_int, time_peers, timed_call, versions
 
 

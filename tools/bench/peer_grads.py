@@ -32,6 +32,7 @@ import numpy as np
 
 import s4tf
 from s4tf.errors import CompilationError, S4tfError
+
 from peer_grad_cases import CASES, Case
 
 STATUSES = ("right", "wrong", "refused", "crash", "absent")
