@@ -3,10 +3,10 @@ wheel lays it out.
 
 pyproject's ``package-dir`` maps ``s4tf`` to ``frontend/`` and ``s4tf.dialects`` to
 ``dialects/`` (and so on), so the source folders are not one package tree that
-import-linter's graph builder (grimp) could walk. ``wheel_tree`` builds that tree (links to
-the ``.py`` files of every package pyproject installs), ``contract_config`` writes the
-contract with its ``frontend`` layer spelled out as the modules present in that folder, and
-``lint`` runs ``lint-imports`` on the tree.
+import-linter's graph builder (grimp) could walk. ``wheel_tree`` builds that tree (as
+setuptools lays out a wheel), ``contract_config`` writes the contract with its ``frontend``
+layer spelled out as the modules present in that package, and ``lint`` runs
+``lint-imports`` on the tree.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import tomllib
 from pathlib import Path
 
@@ -25,27 +26,15 @@ def pyproject(root: Path = ROOT) -> dict:
         return tomllib.load(file)
 
 
-def source_folder(package: str, package_dir: dict[str, str]) -> str:
-    """The folder that holds ``package``'s modules: its nearest ``package-dir`` entry plus
-    the rest of its name (``s4tf.nn`` -> ``frontend/nn``)."""
-    parts = package.split(".")
-    for cut in range(len(parts), 0, -1):
-        mapped = package_dir.get(".".join(parts[:cut]))
-        if mapped is not None:
-            return "/".join([mapped, *parts[cut:]])
-    return "/".join(parts)
-
-
 def wheel_tree(dest: Path, root: Path = ROOT) -> Path:
-    """Lay out under ``dest`` the packages that pyproject installs as a wheel would (each
-    package's ``.py`` files, linked), and return ``dest``."""
-    setuptools = pyproject(root)["tool"]["setuptools"]
-    for package in setuptools["packages"]:
-        folder = root / source_folder(package, setuptools.get("package-dir", {}))
-        target = dest.joinpath(*package.split("."))
-        target.mkdir(parents=True, exist_ok=True)
-        for module in sorted(folder.glob("*.py")):
-            (target / module.name).symlink_to(module)
+    """The modules that pyproject installs, laid out under ``dest`` by setuptools' own
+    ``build_py`` (what a wheel holds); ``dest``."""
+    with tempfile.TemporaryDirectory() as egg_base:
+        command = ["-c", "import setuptools; setuptools.setup()", "-q", "egg_info", "--egg-base", egg_base]
+        subprocess.run(
+            [sys.executable, *command, "build_py", "--build-lib", str(dest)],
+            cwd=root, check=True, capture_output=True, text=True,
+        )
     return dest
 
 
