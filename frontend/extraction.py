@@ -28,10 +28,11 @@ from dataclasses import dataclass
 
 from iree.runtime import DeviceArray
 
+from s4tf.dialects.symbols import functions
 from s4tf.errors import CompilationError
 from s4tf.mlir import ir
 from s4tf.passes.diagnostics import format_mlir_error, parse_location
-from s4tf.passes.partition import HOST_PROGRAM_ATTR, device_module, functions
+from s4tf.passes.partition import HOST_PROGRAM_ATTR, device_module
 from s4tf.passes.pipeline import build_pass_manager
 from s4tf.passes.registry import DiagnosticWarning
 from s4tf.runtime.compiler import compile_stablehlo
