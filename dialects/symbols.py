@@ -7,11 +7,13 @@ frontend, tools and the tests).
 functions(module)                      # {"predict": <func.func>, ...}, in module order
 find_function(module, "predict")       # that func.func, or None
 symbol_name(function)                  # "predict"
-unique_symbol("step.device", taken)    # "step_device", or "step_device_1", ... if taken; added to taken
+unique_symbol("step.device", taken)    # "step_device", or "step_device_1", ... if that is taken
 ```
 """
 
 from __future__ import annotations
+
+from collections.abc import Container
 
 from s4tf.mlir import ir
 
@@ -37,13 +39,12 @@ def find_function(module: ir.Module | ir.Operation, symbol: str) -> ir.Operation
     return functions(module).get(symbol)
 
 
-def unique_symbol(name: str, taken: set[str]) -> str:
+def unique_symbol(name: str, taken: Container[str], empty: str = "fn") -> str:
     """A symbol from ``name`` (characters other than letters, digits and ``_`` become
-    ``_``) that is not in ``taken``, numbered ``_1``, ``_2``, ... if it must be; added to
-    ``taken``."""
-    name = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "fn"
+    ``_``; ``empty`` for no name) that is not in ``taken``, numbered ``_1``, ``_2``, ... if
+    it must be."""
+    name = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or empty
     symbol, counter = name, 1
     while symbol in taken:
         symbol, counter = f"{name}_{counter}", counter + 1
-    taken.add(symbol)
     return symbol

@@ -170,6 +170,7 @@ class Partition:
     def build_device_function(self, index: int) -> ir.Operation:
         region = self.regions[index]
         symbol = unique_symbol(f"{self.name}_device_{index}", self.symbols)
+        self.symbols.add(symbol)
         location = region.ops[0].location
         with location, ir.InsertionPoint(self.function):
             function = func.FuncOp(symbol, ir.FunctionType.get([v.type for v in region.inputs], [v.type for v in region.outputs]))

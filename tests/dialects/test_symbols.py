@@ -19,9 +19,8 @@ def test_functions_by_symbol_in_module_order():
 
 
 def test_unique_symbols_are_valid_and_new():
-    taken = {"step"}
-    assert unique_symbol("step", taken) == "step_1"
-    assert unique_symbol("step", taken) == "step_2"
-    assert unique_symbol("<lambda>.inner", taken) == "_lambda__inner"
-    assert unique_symbol("", taken) == "fn"
-    assert taken == {"step", "step_1", "step_2", "_lambda__inner", "fn"}
+    assert unique_symbol("step", {"other"}) == "step"
+    assert unique_symbol("step", {"step", "step_1"}) == "step_2"
+    assert unique_symbol("<lambda>.inner", set()) == "_lambda__inner"
+    assert unique_symbol("", {"fn"}) == "fn_1"
+    assert unique_symbol("", {}, empty="host_fn") == "host_fn"
