@@ -21,6 +21,7 @@ import numpy as np
 
 from s4tf.dialects.attributes import SYMBOL, TENSOR_TYPES
 from s4tf.dialects.op_def import Op
+from s4tf.dialects.symbols import unique_symbol
 from s4tf.dialects.types import TensorType, canonical_dtype, shape_str, to_numpy_dtype
 from s4tf.errors import S4tfError
 
@@ -48,10 +49,7 @@ def register_host_function(fn: Callable) -> str:
         symbol = _SYMBOLS.get(id(fn))
         if symbol is not None and HOST_FUNCTIONS[symbol] is fn:
             return symbol
-        base = "".join(c if c.isalnum() or c == "_" else "_" for c in display_name(fn)) or "host_fn"
-        symbol, counter = base, 1
-        while symbol in HOST_FUNCTIONS:
-            symbol, counter = f"{base}_{counter}", counter + 1
+        symbol = unique_symbol(display_name(fn), HOST_FUNCTIONS, empty="host_fn")
         HOST_FUNCTIONS[symbol] = fn
         _SYMBOLS[id(fn)] = symbol
         return symbol

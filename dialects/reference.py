@@ -14,6 +14,7 @@ import numpy as np
 
 from s4tf.dialects.op_def import OPS, read_attributes
 from s4tf.dialects.regions import TERMINATOR
+from s4tf.dialects.symbols import functions
 from s4tf.mlir import ir
 
 RETURNS = ("func.return", TERMINATOR)
@@ -23,14 +24,6 @@ def _module_of(operation: ir.Operation) -> ir.Operation:
     while operation.name != "builtin.module":
         operation = operation.parent
     return operation
-
-
-def _function(module: ir.Operation, symbol: str) -> ir.Operation:
-    for operation in module.regions[0].blocks[0].operations:
-        operation = operation.operation
-        if operation.name == "func.func" and ir.StringAttr(operation.attributes["sym_name"]).value == symbol:
-            return operation
-    raise KeyError(f"no function @{symbol}")
 
 
 def run_block(block: ir.Block, inputs: list[np.ndarray]) -> list[np.ndarray]:
@@ -56,6 +49,5 @@ def run_block(block: ir.Block, inputs: list[np.ndarray]) -> list[np.ndarray]:
 
 def run_function(module: ir.Module | ir.Operation, symbol: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
     """The results of ``func.func @symbol`` of ``module`` for ``inputs``."""
-    module = module.operation
-    function = _function(module, symbol)
+    function = functions(module)[symbol]
     return run_block(function.regions[0].blocks[0], inputs)

@@ -18,17 +18,11 @@ import numpy as np
 from s4tf import (
     array_api, contractions, creation, linalg, math_functions, numpy_api, random, sorting, statistics, tensor_methods,
 )
-from s4tf.array_api import (  # noqa: A004  (the standard's name: pow)
-    __array_api_version__, __array_namespace_info__, bitwise_invert, can_cast, conj, e, finfo, iinfo, imag, inf,
-    isdtype, nan, newaxis, pi, pow, real, result_type,
-)
+from s4tf.array_api import *  # noqa: F403  (array_api.__all__: its names, listed once)
 from s4tf.autodiff import grad, jvp, value_and_grad, vjp
 from s4tf.control_flow import cond, fori_loop, while_loop
-from s4tf.contractions import einsum, inner, outer, tensordot, vecdot
-from s4tf.creation import (
-    broadcast_arrays, concat, empty, empty_like, eye, linspace, matrix_transpose, meshgrid, moveaxis, permute_dims,
-    repeat, roll, swapaxes, tile, tril, triu, unstack,
-)
+from s4tf.contractions import *  # noqa: F403  (contractions.__all__: its names, listed once)
+from s4tf.creation import *  # noqa: F403  (creation.__all__: its names, listed once)
 from s4tf.custom_derivatives import derivative
 from s4tf.differentiable import move, no_derivative
 from s4tf.deploy import (  # noqa: A004  (s4tf.compile)
@@ -41,28 +35,10 @@ from s4tf.host import host
 from s4tf.lazy_mode import get_mode, lazy, set_mode
 from s4tf.lazy_trace import LazyStats, LazyTraceWarning, barrier, lazy_stats
 from s4tf.locations import name_scope
-from s4tf.math_functions import (
-    acos, acosh, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, asin, asinh, atan, atan2, atanh,
-    bitwise_left_shift, bitwise_right_shift, bitwise_xor, copysign, cosh, erf, expm1, hypot, isfinite, isinf, isnan,
-    left_shift, log2, log10, logaddexp, logical_xor, positive, reciprocal, right_shift, signbit, sinh, tan, trunc,
-)
-from s4tf.numpy_api import (  # noqa: A004  (NumPy's names: abs, max, min, round, slice, sum)
-    abs, add, arange, argmax, asarray, astype, avg_pool2d, bitwise_and, bitwise_or, broadcast_in_dim,
-    broadcast_to,
-    cast, ceil, clip, concatenate, conv2d, cos, divide, dot_general, equal, exp,
-    expand_dims, flip, floor, floor_divide, full, full_like, getitem, greater, greater_equal, invert, iota, less,
-    less_equal, log, log1p, log_softmax, logical_and, logical_not, logical_or, logistic,
-    logsumexp, matmul, max, max_pool2d, maximum, mean, min, minimum, multiply, negative,
-    not_equal, ones, ones_like, op, pad, power, relu, remainder, reshape, round, rsqrt, select, sigmoid,
-    sign, sin, slice, softmax, sqrt, square, squeeze, stack, stop_gradient, subtract, sum, tanh, transpose,
-    where, zeros, zeros_like,
-)
-from s4tf.statistics import (  # noqa: A004  (NumPy's names: all, any)
-    all, any, argmin, count_nonzero, cumprod, cumsum, cumulative_prod, cumulative_sum, diff, prod, std, var,
-)
-from s4tf.sorting import (
-    argsort, nonzero, searchsorted, sort, top_k, unique_all, unique_counts, unique_inverse, unique_values,
-)
+from s4tf.math_functions import *  # noqa: F403  (math_functions.__all__: its names, listed once)
+from s4tf.numpy_api import *  # noqa: F403  (numpy_api.__all__: its names, listed once)
+from s4tf.statistics import *  # noqa: F403  (statistics.__all__: its names, listed once)
+from s4tf.sorting import *  # noqa: F403  (sorting.__all__: its names, listed once)
 from s4tf.staging import Lowered, StagedFunction, function
 from s4tf.tensor import Tensor
 from s4tf.version import __version__

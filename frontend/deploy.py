@@ -34,11 +34,11 @@ from pathlib import Path
 import numpy as np
 
 from s4tf import pytree
+from s4tf.dialects.symbols import find_function
 from s4tf.errors import CompilationError, S4tfError
 from s4tf.mlir import ir
 from s4tf.passes.diagnostics import format_mlir_error
 from s4tf.passes.pipeline import build_pass_manager
-from s4tf.passes.autodiff.functions import find_function
 from s4tf.passes.autodiff.naming import WRT, float_arguments, indices_attribute
 from s4tf.runtime.checksum import verify_sidecar, write_sidecar
 from s4tf.runtime.compiler import compile_stablehlo

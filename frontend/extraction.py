@@ -1,7 +1,7 @@
 """``@s4tf.function(extract=True)``: graph program extraction for staged functions.
 
 The staged function is partitioned (``s4tf-partition``) into device functions, compiled
-with IREE's asynchronous ABI, and a host program that :mod:`s4tf.runtime.extraction` runs:
+with IREE's asynchronous ABI, and a host program that :mod:`s4tf.runtime.extracted_program` runs:
 host calls (``s4tf.host``) run in Python while the device works.
 
 ```python
@@ -28,15 +28,16 @@ from dataclasses import dataclass
 
 from iree.runtime import DeviceArray
 
+from s4tf.dialects.symbols import functions
 from s4tf.errors import CompilationError
 from s4tf.mlir import ir
 from s4tf.passes.diagnostics import format_mlir_error, parse_location
-from s4tf.passes.partition import HOST_PROGRAM_ATTR, device_module, functions
+from s4tf.passes.partition import HOST_PROGRAM_ATTR, device_module
 from s4tf.passes.pipeline import build_pass_manager
 from s4tf.passes.registry import DiagnosticWarning
 from s4tf.runtime.compiler import compile_stablehlo
 from s4tf.runtime.device import LoadedModule, to_device
-from s4tf.runtime.extraction import ASYNC_FLAGS, DEFAULT_TIMEOUT_S, DeviceValue, ExtractedProgram, HostProgram
+from s4tf.runtime.extracted_program import ASYNC_FLAGS, DEFAULT_TIMEOUT_S, DeviceValue, ExtractedProgram, HostProgram
 from s4tf.runtime.targets import get_target
 from s4tf.staging import Compiled, Lowered, StagedFunction, lowering_pipeline, module_input
 from s4tf.tensor import Tensor

@@ -27,7 +27,7 @@ from s4tf.mlir import ir
 from s4tf.passes.diagnostics import format_mlir_error
 from s4tf.passes.pipeline import build_pass_manager
 from s4tf.runtime.device import LoadedModule
-from s4tf.runtime.executable import compile_and_load
+from s4tf.runtime.compile_and_load import compile_and_load
 from s4tf.runtime.targets import get_target
 from s4tf.tensor import Tensor
 from s4tf.tracing import FunctionRecord, Static, Trace, current_scope, leaf_spec, rebuild_outputs, signature

@@ -1,7 +1,7 @@
 """``s4tf-check-availability{target=NAME}``: report every op the target cannot run.
 
 Each op (s4tf or StableHLO) whose operand or result dtypes meet a limitation of the
-target in :data:`s4tf.runtime.availability.LIMITATIONS` gets an error at its location,
+target in :data:`s4tf.passes.availability.LIMITATIONS` gets an error at its location,
 the user's ``file:line`` for staged code, naming the target and the reason; then the
 pass fails. ``@s4tf.function(target=...)`` runs it before IREE.
 
@@ -15,10 +15,9 @@ pass fails. ``@s4tf.function(target=...)`` runs it before IREE.
 from __future__ import annotations
 
 from s4tf.mlir import ir
+from s4tf.passes.availability import TARGET_NAMES, find_limitation
 from s4tf.passes.ir_walk import collect
 from s4tf.passes.registry import PassFailed, emit_error, register
-from s4tf.runtime.availability import find_limitation
-from s4tf.runtime.targets import TARGETS
 
 
 def element_dtype(mlir_type: ir.Type) -> str:
@@ -41,7 +40,7 @@ def is_computation(operation: ir.Operation) -> bool:
 @register(
     "s4tf-check-availability",
     "Report every op whose dtypes the target cannot run (option: target=cpu|vmvx|vulkan|cuda|...)",
-    choices={"target": tuple(TARGETS)},
+    choices={"target": TARGET_NAMES},
 )
 def check_availability(module: ir.Operation, target: str) -> None:
     failed = False

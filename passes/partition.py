@@ -40,6 +40,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
+from s4tf.dialects.symbols import functions, symbol_name, unique_symbol
 from s4tf.mlir import func, ir
 from s4tf.passes.diagnostics import parse_location
 from s4tf.passes.ir_walk import collect, defining_op
@@ -59,18 +60,6 @@ class DeviceRegion:
     ops: list[ir.Operation] = field(default_factory=list)
     inputs: list[ir.Value] = field(default_factory=list)  #: original values it reads from outside
     outputs: list[ir.Value] = field(default_factory=list)  #: original values read outside
-
-
-def symbol_name(operation: ir.Operation) -> str:
-    return ir.StringAttr(operation.attributes["sym_name"]).value
-
-
-def functions(module: ir.Operation) -> dict[str, ir.Operation]:
-    return {
-        symbol_name(op.operation): op.operation
-        for op in module.regions[0].blocks[0].operations
-        if op.operation.name == "func.func"
-    }
 
 
 def body(function: ir.Operation) -> ir.Block:
@@ -180,7 +169,8 @@ class Partition:
 
     def build_device_function(self, index: int) -> ir.Operation:
         region = self.regions[index]
-        symbol = self.unique_symbol(f"{self.name}_device_{index}")
+        symbol = unique_symbol(f"{self.name}_device_{index}", self.symbols)
+        self.symbols.add(symbol)
         location = region.ops[0].location
         with location, ir.InsertionPoint(self.function):
             function = func.FuncOp(symbol, ir.FunctionType.get([v.type for v in region.inputs], [v.type for v in region.outputs]))
@@ -206,13 +196,6 @@ class Partition:
         with location, ir.InsertionPoint(block):
             func.ReturnOp(region.outputs)
         return function.operation
-
-    def unique_symbol(self, name: str) -> str:
-        symbol, counter = name, 1
-        while symbol in self.symbols:
-            symbol, counter = f"{name}_{counter}", counter + 1
-        self.symbols.add(symbol)
-        return symbol
 
     def build_host_program(self, device_functions: list[ir.Operation]) -> None:
         device_value: dict[ir.Value, ir.Value] = {}  # original device value -> launch result

@@ -30,11 +30,10 @@ Constants are copied into each part that uses them, as ``s4tf-partition`` does.
 from __future__ import annotations
 
 from s4tf.dialects.op_def import OPS
+from s4tf.dialects.symbols import functions, symbol_name, unique_symbol
 from s4tf.mlir import func, ir
 from s4tf.passes.ir_walk import defining_op
-from s4tf.passes.partition import (
-    CONSTANT, DEVICE_FUNCTION_ATTR, HOST_CALL, HOST_PROGRAM_ATTR, body, callee, functions, symbol_name,
-)
+from s4tf.passes.partition import CONSTANT, DEVICE_FUNCTION_ATTR, HOST_CALL, HOST_PROGRAM_ATTR, body, callee
 from s4tf.passes.registry import register
 
 
@@ -199,9 +198,7 @@ class Split:
 
     def build(self, name: str, part: list[ir.Operation], inputs: list[ir.Value], outputs: list[ir.Value],
               after: ir.Operation) -> ir.Operation:
-        symbol, counter = name, 1
-        while symbol in self.symbols:
-            symbol, counter = f"{name}_{counter}", counter + 1
+        symbol = unique_symbol(name, self.symbols)
         self.symbols.add(symbol)
         location = part[0].location
         with location, ir.InsertionPoint(self.function):

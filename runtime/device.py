@@ -226,7 +226,7 @@ class LoadedModule:
     @property
     def vm_context(self) -> iree_runtime.VmContext:
         """IREE's context, for calls the function wrappers do not make (fences: see
-        :mod:`s4tf.runtime.extraction`)."""
+        :mod:`s4tf.runtime.extracted_program`)."""
         return self._context.vm_context
 
     def vm_function(self, function: str) -> iree_runtime.VmFunction:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from s4tf.dialects.symbols import functions
 from s4tf.dialects.types import TensorType, canonical_dtype
 from s4tf.errors import S4tfError
 from s4tf.mlir import ir, new_context, passmanager
@@ -43,14 +44,6 @@ class Weight:
     @property
     def tensor_type(self) -> TensorType:
         return TensorType(self.value.shape, canonical_dtype(self.value.dtype))
-
-
-def functions(module: ir.Module) -> dict[str, ir.Operation]:
-    found = {}
-    for operation in module.body.operations:
-        if operation.operation.name == "func.func":
-            found[ir.StringAttr(operation.attributes["sym_name"]).value] = operation.operation
-    return found
 
 
 def export_module(text: str, target: str, entry_points, weights: dict[int, Weight], archive: bool, cpu: Cpu | None = None) -> str:

@@ -6,11 +6,12 @@ same version as the host's), which :func:`aarch64_run_module` downloads once wit
 (``s4tf-run --install-arm64-runtime`` does it for users, into s4tf's cache folder).
 
 ```python
-runner = Arm64Runner.find(cache_folder)          # None without qemu or the arm64 libraries
-run = runner.run("--module=m.vmfb", "--function=predict", "--input=@x.npy")
-run.returncode, run.stdout, run.peak_memory_bytes  # peak: None without GNU time
+runner = Arm64Runner.installed()                 # an EmulationError naming what is missing
 runner.invoke("m.vmfb", "predict", [x], parameters="m.irpa", results=1)  # NumPy in, NumPy out
 ```
+
+(Benchmarks and tests get a runner, and the peak memory of its runs, from
+``tools/bench/arm64_runs.py``.)
 """
 
 from __future__ import annotations
@@ -76,52 +77,16 @@ def aarch64_run_module(folder: Path) -> Path:
     return tool
 
 
-GNU_TIME = "/usr/bin/time"
-_PEAK_TAG = "s4tf-peak-rss-kb:"
-
-
-@dataclass
-class MeasuredRun:
-    returncode: int
-    stdout: str
-    stderr: str
-    #: Peak resident memory of the process (under qemu: the emulator's, an upper bound for
-    #: the program's); ``None`` without GNU time (Debian package ``time``).
-    peak_memory_bytes: int | None
-
-
-def run_measured(command: list[str], timeout_s: float = 300) -> MeasuredRun:
-    """Run ``command``; with GNU time present, also its peak resident memory. (A child's
-    rusage from Python would count the forked Python interpreter's memory too.)"""
-    measured = Path(GNU_TIME).exists()
-    prefix = [GNU_TIME, "-f", f"{_PEAK_TAG}%M"] if measured else []
-    try:
-        result = subprocess.run(prefix + command, capture_output=True, text=True, timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        raise S4tfError(f"{Path(command[0]).name} did not finish within {timeout_s:.0f} s") from None
-    stderr, peak = result.stderr, None
-    if measured:
-        stderr, _, tail = stderr.rpartition(_PEAK_TAG)
-        peak = int(tail.strip()) * 1024
-    return MeasuredRun(result.returncode, result.stdout, stderr, peak)
-
-
 @dataclass
 class Arm64Runner:
     qemu: str
     tool: Path
 
     @classmethod
-    def find(cls, cache_folder: Path) -> Arm64Runner | None:
-        """A runner, or ``None`` where qemu-aarch64 or the arm64 C libraries are missing."""
-        qemu = _qemu()
-        return cls(qemu, aarch64_run_module(cache_folder)) if qemu else None
-
-    @classmethod
     def installed(cls, cache_folder: Path | None = None) -> Arm64Runner:
         """The runner with the runtime :data:`INSTALL_COMMAND` installed (nothing is
         downloaded), or an :class:`EmulationError` naming what to install."""
-        qemu = _qemu()
+        qemu = qemu_aarch64()
         if qemu is None:
             raise EmulationError(
                 f"running arm64 code here needs qemu-aarch64 and the arm64 C libraries (apt install {APT_PACKAGES})"
@@ -131,9 +96,16 @@ class Arm64Runner:
             raise EmulationError(f"running arm64 code here needs the aarch64 IREE runtime: get it with {INSTALL_COMMAND}")
         return cls(qemu, tool)
 
-    def run(self, *flags: str, timeout_s: float = 300) -> MeasuredRun:
-        """``iree-run-module --device=local-task FLAGS`` under qemu, with its peak memory."""
-        return run_measured([self.qemu, "-L", str(ARM64_SYSROOT), str(self.tool), "--device=local-task", *flags], timeout_s)
+    def command(self, *flags: str) -> list[str]:
+        """``iree-run-module --device=local-task FLAGS`` under qemu, as a command line."""
+        return [self.qemu, "-L", str(ARM64_SYSROOT), str(self.tool), "--device=local-task", *flags]
+
+    def run(self, *flags: str, timeout_s: float = 300) -> subprocess.CompletedProcess:
+        """Run :meth:`command` (its output as text)."""
+        try:
+            return subprocess.run(self.command(*flags), capture_output=True, text=True, timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            raise S4tfError(f"iree-run-module under qemu-aarch64 did not finish within {timeout_s:.0f} s") from None
 
     def invoke(self, module, function: str, arrays, parameters=None, results: int = 1) -> list[np.ndarray]:
         """Call ``function`` of the module at ``module`` with ``arrays`` (weights from the
@@ -153,13 +125,13 @@ class Arm64Runner:
 
 
 def _failure(stderr: str, limit: int = 300) -> str:
-    """The first line of ``iree-run-module``'s complaint, without GNU time's status line."""
-    lines = [line for line in stderr.splitlines() if line.strip() and not line.startswith("Command exited")]
+    """The first line of ``iree-run-module``'s complaint."""
+    lines = [line for line in stderr.splitlines() if line.strip()]
     reason = iree_message(RuntimeError(lines[0])) if lines else "no message"
     return reason if len(reason) <= limit else reason[:limit] + "..."
 
 
-def _qemu() -> str | None:
+def qemu_aarch64() -> str | None:
     """qemu-aarch64, where it and the arm64 C libraries are installed."""
     qemu = shutil.which("qemu-aarch64")
     return qemu if qemu and (ARM64_SYSROOT / "lib" / "ld-linux-aarch64.so.1").exists() else None

@@ -5,6 +5,7 @@ import os
 import tempfile
 
 import pytest
+from arm64_runs import find_runner
 
 from s4tf.errors import S4tfError
 from s4tf.runtime.qemu import Arm64Runner
@@ -17,7 +18,7 @@ def arm64_runner(pytestconfig) -> Arm64Runner:
     """The aarch64 ``iree-run-module`` under qemu (skips without qemu-aarch64 and the arm64
     C libraries)."""
     try:
-        runner = Arm64Runner.find(pytestconfig.cache.mkdir("arm64"))
+        runner = find_runner(pytestconfig.cache.mkdir("arm64"))
     except S4tfError as error:
         pytest.skip(str(error))
     if runner is None:

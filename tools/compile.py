@@ -32,6 +32,7 @@ import numpy as np
 from tqdm import tqdm
 
 from s4tf.deploy import build, exported_functions, lower_for, stage, weights_of
+from s4tf.dialects.symbols import functions
 from s4tf.dialects.types import to_numpy_dtype
 from s4tf.errors import CompilationError, S4tfError
 from s4tf.mlir import ir, new_context
@@ -125,10 +126,9 @@ def mlir_source(path: str, entry_points) -> Source:
             raise CompilationError(format_mlir_error(error, path)) from None
         has_s4tf = bool(s4tf_ops(module.operation))
         public = tuple(
-            ir.StringAttr(op.attributes["sym_name"]).value
-            for op in module.body.operations
-            if op.operation.name == "func.func"
-            and ("sym_visibility" not in op.attributes or ir.StringAttr(op.attributes["sym_visibility"]).value == "public")
+            name for name, function in functions(module).items()
+            if "sym_visibility" not in function.attributes
+            or ir.StringAttr(function.attributes["sym_visibility"]).value == "public"
         )
         printed = str(module)
 

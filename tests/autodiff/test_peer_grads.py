@@ -1,5 +1,5 @@
 """s4tf's first derivatives on the peers' gradient tests (JAX's and HIPS autograd's lists,
-tools/peer_grad_cases.py): every derivative that compiles is right, against JAX and float64
+tools/bench/peer_grad_cases.py): every derivative that compiles is right, against JAX and float64
 finite differences; what s4tf cannot do is refused with its own error.
 
 The default run checks a fast subset (``FAST``); ``pytest -m peer`` runs every case. The
@@ -8,11 +8,11 @@ harness itself is tested on a deliberately wrong derivative and on an inconsiste
 
 import jax
 import numpy as np
+import peer_grads
 import pytest
+from peer_grad_cases import CASES, Case, const, normal
 
 import s4tf
-from s4tf.tools import peer_grads
-from s4tf.tools.peer_grad_cases import CASES, Case, const, normal
 
 #: Cases of every kind (unary, broadcasting binary, shape ops, contractions, reductions,
 #: ties, refusals, absent; float64 refused: the test of sin below) that run in about 20 s

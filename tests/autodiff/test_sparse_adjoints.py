@@ -6,9 +6,10 @@ import numpy as np
 from gradient_checks import directional_check
 
 import s4tf
+from s4tf.dialects.symbols import find_function
 from s4tf.dialects.types import TensorType
 from s4tf.mlir import ir
-from s4tf.passes.autodiff.functions import body_operations, find_function
+from s4tf.passes.autodiff.functions import body_operations
 
 RNG = np.random.default_rng(3)
 N, INDICES = 40, (3, 7, 7, 20, 39)

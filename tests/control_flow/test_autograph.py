@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import s4tf
+from s4tf.dialects.symbols import find_function
 from s4tf.passes.diagnostics import parse_location
 
 HERE = os.path.basename(__file__)
@@ -39,9 +40,7 @@ def staged_ops(lowered) -> list:
                     found.append((op.operation.name, parse_location(op.operation.location)[1]))
                     visit(op.operation)
 
-    for function in lowered.module.body.operations:
-        if function.operation.attributes["sym_name"].value == lowered.entry:
-            visit(function.operation)
+    visit(find_function(lowered.module, lowered.entry))
     return found
 
 

@@ -17,8 +17,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 import s4tf
-from s4tf.dialects.op_def import OPS, read_attributes
-from s4tf.mlir import ir
+from s4tf.dialects.reference import run_function
 
 #: NumPy dtypes by s4tf dtype name.
 DTYPES = {
@@ -84,23 +83,6 @@ def lowered_ops(lowered: s4tf.Lowered) -> set[str]:
     return set(re.findall(r'"(s4tf\.\w+)"', lowered.stablehlo("s4tf-verify,s4tf-canonicalize")))
 
 
-def run_reference(lowered: s4tf.Lowered, args) -> list[np.ndarray]:
-    """Interpret the staged entry function with the ops' NumPy references."""
-    entry = next(
-        op for op in lowered.module.body.operations if ir.StringAttr(op.attributes["sym_name"]).value == lowered.entry
-    )
-    block = entry.regions[0].blocks[0]
-    values = dict(zip(block.arguments, (np.asarray(a) for a in args)))
-    for view in block.operations:
-        operation = view.operation
-        operands = [values[v] for v in operation.operands]
-        if operation.name == "func.return":
-            return operands
-        op = OPS[operation.name]
-        values.update(zip(operation.results, op.evaluate(operands, read_attributes(op, operation))))
-    raise AssertionError(f"{lowered.entry} has no return")
-
-
 def run_staged(fn, *args, ops) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """``fn(*args)`` compiled and run by IREE, and run through the ops' references.
 
@@ -115,7 +97,7 @@ def run_staged(fn, *args, ops) -> tuple[list[np.ndarray], list[np.ndarray]]:
     results = list(results) if isinstance(results, (tuple, list)) else [results]
     for result in results:
         assert isinstance(result, s4tf.Tensor)
-    return [np.asarray(r) for r in results], run_reference(lowered, args)
+    return [np.asarray(r) for r in results], run_function(lowered.module, lowered.entry, args)
 
 
 def assert_matches(actual, expected, what: str = "result", scale: float = 1.0) -> None:

@@ -10,29 +10,9 @@ from op_testing import assert_matches, covers
 
 import s4tf
 from s4tf.dialects.host_ops import HostFunctionError, call_host_function, register_host_function
-from s4tf.dialects.op_def import OPS, read_attributes
+from s4tf.dialects.reference import run_function
+from s4tf.dialects.symbols import functions
 from s4tf.dialects.types import TensorType
-from s4tf.mlir import ir
-from s4tf.passes.partition import functions
-
-
-def interpret(module: ir.Module, symbol: str, arguments: list[np.ndarray]) -> list[np.ndarray]:
-    """Run ``symbol`` of ``module`` with the ops' NumPy references (calls included)."""
-    table = functions(module.operation)
-    block = table[symbol].regions[0].blocks[0]
-    values = dict(zip(block.arguments, arguments))
-    for view in block.operations:
-        operation = view.operation
-        operands = [values[v] for v in operation.operands]
-        if operation.name == "func.return":
-            return operands
-        if operation.name == "func.call":
-            results = interpret(module, ir.FlatSymbolRefAttr(operation.attributes["callee"]).value, operands)
-        else:
-            op = OPS[operation.name]
-            results = op.evaluate(operands, read_attributes(op, operation))
-        values.update(zip(operation.results, results))
-    raise AssertionError(f"{symbol} has no return")
 
 
 def ranks(x):
@@ -65,7 +45,7 @@ def test_host_calls_against_numpy():
     names = {view.operation.name for f in functions(partitioned.module.operation).values() for view in f.regions[0].blocks[0]}
     assert {"s4tf.host_call", "s4tf.send", "s4tf.recv"} <= names
     device = staged(w, x, s)
-    reference = interpret(partitioned.module, partitioned.lowered.entry, [w, x, s])
+    reference = run_function(partitioned.module, partitioned.lowered.entry, [w, x, s])
     for index, (got, ref, want) in enumerate(zip(device, reference, expected)):
         assert_matches(np.asarray(got), want, f"IREE result {index}")
         assert_matches(ref, want, f"reference result {index}")

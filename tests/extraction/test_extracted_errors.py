@@ -12,7 +12,7 @@ import pytest
 import s4tf
 from s4tf.dialects.host_ops import HostFunctionError
 from s4tf.errors import CompilationError
-from s4tf.runtime.extraction import MAX_IN_FLIGHT
+from s4tf.runtime.extracted_program import MAX_IN_FLIGHT
 
 DEADLINE_S = 60.0
 X = np.arange(6, dtype=np.float32).reshape(2, 3)

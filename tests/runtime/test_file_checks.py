@@ -30,7 +30,7 @@ from s4tf.runtime.checksum import ChecksumError
 from s4tf.runtime.compiler import compile_stablehlo, module_cache_key
 from s4tf.runtime.cpu import host_cpu, resolve_cpu
 from s4tf.runtime.device import ModuleLoadError, WrongTargetError, device_config
-from s4tf.runtime.executable import compile_and_load
+from s4tf.runtime.compile_and_load import compile_and_load
 from s4tf.runtime.parameters import ParameterArchiveError, ParameterMismatchError, save_parameters
 from s4tf.runtime.reflection import CPU_FEATURES_KEY, CPU_KEY, PARAMETERS_KEY
 from s4tf.runtime.targets import compile_flags, host_architecture

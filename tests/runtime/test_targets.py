@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import s4tf
-from s4tf.runtime.availability import LIMITATIONS, find_limitation
+from s4tf.passes.availability import LIMITATIONS, TARGET_NAMES, find_limitation
 from s4tf.runtime.device import (
     DeviceUnavailableError, LoadedModule, WrongTargetError, device_available, device_config,
 )
@@ -161,6 +161,10 @@ def test_the_same_function_in_f32_runs_on_the_target():
 
 def test_every_limitation_names_a_known_target():
     assert {limitation.target for limitation in LIMITATIONS} <= set(TARGETS)
+
+
+def test_the_passes_know_the_targets_of_the_runtime():
+    assert tuple(TARGETS) == TARGET_NAMES
 
 
 def test_limitations_apply_to_the_dtypes_and_ops_they_name():

@@ -2,7 +2,7 @@
 
 Needs ``qemu-aarch64`` and the arm64 C and C++ libraries (Debian ``qemu-user``,
 ``libc6-arm64-cross``, ``libstdc++6-arm64-cross``; ``.ci/run`` installs them), and the
-aarch64 ``iree-run-module`` (``s4tf.runtime.qemu``), downloaded once with pip into
+aarch64 ``iree-run-module`` (``tools/bench/arm64_runs.py``), downloaded once with pip into
 pytest's cache folder (the ``run_arm64`` fixture of tests/conftest.py). Without them the tests skip.
 """
 

@@ -1,12 +1,12 @@
 """Training on a phone: the training step compiled for android-arm64 trains under qemu,
-step after step, with the host's losses (tools/train_arm64.py)."""
+step after step, with the host's losses (tools/bench/train_arm64.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from s4tf.tools.train_arm64 import train_on_phone
+from train_arm64 import train_on_phone
 
 pytestmark = pytest.mark.arm64
 

@@ -1,4 +1,4 @@
-"""tools/bench_extraction.py runs end to end on tiny sizes and prints its ratio lines
+"""tools/bench/bench_extraction.py runs end to end on tiny sizes and prints its ratio lines
 (speed itself is never asserted: see docs/extraction.md)."""
 
 import re

@@ -1,4 +1,4 @@
-"""tools/bench_grad.py runs end to end on tiny batches, after checking its values and
+"""tools/bench/bench_grad.py runs end to end on tiny batches, after checking its values and
 gradients against JAX's, and prints both peers' gradient cost ratios (speed itself is
 never asserted: see docs/autodiff.md)."""
 

@@ -1,4 +1,4 @@
-"""tools/bench_mlp.py runs end to end on a tiny batch and prints its figures (speed itself
+"""tools/bench/bench_mlp.py runs end to end on a tiny batch and prints its figures (speed itself
 is never asserted: see docs/benchmarks.md)."""
 
 from bench_runner import run_bench

@@ -1,4 +1,4 @@
-"""tools/bench_sparse_adjoint.py runs end to end on tiny sizes and prints its figures (speed
+"""tools/bench/bench_sparse_adjoint.py runs end to end on tiny sizes and prints its figures (speed
 itself is never asserted: see docs/autodiff.md)."""
 
 import re

@@ -1,4 +1,4 @@
-"""tools/bench_train.py runs end to end on tiny batches and prints its figures (speed itself
+"""tools/bench/bench_train.py runs end to end on tiny batches and prints its figures (speed itself
 is never asserted: see docs/benchmarks.md)."""
 
 import re

@@ -1,4 +1,4 @@
-"""tools/bench_while_grad.py runs end to end on tiny sizes, after checking its gradient
+"""tools/bench/bench_while_grad.py runs end to end on tiny sizes, after checking its gradient
 against JAX's, and prints the checkpoints' size and its ratios (speed itself is never asserted:
 see docs/control-flow.md)."""
 

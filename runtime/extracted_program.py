@@ -42,6 +42,7 @@ import numpy as np
 
 from s4tf.dialects.attributes import ELEMENTS, SYMBOL, TENSOR_TYPES
 from s4tf.dialects.host_ops import HostFunctionError, call_host_function
+from s4tf.dialects.symbols import symbol_name
 from s4tf.dialects.types import TensorType, to_numpy_dtype
 from s4tf.errors import S4tfError
 from s4tf.mlir import ir
@@ -115,7 +116,7 @@ class HostProgram:
                 steps.append(Step("return", inputs, outputs))
             else:
                 raise S4tfError(f"'{name}' cannot run in a host program", where or None)
-        return HostProgram(ir.StringAttr(function.attributes["sym_name"]).value, arguments, steps)
+        return HostProgram(symbol_name(function), arguments, steps)
 
     def launches(self) -> bool:
         """Whether the program launches a device function (it has device work)."""

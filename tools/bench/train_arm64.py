@@ -2,8 +2,8 @@
 under qemu-aarch64 for a few steps (the S4TF paper's on-device training, its Table 4).
 
 ```
-python tools/train_arm64.py                 # 8x8 digits, 64-32-10 MLP, Adam, batch 32, 5 steps
-python tools/train_arm64.py --steps 10 --model lenet
+python tools/bench/train_arm64.py                 # 8x8 digits, 64-32-10 MLP, Adam, batch 32, 5 steps
+python tools/bench/train_arm64.py --steps 10 --model lenet
 ```
 
 The module's one entry point is the training step itself:
@@ -33,6 +33,8 @@ from s4tf.nn.training import train_step
 from s4tf.optim import Adam
 from s4tf.runtime.qemu import Arm64Runner
 from s4tf.tracing import Static, leaf_spec
+
+from arm64_runs import find_runner, run_measured
 
 MODELS = {
     "mlp": (8, lambda: nn.Sequential([nn.Flatten(), *nn.MLP((64, 32, 10)).layers])),
@@ -79,10 +81,10 @@ def train_on_phone(runner: Arm64Runner, folder: Path, model_name: str = "mlp", s
             inputs.append(folder / f"in{position}.npy")
             np.save(inputs[-1], array)
         outputs = [folder / f"out{position}.npy" for position in range(len(carried) + 2)]
-        run = runner.run(
+        run = run_measured(runner.command(
             f"--module={path}", f"--function={module.entry_points[0]}",
             *(f"--input=@{p}" for p in inputs), *(f"--output=@{p}" for p in outputs),
-        )
+        ))
         if run.returncode != 0:
             raise S4tfError(f"step {index + 1} of the arm64 training module failed under qemu: {run.stderr.strip()[-500:]}")
         carried = [np.load(p) for p in outputs[: len(carried)]]
@@ -97,7 +99,7 @@ def main(argv=None) -> None:
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--batch", type=int, default=32)
     options = parser.parse_args(argv)
-    runner = Arm64Runner.find(Path(tempfile.gettempdir()) / "s4tf-arm64")
+    runner = find_runner(Path(tempfile.gettempdir()) / "s4tf-arm64")
     if runner is None:
         raise SystemExit("needs qemu-aarch64 and the arm64 C libraries (apt: qemu-user libc6-arm64-cross libstdc++6-arm64-cross)")
     with tempfile.TemporaryDirectory() as folder:

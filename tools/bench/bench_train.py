@@ -1,8 +1,8 @@
 """Benchmark training steps: s4tf's compiled step against JAX-jit, and device memory.
 
 ```
-python tools/bench_train.py                    # MLP 784-512-512-10 at batch 128, LeNet-5 at batch 64
-python tools/bench_train.py --steps 20 --rounds 3
+python tools/bench/bench_train.py                    # MLP 784-512-512-10 at batch 128, LeNet-5 at batch 64
+python tools/bench/bench_train.py --steps 20 --rounds 3
 ```
 
 One training step is: forward pass, softmax cross-entropy, reverse mode, and an Adam

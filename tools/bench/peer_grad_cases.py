@@ -14,7 +14,7 @@ Derived from (not copied from) the lists in the peers' own test suites on GitHub
   ``tests/test_scipy.py`` (logsumexp).
 
 A case is ``fn(xp, *args)``, written once: ``xp`` is ``s4tf`` for ours and
-:func:`s4tf.tools.peer_grads.reference_namespace` (``jax.numpy`` and JAX versions of the
+:func:`peer_grads.reference_namespace` (``jax.numpy`` and JAX versions of the
 names only s4tf has) for the reference. A function s4tf lacks shows as *absent*. Inputs are
 drawn per case from the domain the peer used, with a seed made from the case's name.
 """

@@ -1,4 +1,4 @@
-"""What each target cannot do, as measured with IREE 3.13 (``tools/probe_targets.py``).
+"""What each target cannot do, as measured with IREE 3.13 (``tools/bench/probe_targets.py``).
 
 Each :class:`Limitation` names a target, a dtype, the ops it concerns (s4tf and StableHLO
 names; empty: every op) and, for conversions, the operand dtypes it comes from. The
@@ -13,6 +13,9 @@ find_limitation("vulkan", "s4tf.exp", operand_dtypes=["f64"], result_dtypes=["f6
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+#: The targets s4tf compiles for (their IREE flags and devices: :mod:`s4tf.runtime.targets`).
+TARGET_NAMES = ("cpu", "vmvx", "vulkan", "cuda", "android-arm64", "linux-arm64")
 
 INTEGERS = ("i1", "i8", "i32", "i64")
 CONVERSIONS = ("s4tf.cast", "stablehlo.convert")

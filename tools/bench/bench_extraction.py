@@ -1,8 +1,8 @@
 """Benchmark graph program extraction: host/device overlap, and a logging training loop.
 
 ```
-python tools/bench_extraction.py                            # ~100 ms device part, ~100 ms host part
-python tools/bench_extraction.py --device-ms 50 --host-ms 50 --steps 40
+python tools/bench/bench_extraction.py                            # ~100 ms device part, ~100 ms host part
+python tools/bench/bench_extraction.py --device-ms 50 --host-ms 50 --steps 40
 ```
 
 **Overlap.** One function with a device part (a chain of ``tanh(a @ a + 0.5)``, its

@@ -5,7 +5,7 @@ disk cache) a one-op module; the in-memory cache (:data:`s4tf.eager.CACHE_SIZE`)
 the newest, and the resident set should stop growing once it is full.
 
 ```sh
-python tools/measure_eager_memory.py --signatures 800   # prints RSS every 100 ops
+python tools/bench/measure_eager_memory.py --signatures 800   # prints RSS every 100 ops
 ```
 """
 

@@ -2,11 +2,11 @@
 family for every target, run them where this machine can, and compare with NumPy.
 
 ```
-python tools/probe_targets.py                    # every target, markdown table on stdout
-python tools/probe_targets.py --target vulkan    # one target
+python tools/bench/probe_targets.py                    # every target, markdown table on stdout
+python tools/bench/probe_targets.py --target vulkan    # one target
 ```
 
-The findings back the table in :mod:`s4tf.runtime.availability` and docs/targets.md.
+The findings back the table in :mod:`s4tf.passes.availability` and docs/targets.md.
 """
 
 from __future__ import annotations

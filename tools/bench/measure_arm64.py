@@ -1,8 +1,8 @@
 """Size and peak memory of a model's module for phones, run under qemu-aarch64.
 
 ```
-python tools/measure_arm64.py                 # the 784-512-512-10 MLP, batch 1
-python tools/measure_arm64.py --batch 16
+python tools/bench/measure_arm64.py                 # the 784-512-512-10 MLP, batch 1
+python tools/bench/measure_arm64.py --batch 16
 ```
 
 Compiles the MLP's forward pass for ``android-arm64`` (weights in a ``.irpa`` beside the
@@ -23,7 +23,8 @@ from pathlib import Path
 import numpy as np
 
 import s4tf
-from s4tf.runtime.qemu import Arm64Runner, run_measured
+
+from arm64_runs import find_runner, run_measured
 
 LAYER_SIZES = (784, 512, 512, 10)
 
@@ -59,7 +60,7 @@ def main() -> None:
     expected = numpy_predict(params, x)
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)
-        runner = Arm64Runner.find(Path(tempfile.gettempdir()) / "s4tf-arm64")
+        runner = find_runner(Path(tempfile.gettempdir()) / "s4tf-arm64")
         if runner is None:
             raise SystemExit("needs qemu-aarch64 and the arm64 C libraries (apt: qemu-user libc6-arm64-cross libstdc++6-arm64-cross)")
         np.save(folder / "x.npy", x)
@@ -73,7 +74,7 @@ def main() -> None:
                 f"--parameters=model={module.with_suffix('.irpa')}", f"--output=@{output}",
             ]
             start = time.perf_counter()
-            run = run_measured([str(host_run_module()), "--device=local-task", *flags]) if target == "cpu" else runner.run(*flags)
+            run = run_measured([str(host_run_module()), "--device=local-task", *flags]) if target == "cpu" else run_measured(runner.command(*flags))
             wall = time.perf_counter() - start
             if run.returncode != 0:
                 raise SystemExit(f"{target}: {run.stderr}")

@@ -1,8 +1,8 @@
 """Benchmark sparse adjoints: the gradient of k reads of single elements of a length-n vector.
 
 ```
-python tools/bench_sparse_adjoint.py                           # n in 1e3..1e6, k in 1, 10, 100
-python tools/bench_sparse_adjoint.py --sizes 1000 --reads 1 4 --repeats 20
+python tools/bench/bench_sparse_adjoint.py                           # n in 1e3..1e6, k in 1, 10, 100
+python tools/bench/bench_sparse_adjoint.py --sizes 1000 --reads 1 4 --repeats 20
 ```
 
 The function is ``sum_j (j + 1) * x[i_j] ** 2`` for k distinct static indices ``i_j``. Its
@@ -23,7 +23,8 @@ import statistics
 import numpy as np
 
 import s4tf
-from s4tf.tools.bench_mlp import load_jax, positive_int, time_peers, timed_call, versions
+
+from bench_mlp import load_jax, positive_int, time_peers, timed_call, versions
 
 
 def make_reads(n: int, k: int):

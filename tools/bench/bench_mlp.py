@@ -1,8 +1,8 @@
 """Benchmark a 784-512-512-10 MLP forward pass: s4tf against NumPy and JAX (when installed).
 
 ```
-python tools/bench_mlp.py                      # steady-state calls and first-call latency
-python tools/bench_mlp.py --batch 256 --repeats 500
+python tools/bench/bench_mlp.py                      # steady-state calls and first-call latency
+python tools/bench/bench_mlp.py --batch 256 --repeats 500
 ```
 
 What is timed, for every peer alike: one call of the forward pass plus the host copy of

@@ -2,8 +2,8 @@
 memory, and the gradient's time against the forward pass and against JAX.
 
 ```
-python tools/bench_while_grad.py                        # 1,000 and 10,000 steps, 1,000 floats
-python tools/bench_while_grad.py --steps 100 --size 10 --repeats 3
+python tools/bench/bench_while_grad.py                        # 1,000 and 10,000 steps, 1,000 floats
+python tools/bench/bench_while_grad.py --steps 100 --size 10 --repeats 3
 ```
 
 The loop is ``while i < n: x = x * 0.9999 + 0.001 * x * x`` on a float32 vector, ``n`` an

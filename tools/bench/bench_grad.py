@@ -1,8 +1,8 @@
 """Benchmark the gradient cost ratio: compiled value-and-grad time over compiled primal time.
 
 ```
-python tools/bench_grad.py                       # MLP loss (784-512-512-10, batch 128) and a conv net
-python tools/bench_grad.py --batch 8 --conv-batch 2 --repeats 10
+python tools/bench/bench_grad.py                       # MLP loss (784-512-512-10, batch 128) and a conv net
+python tools/bench/bench_grad.py --batch 8 --conv-batch 2 --repeats 10
 ```
 
 For each model, s4tf's ratio ``time(value_and_grad(loss)) / time(loss)`` (target: at most 3)
@@ -28,7 +28,8 @@ import numpy as np
 
 import s4tf
 from s4tf import pytree
-from s4tf.tools.bench_mlp import load_jax, make_forward, make_inputs, positive_int, time_peers, timed_call, versions
+
+from bench_mlp import load_jax, make_forward, make_inputs, positive_int, time_peers, timed_call, versions
 
 CONV_LAYERS = ((3, 3, 1, 16), (3, 3, 16, 32))
 CLASSES = 10

@@ -1,0 +1,59 @@
+"""The layers hold: tools > frontend > runtime > passes > dialects > shared core, a module
+never importing a layer above its own (pyproject's ``[tool.importlinter]``, docs/design.md)."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+from layering import ROOT, contract_config, lint, wheel_tree
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    return wheel_tree(tmp_path_factory.mktemp("wheel"))
+
+
+@pytest.fixture
+def tree(built, tmp_path):
+    return Path(shutil.copytree(built, tmp_path / "tree"))
+
+
+def test_the_package_keeps_its_layers(tree):
+    result = lint(tree)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_tree_is_laid_out_as_installed(tree):
+    for installed, source in [
+        ("staging.py", "frontend/staging.py"),
+        ("nn/__init__.py", "frontend/nn/__init__.py"),
+        ("dialects/op_def.py", "dialects/op_def.py"),
+        ("passes/autodiff/__init__.py", "passes/autodiff/__init__.py"),
+        ("tools/opt.py", "tools/opt.py"),
+    ]:
+        assert (tree / "s4tf" / installed).read_bytes() == (ROOT / source).read_bytes()
+    assert not list(tree.rglob("bench_mlp.py"))  # tools/bench/ is not installed
+
+
+def test_every_frontend_module_is_in_the_frontend_layer(tree):
+    (tree / "s4tf" / "new_module.py").write_text("")
+    frontend = contract_config(tree).split("layers =")[1].splitlines()[2]
+    assert "staging" in frontend.split(" : ") and "new_module" in frontend.split(" : ")
+    assert not {"errors", "locations", "runtime"} & set(frontend.split(" : "))
+
+
+@pytest.mark.parametrize(
+    "module, source, broken",
+    [
+        ("dialects/bad.py", "from s4tf.passes import registry\n", "s4tf.dialects is not allowed to import s4tf.passes"),
+        ("passes/bad.py", "import s4tf.runtime.cache\n", "s4tf.passes is not allowed to import s4tf.runtime"),
+        ("runtime/bad.py", "from s4tf import staging\n", "s4tf.runtime is not allowed to import s4tf.staging"),
+        ("new_module.py", "from s4tf.tools import cli\n", "s4tf.new_module is not allowed to import s4tf.tools"),
+        ("errors.py", "from s4tf.dialects import types\n", "s4tf.errors is not allowed to import s4tf.dialects"),
+        ("locations.py", "from s4tf import tracing\n", "s4tf.locations is not allowed to import s4tf.tracing"),
+    ],
+)
+def test_an_import_from_a_higher_layer_breaks_the_contract(tree, module, source, broken):
+    (tree / "s4tf" / module).write_text(source)
+    result = lint(tree)
+    assert result.returncode == 1 and broken in result.stdout, result.stdout + result.stderr
