@@ -330,3 +330,91 @@ func.func @huge_splats() -> (tensor<100000x100000xbf16>, tensor<100000x100000xi1
   %2 = "s4tf.constant"() {value = dense<-7> : tensor<100000x100000xi64>} : () -> tensor<100000x100000xi64>
   return %0, %1, %2 : tensor<100000x100000xbf16>, tensor<100000x100000xi1>, tensor<100000x100000xi64>
 }
+
+// The Array API families: inverse and hyperbolic trigonometry and erf through CHLO, atan2
+// keeping the sign of zero (a select on the sign of 1/x), bitwise xor and shifts, the
+// product reduction, scans as reduce_window (a reversed scan pads on the other side), and a
+// stable sort of a fresh iota (IREE sorts argument buffers in place) whose permutation
+// gathers the values.
+
+// NONE-LABEL: func.func @array_api_families
+// NONE-NOT:   s4tf.
+// CHECK-LABEL: func.func @array_api_families
+// CHECK-SAME:    (%[[X:.*]]: tensor<4xf32>, %[[Y:.*]]: tensor<4xf32>, %[[I:.*]]: tensor<4xi32>)
+// CHECK:         stablehlo.tan %[[X]]
+// CHECK-NEXT:    chlo.asin %[[X]]
+// CHECK-NEXT:    chlo.acos %[[X]]
+// CHECK-NEXT:    chlo.atan %[[X]]
+// CHECK-NEXT:    chlo.sinh %[[X]]
+// CHECK-NEXT:    chlo.cosh %[[X]]
+// CHECK-NEXT:    chlo.asinh %[[X]]
+// CHECK-NEXT:    chlo.acosh %[[X]]
+// CHECK-NEXT:    chlo.atanh %[[X]]
+// CHECK-NEXT:    stablehlo.exponential_minus_one %[[X]]
+// CHECK-NEXT:    chlo.erf %[[X]]
+// CHECK-NEXT:    %[[A:.*]] = stablehlo.atan2 %[[X]], %[[Y]]
+// CHECK-NEXT:    %[[ABS:.*]] = stablehlo.abs %[[A]]
+// CHECK:         %[[INV:.*]] = stablehlo.divide %{{.*}}, %[[X]]
+// CHECK:         %[[NEG:.*]] = stablehlo.compare LT, %[[INV]]
+// CHECK-NEXT:    %[[MINUS:.*]] = stablehlo.negate %[[ABS]]
+// CHECK-NEXT:    stablehlo.select %[[NEG]], %[[MINUS]], %[[ABS]]
+// CHECK-NEXT:    stablehlo.xor %[[I]], %[[I]]
+// CHECK-NEXT:    stablehlo.shift_left %[[I]], %[[I]]
+// CHECK-NEXT:    stablehlo.shift_right_arithmetic %[[I]], %[[I]]
+// CHECK-NEXT:    stablehlo.shift_right_logical %[[I]], %[[I]]
+// CHECK:         stablehlo.reduce(%[[X]] init: %{{.*}}) applies stablehlo.multiply across dimensions = [0]
+// CHECK:         "stablehlo.reduce_window"(%[[X]], %{{.*}}) <{padding = dense<{{\[\[}}3, 0]]>
+// CHECK:           stablehlo.add
+// CHECK:         "stablehlo.reduce_window"(%[[X]], %{{.*}}) <{padding = dense<{{\[\[}}0, 3]]>
+// CHECK:           stablehlo.multiply
+// CHECK:         %[[IOTA:.*]] = stablehlo.iota dim = 0 : tensor<4xi32>
+// CHECK-NEXT:    %[[SORTED:.*]]:2 = "stablehlo.sort"(%[[X]], %[[IOTA]]) <{dimension = 0 : i64, is_stable = true}>
+// CHECK:         %[[PERM:.*]] = stablehlo.reshape %[[SORTED]]#1
+// CHECK-NEXT:    "stablehlo.gather"(%[[Y]], %[[PERM]])
+func.func @array_api_families(%x: tensor<4xf32>, %y: tensor<4xf32>, %i: tensor<4xi32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<f32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %0 = "s4tf.tan"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = "s4tf.asin"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %2 = "s4tf.acos"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %3 = "s4tf.atan"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %4 = "s4tf.sinh"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %5 = "s4tf.cosh"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %6 = "s4tf.asinh"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %7 = "s4tf.acosh"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %8 = "s4tf.atanh"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %9 = "s4tf.expm1"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %10 = "s4tf.erf"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %11 = "s4tf.atan2"(%x, %y) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %12 = "s4tf.xor"(%i, %i) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %13 = "s4tf.shift_left"(%i, %i) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %14 = "s4tf.shift_right"(%i, %i) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %15 = "s4tf.shift_right_logical"(%i, %i) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %16 = "s4tf.reduce_prod"(%x) {axes = array<i64: 0>, keepdims = false} : (tensor<4xf32>) -> tensor<f32>
+  %17 = "s4tf.cumsum"(%x) {axis = 0 : i64, reverse = false} : (tensor<4xf32>) -> tensor<4xf32>
+  %18 = "s4tf.cumprod"(%x) {axis = 0 : i64, reverse = true} : (tensor<4xf32>) -> tensor<4xf32>
+  %19 = "s4tf.sort"(%x, %y) {axis = 0 : i64, descending = false} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<f32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// Threefry-2x32 is twenty rounds of add, rotate (two shifts and an or) and xor on i32 words
+// read as unsigned; random_bits runs it on the key and a counter iota.
+
+// NONE-LABEL: func.func @random_ops
+// NONE-NOT:   s4tf.
+// CHECK-LABEL: func.func @random_ops
+// CHECK-SAME:    (%[[K0:.*]]: tensor<4xi32>, %[[K1:.*]]: tensor<4xi32>, %[[X0:.*]]: tensor<4xi32>, %[[X1:.*]]: tensor<4xi32>, %[[KEY:.*]]: tensor<2xi32>)
+// CHECK:         stablehlo.xor %[[K0]], %[[K1]]
+// CHECK:         stablehlo.constant dense<13> : tensor<i32>
+// CHECK-NEXT:    %[[C13:.*]] = stablehlo.broadcast_in_dim
+// CHECK-NEXT:    stablehlo.shift_left %{{.*}}, %[[C13]]
+// CHECK:         stablehlo.shift_right_logical
+// CHECK-NEXT:    stablehlo.or
+// CHECK-NEXT:    stablehlo.xor
+// CHECK:         stablehlo.slice %[[KEY]] [0:1]
+// CHECK:         stablehlo.slice %[[KEY]] [1:2]
+// CHECK:         stablehlo.iota dim = 0 : tensor<4xi32>
+// CHECK:         return
+func.func @random_ops(%k0: tensor<4xi32>, %k1: tensor<4xi32>, %x0: tensor<4xi32>, %x1: tensor<4xi32>, %key: tensor<2xi32>) -> (tensor<4xi32>, tensor<4xi32>, tensor<4xi32>) {
+  %0:2 = "s4tf.threefry2x32"(%k0, %k1, %x0, %x1) : (tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi32>)
+  %1 = "s4tf.random_bits"(%key) {dtype = i32, shape = array<i64: 4>} : (tensor<2xi32>) -> tensor<4xi32>
+  return %0#0, %0#1, %1 : tensor<4xi32>, tensor<4xi32>, tensor<4xi32>
+}

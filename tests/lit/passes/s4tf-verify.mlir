@@ -271,8 +271,8 @@ func.func @several_errors(%x: tensor<4xi32>, %y: tensor<4xf32>) -> tensor<4xi32>
   // expected-error @+1 {{'s4tf.abs' result type(s) tensor<4xf32> do not match the inferred tensor<4xi32>}}
   %2 = "s4tf.abs"(%1) : (tensor<4xi32>) -> tensor<4xf32>
   %3 = scf.execute_region -> tensor<4xf32> {
-    // expected-error @below {{unknown op 's4tf.tan'}}
-    %4 = "s4tf.tan"(%y) : (tensor<4xf32>) -> tensor<4xf32>
+    // expected-error @below {{unknown op 's4tf.frobnicate'}}
+    %4 = "s4tf.frobnicate"(%y) : (tensor<4xf32>) -> tensor<4xf32>
     scf.yield %4 : tensor<4xf32>
   }
   return %1 : tensor<4xi32>
