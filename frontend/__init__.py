@@ -16,8 +16,9 @@ import ml_dtypes
 import numpy as np
 
 from s4tf import (
-    array_api, contractions, creation, linalg, math_functions, numpy_api, random, sorting, statistics, tensor_methods,
-)
+    array_api, contractions, creation, dispatch, linalg, math_functions, numpy_api, random, sorting, statistics,
+    tensor_methods,
+)  # dispatch: eager execution, where no trace takes ops
 from s4tf.array_api import *  # noqa: F403  (array_api.__all__: its names, listed once)
 from s4tf.autodiff import grad, jvp, value_and_grad, vjp
 from s4tf.control_flow import cond, fori_loop, while_loop
