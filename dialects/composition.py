@@ -27,7 +27,7 @@ import functools
 import numpy as np
 
 from s4tf.dialects.types import BOOL_DTYPE, TensorType, canonical_dtype, is_float, is_integer, promote_dtypes, to_numpy_dtype
-from s4tf.errors import DTypeError, S4tfError, ShapeError
+from s4tf.errors import DTypeError, ShapeError
 from s4tf.locations import user_location
 
 #: s4tf's default dtypes: of Python scalars alone, and of tensors created with no dtype.
@@ -42,8 +42,9 @@ NUMPY_INT = "i64"
 # -- the emitter --------------------------------------------------------------------------
 
 
-class NoEmitterError(S4tfError):
-    """An op was built where nothing takes it: no IR builder, no trace, no eager mode."""
+class OpOutsideBuilderError(RuntimeError):
+    """An op was built where no emitter may take it: a bug of the code building it (a pass
+    that builds IR outside its IR builder), not a mistake of the user's."""
 
 
 _emitter: contextvars.ContextVar = contextvars.ContextVar("s4tf_emitter", default=None)
@@ -54,8 +55,13 @@ def emit(op_name: str, operands, attrs: dict) -> list:
     """The results of ``s4tf.<op_name>(*operands) {attrs}``, built by the current emitter."""
     emitter = _emitter.get() or _fallback
     if emitter is None:
-        raise NoEmitterError(f"'s4tf.{op_name}' was built outside an IR builder, a staged function and eager mode")
+        raise OpOutsideBuilderError(f"'s4tf.{op_name}' was built outside an IR builder, a staged function and eager mode")
     return emitter(op_name, operands, attrs)
+
+
+def current_emitter():
+    """The emitter ops go to now (``None`` where it is the fallback)."""
+    return _emitter.get()
 
 
 def apply1(op_name: str, *operands, **attrs):
