@@ -233,6 +233,10 @@ class Trace:
                 where,
             )
 
+    def reserve_symbols(self, symbols) -> None:
+        """Keep ``symbols`` (functions the AD passes added to the module) from new functions."""
+        self._symbols.update(symbols)
+
     def _unique_symbol(self, name: str) -> str:
         name = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "fn"
         symbol, counter = name, 1
