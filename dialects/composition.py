@@ -6,7 +6,7 @@ definition of each composition: dtype promotion as in NumPy 2 (Python scalars ar
 NEP 50), ``sum`` with axes, ``reshape`` with ``-1``, ``where``, ``broadcast_to``...
 
 Every op goes through :func:`emit`, which hands it to the current emitter: an IR builder
-(:mod:`s4tf.dialects.builder`), the frontend's tracing scope, or a guard that refuses ops
+(:mod:`s4tf.dialects.ir_builder`), the frontend's tracing scope, or a guard that refuses ops
 while a pass runs. Outside all of them it goes to the fallback emitter that the frontend
 registers (eager execution); with none registered, building an op is an error. So this
 module, like the compiler layers, never imports the frontend.

@@ -25,7 +25,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Callable
 
-from s4tf.dialects.builder import only_builders
+from s4tf.dialects.ir_builder import only_builders
 from s4tf.mlir import ir
 
 

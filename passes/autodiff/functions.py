@@ -10,7 +10,7 @@ builder.finish([y])
 
 from __future__ import annotations
 
-from s4tf.dialects.builder import IRBuilder, Value
+from s4tf.dialects.ir_builder import IRBuilder, Value
 from s4tf.dialects.op_def import MissingDerivativeRule
 from s4tf.dialects.types import TensorType
 from s4tf.errors import S4tfError

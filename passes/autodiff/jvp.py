@@ -23,7 +23,7 @@ from s4tf.mlir import ir
 from s4tf.passes.autodiff import custom
 from s4tf.passes.autodiff.activity import analyze
 from s4tf.passes.diagnostics import location_text
-from s4tf.passes.autodiff.control_flow import region_jvp
+from s4tf.passes.autodiff.region_derivatives import region_jvp
 from s4tf.passes.autodiff.functions import (
     DifferentiationError,
     FunctionBuilder,

@@ -44,7 +44,7 @@ from __future__ import annotations
 import numpy as np
 
 from s4tf.dialects import composition
-from s4tf.dialects.builder import IRBuilder
+from s4tf.dialects.ir_builder import IRBuilder
 from s4tf.dialects.types import TensorType, is_float, to_numpy_dtype
 from s4tf.mlir import ir
 from s4tf.passes.autodiff.activity import analyze

@@ -1,4 +1,4 @@
-"""The compiler's IR builder (dialects/builder.py): ops with inferred types, the
+"""The compiler's IR builder (dialects/ir_builder.py): ops with inferred types, the
 compositions the derivative rules use, region ops from callbacks capturing outer values;
 and a pass that builds an op outside a builder fails instead of running it."""
 
@@ -10,7 +10,7 @@ import pytest
 import s4tf
 from s4tf import eager
 from s4tf.dialects import composition
-from s4tf.dialects.builder import IRBuilder, OpOutsideBuilderError, only_builders
+from s4tf.dialects.ir_builder import IRBuilder, OpOutsideBuilderError, only_builders
 from s4tf.dialects.reference import run_function
 from s4tf.dialects.types import TensorType
 from s4tf.mlir import func, ir, new_context
