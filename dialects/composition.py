@@ -301,9 +301,14 @@ def unary_float(op_name):
     return unary
 
 
+exp = unary_float("exp")
 log = unary_float("log")
+log1p = unary_float("log1p")
 sin = unary_float("sin")
 cos = unary_float("cos")
+tanh = unary_float("tanh")
+sqrt = unary_float("sqrt")
+rsqrt = unary_float("rsqrt")
 
 
 def negative(x):

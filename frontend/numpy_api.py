@@ -16,9 +16,9 @@ import numpy as np
 from s4tf import pytree
 from s4tf.dialects.composition import (  # the compositions the derivative rules share, re-exported
     DEFAULT_FLOAT, DEFAULT_INT, NUMPY_FLOAT, NUMPY_INT, add, asarray, astype, broadcast_to, concatenate, cos,
-    divide, dot_general, dtype_of, equal, expand_dims, full, full_like, greater, greater_equal, less, less_equal,
-    log, maximum, minimum, multiply, negative, not_equal, op, power, reshape, shape_of, sign, sin, slice, stack,
-    subtract, sum, transpose, where, zeros, zeros_like,
+    divide, dot_general, dtype_of, equal, exp, expand_dims, full, full_like, greater, greater_equal, less,
+    less_equal, log, log1p, maximum, minimum, multiply, negative, not_equal, op, power, reshape, rsqrt, shape_of,
+    sign, sin, slice, sqrt, stack, subtract, sum, tanh, transpose, where, zeros, zeros_like,
 )
 from s4tf.dialects.composition import apply1, as_operand as _as_operand, as_tensor as _tensor, axes_of as _axes
 from s4tf.dialects.composition import elementwise as _elementwise, float_operand as _float_operand
@@ -31,13 +31,6 @@ from s4tf.errors import ShapeError
 
 
 # -- elementwise ------------------------------------------------------------------------
-
-
-exp = _unary_float("exp")
-log1p = _unary_float("log1p")
-tanh = _unary_float("tanh")
-sqrt = _unary_float("sqrt")
-rsqrt = _unary_float("rsqrt")
 
 
 def _rounding(op_name):
