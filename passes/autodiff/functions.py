@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from s4tf.dialects.ir_builder import IRBuilder, Value
 from s4tf.dialects.op_def import MissingDerivativeRule
+from s4tf.dialects.symbols import find_function, symbol_name as symbol_of  # noqa: F401  (the AD modules' names)
 from s4tf.dialects.types import TensorType
 from s4tf.errors import S4tfError
 from s4tf.mlir import func, ir
@@ -41,18 +42,6 @@ class DifferentiationError(S4tfError):
 class MissingRuleError(DifferentiationError, MissingDerivativeRule):
     """A :class:`MissingDerivativeRule` met while differentiating an op, located at the op
     so that the passes report it there."""
-
-
-def symbol_of(function: ir.Operation) -> str:
-    return ir.StringAttr(function.attributes["sym_name"]).value
-
-
-def find_function(module: ir.Module | ir.Operation, symbol: str) -> ir.Operation | None:
-    body = module.body if isinstance(module, ir.Module) else module.regions[0].blocks[0]
-    for operation in body.operations:
-        if operation.operation.name == "func.func" and symbol_of(operation.operation) == symbol:
-            return operation.operation
-    return None
 
 
 def signature_problem(function: ir.Operation) -> str | None:
