@@ -84,8 +84,9 @@ class Op:
 
     # -- derivatives -------------------------------------------------------------------
     #
-    # Rules stage s4tf code: ``ops`` is the ``s4tf`` NumPy-style API (``ops.cos(x)``),
-    # and tracers have operators, so ``dx * ops.cos(x)`` emits ``s4tf.cos`` and ``s4tf.mul``.
+    # Rules build s4tf code: ``ops`` is :mod:`s4tf.dialects.composition` (``ops.cos(x)``),
+    # served by the AD passes' IR builder, and values have operators, so
+    # ``dx * ops.cos(x)`` builds ``s4tf.cos`` and ``s4tf.mul``.
 
     #: Operand positions that never carry a derivative (``select``'s predicate).
     nondifferentiable_operands: ClassVar[tuple[int, ...]] = ()

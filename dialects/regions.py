@@ -103,3 +103,55 @@ def move_operations(source: ir.Block, target: ir.Block, replacements) -> None:
 
 def tensor_types(values) -> list[TensorType]:
     return [TensorType.from_mlir(v.type) for v in values]
+
+
+class RegionHolder:
+    """The regions of a region op being built, held by a placeholder op at the end of
+    ``block`` until the op can be created: its operands include the values its regions
+    capture, known only once they are built. ``assemble`` creates the op before the
+    holder; ``discard`` (always, in a ``finally``) removes the holder."""
+
+    def __init__(self, block: ir.Block, count: int, context: ir.Context):
+        self.context = context
+        with context, ir.Location.unknown(), ir.InsertionPoint(block):
+            self.holder = ir.Operation.create("s4tf.staging_regions", regions=count)
+
+    def add_block(self, index: int, types: list[TensorType]) -> ir.Block:
+        """The block of region ``index``, taking arguments of ``types``."""
+        with self.context, ir.Location.unknown():
+            return self.holder.regions[index].blocks.append(*[t.to_mlir() for t in types])
+
+    def assemble(self, name: str, head: list, operands: list, result_types: list, staged: list, location: ir.Location,
+                 carried: bool = False) -> ir.Operation:
+        """Create ``s4tf.<name>(head..., operands..., captures...)`` before the holder and
+        move into its regions the ops of the ``staged`` blocks, each given as ``(block,
+        captured)``: a block whose arguments are one per operand, then one per value of the
+        enclosing block it captured (``captured``, in order). The regions take the operands
+        and every block's captures; ``carried``: the op is a loop, whose last region (the
+        body) also yields the captures, which are also results (after ``result_types``)."""
+        captures = []
+        for _, captured in staged:
+            captures += [v for v in captured if v not in captures]
+        values = list(operands) + captures
+        types = list(result_types) + ([v.type for v in captures] if carried else [])
+        with self.context, location, ir.InsertionPoint(self.holder):
+            operation = ir.Operation.create(f"s4tf.{name}", results=types, operands=list(head) + values, regions=len(staged))
+            for (source, captured), region in zip(staged, operation.regions):
+                block = region.blocks.append(*[v.type for v in values])
+                arguments = list(block.arguments)
+                explicit = arguments[: len(operands)]
+                move_operations(source, block, explicit + [arguments[len(operands) + captures.index(v)] for v in captured])
+            if carried:
+                _yield_also(block, arguments[len(operands):])  # the last block: the body
+        return operation
+
+    def discard(self) -> None:
+        self.holder.erase()
+
+
+def _yield_also(block: ir.Block, values) -> None:
+    """Append ``values`` to what ``block``'s terminator yields."""
+    old = list(block.operations)[-1].operation
+    with old.location, ir.InsertionPoint(old):
+        ir.Operation.create(TERMINATOR, operands=list(old.operands) + list(values))
+    old.erase()

@@ -3,7 +3,7 @@ reverse mode through loops.
 
 A tape of ``K`` rows of type ``tensor<S>`` is a ``tensor<KxS>`` (made with
 ``s4tf.zeros``); loop derivatives write checkpoints of the carried state into it
-(``passes/autodiff/control_flow.py``).
+(``passes/autodiff/region_derivatives.py``).
 
 ```mlir
 %t1 = "s4tf.tape_write"(%t0, %i, %x) : (tensor<8x3xf32>, tensor<i32>, tensor<3xf32>) -> tensor<8x3xf32>

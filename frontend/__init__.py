@@ -16,13 +16,14 @@ import ml_dtypes
 import numpy as np
 
 from s4tf import (
-    array_api, contractions, creation, linalg, math_functions, numpy_api, random, sorting, statistics, tensor_methods,
-)
+    array_api, contractions, creation, dispatch, linalg, math_functions, numpy_api, random, sorting, statistics,
+    tensor_methods,
+)  # dispatch: eager execution, where no trace takes ops
 from s4tf.array_api import *  # noqa: F403  (array_api.__all__: its names, listed once)
 from s4tf.autodiff import grad, jvp, value_and_grad, vjp
-from s4tf.control_flow import cond, fori_loop, while_loop
 from s4tf.contractions import *  # noqa: F403  (contractions.__all__: its names, listed once)
 from s4tf.creation import *  # noqa: F403  (creation.__all__: its names, listed once)
+from s4tf.staged_control_flow import cond, fori_loop, while_loop
 from s4tf.custom_derivatives import derivative
 from s4tf.differentiable import move, no_derivative
 from s4tf.deploy import (  # noqa: A004  (s4tf.compile)

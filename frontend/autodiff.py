@@ -1,8 +1,9 @@
 """Differential operators: ``grad``, ``value_and_grad``, ``jvp``, ``vjp``.
 
 They stage the function, mark it for differentiation (``s4tf.wrt``) and call the
-derivative functions that the AD passes build in the same module; derivatives run as
-compiled code, never through a Python-side tape.
+derivative functions that the AD passes build from it once it is traced
+(:mod:`s4tf.derivative_functions`); derivatives run as compiled code, never through a
+Python-side tape.
 
 ```python
 g = s4tf.grad(loss)(params, x, y)                  # same structure as params
@@ -21,6 +22,7 @@ import numpy as np
 
 from s4tf import lazy_mode, numpy_api, pytree
 from s4tf.dialects.types import TensorType, is_float, shape_str, to_numpy_dtype
+from s4tf.derivative_functions import derivative_functions
 from s4tf.differentiable import differentiable_mask, leaves_like
 from s4tf.errors import DTypeError, S4tfError, ShapeError
 from s4tf.locations import mlir_location, user_location
@@ -49,8 +51,16 @@ class _Staged:
     inputs: list  # the tensor leaves, in the order of the traced function's arguments
     owners: list[int]  # for each input, the index of the positional argument it came from
     differentiable: list[bool]  # for each input, whether it is outside no_derivative fields
-    module: object
+    trace: object
     name: str  # the Python function's, for messages
+
+    @property
+    def module(self):
+        return self.trace.module
+
+    def derivatives(self, build, wrt: list[int], pass_name: str):
+        """``build(module, symbol, wrt)`` of an AD pass, run once the function is traced."""
+        return derivative_functions(self.trace, self.record.symbol, wrt, build, pass_name)
 
     def wrt(self, argnums) -> list[int]:
         return [
@@ -75,7 +85,7 @@ def _stage(fn, args) -> _Staged:
         inputs.append(leaf)
         owners.append(-1)
         differentiable.append(False)
-    return _Staged(record, inputs, owners, differentiable, scope.trace.module, name)
+    return _Staged(record, inputs, owners, differentiable, scope.trace, name)
 
 
 def _mark(staged: _Staged, wrt: list[int]) -> list[int]:
@@ -178,7 +188,7 @@ class _Transform:
                 f"{self.kind} needs a function returning one float scalar, got "
                 f"{', '.join(str(t) for t in results) or 'no tensors'}; use s4tf.vjp for other outputs"
             )
-        vjp_name, _, _ = vjp_functions(staged.module, staged.record.symbol, all_wrt)
+        vjp_name, _, _ = staged.derivatives(vjp_functions, all_wrt, "s4tf-vjp")
         seed = numpy_api.ones((), results[0].dtype)
         input_types = [leaf_spec(leaf) for leaf in staged.inputs]
         outputs = _call(vjp_name, staged.inputs + [seed], results + [input_types[i] for i in all_wrt])
@@ -226,7 +236,7 @@ def jvp(fn, primals, tangents):
 def _jvp_body(fn, primals, tangents):
     staged = _stage(fn, primals)
     wrt = staged.wrt(_all_argnums(primals))
-    name = jvp_function(staged.module, staged.record.symbol, wrt)
+    name = staged.derivatives(jvp_function, wrt, "s4tf-jvp")
     tangent_leaves = _at_user_line(_jvp_tangents, staged, wrt, primals, tangents)
     results = staged.record.result_types
     float_results = [t for t in results if is_float(t.dtype)]
@@ -279,7 +289,7 @@ def _run_pullback(backward, residuals, cotangent):
 def _prepare_vjp(fn, primals):
     staged = _stage(fn, primals)
     wrt = _mark(staged, staged.wrt(_all_argnums(primals)))
-    _, fwd, bwd = vjp_functions(staged.module, staged.record.symbol, wrt)
+    _, fwd, bwd = staged.derivatives(vjp_functions, wrt, "s4tf-vjp")
     return staged, wrt, fwd, bwd
 
 

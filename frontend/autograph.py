@@ -4,7 +4,7 @@ region ops inside ``@s4tf.function``.
 The function's source is rewritten (:mod:`s4tf.autograph_rewrite`) so that each statement
 calls a helper below with its test and its bodies as nested functions. The helper decides
 when the traced code runs: a tensor test stages ``s4tf.if`` / ``s4tf.while``
-(:mod:`s4tf.control_flow`), a Python value runs the statement as Python would.
+(:mod:`s4tf.staged_control_flow`), a Python value runs the statement as Python would.
 
 ```python
 @s4tf.function
@@ -32,7 +32,7 @@ import types
 
 from s4tf import numpy_api, pytree
 from s4tf.autograph_rewrite import HELPERS, Rewriter
-from s4tf.control_flow import stage_cond, stage_fori, stage_while
+from s4tf.staged_control_flow import stage_cond, stage_fori, stage_while
 from s4tf.errors import StagingError
 from s4tf.locations import user_location
 from s4tf.tensor import Tensor, Tracer

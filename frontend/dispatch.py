@@ -1,22 +1,30 @@
 """Apply one s4tf op to tensors: staged inside a trace, eagerly on the device outside
-(or recorded into a lazy trace in lazy mode, :mod:`s4tf.lazy_trace`)."""
+(or recorded into a lazy trace in lazy mode, :mod:`s4tf.lazy_trace`).
+
+Ops go through :func:`s4tf.dialects.composition.emit`: while a function is traced its
+scope is the emitter (:func:`s4tf.tracing.staging_into`); outside every emitter, eager
+(or lazy) execution is the fallback, registered here.
+"""
 
 from __future__ import annotations
 
 from s4tf import lazy_mode
+from s4tf.dialects.composition import apply1, emit, set_fallback_emitter
 from s4tf.eager import run_eagerly
 from s4tf.errors import S4tfError, StagingError
 from s4tf.lazy_trace import record_op
 from s4tf.locations import user_location
 from s4tf.tensor import Tensor, Tracer
-from s4tf.tracing import current_scope
+
+__all__ = ["apply", "apply1"]
 
 
 def apply(op_name: str, operands, **attrs) -> list[Tensor]:
     """The results of ``s4tf.<op_name>(*operands) {attrs}``."""
-    scope = current_scope()
-    if scope is not None:
-        return scope.emit(op_name, operands, attrs)
+    return emit(op_name, operands, attrs)
+
+
+def _run_outside_trace(op_name: str, operands, attrs: dict) -> list[Tensor]:
     if any(isinstance(operand, Tracer) for operand in operands):
         raise StagingError(
             "a traced tensor escaped the staged function that made it (was it stored in a global?)",
@@ -30,6 +38,4 @@ def apply(op_name: str, operands, **attrs) -> list[Tensor]:
         raise error.at(str(user_location() or "") or None) from None
 
 
-def apply1(op_name: str, *operands, **attrs) -> Tensor:
-    """The single result of ``s4tf.<op_name>``."""
-    return apply(op_name, operands, **attrs)[0]
+set_fallback_emitter(_run_outside_trace)

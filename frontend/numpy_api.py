@@ -9,155 +9,28 @@ dtype (Python scalars alone, ``zeros(shape)``), s4tf's defaults are float32 and 
 from __future__ import annotations
 
 import builtins
-import functools
 import math
 
 import numpy as np
 
 from s4tf import pytree
-from s4tf.dialects.types import BOOL_DTYPE, canonical_dtype, is_float, is_integer, promote_dtypes, to_numpy_dtype
-from s4tf.dispatch import apply1
-from s4tf.errors import DTypeError, ShapeError
-from s4tf.locations import user_location
-from s4tf.tensor import Tensor, Tracer, is_python_scalar
-
-#: s4tf's default dtypes: of Python scalars alone, and of tensors created with no dtype.
-DEFAULT_FLOAT = "f32"
-DEFAULT_INT = "i32"
-#: NumPy's default dtypes: what a Python float makes of integers and bools, and a Python
-#: int of bools, in an op with a tensor or array (NEP 50).
-NUMPY_FLOAT = "f64"
-NUMPY_INT = "i64"
-
-
-# -- operands ---------------------------------------------------------------------------
-
-
-def _scalar_dtype(value) -> str:
-    if isinstance(value, bool):
-        return "i1"
-    return DEFAULT_INT if isinstance(value, int) else DEFAULT_FLOAT
-
-
-def dtype_of(value) -> str:
-    if isinstance(value, Tensor):
-        return value.tensor_type.dtype
-    if is_python_scalar(value):
-        return _scalar_dtype(value)
-    return canonical_dtype(np.asarray(value).dtype)
-
-
-def shape_of(value) -> tuple:
-    return value.shape if isinstance(value, Tensor) else np.shape(value)
-
-
-def asarray(value, dtype=None):
-    """A tensor (or host array, converted where it is used) of ``dtype``; a list or tuple
-    that holds tensors is their stack, so traced values stay traced (and differentiable)."""
-    if isinstance(value, Tensor):
-        return value if dtype is None else astype(value, dtype)
-    if isinstance(value, (list, tuple)) and _holds_tensor(value):
-        stacked = stack([asarray(item) for item in value])
-        return stacked if dtype is None else astype(stacked, dtype)
-    if dtype is None and is_python_scalar(value):
-        dtype = _scalar_dtype(value)
-    array = np.asarray(value, dtype=None if dtype is None else to_numpy_dtype(canonical_dtype(dtype)))
-    canonical_dtype(array.dtype)
-    return apply1("constant", value=array)
-
-
-def _holds_tensor(value) -> bool:
-    if isinstance(value, (list, tuple)):
-        return builtins.any(_holds_tensor(item) for item in value)
-    return isinstance(value, Tensor)
-
-
-def _as_operand(value, dtype: str):
-    """``value`` as an operand of ``dtype``: tensors are cast, host values converted."""
-    if isinstance(value, Tensor):
-        return value if value.tensor_type.dtype == dtype else apply1("cast", value, dtype=dtype)
-    try:
-        return np.asarray(value, dtype=to_numpy_dtype(dtype))
-    except OverflowError:  # NumPy 2: a Python int that the dtype it meets cannot hold
-        raise DTypeError(
-            f"Python integer {value} is out of range for {to_numpy_dtype(dtype)}, the dtype it is "
-            "combined with (as in NumPy); make it an array of a wider dtype", str(user_location() or "")
-        ) from None
-
-
-def _is_weak(value) -> bool:
-    """A Python scalar, or a tracer standing for one (:attr:`Tracer.weak`)."""
-    return is_python_scalar(value) or (isinstance(value, Tracer) and value.weak)
-
-
-def _kind(dtype: str) -> int:
-    return 0 if dtype == BOOL_DTYPE else 1 if is_integer(dtype) else 2
-
-
-def _with_weak(dtype: str, weak_dtype: str) -> str:
-    """NEP 50: a weak value takes ``dtype`` unless it is of a higher kind (bool < int <
-    float); then it brings NumPy's default dtype of its kind."""
-    if _kind(weak_dtype) <= _kind(dtype):
-        return dtype
-    return NUMPY_FLOAT if is_float(weak_dtype) else NUMPY_INT
-
-
-def _result_dtype(*values) -> str:
-    """The dtype NumPy 2 computes an op on ``values`` in: ``np.result_type`` of the tensors'
-    and arrays' dtypes, Python scalars weak (:func:`_with_weak`). Weak values alone give
-    the dtype of the highest kind among them: s4tf's defaults for Python scalars."""
-    strong = [dtype_of(v) for v in values if not _is_weak(v)]
-    weak = [dtype_of(v) for v in values if _is_weak(v)]
-    if not strong:
-        top = builtins.max(map(_kind, weak))
-        return functools.reduce(promote_dtypes, [d for d in weak if _kind(d) == top])
-    dtype = functools.reduce(promote_dtypes, strong)
-    for weak_dtype in weak:
-        dtype = _with_weak(dtype, weak_dtype)
-    return dtype
-
-
-def _weak_if_all_weak(result, *values):
-    """``result``, weak when every value it was computed from is."""
-    return result.as_weak() if isinstance(result, Tracer) and all(map(_is_weak, values)) else result
-
-
-def _elementwise(op_name: str, *values, dtype: str | None = None):
-    dtype = dtype or _result_dtype(*values)
-    return _weak_if_all_weak(apply1(op_name, *[_as_operand(v, dtype) for v in values]), *values)
-
-
-def _float_operand(x):
-    dtype = dtype_of(x)
-    return _as_operand(x, dtype if is_float(dtype) else DEFAULT_FLOAT)
-
-
-def op(op_name: str, *operands, **attrs):
-    """Any ``s4tf.<op_name>`` op as it is defined, with no promotion or conveniences:
-    ``s4tf.op("pad", x, zero, low=(1,), high=(0,), interior=(0,))``."""
-    return apply1(op_name, *operands, **attrs)
+from s4tf.dialects.composition import (  # the compositions the derivative rules share, re-exported
+    DEFAULT_FLOAT, DEFAULT_INT, NUMPY_FLOAT, NUMPY_INT, add, asarray, astype, broadcast_to, concatenate, cos,
+    divide, dot_general, dtype_of, equal, exp, expand_dims, full, full_like, greater, greater_equal, less,
+    less_equal, log, log1p, maximum, minimum, multiply, negative, not_equal, op, power, reshape, rsqrt, shape_of,
+    sign, sin, slice, sqrt, stack, subtract, sum, tanh, transpose, where, zeros, zeros_like,
+)
+from s4tf.dialects.composition import apply1, as_operand as _as_operand, as_tensor as _tensor, axes_of as _axes
+from s4tf.dialects.composition import elementwise as _elementwise, float_operand as _float_operand
+from s4tf.dialects.composition import no_bool_loop as _no_bool_loop, normalize_axis as _normalize_axis
+from s4tf.dialects.composition import reduction as _reduce, result_dtype as _result_dtype
+from s4tf.dialects.composition import shape_tuple as _shape_tuple, unary_float as _unary_float
+from s4tf.dialects.composition import stop_gradient as _stop_gradient, weak_if_all_weak as _weak_if_all_weak
+from s4tf.dialects.types import BOOL_DTYPE, canonical_dtype, is_float
+from s4tf.errors import ShapeError
 
 
 # -- elementwise ------------------------------------------------------------------------
-
-
-def _unary_float(op_name):
-    def unary(x):
-        return apply1(op_name, _float_operand(x))
-
-    unary.__name__ = op_name
-    unary.__doc__ = f"Elementwise ``s4tf.{op_name}``; integer inputs are converted to float32."
-    return unary
-
-
-exp = _unary_float("exp")
-log = _unary_float("log")
-log1p = _unary_float("log1p")
-sin = _unary_float("sin")
-cos = _unary_float("cos")
-tanh = _unary_float("tanh")
-sqrt = _unary_float("sqrt")
-rsqrt = _unary_float("rsqrt")
 
 
 def _rounding(op_name):
@@ -178,61 +51,12 @@ sigmoid.__name__ = "sigmoid"
 logistic = sigmoid
 
 
-def negative(x):
-    return _elementwise("neg", x)
-
-
 def abs(x):  # noqa: A001  (NumPy's name)
     return _elementwise("abs", x)
 
 
-def sign(x):
-    return _elementwise("sign", x)
-
-
 def logical_not(x):
     return apply1("not", _as_operand(x, "i1"))
-
-
-#: NumPy's loops for bools: add and maximum are logical or, multiply and minimum logical and.
-_BOOL_LOOPS = {"add": "or", "mul": "and", "maximum": "or", "minimum": "and"}
-
-
-def _arithmetic(op_name, x, y):
-    dtype = _result_dtype(x, y)
-    return _elementwise(_BOOL_LOOPS[op_name] if dtype == BOOL_DTYPE else op_name, x, y, dtype=dtype)
-
-
-def _no_bool_loop(dtype: str) -> str:
-    """The dtype of an op that NumPy has no bool loop for (power, floor_divide, remainder):
-    bools are computed as int8."""
-    return "i8" if dtype == BOOL_DTYPE else dtype
-
-
-def add(x, y):
-    """``x + y``; logical or on bools (as in NumPy)."""
-    return _arithmetic("add", x, y)
-
-
-def subtract(x, y):
-    """``x - y``; bools cannot be subtracted (as in NumPy)."""
-    if _result_dtype(x, y) == BOOL_DTYPE:
-        raise DTypeError(
-            "bools cannot be subtracted (as in NumPy); for the exclusive or of bools use x != y",
-            str(user_location() or ""),
-        )
-    return _elementwise("sub", x, y)
-
-
-def multiply(x, y):
-    """``x * y``; logical and on bools (as in NumPy)."""
-    return _arithmetic("mul", x, y)
-
-
-def divide(x, y):
-    """True division. As if a Python float took part: integers and bools divide in float64
-    (NumPy's default float; float32, s4tf's, for Python scalars alone)."""
-    return _elementwise("div", x, y, dtype=_result_dtype(x, y, 1.0))
 
 
 def floor_divide(x, y):
@@ -262,20 +86,6 @@ def _rounds_down(rest, y):
     return logical_and(not_equal(rest, 0), not_equal(less(rest, 0), less(y, 0)))
 
 
-def power(x, y):
-    return _elementwise("pow", x, y, dtype=_no_bool_loop(_result_dtype(x, y)))
-
-
-def maximum(x, y):
-    """Elementwise maximum; logical or on bools (as in NumPy)."""
-    return _arithmetic("maximum", x, y)
-
-
-def minimum(x, y):
-    """Elementwise minimum; logical and on bools (as in NumPy)."""
-    return _arithmetic("minimum", x, y)
-
-
 def logical_and(x, y):
     return _elementwise("and", x, y, dtype="i1")
 
@@ -299,36 +109,7 @@ def invert(x):
     return _elementwise("not", x)
 
 
-def _comparison(op_name):
-    def compare(x, y):
-        return _elementwise(op_name, x, y)
-
-    compare.__name__ = op_name
-    return compare
-
-
-equal = _comparison("eq")
-not_equal = _comparison("ne")
-less = _comparison("lt")
-less_equal = _comparison("le")
-greater = _comparison("gt")
-greater_equal = _comparison("ge")
-
-
-def where(condition, x, y):
-    """``x`` where ``condition`` is true, else ``y`` (broadcasting, as ``np.where``)."""
-    dtype = _result_dtype(x, y)
-    return apply1("select", _as_operand(condition, "i1"), _as_operand(x, dtype), _as_operand(y, dtype))
-
-
 select = where
-
-
-def astype(x, dtype):
-    dtype = canonical_dtype(dtype)
-    if isinstance(x, Tensor) and x.tensor_type.dtype == dtype:
-        return x
-    return apply1("cast", x if isinstance(x, Tensor) else np.asarray(x), dtype=dtype)
 
 
 cast = astype
@@ -345,37 +126,13 @@ def square(x):
 # -- creation ---------------------------------------------------------------------------
 
 
-def _shape_tuple(shape) -> tuple:
-    return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
-
-
-def full(shape, fill_value, dtype=None):
-    """``np.full``; with no dtype, the fill value's (a Python int is int32, a float float32)."""
-    dtype = canonical_dtype(dtype) if dtype is not None else dtype_of(fill_value)
-    value = np.array(fill_value, dtype=to_numpy_dtype(dtype))
-    return apply1("constant", value=np.broadcast_to(value, _shape_tuple(shape)))  # a splat: one element in memory
-
-
-def zeros(shape, dtype=None):
-    """``np.zeros``; with no dtype, s4tf's default float, float32."""
-    return full(shape, 0, DEFAULT_FLOAT if dtype is None else dtype)
-
-
 def ones(shape, dtype=None):
     """``np.ones``; with no dtype, s4tf's default float, float32."""
     return full(shape, 1, DEFAULT_FLOAT if dtype is None else dtype)
 
 
-def zeros_like(x, dtype=None):
-    return full_like(x, 0, dtype)
-
-
 def ones_like(x, dtype=None):
     return full_like(x, 1, dtype)
-
-
-def full_like(x, fill_value, dtype=None):
-    return full(shape_of(x), fill_value, dtype_of(x) if dtype is None else dtype)
 
 
 def arange(start, stop=None, step=1, dtype=None):
@@ -397,63 +154,8 @@ def iota(shape, dimension=0, dtype=np.int32):
 # -- shapes -----------------------------------------------------------------------------
 
 
-def _tensor(x):
-    return x if isinstance(x, Tensor) else asarray(x)
-
-
-def _normalize_axis(axis: int, rank: int) -> int:
-    if not -rank <= axis < builtins.max(rank, 1):
-        raise ShapeError(f"axis {axis} is out of range for rank {rank}")
-    return axis % rank if rank else 0
-
-
-def reshape(x, *shape):
-    """``np.reshape``; one dimension may be ``-1``."""
-    x = _tensor(x)
-    if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
-        shape = tuple(shape[0])
-    shape = [int(d) for d in shape]
-    if shape.count(-1) > 1:
-        raise ShapeError(f"reshape to {tuple(shape)}: only one dimension can be -1")
-    if -1 in shape:
-        known = int(np.prod([d for d in shape if d != -1]))
-        if known == 0 or x.tensor_type.size % known:
-            raise ShapeError(f"cannot reshape {x.shape} to {tuple(shape)}")
-        shape[shape.index(-1)] = x.tensor_type.size // known
-    if tuple(shape) == tuple(x.shape):
-        return x
-    return apply1("reshape", x, shape=tuple(shape))
-
-
-def transpose(x, axes=None):
-    x = _tensor(x)
-    rank = len(x.shape)
-    axes = tuple(reversed(range(rank))) if axes is None else tuple(_normalize_axis(a, rank) for a in axes)
-    return x if axes == tuple(range(rank)) else apply1("transpose", x, permutation=axes)
-
-
-def broadcast_to(x, shape):
-    x = _tensor(x)
-    shape = _shape_tuple(shape)
-    if tuple(x.shape) == shape:
-        return x
-    offset = len(shape) - len(x.shape)
-    if offset < 0:
-        raise ShapeError(f"cannot broadcast {x.shape} to {shape}")
-    return apply1("broadcast_in_dim", x, shape=shape, broadcast_dimensions=tuple(range(offset, len(shape))))
-
-
 def broadcast_in_dim(x, shape, broadcast_dimensions):
     return apply1("broadcast_in_dim", _tensor(x), shape=_shape_tuple(shape), broadcast_dimensions=tuple(broadcast_dimensions))
-
-
-def expand_dims(x, axis):
-    x = _tensor(x)
-    rank = len(x.shape) + 1
-    axis = _normalize_axis(axis, rank)
-    shape = list(x.shape)
-    shape.insert(axis, 1)
-    return reshape(x, shape)
 
 
 def squeeze(x, axis=None):
@@ -468,18 +170,6 @@ def squeeze(x, axis=None):
     return reshape(x, [d for i, d in enumerate(x.shape) if i not in axes])
 
 
-def concatenate(arrays, axis=0):
-    arrays = list(arrays)
-    dtype = _result_dtype(*arrays)
-    rank = len(shape_of(arrays[0]))
-    return apply1("concatenate", *[_as_operand(a, dtype) for a in arrays], axis=_normalize_axis(axis, rank))
-
-
-def stack(arrays, axis=0):
-    arrays = list(arrays)
-    return concatenate([expand_dims(a, axis) for a in arrays], axis=axis)
-
-
 def pad(x, pad_width, constant_values=0):
     """``np.pad`` in constant mode; ``pad_width`` is an int, a pair, or one pair per axis.
     A negative width crops that many elements from its edge (as ``lax.pad``)."""
@@ -492,11 +182,6 @@ def pad(x, pad_width, constant_values=0):
     )
 
 
-def slice(x, start, limit, stride=None):  # noqa: A001  (the op's name)
-    x = _tensor(x)
-    return apply1("slice", x, start=tuple(start), limit=tuple(limit), stride=tuple(stride or (1,) * len(start)))
-
-
 def flip(x, axis=None):
     """``np.flip``: reverse the order of elements along ``axis`` (all axes when ``None``)."""
     x = _tensor(x)
@@ -507,7 +192,7 @@ def flip(x, axis=None):
 def stop_gradient(x):
     """``x``, with a derivative of zero: differentiation treats it as a constant. ``x`` may
     be a pytree (a tuple, list, dict or dataclass): each of its leaves is stopped."""
-    return pytree.tree_map(lambda leaf: apply1("stop_gradient", _tensor(leaf)), x)
+    return pytree.tree_map(_stop_gradient, x)
 
 
 def getitem(x, index):
@@ -560,24 +245,6 @@ def getitem(x, index):
 
 
 # -- reductions -------------------------------------------------------------------------
-
-
-def _axes(axis, rank) -> tuple:
-    if axis is None:
-        return tuple(range(rank))
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-    return tuple(sorted(_normalize_axis(int(a), rank) for a in axes))
-
-
-def _reduce(op_name, x, axis, keepdims):
-    x = _tensor(x)
-    return apply1(op_name, x, axes=_axes(axis, len(x.shape)), keepdims=bool(keepdims))
-
-
-def sum(x, axis=None, keepdims=False):  # noqa: A001  (NumPy's name)
-    """``np.sum``; booleans are counted (summed as int32)."""
-    x = _tensor(x)
-    return _reduce("reduce_sum", astype(x, DEFAULT_INT) if dtype_of(x) == "i1" else x, axis, keepdims)
 
 
 def max(x, axis=None, keepdims=False):  # noqa: A001  (NumPy's name)
@@ -667,15 +334,6 @@ def matmul(x, y):
     if x_rank == 1:
         final.pop(-2 if y_rank != 1 else -1)
     return reshape(result, final)
-
-
-def dot_general(x, y, contracting, batch=((), ())):
-    """Raw ``s4tf.dot_general``: ``contracting`` and ``batch`` are ``(lhs_axes, rhs_axes)``."""
-    return apply1(
-        "dot_general", _tensor(x), _tensor(y),
-        lhs_batch=tuple(batch[0]), rhs_batch=tuple(batch[1]),
-        lhs_contract=tuple(contracting[0]), rhs_contract=tuple(contracting[1]),
-    )
 
 
 def _pair(value, name) -> tuple:

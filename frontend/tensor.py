@@ -12,27 +12,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from s4tf.dialects.types import TensorType, canonical_dtype, to_numpy_dtype
+from s4tf.dialects.composition import ArrayValue, is_python_scalar
+from s4tf.dialects.types import TensorType, canonical_dtype
 from s4tf.errors import StagingError
 from s4tf.locations import user_location
 from s4tf.runtime.transfer import to_host
-
-
-def is_python_scalar(value) -> bool:
-    """A Python ``bool``, ``int`` or ``float``, a weakly typed value; NumPy scalars such as
-    ``np.float64(1.0)`` (a subclass of ``float``) are 0-d arrays with a dtype of their own."""
-    return isinstance(value, (bool, int, float)) and not isinstance(value, np.generic)
 
 
 class DonatedTensorError(StagingError):
     """A tensor whose buffer was given to a staged function (``donate_argnums``) was used."""
 
 
-class Tensor:
+class Tensor(ArrayValue):
     """A tensor whose elements live on an IREE device; ``target`` names what made it
     (``"cpu"``, ``"vulkan"``, ...), and so the device it lives on."""
 
-    __array_priority__ = 100  # NumPy defers `ndarray op Tensor` to the Tensor
     #: While being computed: the call computing it (``wait()``, ``ready()``, ``fence``).
     pending = None
     #: The staged function this tensor's buffer was donated to, if it was.
@@ -50,18 +44,6 @@ class Tensor:
     @property
     def shape(self) -> tuple[int, ...]:
         return tuple(self._device_array.shape)
-
-    @property
-    def dtype(self) -> np.dtype:
-        return to_numpy_dtype(self.tensor_type.dtype)
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    @property
-    def size(self) -> int:
-        return int(np.prod(self.shape))
 
     @property
     def device_array(self):
@@ -127,10 +109,6 @@ class Tensor:
 
 class Tracer(Tensor):
     """A tensor being staged: an MLIR value in the function that ``scope`` traces."""
-
-    #: Whether it stands for a Python number (the index of a staged ``range`` loop), and so
-    #: is promoted as a weak Python scalar is (NEP 50); see :mod:`s4tf.numpy_api`.
-    weak = False
 
     def __init__(self, value, tensor_type: TensorType, scope):
         self.value = value

@@ -5,7 +5,8 @@ y = (x @ w + b).T.reshape(-1)[:3] * 2 ** x.sum(axis=0, keepdims=True)
 ```
 
 Each operator calls the ``s4tf.<name>`` function of the same meaning, so staged and
-eager code share one definition.
+eager code share one definition; arithmetic and comparisons come with
+:class:`s4tf.dialects.composition.ArrayValue`, the base of every tensor value.
 """
 
 from __future__ import annotations
@@ -19,24 +20,11 @@ def _swapped(function):
 
 
 _BINARY = {
-    "add": np_api.add,
-    "sub": np_api.subtract,
-    "mul": np_api.multiply,
-    "truediv": np_api.divide,
     "floordiv": np_api.floor_divide,
     "mod": np_api.remainder,
-    "pow": np_api.power,
     "matmul": np_api.matmul,
     "and": np_api.bitwise_and,
     "or": np_api.bitwise_or,
-}
-_COMPARISONS = {
-    "eq": np_api.equal,
-    "ne": np_api.not_equal,
-    "lt": np_api.less,
-    "le": np_api.less_equal,
-    "gt": np_api.greater,
-    "ge": np_api.greater_equal,
 }
 
 
@@ -49,10 +37,6 @@ def attach() -> None:
     for name, function in _BINARY.items():
         setattr(Tensor, f"__{name}__", function)
         setattr(Tensor, f"__r{name}__", _swapped(function))
-    for name, function in _COMPARISONS.items():
-        setattr(Tensor, f"__{name}__", function)
-    Tensor.__hash__ = object.__hash__  # tensors stay usable as dict keys despite __eq__
-    Tensor.__neg__ = np_api.negative
     Tensor.__pos__ = lambda self: self
     Tensor.__abs__ = np_api.abs
     Tensor.__invert__ = np_api.invert

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from s4tf import pytree
+from s4tf.dialects.composition import emitting
 from s4tf.dialects.op_def import build, lookup
 from s4tf.dialects.types import TensorType, canonical_dtype
 from s4tf.errors import S4tfError, StagingError
@@ -55,7 +56,8 @@ def staging_into(scope: "FunctionScope"):
     """Stage ``s4tf.*`` calls made inside the block into ``scope``."""
     _scope_stack().append(scope)
     try:
-        yield scope
+        with emitting(scope.emit):
+            yield scope
     finally:
         _scope_stack().pop()
 
@@ -230,6 +232,10 @@ class Trace:
                 f"recursion must end at trace time, on Python values such as a static int argument; {_LOOP_ADVICE}",
                 where,
             )
+
+    def reserve_symbols(self, symbols) -> None:
+        """Keep ``symbols`` (functions the AD passes added to the module) from new functions."""
+        self._symbols.update(symbols)
 
     def _unique_symbol(self, name: str) -> str:
         name = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "fn"

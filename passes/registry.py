@@ -19,11 +19,13 @@ def check(module, target): ...
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import warnings
 from dataclasses import dataclass, field
 from typing import Callable
 
+from s4tf.dialects.ir_builder import only_builders
 from s4tf.mlir import ir
 
 
@@ -55,7 +57,7 @@ class PassInfo:
 
         def callback(operation, mlir_pass):
             try:
-                with operation.location:
+                with operation.location, running(self.name):
                     self.run(operation, **options)
             except PassFailed:
                 mlir_pass.signal_pass_failure()
@@ -67,6 +69,15 @@ class PassInfo:
 
 
 PASSES: dict[str, PassInfo] = {}
+
+
+@contextlib.contextmanager
+def running(name: str):
+    """While pass ``name`` runs, an op built outside an IR builder (``IRBuilder.building()``)
+    raises an internal error instead of going to the frontend, which would stage it into
+    whatever it is tracing or run it at once."""
+    with only_builders(f"pass '{name}'"):
+        yield
 
 
 def register(name: str, description: str, choices: dict[str, tuple[str, ...]] | None = None):

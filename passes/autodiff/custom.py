@@ -28,7 +28,7 @@ rule, else the JVP rule, else the body.
 
 from __future__ import annotations
 
-from s4tf import numpy_api
+from s4tf.dialects import composition
 from s4tf.dialects.types import TensorType
 from s4tf.mlir import func, ir
 from s4tf.passes.autodiff.functions import (
@@ -118,9 +118,9 @@ def _copy_jvp_rule(module, function, symbol, name, wrt) -> None:
     builder = FunctionBuilder(module, name, inputs + [inputs[i] for i in wrt], function.location)
     rule_arguments = list(entry_block(rule).arguments)
     values = dict(zip(rule_arguments, builder.arguments[: len(inputs)]))
-    with builder.staging():
+    with builder.building():
         for k, i in enumerate(floats):
-            tangent = builder.arguments[len(inputs) + wrt.index(i)] if i in wrt else numpy_api.zeros(inputs[i].shape, inputs[i].dtype)
+            tangent = builder.arguments[len(inputs) + wrt.index(i)] if i in wrt else composition.zeros(inputs[i].shape, inputs[i].dtype)
             values[rule_arguments[len(inputs) + k]] = tangent
     for operation in body_operations(rule):
         builder.clone(operation, values)

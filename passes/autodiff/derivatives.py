@@ -24,7 +24,7 @@ from s4tf.passes.autodiff.functions import (
 from s4tf.passes.autodiff.jvp import jvp_function
 from s4tf.passes.autodiff.linearize import linearized
 from s4tf.passes.autodiff.naming import WRT, derivative_symbol, float_arguments, float_results, is_marked, read_indices
-from s4tf.passes.autodiff.transpose import transposed
+from s4tf.passes.autodiff.transposition import transposed
 from s4tf.passes.registry import PassFailed, emit_error, register
 
 

@@ -2,23 +2,21 @@
 
 ```python
 builder = FunctionBuilder(module, "f_jvp", [x_type, dx_type], location)
-with builder.staging() as scope:
-    y = s4tf.sin(scope_args[0])            # staged into @f_jvp
+with builder.building():
+    y = composition.sin(builder.arguments[0])     # built into @f_jvp
 builder.finish([y])
 ```
 """
 
 from __future__ import annotations
 
-import contextlib
-
+from s4tf.dialects.ir_builder import IRBuilder, Value
 from s4tf.dialects.op_def import MissingDerivativeRule
+from s4tf.dialects.symbols import find_function, symbol_name as symbol_of  # noqa: F401  (the AD modules' names)
 from s4tf.dialects.types import TensorType
 from s4tf.errors import S4tfError
 from s4tf.mlir import func, ir
 from s4tf.passes.diagnostics import location_text
-from s4tf.tensor import Tracer
-from s4tf.tracing import FunctionScope, staging_into
 
 
 class DifferentiationError(S4tfError):
@@ -44,18 +42,6 @@ class DifferentiationError(S4tfError):
 class MissingRuleError(DifferentiationError, MissingDerivativeRule):
     """A :class:`MissingDerivativeRule` met while differentiating an op, located at the op
     so that the passes report it there."""
-
-
-def symbol_of(function: ir.Operation) -> str:
-    return ir.StringAttr(function.attributes["sym_name"]).value
-
-
-def find_function(module: ir.Module | ir.Operation, symbol: str) -> ir.Operation | None:
-    body = module.body if isinstance(module, ir.Module) else module.regions[0].blocks[0]
-    for operation in body.operations:
-        if operation.operation.name == "func.func" and symbol_of(operation.operation) == symbol:
-            return operation.operation
-    return None
 
 
 def signature_problem(function: ir.Operation) -> str | None:
@@ -97,53 +83,26 @@ def callee_of(call: ir.Operation) -> str:
     return ir.FlatSymbolRefAttr(call.attributes["callee"]).value
 
 
-class FunctionBuilder:
-    """A new private ``func.func`` in ``module``, filled by staging ``s4tf`` calls into it."""
+class FunctionBuilder(IRBuilder):
+    """A new private ``func.func`` in ``module``, filled with an IR builder."""
 
     def __init__(self, module: ir.Module | ir.Operation, name: str, input_types: list[TensorType], location: ir.Location):
-        self.context = location.context
-        self.location = location
-        with self.context, location:
+        with location.context, location:
             with ir.InsertionPoint(module_body(module)):
                 self.function = func.FuncOp(name, ir.FunctionType.get([t.to_mlir() for t in input_types], []))
             self.function.attributes["sym_visibility"] = ir.StringAttr.get("private")
-            self.block = self.function.add_entry_block()
-        self.scope = FunctionScope(self.context, self.block, location=location)
-        self.arguments = [self.scope.tracer(argument) for argument in self.block.arguments]
+            block = self.function.add_entry_block()
+        super().__init__(block, location)
+        self.arguments = [self.wrap(argument) for argument in block.arguments]
         self.symbol = name
 
-    @contextlib.contextmanager
-    def staging(self, location: ir.Location | None = None):
-        """Stage s4tf calls into this function, with ``location`` on the new ops."""
-        previous = self.scope.location
-        self.scope.location = location or self.location
-        try:
-            with staging_into(self.scope):
-                yield self.scope
-        finally:
-            self.scope.location = previous
-
-    def clone(self, operation: ir.Operation, value_map: dict) -> ir.Operation:
-        """Copy ``operation`` (no regions) to the end of this function, operands remapped."""
-        with self.context, ir.InsertionPoint(self.block):
-            copy = operation.clone()
-        for index, operand in enumerate(operation.operands):
-            copy.operands[index] = value_map[operand].value
-        for old, new in zip(operation.results, copy.results):
-            value_map[old] = self.scope.tracer(new)
-        return copy
-
-    def call(self, callee: str, operands: list[Tracer], result_types: list[TensorType], location: ir.Location) -> list[Tracer]:
-        return self.scope.call(callee, operands, result_types, location)
-
-    def finish(self, results: list[Tracer], attributes: dict | None = None) -> ir.Operation:
+    def finish(self, results: list[Value], attributes: dict | None = None) -> ir.Operation:
         """Return ``results`` and fix the function type; returns the ``func.func``."""
         with self.context, self.location, ir.InsertionPoint(self.block):
-            func.ReturnOp([r.value for r in results])
+            values = [self.ir_value(r) for r in results]
+            func.ReturnOp(values)
             inputs = list(function_type(self.function.operation).inputs)
-            self.function.attributes["function_type"] = ir.TypeAttr.get(
-                ir.FunctionType.get(inputs, [r.value.type for r in results])
-            )
+            self.function.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, [v.type for v in values]))
             for key, value in (attributes or {}).items():
                 self.function.attributes[key] = value
         return self.function.operation

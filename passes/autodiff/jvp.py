@@ -16,14 +16,14 @@ func.func private @f_jvp(%x: tensor<3xf32>, %dx: tensor<3xf32>) -> (tensor<3xf32
 
 from __future__ import annotations
 
-from s4tf import numpy_api
+from s4tf.dialects import composition
 from s4tf.dialects.op_def import OPS, MissingDerivativeRule, lookup, read_attributes
 from s4tf.dialects.types import TensorType
 from s4tf.mlir import ir
 from s4tf.passes.autodiff import custom
 from s4tf.passes.autodiff.activity import analyze
 from s4tf.passes.diagnostics import location_text
-from s4tf.passes.autodiff.control_flow import region_jvp
+from s4tf.passes.autodiff.region_derivatives import region_jvp
 from s4tf.passes.autodiff.functions import (
     DifferentiationError,
     FunctionBuilder,
@@ -99,7 +99,7 @@ def _build(module, primal, symbol, name, wrt, linearizing):
                 f"'{operation.name}' cannot be differentiated", location_text(operation.location), operation.location
             )
     outputs = return_values(primal)
-    with builder.staging():
+    with builder.building():
         result_tangents = [_or_zeros(tangent_map.get(outputs[i]), primal_map[outputs[i]]) for i in results]
     with primal.context:
         builder.finish(
@@ -109,7 +109,7 @@ def _build(module, primal, symbol, name, wrt, linearizing):
 
 
 def _or_zeros(tangent, like):
-    return numpy_api.zeros(like.shape, like.dtype) if tangent is None else tangent
+    return composition.zeros(like.shape, like.dtype) if tangent is None else tangent
 
 
 def _op_jvp(builder, operation, tangents, primal_map, tangent_map):
@@ -117,15 +117,15 @@ def _op_jvp(builder, operation, tangents, primal_map, tangent_map):
     attrs = read_attributes(op, operation)
     positions = [i for i in range(len(tangents)) if i not in op.nondifferentiable_operands]
     tangents = [t if i in positions else None for i, t in enumerate(tangents)]
-    with builder.staging(operation.location):
-        (result,) = builder.scope.emit(operation.name, [primal_map[v] for v in operation.operands], attrs)
+    with builder.building(operation.location):
+        (result,) = builder.emit(operation.name, [primal_map[v] for v in operation.operands], attrs)
         primal_map[operation.results[0]] = result
         try:
-            tangent = op.jvp(numpy_api, [primal_map[v] for v in operation.operands], tangents, result, **attrs)
+            tangent = op.jvp(composition, [primal_map[v] for v in operation.operands], tangents, result, **attrs)
         except MissingDerivativeRule as error:
             raise MissingRuleError(error.message, location_text(operation.location), operation.location) from None
         if tangent is not None:
-            tangent = numpy_api.astype(numpy_api.broadcast_to(tangent, result.shape), result.dtype)
+            tangent = composition.astype(composition.broadcast_to(tangent, result.shape), result.dtype)
     if tangent is not None:
         tangent_map[operation.results[0]] = tangent
 

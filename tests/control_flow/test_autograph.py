@@ -537,7 +537,7 @@ def test_unsupported_constructs_are_errors_at_the_users_line(fn, args, marker, m
         s4tf.function(fn)(*args)
     assert str(caught.value).startswith(f"{os.path.abspath(__file__)}:{line_of(marker)}: {message}")
     frames = {os.path.basename(str(entry.path)) for entry in caught.traceback}
-    assert not frames & {"autograph.py", "control_flow.py", "tracing.py"}  # no deep traceback into s4tf
+    assert not frames & {"autograph.py", "staged_control_flow.py", "tracing.py"}  # no deep traceback into s4tf
 
 
 def test_rejected_constructs_still_run_on_python_values():

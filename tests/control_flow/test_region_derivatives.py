@@ -13,7 +13,7 @@ from gradient_checks import directional_check
 
 import s4tf
 from s4tf.dialects.op_def import MissingDerivativeRule
-from s4tf.passes.autodiff import control_flow
+from s4tf.passes.autodiff import region_derivatives
 
 X = np.array([0.7, -1.2, 1.9])
 Y = np.array([1.5, 0.4, -2.0])
@@ -192,8 +192,8 @@ def test_segments_longer_than_the_tape_use_checkpoints_of_their_own(monkeypatch)
     """With 4 checkpoints, 50 iterations make 4 segments of 13, each re-recorded into 4
     checkpoints of its own (every 4th state) and recomputed from them: the path loops of
     more than a million iterations take with 1,024 checkpoints."""
-    monkeypatch.setattr(control_flow, "MIN_CHECKPOINTS", 4)
-    monkeypatch.setattr(control_flow, "CHECKPOINTS", 4)
+    monkeypatch.setattr(region_derivatives, "MIN_CHECKPOINTS", 4)
+    monkeypatch.setattr(region_derivatives, "CHECKPOINTS", 4)
 
     def f(x):
         return s4tf.while_loop(lambda c: c[0] < 50, lambda c: (c[0] + 1, c[1] * 0.97 + 0.01 * c[1] * c[1]), (np.int32(0), x))[1]

@@ -2,8 +2,8 @@
 
 Each region is outlined into a function (``outline.py``) and differentiated as one, so
 ops, calls, custom rules and region ops nested inside regions need nothing more. The
-derivative code is staged with ``s4tf.cond``/``s4tf.while_loop``, whose regions call the
-outlined functions' derivatives.
+derivative code is built with ``s4tf.if``/``s4tf.while`` (``IRBuilder.cond``/``while_loop``),
+whose regions call the outlined functions' derivatives.
 
 Forward mode (``@f_jvp``):
 
@@ -43,14 +43,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from s4tf import control_flow as staged, dispatch, numpy_api
+from s4tf.dialects import composition
+from s4tf.dialects.ir_builder import IRBuilder
 from s4tf.dialects.types import TensorType, is_float, to_numpy_dtype
 from s4tf.mlir import ir
 from s4tf.passes.autodiff.activity import analyze
 from s4tf.passes.autodiff.custom import declare_linear_map
 from s4tf.passes.autodiff.functions import FunctionBuilder, entry_block, find_function, return_values
 from s4tf.passes.autodiff.outline import outlined
-from s4tf.tracing import current_scope
 
 #: The type of a loop's iteration counter.
 COUNT = TensorType((), "i32")
@@ -82,12 +82,22 @@ def _floats(types) -> list[int]:
 
 
 def _caller(callee: str, result_types, location, first: int = 0):
-    """A function that stages ``call @callee(values...)`` and returns results ``first...``."""
+    """A function that builds ``call @callee(values...)`` and returns results ``first...``."""
 
     def call(*values):
-        return current_scope().call(callee, list(values), result_types, location)[first:]
+        return IRBuilder.current().call(callee, list(values), result_types, location)[first:]
 
     return call
+
+
+def _cond(predicate, true_fn, false_fn, operands):
+    """``s4tf.if`` at the current builder (:meth:`IRBuilder.cond`)."""
+    return IRBuilder.current().cond(predicate, true_fn, false_fn, list(operands))
+
+
+def _while(cond_fn, body_fn, init):
+    """``s4tf.while`` at the current builder (:meth:`IRBuilder.while_loop`)."""
+    return IRBuilder.current().while_loop(cond_fn, body_fn, init)
 
 
 # -- if --------------------------------------------------------------------------------
@@ -103,14 +113,14 @@ def _if_jvp(module, builder, operation, names, lin_prefix, tangents, primal_map,
     types = _types(operation.results)
     floats = _floats(types)
     float_types = [types[i] for i in floats]
-    with builder.staging(location):
+    with builder.building(location):
         if linearizing:
-            primals = staged.stage_cond(pred, *(_caller(n, types, location) for n in names), tuple(args))
+            primals = _cond(pred, *(_caller(n, types, location) for n in names), tuple(args))
             lin = _if_linear_map(module, lin_prefix, names, operation, wrt)
             result_tangents = builder.call(lin, [pred, *args, *arg_tangents], float_types, location)
         else:
             jvps = [jvp_function(module, n, wrt) for n in names]
-            outputs = staged.stage_cond(pred, *(_caller(j, types + float_types, location) for j in jvps), tuple(args + arg_tangents))
+            outputs = _cond(pred, *(_caller(j, types + float_types, location) for j in jvps), tuple(args + arg_tangents))
             primals, result_tangents = outputs[: len(types)], outputs[len(types):]
     return primals, {operation.results[i]: t for i, t in zip(floats, result_tangents)}
 
@@ -133,8 +143,8 @@ def _if_linear_map(module, prefix: str, names, operation, wrt) -> str:
     backward = FunctionBuilder(module, transpose, [PREDICATE, *arg_types, *float_types], location)
     vjps = [vjp_functions(module, n, wrt)[0] for n in names]
     vjp_types = types + [arg_types[i] for i in wrt]
-    with backward.staging(location):
-        cotangents = staged.stage_cond(
+    with backward.building(location):
+        cotangents = _cond(
             backward.arguments[0], *(_caller(v, vjp_types, location, first=len(types)) for v in vjps),
             tuple(backward.arguments[1:]),
         )
@@ -158,13 +168,13 @@ def _while_jvp(module, builder, operation, names, lin_prefix, tangents, primal_m
     active = _carried_tangents(find_function(module, body_name), floats, given)
     condition = _caller(cond_name, [PREDICATE], location)
 
-    with builder.staging(location):
+    with builder.building(location):
         if linearizing:
             recorded = _recorded(find_function(module, body_name))
             rows = _checkpoint_rows([types[i] for i in recorded])
             body = _caller(body_name, types, location)
-            zero = numpy_api.zeros((), COUNT.dtype)
-            _, count = staged.stage_while(lambda carry: condition(*carry[0])[0], lambda carry: (body(*carry[0]), carry[1] + 1), (init, zero))
+            zero = composition.zeros((), COUNT.dtype)
+            _, count = _while(lambda carry: condition(*carry[0])[0], lambda carry: (body(*carry[0]), carry[1] + 1), (init, zero))
             stride = _stride(count, rows)
             empty = _empty_tapes([types[i] for i in recorded], rows)
             primals, tapes = _recording_loop(lambda carry: condition(*carry[0])[0], body, init, empty, recorded, stride, rows)
@@ -174,14 +184,14 @@ def _while_jvp(module, builder, operation, names, lin_prefix, tangents, primal_m
             result_tangents = builder.call(lin, residuals + [tangents[i] for i in given], [types[i] for i in active], location)
         else:
             body_jvp = _caller(jvp_function(module, body_name, active), types + [types[i] for i in floats], location)
-            tangent_init = [tangents[i] if tangents[i] is not None else numpy_api.zeros_like(init[i]) for i in active]
+            tangent_init = [tangents[i] if tangents[i] is not None else composition.zeros_like(init[i]) for i in active]
 
             def body(carry):
                 outputs = body_jvp(*carry[0], *carry[1])
                 by_index = dict(zip(floats, outputs[len(types):]))
                 return outputs[: len(types)], [by_index[i] for i in active]
 
-            primals, result_tangents = staged.stage_while(lambda carry: condition(*carry[0])[0], body, (init, tangent_init))
+            primals, result_tangents = _while(lambda carry: condition(*carry[0])[0], body, (init, tangent_init))
     return primals, {operation.results[i]: t for i, t in zip(active, result_tangents)}
 
 
@@ -213,12 +223,12 @@ def _checkpoint_rows(row_types) -> int:
 
 def _stride(count, rows: int):
     """``ceil(count / rows)``, at least 1: the iterations from one checkpoint to the next."""
-    return numpy_api.maximum(dispatch.apply1("div", count + (rows - 1), numpy_api.asarray(np.int32(rows))), 1)
+    return composition.maximum(composition.op("div", count + (rows - 1), composition.asarray(np.int32(rows))), 1)
 
 
 def _empty_tapes(row_types, rows: int):
     """Tapes of ``rows`` checkpoints and a spare row."""
-    return [numpy_api.zeros((rows + 1, *t.shape), t.dtype) for t in row_types]
+    return [composition.zeros((rows + 1, *t.shape), t.dtype) for t in row_types]
 
 
 def _recording_loop(keep_going, body, init, tapes, recorded, stride, rows: int):
@@ -229,12 +239,12 @@ def _recording_loop(keep_going, body, init, tapes, recorded, stride, rows: int):
 
     def record(carry):
         values, tapes, index = carry
-        checkpoint = dispatch.apply1("div", index, stride)
-        row = numpy_api.where(index - checkpoint * stride == 0, checkpoint, np.int32(rows))
-        tapes = [dispatch.apply1("tape_write", tape, row, values[i]) for tape, i in zip(tapes, recorded)]
+        checkpoint = composition.op("div", index, stride)
+        row = composition.where(index - checkpoint * stride == 0, checkpoint, np.int32(rows))
+        tapes = [composition.op("tape_write", tape, row, values[i]) for tape, i in zip(tapes, recorded)]
         return body(*values), tapes, index + 1
 
-    values, tapes, _ = staged.stage_while(keep_going, record, (init, tapes, numpy_api.zeros((), COUNT.dtype)))
+    values, tapes, _ = _while(keep_going, record, (init, tapes, composition.zeros((), COUNT.dtype)))
     return values, tapes
 
 
@@ -263,7 +273,7 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
     floats = _floats(types)
 
     def state_at(segment_tapes, row):
-        read = dict(zip(recorded, (dispatch.apply1("tape_read", tape, row) for tape in segment_tapes)))
+        read = dict(zip(recorded, (composition.op("tape_read", tape, row) for tape in segment_tapes)))
         return [read[i] if i in read else invariants[i] for i in range(len(types))]
 
     def segment(carry):
@@ -273,27 +283,27 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
         is read (or recomputed from its checkpoint) and the body's VJP applied."""
         index, cotangents, inner_tapes = carry
         index = index - 1
-        length = numpy_api.minimum(stride, count - index * stride)
+        length = composition.minimum(stride, count - index * stride)
         inner = _stride(length, rows)
         _, inner_tapes = _recording_loop(lambda c: c[2] < length, body, state_at(tapes, index), inner_tapes, recorded, inner, rows)
 
         def step(carry):
             position, cotangents = carry
             position = position - 1
-            checkpoint = dispatch.apply1("div", position, inner)
-            state = staged.stage_while(
+            checkpoint = composition.op("div", position, inner)
+            state = _while(
                 lambda c: c[0] < position, lambda c: (c[0] + 1, body(*c[1])), (checkpoint * inner, state_at(inner_tapes, checkpoint))
             )[1]
             by_index = dict(zip(active, cotangents))
-            seeds = [by_index[i] if i in by_index else numpy_api.zeros_like(state[i]) for i in floats]
+            seeds = [by_index[i] if i in by_index else composition.zeros_like(state[i]) for i in floats]
             return position, body_vjp(*state, *seeds)
 
-        return index, staged.stage_while(lambda c: c[0] > 0, step, (length, cotangents))[1], inner_tapes
+        return index, _while(lambda c: c[0] > 0, step, (length, cotangents))[1], inner_tapes
 
-    with backward.staging(location):
-        segments = dispatch.apply1("div", count + (stride - 1), stride)
+    with backward.building(location):
+        segments = composition.op("div", count + (stride - 1), stride)
         segment_tapes = _empty_tapes([types[i] for i in recorded], rows)  # reused by every segment
-        _, cotangents, _ = staged.stage_while(
+        _, cotangents, _ = _while(
             lambda carry: carry[0] > 0, segment, (segments, backward.arguments[len(residual_types):], segment_tapes)
         )
     with location.context:

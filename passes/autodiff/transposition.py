@@ -11,7 +11,7 @@ of another linear function becomes a call of that function's transpose (its
 
 from __future__ import annotations
 
-from s4tf import numpy_api
+from s4tf.dialects import composition
 from s4tf.dialects.op_def import OPS, MissingDerivativeRule, lookup, read_attributes
 from s4tf.dialects.types import TensorType, to_numpy_dtype
 from s4tf.mlir import ir
@@ -43,7 +43,7 @@ def _or_zeros(cotangent, value: ir.Value):
     if cotangent is not None:
         return cotangent
     like = LinearOperand(value)
-    return numpy_api.zeros(like.shape, like.dtype)
+    return composition.zeros(like.shape, like.dtype)
 
 
 def transposed(module, lin_symbol: str, seeded: list[int] | None = None) -> str:
@@ -92,7 +92,7 @@ class _Transposer:
         for operation in reversed(self.operations):
             if any(r in self.linear for r in operation.results):
                 self._transpose(operation)
-        with builder.staging():
+        with builder.building():
             outputs = [_or_zeros(self.cotangents.get(a), a) for a in self.linear_arguments]
         with self.lin.context:
             builder.finish(outputs)
@@ -101,8 +101,8 @@ class _Transposer:
         if contribution is None:
             return
         target = LinearOperand(value)
-        with self.builder.staging(location):
-            contribution = numpy_api.astype(numpy_api.broadcast_to(contribution, target.shape), target.dtype)
+        with self.builder.building(location):
+            contribution = composition.astype(composition.broadcast_to(contribution, target.shape), target.dtype)
             previous = self.cotangents.get(value)
             self.cotangents[value] = contribution if previous is None else previous + contribution
 
@@ -120,9 +120,9 @@ class _Transposer:
             if op.transpose_into is not None:
                 self._transpose_into(op, operation, cotangents[0], operands, attributes)
                 return
-            with self.builder.staging(operation.location):
+            with self.builder.building(operation.location):
                 try:
-                    contributions = op.transpose(numpy_api, cotangents[0], operands, linear_flags, **attributes)
+                    contributions = op.transpose(composition, cotangents[0], operands, linear_flags, **attributes)
                 except MissingDerivativeRule as error:
                     raise MissingRuleError(error.message, location_text(operation.location), operation.location) from None
         else:
@@ -136,8 +136,8 @@ class _Transposer:
     def _transpose_into(self, op, operation, cotangent, operands, attributes) -> None:
         """A read of part of one value: its contribution goes into that value's cotangent."""
         (value,) = operation.operands
-        with self.builder.staging(operation.location):
-            self.cotangents[value] = op.transpose_into(numpy_api, self.cotangents.get(value), cotangent, operands, **attributes)
+        with self.builder.building(operation.location):
+            self.cotangents[value] = op.transpose_into(composition, self.cotangents.get(value), cotangent, operands, **attributes)
 
     def _transpose_call(self, operation, cotangents, linear_flags):
         callee = find_function(self.module, callee_of(operation))
@@ -152,7 +152,7 @@ class _Transposer:
             seeds = [cotangents[i] for i in seeded]
         else:  # a declared linear map (custom rule, control flow): its transpose takes every cotangent
             name = transposed(self.module, callee_of(operation))
-            with self.builder.staging(operation.location):
+            with self.builder.building(operation.location):
                 seeds = [_or_zeros(c, r) for r, c in zip(operation.results, cotangents)]
         others = [self.values[v] for v, flag in zip(operation.operands, linear_flags) if not flag]
         linear_types = [TensorType.from_mlir(v.type) for v, flag in zip(operation.operands, linear_flags) if flag]

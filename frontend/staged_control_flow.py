@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from s4tf import numpy_api, pytree
-from s4tf.dialects.regions import TERMINATOR, move_operations
+from s4tf.dialects.regions import TERMINATOR, RegionHolder
 from s4tf.dialects.types import TensorType, canonical_dtype, to_numpy_dtype
 from s4tf.errors import StagingError
 from s4tf.locations import mlir_location, user_location
@@ -67,19 +67,18 @@ def predicate(value, construct: str):
 
 
 class _Regions:
-    """Regions traced into a detached holder op, then moved into the real region op."""
+    """Regions traced into a holder (:class:`s4tf.dialects.regions.RegionHolder`), then
+    moved into the real region op."""
 
     def __init__(self, parent: FunctionScope, count: int):
         self.parent = parent
-        with parent.context, ir.Location.unknown(), ir.InsertionPoint(parent.block):
-            self.holder = ir.Operation.create("s4tf.staging_regions", regions=count)
+        self.holder = RegionHolder(parent.block, count, parent.context)
         self.scopes: list[RegionScope] = []
 
     def trace(self, index: int, fn, types: list[TensorType], tree, static_leaves):
         """Trace ``fn`` on block arguments of ``types`` (leaves ``static_leaves`` stay Python
         values); returns the scope and the flattened outputs."""
-        with self.parent.context, ir.Location.unknown():
-            block = self.holder.regions[index].blocks.append(*[t.to_mlir() for t in types])
+        block = self.holder.add_block(index, types)
         scope = RegionScope(self.parent, block)
         self.scopes.append(scope)
         arguments = iter(scope.tracer(a) for a in block.arguments)
@@ -90,43 +89,21 @@ class _Regions:
         return scope, out_leaves, out_tree
 
     def build(self, name: str, head: list, operands: list, result_types: list[TensorType], location, carried=False) -> list[Tracer]:
-        """Create ``s4tf.<name>(head..., operands..., captures...)`` before the holder, move the
-        traced regions into it, and return its results as tracers of the parent scope.
-        ``carried``: the op is a loop, whose last region (the body) also yields the captures."""
-        captures = []
-        for scope in self.scopes:
-            captures += [v for v in scope.captures if v not in captures]
+        """Create ``s4tf.<name>(head..., operands..., captures...)``, move the traced regions
+        into it, and return its results as tracers of the parent scope."""
         parent = self.parent
         with parent.context, location:
-            values = [parent.value_of(v) for v in operands] + captures
-            types = [t.to_mlir() for t in result_types] + ([v.type for v in captures] if carried else [])
-            with location, ir.InsertionPoint(self.holder):
-                operation = ir.Operation.create(
-                    f"s4tf.{name}",
-                    results=types,
-                    operands=[parent.value_of(v) for v in head] + values,
-                    regions=len(self.scopes),
-                )
-            for scope, region in zip(self.scopes, operation.regions):
-                block = region.blocks.append(*[v.type for v in values])
-                arguments = list(block.arguments)
-                explicit = arguments[: len(operands)]
-                captured = [arguments[len(operands) + captures.index(v)] for v in scope.captures]
-                move_operations(scope.block, block, explicit + captured)
-            if carried:
-                _yield_also(block, arguments[len(operands):])  # the last block: the body
+            values = [parent.value_of(v) for v in operands]
+            head_values = [parent.value_of(v) for v in head]
+            types = [t.to_mlir() for t in result_types]
+        operation = self.holder.assemble(
+            name, head_values, values, types,
+            [(scope.block, list(scope.captures)) for scope in self.scopes], location, carried,
+        )
         return [parent.tracer(r) for r in operation.results][: len(result_types)]
 
     def discard(self) -> None:
-        self.holder.erase()
-
-
-def _yield_also(block: ir.Block, values) -> None:
-    """Append ``values`` to what ``block``'s terminator yields."""
-    old = list(block.operations)[-1].operation
-    with old.location, ir.InsertionPoint(old):
-        ir.Operation.create(TERMINATOR, operands=list(old.operands) + list(values))
-    old.erase()
+        self.holder.discard()
 
 
 def _location(scope: FunctionScope):
