@@ -422,6 +422,12 @@ def zeros(shape, dtype=None):
     return full(shape, 0, DEFAULT_FLOAT if dtype is None else dtype)
 
 
+def zeros_unless(value, like):
+    """``value``, or zeros of ``like``'s shape and dtype where it is ``None`` (a tangent or
+    cotangent nothing contributed to)."""
+    return zeros(like.shape, like.dtype) if value is None else value
+
+
 def zeros_like(x, dtype=None):
     return full_like(x, 0, dtype)
 

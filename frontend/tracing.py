@@ -26,6 +26,7 @@ import numpy as np
 from s4tf import pytree
 from s4tf.dialects.composition import emitting
 from s4tf.dialects.op_def import build, lookup
+from s4tf.dialects.symbols import unique_symbol
 from s4tf.dialects.types import TensorType, canonical_dtype
 from s4tf.errors import S4tfError, StagingError
 from s4tf.locations import SourceLocation, innermost_user_location, mlir_location, user_location
@@ -238,10 +239,7 @@ class Trace:
         self._symbols.update(symbols)
 
     def _unique_symbol(self, name: str) -> str:
-        name = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "fn"
-        symbol, counter = name, 1
-        while symbol in self._symbols:
-            symbol, counter = f"{name}_{counter}", counter + 1
+        symbol = unique_symbol(name, self._symbols)
         self._symbols.add(symbol)
         return symbol
 

@@ -100,16 +100,12 @@ def _build(module, primal, symbol, name, wrt, linearizing):
             )
     outputs = return_values(primal)
     with builder.building():
-        result_tangents = [_or_zeros(tangent_map.get(outputs[i]), primal_map[outputs[i]]) for i in results]
+        result_tangents = [composition.zeros_unless(tangent_map.get(outputs[i]), primal_map[outputs[i]]) for i in results]
     with primal.context:
         builder.finish(
             [primal_map[v] for v in outputs] + result_tangents,
             {JVP_OF: ir.FlatSymbolRefAttr.get(symbol), WRT: indices_attribute(wrt)},
         )
-
-
-def _or_zeros(tangent, like):
-    return composition.zeros(like.shape, like.dtype) if tangent is None else tangent
 
 
 def _op_jvp(builder, operation, tangents, primal_map, tangent_map):

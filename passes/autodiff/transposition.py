@@ -39,13 +39,6 @@ class LinearOperand:
         self.dtype = to_numpy_dtype(self.tensor_type.dtype)
 
 
-def _or_zeros(cotangent, value: ir.Value):
-    if cotangent is not None:
-        return cotangent
-    like = LinearOperand(value)
-    return composition.zeros(like.shape, like.dtype)
-
-
 def transposed(module, lin_symbol: str, seeded: list[int] | None = None) -> str:
     """The symbol of ``lin_symbol``'s transpose, built if missing. ``seeded``: the results
     given a cotangent (default all); the others' are zero, and are left out rather than
@@ -93,7 +86,7 @@ class _Transposer:
             if any(r in self.linear for r in operation.results):
                 self._transpose(operation)
         with builder.building():
-            outputs = [_or_zeros(self.cotangents.get(a), a) for a in self.linear_arguments]
+            outputs = [composition.zeros_unless(self.cotangents.get(a), LinearOperand(a)) for a in self.linear_arguments]
         with self.lin.context:
             builder.finish(outputs)
 
@@ -153,7 +146,7 @@ class _Transposer:
         else:  # a declared linear map (custom rule, control flow): its transpose takes every cotangent
             name = transposed(self.module, callee_of(operation))
             with self.builder.building(operation.location):
-                seeds = [_or_zeros(c, r) for r, c in zip(operation.results, cotangents)]
+                seeds = [composition.zeros_unless(c, LinearOperand(r)) for r, c in zip(operation.results, cotangents)]
         others = [self.values[v] for v, flag in zip(operation.operands, linear_flags) if not flag]
         linear_types = [TensorType.from_mlir(v.type) for v, flag in zip(operation.operands, linear_flags) if flag]
         outputs = iter(self.builder.call(name, others + seeds, linear_types, operation.location))
