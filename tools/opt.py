@@ -132,7 +132,7 @@ def _warning_messages(caught: list[warnings.WarningMessage], buffer_name: str) -
     for record in caught:
         if isinstance(record.message, DiagnosticWarning):
             where = parse_location(record.message.location, buffer_name)
-            found.append(Message(*where, "warning", record.message.message))
+            found.append(Message(*where, record.message.severity, record.message.message))
         else:
             warnings.warn_explicit(
                 record.message, record.category, record.filename, record.lineno, source=record.source
