@@ -34,10 +34,9 @@ from pathlib import Path
 import numpy as np
 
 from s4tf import pytree
-from s4tf.errors import CompilationError, S4tfError
+from s4tf.errors import S4tfError
 from s4tf.mlir import ir
-from s4tf.passes.diagnostics import format_mlir_error
-from s4tf.passes.pipeline import build_pass_manager
+from s4tf.passes.pipeline import run_pipeline
 from s4tf.passes.autodiff.functions import find_function
 from s4tf.passes.autodiff.naming import WRT, float_arguments, indices_attribute
 from s4tf.runtime.checksum import verify_sidecar, write_sidecar
@@ -114,10 +113,7 @@ def add_derivatives(lowered: Lowered, entry_points) -> None:
     primal = find_function(lowered.module, lowered.entry)
     with lowered.context:
         primal.attributes[WRT] = indices_attribute(float_arguments(primal))
-        try:
-            build_pass_manager(",".join(passes), lowered.context).run(lowered.module.operation)
-        except ir.MLIRError as error:
-            raise CompilationError(f"differentiating '{lowered.entry}' failed:\n{format_mlir_error(error)}") from None
+        run_pipeline(lowered.module.operation, ",".join(passes), failure=f"differentiating '{lowered.entry}' failed:")
         for name in entry_points:
             function = find_function(lowered.module, name)
             if function is not None:

@@ -68,11 +68,12 @@ class Lowered:
         """The module after ``pipeline`` (by default the lowering to StableHLO), as text."""
         return str(self.lowered_module(pipeline))
 
-    def lowered_module(self, pipeline: str = LOWERING_PIPELINE) -> ir.Operation:
-        """A copy of the module (an in-memory clone, never printed and parsed) after ``pipeline``."""
+    def lowered_module(self, pipeline: str = LOWERING_PIPELINE, failure: str | None = None) -> ir.Operation:
+        """A copy of the module (an in-memory clone, never printed and parsed) after
+        ``pipeline``; if a pass fails, a ``CompilationError`` starting with ``failure``."""
         with self.context:
             module = self.module.operation.clone()
-            run_pipeline(module, pipeline, failure=f"lowering '{self.entry}' failed:")
+            run_pipeline(module, pipeline, failure=failure or f"lowering '{self.entry}' failed:")
             return module
 
 

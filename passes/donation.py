@@ -31,6 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from s4tf.mlir import ir
+from s4tf.passes.partition import functions
 from s4tf.passes.registry import PassFailed, emit_error, emit_remark, register
 
 ALIAS_ATTRIBUTE = "iree.abi.output"
@@ -79,21 +80,14 @@ def donation_pass(entry: str, positions) -> str:
     return f"s4tf-donate{{entry={entry} args={','.join(str(p) for p in positions)}}}"
 
 
-def function_named(module: ir.Operation, name: str) -> ir.Operation | None:
-    for operation in module.regions[0].blocks[0].operations:
-        if operation.operation.name == "func.func" and ir.StringAttr(operation.attributes["sym_name"]).value == name:
-            return operation.operation
-    return None
-
-
 def aliased_arguments(module: ir.Operation, entry: str) -> list[int]:
     """The arguments of ``entry`` whose buffers a result is written into."""
-    return sorted(_existing_aliases(function_named(module, entry)))
+    return sorted(_existing_aliases(functions(module).get(entry)))
 
 
 @register("s4tf-donate", "Write results into the buffers of donated arguments (iree.abi.output)")
 def donate(module: ir.Operation, entry: str, args: str, remarks: bool = False) -> None:
-    function = function_named(module, entry)
+    function = functions(module).get(entry)
     if function is None:
         emit_error(module, f"s4tf-donate: no function '{entry}' in the module")
         raise PassFailed()
