@@ -143,10 +143,10 @@ def plan_donation(function: ir.Operation, donated) -> DonationPlan:
         argument = body.arguments[position]
         reasons, pair = [], None
         for r in candidates:
-            if any(returned[r] == returned[p.result] for p in pairs):
-                reasons.append(f"result {r}: its value is written into argument {_holder(pairs, returned, r)} already")
-                continue
             wait_for, reason = _decide(body, terminator, argument, returned[r], barrier_reads)
+            sharing = [p for p in pairs if returned[p.result] == returned[r]]
+            if reason is None and sharing and (wait_for or sharing[0].wait_for):
+                reason = f"its value is written into argument {sharing[0].argument} after other work already"
             if reason is None:
                 pair = Pair(position, r, wait_for)
                 break
@@ -158,10 +158,6 @@ def plan_donation(function: ir.Operation, donated) -> DonationPlan:
         free.remove(pair.result)
         barrier_reads.update(pair.wait_for)
     return DonationPlan(tuple(pairs), tuple(unpaired))
-
-
-def _holder(pairs, returned, r) -> int:
-    return next(p.argument for p in pairs if returned[p.result] == returned[r])
 
 
 def _decide(body: ir.Block, terminator, argument: ir.Value, result: ir.Value, barrier_reads: set):

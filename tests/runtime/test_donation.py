@@ -95,3 +95,15 @@ def test_the_training_step_donates_model_and_state_and_trains_as_without(make_mo
 def test_donate_argnums_out_of_range_is_a_clear_error():
     with pytest.raises(S4tfError, match=r"donate_argnums \[3\] are not positions of the 2 arguments"):
         s4tf.function(lambda w, g: w - g, donate_argnums=(3,))(np.ones(2, np.float32), np.ones(2, np.float32))
+
+
+def test_updates_that_read_each_others_inputs_are_right_and_only_one_is_in_place():
+    """The sum waits for the product behind a barrier, so the product cannot also wait for
+    the sum: only ``a`` is written in place (tests/lit/passes/s4tf-donate-pairs.mlir)."""
+    step = s4tf.function(lambda a, b: (a + b, b * a), donate_argnums=(0, 1))
+    a, b = s4tf.asarray(np.arange(4, dtype=np.float32)), s4tf.asarray(np.full(4, 3.0, np.float32))
+    total, product = step(a, b)
+    np.testing.assert_array_equal(np.asarray(total), np.arange(4) + 3.0)
+    np.testing.assert_array_equal(np.asarray(product), np.arange(4) * 3.0)
+    assert (a.donated_to, b.donated_to) == ("_lambda_", None)
+    np.testing.assert_array_equal(np.asarray(b), np.full(4, 3.0))
