@@ -88,8 +88,8 @@ def aliased_arguments(module: ir.Operation, entry: str) -> list[int]:
 @register("s4tf-donate", "Write results into the buffers of donated arguments (iree.abi.output)")
 def donate(module: ir.Operation, entry: str, args: str, remarks: bool = False) -> None:
     function = functions(module).get(entry)
-    if function is None:
-        emit_error(module, f"s4tf-donate: no function '{entry}' in the module")
+    if function is None or not function.regions[0].blocks:
+        emit_error(function or module, f"s4tf-donate: no function '{entry}' with a body in the module")
         raise PassFailed()
     count = len(function.regions[0].blocks[0].arguments)
     try:
@@ -227,6 +227,9 @@ def _existing_aliases(function: ir.Operation) -> dict[int, int]:
     for position, attr in enumerate(ir.ArrayAttr(function.attributes["arg_attrs"])):
         named = {n.name: n.attr for n in ir.DictAttr(attr)}
         if ALIAS_ATTRIBUTE in named:
+            if not isinstance(named[ALIAS_ATTRIBUTE], ir.IntegerAttr):
+                emit_error(function, f"argument {position}'s {ALIAS_ATTRIBUTE} must be a result index, as 0 : index")
+                raise PassFailed()
             found[position] = ir.IntegerAttr(named[ALIAS_ATTRIBUTE]).value
     return found
 

@@ -34,6 +34,10 @@ def export(module: ir.Operation, entry_points: str, weights: str = "", scope: st
     if missing:
         emit_error(module, f"no function {', '.join(repr(m) for m in missing)} in the module; its functions: {', '.join(found)}")
         raise PassFailed()
+    bodiless = [name for name in names if not found[name].regions[0].blocks]
+    if bodiless:
+        emit_error(found[bodiless[0]], f"entry point '{bodiless[0]}' is a declaration: it has no body to export")
+        raise PassFailed()
     declared = _weights(module, weights)
     entries = _reflection(module, reflection)
     arrays = _arrays(module, values, declared) if values else None

@@ -42,3 +42,7 @@ func.func @helper(%b: tensor<3x2xf32>, %unused: tensor<2xf32>) -> tensor<3x2xf32
 func.func @unused(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
   return %x : tensor<4x3xf32>
 }
+
+// RUN: not s4tf-opt %s -p 's4tf-export{entry_points=declared}' 2>&1 | filecheck %s --check-prefix=DECLARED
+// DECLARED: error: entry point 'declared' is a declaration: it has no body to export
+func.func private @declared(%x: tensor<4x3xf32>) -> tensor<4x3xf32>
