@@ -10,6 +10,7 @@ from s4tf import nn
 from s4tf.donation import donated_positions
 from s4tf.passes.donation import aliased_arguments, donation_pass
 from s4tf.errors import S4tfError
+from s4tf.mlir import ir
 from s4tf.nn.training import train_step
 from s4tf.optim import Adam
 from s4tf.staging import lowering_pipeline
@@ -107,3 +108,22 @@ def test_updates_that_read_each_others_inputs_are_right_and_only_one_is_in_place
     np.testing.assert_array_equal(np.asarray(product), np.arange(4) * 3.0)
     assert (a.donated_to, b.donated_to) == ("_lambda_", None)
     np.testing.assert_array_equal(np.asarray(b), np.full(4, 3.0))
+
+
+def test_a_donating_function_is_compiled_from_one_module_never_printed_and_parsed(monkeypatch):
+    """One compile is one pipeline (lowering and s4tf-donate) over an in-memory copy of the
+    traced module; before, the module was printed and parsed for the lowering and again
+    for donation."""
+    original, parsed = ir.Module.parse, []
+
+    def parse(*args, **kwargs):
+        parsed.append(args)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(ir.Module, "parse", staticmethod(parse))
+    step = s4tf.function(lambda w, g: (w - 0.5 * g, (w * g).sum()), donate_argnums=(0,))
+    w = s4tf.asarray(np.full(4, 0.5, np.float32))
+    new, total = step(w, np.ones(4, np.float32))
+    assert parsed == []
+    assert float(total) == 2.0 and w.donated_to == "_lambda_"
+    np.testing.assert_array_equal(np.asarray(new), np.zeros(4))
