@@ -63,18 +63,21 @@ def export_pipeline(target: str, entry_points, weights: dict[int, Weight], archi
     return f"s4tf-export{{{' '.join(options)}}},symbol-dce"
 
 
-def export_module(text: str, target: str, entry_points, weights: dict[int, Weight], archive: bool, cpu: Cpu | None = None) -> str:
-    """``text`` with ``entry_points`` exported and the arguments at ``weights``' positions
-    turned into globals (see the module docstring); ``cpu``: the CPU its code is built for."""
-    with new_context(), ir.Location.unknown(), tempfile.TemporaryDirectory() as directory:
+def export_module(module, target: str, entry_points, weights: dict[int, Weight], archive: bool, cpu: Cpu | None = None) -> str:
+    """``module`` (text, or a ``builtin.module`` changed in place) with ``entry_points``
+    exported and the arguments at ``weights``' positions turned into globals (see the
+    module docstring), as text; ``cpu``: the CPU its code is built for."""
+    if isinstance(module, str):
+        with new_context(), ir.Location.unknown():
+            return export_module(ir.Module.parse(module).operation, target, entry_points, weights, archive, cpu)
+    with tempfile.TemporaryDirectory() as directory:
         values = ""
         if weights and not archive:
             values = str(Path(directory) / "weights.npz")
             np.savez(values, **{weight.key: weight.value for weight in weights.values()})
-        module = ir.Module.parse(text)
         pipeline = export_pipeline(target, entry_points, weights, archive, cpu, values)
-        run_pipeline(module.operation, pipeline, failure="exporting the module failed:", error=ExportError)
-        return str(module)
+        run_pipeline(module, pipeline, failure="exporting the module failed:", error=ExportError)
+    return str(module)
 
 
 def _dictionary(entries: dict[str, str]) -> str:
