@@ -70,10 +70,6 @@ class DonationPlan:
     pairs: tuple[Pair, ...]
     unpaired: tuple[Unpaired, ...]
 
-    @property
-    def aliased(self) -> list[int]:
-        return [pair.argument for pair in self.pairs]
-
 
 def donation_pass(entry: str, positions) -> str:
     """The pipeline element donating the arguments at ``positions`` of ``entry``."""
@@ -133,7 +129,7 @@ def plan_donation(function: ir.Operation, donated) -> DonationPlan:
     free = [r for r in range(len(results)) if r not in taken]
     pairs, unpaired = [], []
     barrier_reads: set = set()  # ops whose results the planned barriers will read
-    for position in donated:
+    for position in dict.fromkeys(donated):
         if position in existing:
             continue
         candidates = [r for r in free if results[r] == inputs[position]]
@@ -167,8 +163,8 @@ def _decide(body: ir.Block, terminator, argument: ir.Value, result: ir.Value, ba
     if producer is None:
         return (), "not computed by an elementwise op of the function's body"
     ancestors = _ancestors(body, producer)
-    readers = _readers(body, argument)
-    late = readers - ancestors
+    readers = sorted(_readers(body, argument), key=_position_in(body))
+    late = [reader for reader in readers if reader not in ancestors]
     if not late:
         fused = next((r for r in readers if r.name not in ELEMENTWISE and _elementwise_path(r, producer, body)), None)
         if fused is None:
@@ -184,7 +180,7 @@ def _decide(body: ir.Block, terminator, argument: ir.Value, result: ir.Value, ba
     resultless = next((reader for reader in late if len(reader.results) == 0), None)
     if resultless is not None:
         return (), f"'{resultless.name}' reads the argument and has no result a barrier could wait for"
-    return tuple(sorted(late, key=_position_in(body))), None
+    return tuple(late), None
 
 
 def _position_in(body: ir.Block):
