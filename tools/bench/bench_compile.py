@@ -1,8 +1,8 @@
 """Compile time of a training step: staging, passes, buffer donation, IREE, loading.
 
 ```
-python tools/bench_compile.py                  # MLP 784-512-512-10 at batch 128, 7 rounds
-python tools/bench_compile.py --rounds 3
+python tools/bench/bench_compile.py                  # MLP 784-512-512-10 at batch 128, 7 rounds
+python tools/bench/bench_compile.py --rounds 3
 ```
 
 Each round builds a new ``s4tf.nn.training.train_step`` (Adam, with buffer donation: the
