@@ -35,10 +35,9 @@ import numpy as np
 
 from s4tf import pytree
 from s4tf.dialects.symbols import find_function
-from s4tf.errors import CompilationError, S4tfError
+from s4tf.errors import S4tfError
 from s4tf.mlir import ir
-from s4tf.passes.diagnostics import format_mlir_error
-from s4tf.passes.pipeline import build_pass_manager
+from s4tf.passes.pipeline import run_pipeline
 from s4tf.passes.autodiff.naming import WRT, float_arguments, indices_attribute
 from s4tf.runtime.checksum import verify_sidecar, write_sidecar
 from s4tf.runtime.compiler import compile_stablehlo
@@ -98,10 +97,15 @@ DERIVATIVE_PASSES = {"_jvp": "s4tf-jvp", "_vjp": "s4tf-vjp"}
 
 
 def lower_for(lowered: Lowered, target: str, entry_points) -> str:
-    """``lowered`` as StableHLO for ``target``, checked for availability, after adding the
-    derivative functions that ``entry_points`` ask for (see :func:`add_derivatives`)."""
+    """``lowered`` as StableHLO text for ``target`` (see :func:`lowered_module_for`)."""
+    return str(lowered_module_for(lowered, target, entry_points))
+
+
+def lowered_module_for(lowered: Lowered, target: str, entry_points) -> ir.Operation:
+    """A copy of ``lowered`` in StableHLO for ``target``, checked for availability, after
+    adding the derivative functions that ``entry_points`` ask for (see :func:`add_derivatives`)."""
     add_derivatives(lowered, entry_points)
-    return lowered.stablehlo(lowering_pipeline(target))
+    return lowered.lowered_module(lowering_pipeline(target))
 
 
 def add_derivatives(lowered: Lowered, entry_points) -> None:
@@ -114,10 +118,7 @@ def add_derivatives(lowered: Lowered, entry_points) -> None:
     primal = find_function(lowered.module, lowered.entry)
     with lowered.context:
         primal.attributes[WRT] = indices_attribute(float_arguments(primal))
-        try:
-            build_pass_manager(",".join(passes), lowered.context).run(lowered.module.operation)
-        except ir.MLIRError as error:
-            raise CompilationError(f"differentiating '{lowered.entry}' failed:\n{format_mlir_error(error)}") from None
+        run_pipeline(lowered.module.operation, ",".join(passes), failure=f"differentiating '{lowered.entry}' failed:")
         for name in entry_points:
             function = find_function(lowered.module, name)
             if function is not None:
@@ -176,8 +177,9 @@ def load_parameters(path) -> dict[str, np.ndarray]:
         raise error.with_traceback(None) from None
 
 
-def build(stablehlo: str, target: str, entry_points, weights: dict[int, Weight], embed_weights: bool, target_flags=()) -> DeployableModule:
-    """Export ``entry_points`` of a lowered module and compile it for ``target``."""
+def build(stablehlo, target: str, entry_points, weights: dict[int, Weight], embed_weights: bool, target_flags=()) -> DeployableModule:
+    """Export ``entry_points`` of a lowered module (text, or a module changed in place) and
+    compile it for ``target``."""
     cpu = target_cpu(target, target_flags)
     exported = export_module(stablehlo, target, entry_points, weights, archive=not embed_weights, cpu=cpu)
     vmfb = compile_stablehlo(exported, target, extra_flags=target_flags)
@@ -191,7 +193,7 @@ def compile(fn, example_args, *, target="cpu", entry_points=None, weights=(), em
         get_target(target)
         lowered = stage(fn, example_args)
         entry_points = exported_functions(lowered.entry, entry_points)
-        stablehlo = lower_for(lowered, target, entry_points)
+        stablehlo = lowered_module_for(lowered, target, entry_points)
         found = weights_of(fn, example_args, tuple(weights))
         return build(stablehlo, target, entry_points, found, embed_weights, target_flags)
     except S4tfError as error:

@@ -29,11 +29,10 @@ from dataclasses import dataclass
 from iree.runtime import DeviceArray
 
 from s4tf.dialects.symbols import functions
-from s4tf.errors import CompilationError
 from s4tf.mlir import ir
-from s4tf.passes.diagnostics import format_mlir_error, parse_location
-from s4tf.passes.partition import HOST_PROGRAM_ATTR, device_module
-from s4tf.passes.pipeline import build_pass_manager
+from s4tf.passes.diagnostics import parse_location
+from s4tf.passes.partition import HOST_PROGRAM_ATTR
+from s4tf.passes.pipeline import run_pipeline
 from s4tf.passes.registry import DiagnosticWarning
 from s4tf.runtime.compiler import compile_stablehlo
 from s4tf.runtime.device import LoadedModule, to_device
@@ -55,7 +54,7 @@ class Partitioned:
     """A staged function after ``s4tf-partition``, and the transfers the pass inserted."""
 
     lowered: Lowered
-    module: ir.Module
+    module: ir.Operation
     transfers: list[DiagnosticWarning]
 
     def __str__(self) -> str:
@@ -63,7 +62,7 @@ class Partitioned:
 
     def host_program(self) -> HostProgram | None:
         """The entry's host program (``None``: it has no host calls)."""
-        entry = functions(self.module.operation)[self.lowered.entry]
+        entry = functions(self.module)[self.lowered.entry]
         return HostProgram.from_function(entry) if HOST_PROGRAM_ATTR in entry.attributes else None
 
     def transfer_messages(self) -> list[str]:
@@ -76,14 +75,9 @@ class Partitioned:
 
 
 def partition(lowered: Lowered, pipeline: str = PARTITION_PIPELINE) -> Partitioned:
-    with lowered.context:
-        module = ir.Module.parse(lowered.as_text(debug_info=True))
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", DiagnosticWarning)
-            try:
-                build_pass_manager(pipeline, lowered.context).run(module.operation)
-            except ir.MLIRError as error:
-                raise CompilationError(f"partitioning '{lowered.entry}' failed:\n{format_mlir_error(error)}") from None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DiagnosticWarning)
+        module = lowered.lowered_module(pipeline, failure=f"partitioning '{lowered.entry}' failed:")
     return Partitioned(lowered, module, [w.message for w in caught if isinstance(w.message, DiagnosticWarning)])
 
 
@@ -159,12 +153,9 @@ class ExtractedFunction(StagedFunction):
 
     def _compile_device_functions(self, result: Partitioned) -> LoadedModule:
         lowered = result.lowered
-        device = device_module(result.module)
         with lowered.context:
-            try:
-                build_pass_manager(lowering_pipeline(self.target), lowered.context).run(device.operation)
-            except ir.MLIRError as error:
-                raise CompilationError(f"lowering '{lowered.entry}' failed:\n{format_mlir_error(error)}") from None
+            device = result.module.clone()
+            run_pipeline(device, f"s4tf-device-module,{lowering_pipeline(self.target)}", failure=f"lowering '{lowered.entry}' failed:")
         vmfb = compile_stablehlo(str(device), self.target, extra_flags=ASYNC_FLAGS)
         return LoadedModule(vmfb, get_target(self.target).device)
 

@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from s4tf import autograph, lazy_mode, pytree
-from s4tf.donation import alias_results, donated_positions
-from s4tf.errors import CompilationError, S4tfError
+from s4tf.donation import donated_positions
+from s4tf.errors import S4tfError
 from s4tf.mlir import ir
-from s4tf.passes.diagnostics import format_mlir_error
-from s4tf.passes.pipeline import build_pass_manager
+from s4tf.passes.donation import aliased_arguments, donation_pass
+from s4tf.passes.pipeline import run_pipeline
 from s4tf.runtime.device import LoadedModule
 from s4tf.runtime.compile_and_load import compile_and_load
 from s4tf.runtime.targets import get_target
@@ -66,13 +66,15 @@ class Lowered:
 
     def stablehlo(self, pipeline: str = LOWERING_PIPELINE) -> str:
         """The module after ``pipeline`` (by default the lowering to StableHLO), as text."""
+        return str(self.lowered_module(pipeline))
+
+    def lowered_module(self, pipeline: str = LOWERING_PIPELINE, failure: str | None = None) -> ir.Operation:
+        """A copy of the module (an in-memory clone, never printed and parsed) after
+        ``pipeline``; if a pass fails, a ``CompilationError`` starting with ``failure``."""
         with self.context:
-            module = ir.Module.parse(self.as_text(debug_info=True))
-            try:
-                build_pass_manager(pipeline, self.context).run(module.operation)
-            except ir.MLIRError as error:
-                raise CompilationError(f"lowering '{self.entry}' failed:\n{format_mlir_error(error)}") from None
-            return str(module)
+            module = self.module.operation.clone()
+            run_pipeline(module, pipeline, failure=failure or f"lowering '{self.entry}' failed:")
+            return module
 
 
 @dataclass
@@ -160,11 +162,12 @@ class StagedFunction:
 
     def _compile(self, args, kwargs) -> Compiled:
         lowered = self._lower(args, kwargs)
-        stablehlo = lowered.stablehlo(lowering_pipeline(self.target))
-        donated = []
+        pipeline = lowering_pipeline(self.target)
         if self.donate_argnums:
-            stablehlo, donated = alias_results(stablehlo, lowered.entry, donated_positions(args, self.donate_argnums))
-        return Compiled(lowered, compile_and_load(stablehlo, self.target), donated)
+            pipeline += "," + donation_pass(lowered.entry, donated_positions(args, self.donate_argnums))
+        module = lowered.lowered_module(pipeline)
+        donated = aliased_arguments(module, lowered.entry) if self.donate_argnums else []
+        return Compiled(lowered, compile_and_load(str(module), self.target), donated)
 
     def __repr__(self):
         return f"<s4tf.function {self.__name__}>"

@@ -323,14 +323,12 @@ def partition(module: ir.Operation, warn_transfers: bool = False) -> None:
         Partition(table[name], symbols, warn_transfers).run()
 
 
-def device_module(module: ir.Module) -> ir.Module:
-    """A copy of a partitioned ``module`` without its host programs, device functions public:
-    what IREE compiles."""
-    with module.context:
-        copy = ir.Module.parse(module.operation.get_asm(enable_debug_info=True))
-    for function in list(functions(copy.operation).values()):
+@register("s4tf-device-module", "Keep the device functions of a partitioned module, public, for IREE (drops host programs)")
+def device_module(module: ir.Operation) -> None:
+    """What IREE compiles of a module after ``s4tf-partition``: its host programs erased,
+    its device functions public (they are the functions a host program launches)."""
+    for function in functions(module).values():
         if HOST_PROGRAM_ATTR in function.attributes:
             function.erase()
-        elif DEVICE_FUNCTION_ATTR in function.attributes:
+        elif DEVICE_FUNCTION_ATTR in function.attributes and "sym_visibility" in function.attributes:
             del function.attributes["sym_visibility"]
-    return copy

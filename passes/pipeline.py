@@ -15,8 +15,9 @@ import re
 import sys
 import tempfile
 
-from s4tf.errors import S4tfError
+from s4tf.errors import CompilationError, S4tfError
 from s4tf.mlir import ir, passmanager
+from s4tf.passes.diagnostics import Message, error_messages
 from s4tf.passes.registry import PASSES, PassInfo
 
 UPSTREAM_EXAMPLES = ("canonicalize", "cse", "inline", "symbol-dce", "func.func(canonicalize)")
@@ -143,6 +144,32 @@ def build_pass_manager(pipeline: str, context: ir.Context) -> passmanager.PassMa
         for line in printed:  # not an error: pass it on
             print(line, file=sys.stderr)
     return manager
+
+
+class PassPipelineError(CompilationError):
+    """A pipeline failed; ``messages`` are its diagnostics, as ``file:line:col`` lines."""
+
+    def __init__(self, message: str, messages: list[Message]):
+        super().__init__(message)
+        self.messages = messages
+
+    def at(self, location):  # the diagnostics carry their own locations
+        return self
+
+
+def run_pipeline(operation: ir.Operation, pipeline, *, failure: str | None = None, buffer_name: str | None = None,
+                 error: type[PassPipelineError] = PassPipelineError) -> None:
+    """Run ``pipeline`` (a pipeline string or a ``PassManager``) on ``operation``, a
+    ``builtin.module``. If a pass fails, raise ``error`` (a :class:`PassPipelineError`):
+    ``failure`` (e.g. ``"lowering 'f' failed:"``), then a line per diagnostic, files named
+    ``buffer_name`` where MLIR had no name. The one way s4tf runs its pipelines."""
+    manager = build_pass_manager(pipeline, operation.context) if isinstance(pipeline, str) else pipeline
+    try:
+        manager.run(operation)
+    except ir.MLIRError as mlir_error:
+        found = error_messages(mlir_error, buffer_name)
+        lines = "\n".join(str(m) for m in found)
+        raise error(f"{failure}\n{lines}" if failure else lines, found) from None
 
 
 @contextlib.contextmanager

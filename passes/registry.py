@@ -99,13 +99,26 @@ def emit_error(operation: ir.Operation, message: str) -> None:
 class DiagnosticWarning(UserWarning):
     """A warning from a pass, at an MLIR location (MLIR's Python API can only emit errors)."""
 
+    severity = "warning"
+
     def __init__(self, message: str, location: ir.Location):
         super().__init__(message)
         self.message = message
         self.location = location
 
 
+class DiagnosticRemark(DiagnosticWarning):
+    """A remark from a pass (what it decided, when asked), at an MLIR location."""
+
+    severity = "remark"
+
+
 def emit_warning(location: ir.Location, message: str) -> None:
     """Warn through Python's ``warnings``; ``s4tf-opt`` shows these as MLIR-style warnings."""
     warnings.warn(DiagnosticWarning(message, location), stacklevel=2)
+
+
+def emit_remark(location: ir.Location, message: str) -> None:
+    """A remark, through Python's ``warnings`` as :func:`emit_warning`; ``s4tf-opt`` shows it as ``remark:``."""
+    warnings.warn(DiagnosticRemark(message, location), stacklevel=2)
 

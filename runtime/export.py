@@ -1,4 +1,5 @@
-"""Prepare a lowered (StableHLO) module for deployment.
+"""Prepare a lowered (StableHLO) module for deployment: the pass ``s4tf-export``
+(:mod:`s4tf.passes.export`) with the weights and reflection the runtime decides.
 
 - the entry points stay public, every other function becomes private (and is dropped
   when nothing calls it);
@@ -17,20 +18,21 @@ text = export_module(stablehlo_text, "cpu", ["predict"], {0: Weight("w", w)}, ar
 
 from __future__ import annotations
 
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
-from s4tf.dialects.symbols import functions
 from s4tf.dialects.types import TensorType, canonical_dtype
-from s4tf.errors import S4tfError
-from s4tf.mlir import ir, new_context, passmanager
+from s4tf.mlir import ir, new_context
+from s4tf.passes.pipeline import PassPipelineError, run_pipeline
 from s4tf.runtime.cpu import Cpu
 from s4tf.runtime.parameters import SCOPE
 from s4tf.runtime.reflection import reflection
 
 
-class ExportError(S4tfError, ValueError):
+class ExportError(PassPipelineError, ValueError):
     """Entry points or weights that do not fit the module."""
 
 
@@ -46,71 +48,42 @@ class Weight:
         return TensorType(self.value.shape, canonical_dtype(self.value.dtype))
 
 
-def export_module(text: str, target: str, entry_points, weights: dict[int, Weight], archive: bool, cpu: Cpu | None = None) -> str:
-    """``text`` with ``entry_points`` exported and the arguments at ``weights``' positions
-    turned into globals (see the module docstring); ``cpu``: the CPU its code is built for."""
-    context = new_context()
-    with context, ir.Location.unknown():
-        module = ir.Module.parse(text)
-        found = functions(module)
-        missing = [name for name in entry_points if name not in found]
-        if missing:
-            raise ExportError(
-                f"no function {', '.join(repr(m) for m in missing)} in the module; its functions: {', '.join(found)}"
-            )
-        for name, operation in found.items():
-            visibility = "public" if name in entry_points else "private"
-            operation.attributes["sym_visibility"] = ir.StringAttr.get(visibility)
-        globals_ = {position: _add_global(module, weight, archive) for position, weight in sorted(weights.items())}
-        parameters = {weight.key: weight.tensor_type for weight in weights.values()} if archive else {}
-        entries = {key: ir.StringAttr.get(value) for key, value in reflection(target, cpu, parameters).items()}
-        for name in entry_points:
-            _bind_weights(found[name], name, weights, globals_)
-            found[name].attributes["iree.reflection"] = ir.DictAttr.get(entries)
-        passmanager.PassManager.parse("builtin.module(symbol-dce)").run(module.operation)
-        return str(module)
+def export_pipeline(target: str, entry_points, weights: dict[int, Weight], archive: bool, cpu: Cpu | None = None,
+                    values: str = "") -> str:
+    """The pipeline exporting ``entry_points`` (``s4tf-export``, then ``symbol-dce``), with
+    the reflection for ``target`` and ``cpu``; ``values``: the ``.npz`` of the weights when
+    they are embedded (``archive=False``)."""
+    declared = ",".join(f"{position}:{weight.key}:{weight.tensor_type.mlir_text}" for position, weight in sorted(weights.items()))
+    parameters = {weight.key: weight.tensor_type for weight in weights.values()} if archive else {}
+    options = [f"entry_points={','.join(entry_points)}", f"scope={SCOPE}", f"reflection={_dictionary(reflection(target, cpu, parameters))}"]
+    if declared:
+        options.append(f"weights={declared}")
+    if values:
+        options.append(f"values={values}")
+    return f"s4tf-export{{{' '.join(options)}}},symbol-dce"
 
 
-def _add_global(module: ir.Module, weight: Weight, archive: bool) -> str:
-    symbol = f"weight_{weight.key}".replace(".", "_")
-    mlir_type = weight.tensor_type.to_mlir()
-    if archive:
-        initial = ir.Attribute.parse(f'#stream.parameter.named<"{SCOPE}"::"{weight.key}"> : {mlir_type}')
-    else:
-        initial = ir.DenseElementsAttr.get(np.ascontiguousarray(weight.value), type=mlir_type)
-    with ir.InsertionPoint.at_block_begin(module.body):
-        ir.Operation.create(
-            "util.global",
-            attributes={
-                "sym_name": ir.StringAttr.get(symbol),
-                "sym_visibility": ir.StringAttr.get("private"),
-                "type": ir.TypeAttr.get(mlir_type),
-                "initial_value": initial,
-            },
-        )
-    return symbol
+def export_module(module, target: str, entry_points, weights: dict[int, Weight], archive: bool, cpu: Cpu | None = None) -> str:
+    """``module`` (text, or a ``builtin.module`` changed in place) with ``entry_points``
+    exported and the arguments at ``weights``' positions turned into globals (see the
+    module docstring), as text; ``cpu``: the CPU its code is built for."""
+    if isinstance(module, str):
+        with new_context(), ir.Location.unknown():
+            return export_module(ir.Module.parse(module).operation, target, entry_points, weights, archive, cpu)
+    with tempfile.TemporaryDirectory() as directory:
+        values = ""
+        if weights and not archive:
+            values = str(Path(directory) / "weights.npz")
+            np.savez(values, **{weight.key: weight.value for weight in weights.values()})
+        pipeline = export_pipeline(target, entry_points, weights, archive, cpu, values)
+        run_pipeline(module, pipeline, failure="exporting the module failed:", error=ExportError)
+    return str(module)
 
 
-def _bind_weights(function: ir.Operation, name: str, weights: dict[int, Weight], globals_: dict[int, str]) -> None:
-    """Replace the weight arguments of ``function`` by loads of their globals."""
-    block = function.regions[0].blocks[0]
-    for position, weight in sorted(weights.items(), reverse=True):
-        if position >= len(block.arguments) or block.arguments[position].type != weight.tensor_type.to_mlir():
-            expected = block.arguments[position].type if position < len(block.arguments) else "nothing"
-            raise ExportError(
-                f"weight '{weight.key}' ({weight.tensor_type.mlir_text}) does not match argument {position} "
-                f"of entry point '{name}' ({expected})"
-            )
-        with ir.InsertionPoint.at_block_begin(block):
-            load = ir.Operation.create(
-                "util.global.load",
-                results=[weight.tensor_type.to_mlir()],
-                attributes={"global": ir.FlatSymbolRefAttr.get(globals_[position])},
-            )
-        block.arguments[position].replace_all_uses_with(load.result)
-        block.erase_argument(position)
-    old_type = ir.FunctionType(ir.TypeAttr(function.attributes["function_type"]).value)
-    new_type = ir.FunctionType.get([argument.type for argument in block.arguments], list(old_type.results))
-    function.attributes["function_type"] = ir.TypeAttr.get(new_type)
-    if "arg_attrs" in function.attributes:
-        del function.attributes["arg_attrs"]
+def _dictionary(entries: dict[str, str]) -> str:
+    """``entries`` as an MLIR dictionary attribute without spaces (a pass option's value)."""
+    return "{" + ",".join(f"{key}={_string(value)}" for key, value in entries.items()) + "}"
+
+
+def _string(value: str) -> str:
+    return '"' + "".join(c if (c.isascii() and c.isalnum()) or c in "_.+-:" else "".join(f"\\{b:02X}" for b in c.encode()) for c in value) + '"'

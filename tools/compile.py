@@ -38,7 +38,7 @@ from s4tf.errors import CompilationError, S4tfError
 from s4tf.mlir import ir, new_context
 from s4tf.passes.diagnostics import format_mlir_error
 from s4tf.passes.ir_walk import s4tf_ops
-from s4tf.passes.pipeline import PRINT_IR_VARIABLE, build_pass_manager
+from s4tf.passes.pipeline import PRINT_IR_VARIABLE, run_pipeline
 from s4tf.runtime.export import Weight
 from s4tf.runtime.targets import TARGETS, get_target
 from s4tf.staging import lowering_pipeline
@@ -134,12 +134,9 @@ def mlir_source(path: str, entry_points) -> Source:
 
     def lower(target: str) -> str:
         pipeline = lowering_pipeline(target) if has_s4tf else f"s4tf-check-availability{{target={target}}}"
-        with new_context() as lowering_context:
+        with new_context():
             module = ir.Module.parse(text)
-            try:
-                build_pass_manager(pipeline, lowering_context).run(module.operation)
-            except ir.MLIRError as error:
-                raise CompilationError(format_mlir_error(error, path)) from None
+            run_pipeline(module.operation, pipeline, buffer_name=path)
             return str(module)
 
     return Source(Path(path).stem, printed, lower, tuple(entry_points or public))

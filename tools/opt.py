@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from s4tf.errors import S4tfError
 from s4tf.mlir import ir, new_context, parse_module, registered_dialects
 from s4tf.passes.diagnostics import Message, error_messages, messages, parse_location
-from s4tf.passes.pipeline import build_pass_manager, known_passes_message
+from s4tf.passes.pipeline import PassPipelineError, build_pass_manager, known_passes_message, run_pipeline
 from s4tf.passes.registry import PASSES, DiagnosticWarning
 from s4tf.tools.cli import LlvmStyleParser, add_version
 from s4tf.tools.expected_diagnostics import check, parse_expectations
@@ -80,20 +80,22 @@ def process_chunk(text: str, first_line: int, pipeline: str, options: argparse.N
                 verifier = build_pass_manager("s4tf-verify", context)
                 if options.mlir_timing and not pipeline:
                     verifier.enable_timing()
-                verifier.run(module.operation)
+                run_pipeline(module.operation, verifier, buffer_name=buffer_name)
                 del verifier  # a timed pass manager prints its report when it goes
                 if pipeline:
-                    run_pipeline(module, pipeline, context, options)
+                    run_pipeline(module.operation, configured_pass_manager(pipeline, context, options), buffer_name=buffer_name)
                 output = module.operation.get_asm(
                     enable_debug_info=options.mlir_print_debuginfo, print_generic_op_form=options.mlir_print_op_generic
                 )
-        except ir.MLIRError as error:
+        except ir.MLIRError as error:  # the input does not parse
             failure = error_messages(error, buffer_name)
+        except PassPipelineError as error:
+            failure = error.messages
     return ChunkResult(output, produced + _warning_messages(caught, buffer_name) + failure)
 
 
-def run_pipeline(module: ir.Module, pipeline: str, context: ir.Context, options: argparse.Namespace) -> None:
-    """Run ``pipeline`` on ``module`` with the IR printing and timing the options ask for."""
+def configured_pass_manager(pipeline: str, context: ir.Context, options: argparse.Namespace):
+    """A pass manager for ``pipeline`` with the IR printing and timing the options ask for."""
     manager = build_pass_manager(pipeline, context)
     after_all = options.print_ir_after_all or options.print_ir_after_change
     if after_all or options.print_ir_before_all:
@@ -103,7 +105,7 @@ def run_pipeline(module: ir.Module, pipeline: str, context: ir.Context, options:
         )
     if options.mlir_timing:
         manager.enable_timing()
-    manager.run(module.operation)
+    return manager
 
 
 def unregistered_dialect_errors(module: ir.Module, buffer_name: str) -> list[Message]:
@@ -132,7 +134,7 @@ def _warning_messages(caught: list[warnings.WarningMessage], buffer_name: str) -
     for record in caught:
         if isinstance(record.message, DiagnosticWarning):
             where = parse_location(record.message.location, buffer_name)
-            found.append(Message(*where, "warning", record.message.message))
+            found.append(Message(*where, record.message.severity, record.message.message))
         else:
             warnings.warn_explicit(
                 record.message, record.category, record.filename, record.lineno, source=record.source

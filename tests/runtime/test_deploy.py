@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import s4tf
+from s4tf.mlir import ir
 from s4tf.runtime.device import InvocationError, ModuleLoadError
 from s4tf.runtime.export import ExportError
 from s4tf.runtime.parameters import ParameterArchiveError, save_parameters
@@ -28,6 +29,23 @@ def saved(tmp_path_factory):
     path = tmp_path_factory.mktemp("deploy") / "predict.vmfb"
     module = s4tf.compile(predict, (*weights(1), X), weights=(0, 1), entry_points=("predict_jvp", "predict_vjp"))
     return module.save(path)
+
+
+def test_a_module_is_compiled_for_deployment_without_parsing_any_text(monkeypatch, tmp_path):
+    """Lowering and export run on one in-memory copy of the staged module; before, it was
+    printed and parsed for the lowering and again for the export."""
+    original, parsed = ir.Module.parse, []
+
+    def parse(*args, **kwargs):
+        parsed.append(args)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(ir.Module, "parse", staticmethod(parse))
+    w, b = weights(4)
+    module = s4tf.compile(predict, (w, b, X), weights=(0,), embed_weights=True)
+    assert parsed == []
+    loaded = s4tf.load(module.save(tmp_path / "embedded.vmfb"))
+    np.testing.assert_allclose(np.asarray(loaded.predict(b, X)), expected(w, b, X), rtol=1e-5, atol=1e-6)
 
 
 def test_derivative_entry_points_come_beside_the_function(saved):

@@ -7,8 +7,10 @@ import pytest
 
 import s4tf
 from s4tf import nn
-from s4tf.donation import alias_results, donated_positions
+from s4tf.donation import donated_positions
+from s4tf.passes.donation import aliased_arguments, donation_pass
 from s4tf.errors import S4tfError
+from s4tf.mlir import ir
 from s4tf.nn.training import train_step
 from s4tf.optim import Adam
 from s4tf.staging import lowering_pipeline
@@ -73,9 +75,9 @@ def test_the_training_step_donates_model_and_state_and_trains_as_without(make_mo
     step = train_step(opt)
     lowered = step.lower(model, state, x, y)
     positions = donated_positions((model, state, x, y), (0, 1))
-    annotated, aliased = alias_results(lowered.stablehlo(lowering_pipeline("cpu")), lowered.entry, positions)
-    assert aliased == positions
-    assert annotated.count("iree.abi.output = ") == len(positions)
+    module = lowered.lowered_module(f"{lowering_pipeline('cpu')},{donation_pass(lowered.entry, positions)}")
+    assert aliased_arguments(module, lowered.entry) == positions
+    assert str(module).count("iree.abi.output = ") == len(positions)
 
     undonated = s4tf.function(step.python_fn)
     donated_run, plain_run = (model, state), (model, state)
@@ -85,12 +87,46 @@ def test_the_training_step_donates_model_and_state_and_trains_as_without(make_mo
         kept = kept or [leaf for leaf in s4tf.pytree.flatten(donated_run)[0] if isinstance(leaf, s4tf.Tensor)]
         *plain_run, plain_loss, _ = undonated(*plain_run, x, y)
     np.testing.assert_allclose(float(loss), float(plain_loss), rtol=1e-5)
+    # Adam divides by sqrt(v): where a gradient is near zero, the rounding of two differently
+    # fused programs moves a weight by up to a fraction of lr (1e-2) a step. A buffer read
+    # after it was overwritten is off by whole updates, far above this tolerance.
     for ours, theirs in zip(s4tf.pytree.flatten(donated_run)[0], s4tf.pytree.flatten(plain_run)[0]):
         if isinstance(ours, s4tf.Tensor):
-            np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-4, atol=1e-6)
+            np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-4, atol=1e-4)
     assert all(t.donated_to == "train_step" for t in kept)
 
 
 def test_donate_argnums_out_of_range_is_a_clear_error():
     with pytest.raises(S4tfError, match=r"donate_argnums \[3\] are not positions of the 2 arguments"):
         s4tf.function(lambda w, g: w - g, donate_argnums=(3,))(np.ones(2, np.float32), np.ones(2, np.float32))
+
+
+def test_updates_that_read_each_others_inputs_are_right_and_only_one_is_in_place():
+    """The sum waits for the product behind a barrier, so the product cannot also wait for
+    the sum: only ``a`` is written in place (tests/lit/passes/s4tf-donate-pairs.mlir)."""
+    step = s4tf.function(lambda a, b: (a + b, b * a), donate_argnums=(0, 1))
+    a, b = s4tf.asarray(np.arange(4, dtype=np.float32)), s4tf.asarray(np.full(4, 3.0, np.float32))
+    total, product = step(a, b)
+    np.testing.assert_array_equal(np.asarray(total), np.arange(4) + 3.0)
+    np.testing.assert_array_equal(np.asarray(product), np.arange(4) * 3.0)
+    assert (a.donated_to, b.donated_to) == ("_lambda_", None)
+    np.testing.assert_array_equal(np.asarray(b), np.full(4, 3.0))
+
+
+def test_a_donating_function_is_compiled_from_one_module_never_printed_and_parsed(monkeypatch):
+    """One compile is one pipeline (lowering and s4tf-donate) over an in-memory copy of the
+    traced module; before, the module was printed and parsed for the lowering and again
+    for donation."""
+    original, parsed = ir.Module.parse, []
+
+    def parse(*args, **kwargs):
+        parsed.append(args)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(ir.Module, "parse", staticmethod(parse))
+    step = s4tf.function(lambda w, g: (w - 0.5 * g, (w * g).sum()), donate_argnums=(0,))
+    w = s4tf.asarray(np.full(4, 0.5, np.float32))
+    new, total = step(w, np.ones(4, np.float32))
+    assert parsed == []
+    assert float(total) == 2.0 and w.donated_to == "_lambda_"
+    np.testing.assert_array_equal(np.asarray(new), np.zeros(4))

@@ -1,0 +1,100 @@
+"""Compile time of a training step: staging, passes, buffer donation, IREE, loading.
+
+```
+python tools/bench/bench_compile.py                  # MLP 784-512-512-10 at batch 128, 7 rounds
+python tools/bench/bench_compile.py --rounds 3
+```
+
+Each round builds a new ``s4tf.nn.training.train_step`` (Adam, with buffer donation: the
+model and optimizer state are donated), so nothing is kept in memory between rounds, and
+times its first call: trace, lower to StableHLO, donate, compile (or read the disk cache),
+load, run, host copy of the loss. *Cold*: a new, empty ``$S4TF_CACHE_DIR`` each round;
+*warm*: the cache already holds the module, so IREE does not run and the figure is
+s4tf's own work. *trace* is ``step.lower(...)`` alone (tracing into the s4tf dialect).
+The figures are medians over the rounds, in wall-clock time and in this process's CPU
+time (which a loaded machine disturbs less; IREE's compiler runs in a process of its own,
+so a cold call's CPU time leaves it out).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+
+import numpy as np
+
+from s4tf import nn
+from s4tf.nn.training import train_step
+from s4tf.optim import Adam
+
+
+def problem(batch: int):
+    rng = np.random.default_rng(0)
+    model = nn.MLP((784, 512, 512, 10))
+    opt = Adam(1e-3)
+    x = rng.standard_normal((batch, 784)).astype(np.float32)
+    y = rng.integers(0, 10, batch).astype(np.int32)
+    return opt, model, opt.init(model), x, y
+
+
+def timed(fn) -> tuple[float, float]:
+    """(wall, CPU) seconds of ``fn()``."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    fn()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def first_call(batch: int) -> tuple[float, float]:
+    """Seconds of a new training step's first call, loss copied to the host."""
+    opt, model, state, x, y = problem(batch)
+    step = train_step(opt)
+    return timed(lambda: np.asarray(step(model, state, x, y)[2]))
+
+
+def trace_only(batch: int) -> tuple[float, float]:
+    opt, model, state, x, y = problem(batch)
+    step = train_step(opt)
+    return timed(lambda: step.lower(model, state, x, y))
+
+
+def measure(batch: int, rounds: int) -> dict[str, list[tuple[float, float]]]:
+    times: dict[str, list[tuple[float, float]]] = {"cold": [], "warm": [], "trace": []}
+    saved = os.environ.get("S4TF_CACHE_DIR")
+    try:
+        with tempfile.TemporaryDirectory() as warm_dir:
+            os.environ["S4TF_CACHE_DIR"] = warm_dir
+            first_call(batch)  # fills the warm cache
+            for _ in range(rounds):
+                with tempfile.TemporaryDirectory() as cold_dir:
+                    os.environ["S4TF_CACHE_DIR"] = cold_dir
+                    times["cold"].append(first_call(batch))
+                os.environ["S4TF_CACHE_DIR"] = warm_dir
+                times["warm"].append(first_call(batch))
+                times["trace"].append(trace_only(batch))
+    finally:
+        if saved is None:
+            os.environ.pop("S4TF_CACHE_DIR", None)
+        else:
+            os.environ["S4TF_CACHE_DIR"] = saved
+    return times
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--batch", type=int, default=128)
+    parser.add_argument("--rounds", type=int, default=7)
+    options = parser.parse_args(argv)
+    times = measure(options.batch, options.rounds)
+    print(f"MLP 784-512-512-10 training step (Adam, donation), batch {options.batch}, {options.rounds} rounds")
+    for name, values in times.items():
+        wall, cpu = ([v[i] * 1e3 for v in values] for i in (0, 1))
+        print(f"{name:6} wall median {statistics.median(wall):8.1f} ms (min {min(wall):8.1f})   "
+              f"CPU median {statistics.median(cpu):8.1f} ms (min {min(cpu):8.1f})")
+    print(f"load average {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
