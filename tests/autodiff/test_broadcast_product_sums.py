@@ -3,8 +3,8 @@
 IREE 3.13 could not compile ``s4tf.sum(t * b)`` for ``t`` of shape ``(4, 5)`` and ``b`` of
 ``(5,)`` ("'vector.contract' op invalid accumulator/result vector shape"); the staged
 ``value_and_grad`` of ``sum(tanh(x @ w) * b)`` has that sum in it (``grad`` alone, which
-does not compute the value, did not). Sums over several axes now
-lower one axis at a time (``dialects/reductions.py``); see ``docs/trust.md``.
+does not compute the value, did not). Sums over several axes now lower one axis at a
+time (``dialects/reductions.py``); see ``docs/trust.md``.
 """
 
 import numpy as np
