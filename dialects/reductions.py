@@ -101,11 +101,12 @@ def _sum_axis_by_axis(x: ir.Value, x_type: TensorType, init: ir.Value, axes) -> 
     """A sum over ``axes`` as one ``stablehlo.reduce`` per axis: adjacent axes are merged
     by a reshape first, and the merged axes are reduced from the innermost out.
 
-    IREE 3.13's CPU backend fails ("'vector.contract' op invalid accumulator/result vector
-    shape") on a sum over two or more axes of a product whose factor is broadcast along
-    an outer summed axis but not an inner one (``sum(t * b)``, ``t`` of shape ``(4, 5)``
-    and ``b`` of ``(5,)``): it fuses both into one contraction over those axes, which it
-    then cannot vectorize. A reduction over one axis is always compiled.
+    IREE 3.13's CPU backend can fail ("'vector.contract' op invalid accumulator/result
+    vector shape") on a sum over two or more axes of a product with a broadcast factor,
+    such as ``sum(t * b)`` with ``t`` of shape ``(4, 5)`` and ``b`` of ``(5,)``: it fuses
+    them into one contraction, with a summed axis that ``b`` lacks, which it cannot
+    vectorize. Sums over one axis compiled in every case tried
+    (``tests/dialects/test_fused_contractions.py``).
     """
     shape, axes = _merged_axes(x_type.shape, axes)
     if shape != tuple(x_type.shape):
