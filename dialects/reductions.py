@@ -72,10 +72,52 @@ class ReduceOp(Op):
     def lower(cls, lowering, x, *, axes, keepdims):
         x_type = lowering.operand_types[0]
         init = hlo.scalar(_identity(cls.body, x_type.dtype), x_type.dtype)
-        reduced = hlo.reduce(x, x_type, init, cls.body, axes)
+        if cls.body == "add":
+            reduced = _sum_axis_by_axis(x, x_type, init, axes)
+        else:
+            reduced = hlo.reduce(x, x_type, init, cls.body, axes)
         if keepdims:
             reduced = hlo.value("reshape", [reduced], lowering.result_type)
         return reduced
+
+
+def _merged_axes(shape, axes) -> tuple[tuple, tuple]:
+    """``(shape, axes)`` with each run of adjacent reduced ``axes`` merged into one axis
+    (the shape unchanged where a dimension is dynamic: a reshape needs static sizes)."""
+    if None in shape:
+        return tuple(shape), tuple(sorted(axes))
+    merged_shape, merged_axes = [], []
+    for axis, size in enumerate(shape):
+        if axis in axes and axis - 1 in axes:
+            merged_shape[-1] *= size
+        else:
+            if axis in axes:
+                merged_axes.append(len(merged_shape))
+            merged_shape.append(size)
+    return tuple(merged_shape), tuple(merged_axes)
+
+
+def _sum_axis_by_axis(x: ir.Value, x_type: TensorType, init: ir.Value, axes) -> ir.Value:
+    """A sum over ``axes`` as one ``stablehlo.reduce`` per axis: adjacent axes are merged
+    by a reshape first, and the merged axes are reduced from the innermost out.
+
+    IREE 3.13's CPU backend can fail ("'vector.contract' op invalid accumulator/result
+    vector shape") on a sum over two or more axes of a product with a broadcast factor,
+    such as ``sum(t * b)`` with ``t`` of shape ``(4, 5)`` and ``b`` of ``(5,)``: it fuses
+    them into one contraction, with a summed axis that ``b`` lacks, which it cannot
+    vectorize. Sums over one axis compiled in every case tried
+    (``tests/dialects/test_fused_contractions.py``).
+    """
+    shape, axes = _merged_axes(x_type.shape, axes)
+    if shape != tuple(x_type.shape):
+        x_type = TensorType(shape, x_type.dtype)
+        x = hlo.value("reshape", [x], x_type)
+    if not axes:
+        return hlo.reduce(x, x_type, init, "add", ())
+    for axis in reversed(axes):
+        x = hlo.reduce(x, x_type, init, "add", (axis,))
+        x_type = TensorType(reduced_shape(x_type.shape, (axis,), False), x_type.dtype)
+    return x
 
 
 def _kept(ops, reduced, x, axes):

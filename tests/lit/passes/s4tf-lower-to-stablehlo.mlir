@@ -205,6 +205,28 @@ func.func @reductions(%x: tensor<4x3xf32>, %i: tensor<4x3xi32>) -> (tensor<4xf32
   return %0, %1, %2, %3, %4 : tensor<4xf32>, tensor<1x3xf32>, tensor<i32>, tensor<4xf32>, tensor<4x1xi64>
 }
 
+// A sum over several axes is one single-axis reduce per axis: adjacent axes are merged by
+// a reshape, and the rest reduced from the innermost out (IREE 3.13 cannot compile a
+// multi-axis add reduction fused with a product broadcast along a reduced axis).
+// CHECK-LABEL: func.func @sum_axis_by_axis
+// CHECK-SAME:    (%[[X:.*]]: tensor<2x4x5xf32>, %[[D:.*]]: tensor<?x4x5xf32>)
+// CHECK-NEXT:    %[[Z:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-NEXT:    %[[FLAT:.*]] = stablehlo.reshape %[[X]] : (tensor<2x4x5xf32>) -> tensor<40xf32>
+// CHECK-NEXT:    %[[ALL:.*]] = stablehlo.reduce(%[[FLAT]] init: %[[Z]]) applies stablehlo.add across dimensions = [0] : (tensor<40xf32>, tensor<f32>) -> tensor<f32>
+// CHECK-NEXT:    %[[Z1:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-NEXT:    %[[INNER:.*]] = stablehlo.reduce(%[[X]] init: %[[Z1]]) applies stablehlo.add across dimensions = [2] : (tensor<2x4x5xf32>, tensor<f32>) -> tensor<2x4xf32>
+// CHECK-NEXT:    %[[OUTER:.*]] = stablehlo.reduce(%[[INNER]] init: %[[Z1]]) applies stablehlo.add across dimensions = [0] : (tensor<2x4xf32>, tensor<f32>) -> tensor<4xf32>
+// CHECK-NEXT:    %[[Z2:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-NEXT:    %[[DYN_INNER:.*]] = stablehlo.reduce(%[[D]] init: %[[Z2]]) applies stablehlo.add across dimensions = [2] : (tensor<?x4x5xf32>, tensor<f32>) -> tensor<?x4xf32>
+// CHECK-NEXT:    %[[DYN:.*]] = stablehlo.reduce(%[[DYN_INNER]] init: %[[Z2]]) applies stablehlo.add across dimensions = [1] : (tensor<?x4xf32>, tensor<f32>) -> tensor<?xf32>
+// CHECK-NEXT:    return %[[ALL]], %[[OUTER]], %[[DYN]]
+func.func @sum_axis_by_axis(%x: tensor<2x4x5xf32>, %d: tensor<?x4x5xf32>) -> (tensor<f32>, tensor<4xf32>, tensor<?xf32>) {
+  %0 = "s4tf.reduce_sum"(%x) {axes = array<i64: 0, 1, 2>, keepdims = false} : (tensor<2x4x5xf32>) -> tensor<f32>
+  %1 = "s4tf.reduce_sum"(%x) {axes = array<i64: 0, 2>, keepdims = false} : (tensor<2x4x5xf32>) -> tensor<4xf32>
+  %2 = "s4tf.reduce_sum"(%d) {axes = array<i64: 1, 2>, keepdims = false} : (tensor<?x4x5xf32>) -> tensor<?xf32>
+  return %0, %1, %2 : tensor<f32>, tensor<4xf32>, tensor<?xf32>
+}
+
 // CHECK-LABEL: func.func @shape_ops
 // CHECK-SAME:    (%[[X:.*]]: tensor<4x3xf32>, %[[Y:.*]]: tensor<3xf32>, %[[S:.*]]: tensor<f32>)
 // CHECK-NEXT:    stablehlo.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
