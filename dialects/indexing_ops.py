@@ -169,43 +169,22 @@ class Scatter(Op):
         of range writes outside the buffer), so they are made safe first: an accumulating
         kind gets its neutral element as the update of such a row, at a clamped coordinate;
         ``set`` sends such rows to one extra element past the end of each indexed axis,
-        which is sliced off afterwards."""
+        which is sliced off afterwards. IREE scatters along leading axes only: others are
+        transposed to the front and back."""
         x_type, index_type, update_type = lowering.operand_types
         if update_type.size == 0:
             return x
-        x = _unshared(x, x_type)
-        bounds = _bounds(x_type.shape, axes)
-        inside = _rows_inside(indices, index_type, bounds)
-        batch = index_type.rank - 1
-        if kind != "set":
-            neutral = hlo.constant(np.asarray(_neutral(kind, x_type.dtype), to_numpy_dtype(x_type.dtype)))
-            neutral = hlo.value("broadcast_in_dim", [neutral], update_type, broadcast_dimensions=hlo.i64_array([]))
-            row_mask = hlo.value(
-                "broadcast_in_dim", [inside], update_type.with_dtype(BOOL_DTYPE), broadcast_dimensions=hlo.i64_array(range(batch))
-            )
-            updates = hlo.value("select", [row_mask, updates, neutral], update_type)
-            return _scatter(x, _clamp(indices, index_type, bounds), updates, x_type, update_type, batch, axes, kind)
-        past_end = hlo.value(
-            "broadcast_in_dim", [hlo.constant((bounds + 1).astype(to_numpy_dtype(index_type.dtype)))], index_type,
-            broadcast_dimensions=hlo.i64_array([index_type.rank - 1]),
-        )
-        index_mask = hlo.value(
-            "broadcast_in_dim", [inside], index_type.with_dtype(BOOL_DTYPE), broadcast_dimensions=hlo.i64_array(range(batch))
-        )
-        safe = hlo.value("select", [index_mask, indices, past_end], index_type)
-        grown_shape = [d + 1 if i in axes else d for i, d in enumerate(x_type.shape)]
-        grown_type = TensorType(grown_shape, x_type.dtype)
-        zero = hlo.constant(np.zeros((), to_numpy_dtype(x_type.dtype)))
-        high = [1 if i in axes else 0 for i in range(x_type.rank)]
-        grown = hlo.value(
-            "pad", [x, zero], grown_type, edge_padding_low=hlo.i64_array([0] * x_type.rank),
-            edge_padding_high=hlo.i64_array(high), interior_padding=hlo.i64_array([0] * x_type.rank),
-        )
-        written = _scatter(grown, safe, updates, grown_type, update_type, batch, axes, kind)
-        return hlo.value(
-            "slice", [written], x_type, start_indices=hlo.i64_array([0] * x_type.rank),
-            limit_indices=hlo.i64_array(x_type.shape), strides=hlo.i64_array([1] * x_type.rank),
-        )
+        leading = tuple(range(len(axes)))
+        if tuple(axes) == leading:
+            base = x if kind == "set" else _unshared(x, x_type)  # set pads x: a new buffer anyway
+            return _scatter_leading(base, indices, updates, x_type, index_type, update_type, kind)
+        # IREE's scatter takes indexed axes only in front: transpose them there and back
+        order = list(axes) + [i for i in range(x_type.rank) if i not in axes]
+        moved_type = TensorType([x_type.shape[i] for i in order], x_type.dtype)
+        moved = hlo.value("transpose", [x], moved_type, permutation=hlo.i64_array(order))
+        result = _scatter_leading(moved, indices, updates, moved_type, index_type, update_type, kind)
+        return hlo.value("transpose", [result], x_type, permutation=hlo.i64_array(np.argsort(order)))
+
 
     @staticmethod
     def jvp(ops, primals, tangents, result, *, axes, kind):
@@ -253,6 +232,43 @@ def _clamp(indices, index_type: TensorType, bounds: np.ndarray):
         "broadcast_in_dim", [upper], index_type, broadcast_dimensions=hlo.i64_array([index_type.rank - 1])
     )
     return hlo.value("clamp", [lower, indices, upper], index_type)
+
+
+def _scatter_leading(x, indices, updates, x_type, index_type, update_type, kind):
+    """The lowering of a scatter along the leading ``k`` axes of ``x``."""
+    axes = tuple(range(index_type.shape[-1]))
+    bounds = _bounds(x_type.shape, axes)
+    inside = _rows_inside(indices, index_type, bounds)
+    batch = index_type.rank - 1
+    if kind != "set":
+        neutral = hlo.constant(np.asarray(_neutral(kind, x_type.dtype), to_numpy_dtype(x_type.dtype)))
+        neutral = hlo.value("broadcast_in_dim", [neutral], update_type, broadcast_dimensions=hlo.i64_array([]))
+        row_mask = hlo.value(
+            "broadcast_in_dim", [inside], update_type.with_dtype(BOOL_DTYPE), broadcast_dimensions=hlo.i64_array(range(batch))
+        )
+        updates = hlo.value("select", [row_mask, updates, neutral], update_type)
+        return _scatter(x, _clamp(indices, index_type, bounds), updates, x_type, update_type, batch, axes, kind)
+    past_end = hlo.value(
+        "broadcast_in_dim", [hlo.constant((bounds + 1).astype(to_numpy_dtype(index_type.dtype)))], index_type,
+        broadcast_dimensions=hlo.i64_array([index_type.rank - 1]),
+    )
+    index_mask = hlo.value(
+        "broadcast_in_dim", [inside], index_type.with_dtype(BOOL_DTYPE), broadcast_dimensions=hlo.i64_array(range(batch))
+    )
+    safe = hlo.value("select", [index_mask, indices, past_end], index_type)
+    grown_shape = [d + 1 if i in axes else d for i, d in enumerate(x_type.shape)]
+    grown_type = TensorType(grown_shape, x_type.dtype)
+    zero = hlo.constant(np.zeros((), to_numpy_dtype(x_type.dtype)))
+    high = [1 if i in axes else 0 for i in range(x_type.rank)]
+    grown = hlo.value(
+        "pad", [x, zero], grown_type, edge_padding_low=hlo.i64_array([0] * x_type.rank),
+        edge_padding_high=hlo.i64_array(high), interior_padding=hlo.i64_array([0] * x_type.rank),
+    )
+    written = _scatter(grown, safe, updates, grown_type, update_type, batch, axes, kind)
+    return hlo.value(
+        "slice", [written], x_type, start_indices=hlo.i64_array([0] * x_type.rank),
+        limit_indices=hlo.i64_array(x_type.shape), strides=hlo.i64_array([1] * x_type.rank),
+    )
 
 
 def _scatter(x, indices, updates, x_type, update_type, batch, axes, kind):

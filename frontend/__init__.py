@@ -38,6 +38,7 @@ from s4tf.errors import (
     CompilationError, DTypeError, OpAttributeError, S4tfError, ShapeError, StagingError, ZeroDerivativeWarning,
 )
 from s4tf.host import host
+from s4tf.indexing import ImmutableTensorError, IndexingError, gather, getitem, scatter, take, take_along_axis
 from s4tf.lazy_mode import get_mode, lazy, set_mode
 from s4tf.lazy_trace import LazyStats, LazyTraceWarning, barrier, lazy_stats
 from s4tf.locations import name_scope
@@ -50,7 +51,7 @@ from s4tf.numpy_api import (  # noqa: A004  (NumPy's names: abs, max, min, round
     abs, add, arange, argmax, asarray, astype, avg_pool2d, bitwise_and, bitwise_or, broadcast_in_dim,
     broadcast_to,
     cast, ceil, clip, concatenate, conv2d, cos, divide, dot_general, equal, exp,
-    expand_dims, flip, floor, floor_divide, full, full_like, getitem, greater, greater_equal, invert, iota, less,
+    expand_dims, flip, floor, floor_divide, full, full_like, greater, greater_equal, invert, iota, less,
     less_equal, log, log1p, log_softmax, logical_and, logical_not, logical_or, logistic,
     logsumexp, matmul, max, max_pool2d, maximum, mean, min, minimum, multiply, negative,
     not_equal, ones, ones_like, op, pad, power, relu, remainder, reshape, round, rsqrt, select, sigmoid,
@@ -80,7 +81,7 @@ __all__ = [
     "cond", "while_loop", "fori_loop",
     "lazy", "set_mode", "get_mode", "barrier", "lazy_stats", "LazyStats", "LazyTraceWarning",
     "S4tfError", "ShapeError", "DTypeError", "OpAttributeError", "StagingError", "CompilationError",
-    "ZeroDerivativeWarning",
+    "ZeroDerivativeWarning", "IndexingError", "ImmutableTensorError", "gather", "getitem", "scatter", "take", "take_along_axis",
     "float16", "float32", "float64", "bfloat16", "int8", "int32", "int64", "bool_", "bool",
     *numpy_api.__all__,
     *math_functions.__all__,

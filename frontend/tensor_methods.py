@@ -10,6 +10,7 @@ eager code share one definition.
 
 from __future__ import annotations
 
+from s4tf import indexing
 from s4tf import numpy_api as np_api
 from s4tf.tensor import Tensor
 
@@ -56,7 +57,9 @@ def attach() -> None:
     Tensor.__pos__ = lambda self: self
     Tensor.__abs__ = np_api.abs
     Tensor.__invert__ = np_api.invert
-    Tensor.__getitem__ = np_api.getitem
+    Tensor.__getitem__ = indexing.getitem
+    Tensor.__setitem__ = indexing.no_setitem
+    Tensor.at = property(indexing.at)
     Tensor.T = property(np_api.transpose)
     Tensor.reshape = _reshape
     Tensor.transpose = np_api.transpose
