@@ -22,13 +22,14 @@ x.at[:, 1].add(10.0)                 # a new tensor; x is unchanged
 from __future__ import annotations
 
 import builtins
+import operator
 from dataclasses import dataclass
 
 import numpy as np
 
 from s4tf import numpy_api as np_api
 from s4tf.dialects.types import BOOL_DTYPE, is_integer, to_numpy_dtype
-from s4tf.dispatch import apply1
+from s4tf import dispatch
 from s4tf.errors import S4tfError, ShapeError
 from s4tf.locations import user_location
 from s4tf.tensor import Tensor, Tracer
@@ -191,9 +192,9 @@ def _basic(plan_: _Plan, ints_as_arrays: bool):
 
 
 def _window(x, shape, start, limit, stride, reversed_axes):
-    result = apply1("reverse", x, axes=reversed_axes) if reversed_axes else x
+    result = dispatch.apply1("reverse", x, axes=reversed_axes) if reversed_axes else x
     if (start, limit, stride) != ((0,) * len(shape), tuple(shape), (1,) * len(shape)):
-        result = apply1("slice", result, start=start, limit=limit, stride=stride)
+        result = dispatch.apply1("slice", result, start=start, limit=limit, stride=stride)
     return result
 
 
@@ -269,7 +270,7 @@ def getitem(x, index):
     start, limit, stride, reversed_axes, counts = _basic(plan_, ints_as_arrays=True)
     window = _window(expanded, plan_.shape, start, limit, stride, reversed_axes)
     axes, batch, indices = _index_arrays(plan_, counts)
-    result = apply1("gather", window, indices, axes=tuple(axes))
+    result = dispatch.apply1("gather", window, indices, axes=tuple(axes))
     return _batch_to(result, len(batch), _batch_position(axes))
 
 
@@ -347,7 +348,7 @@ def _update_window(x, value, start, stride, kind):
     if 0 in value.shape:
         return x
     if kind == "add" and x.tensor_type.dtype != BOOL_DTYPE:
-        return apply1("add_slice", x, value, start=start, stride=stride)
+        return dispatch.apply1("add_slice", x, value, start=start, stride=stride)
     dtype = x.tensor_type.dtype
     low = start
     high = [size - (lo + (n - 1) * step + 1) for size, lo, n, step in zip(x.shape, start, value.shape, stride)]
@@ -355,7 +356,7 @@ def _update_window(x, value, start, stride, kind):
 
     def placed(tensor, fill):
         pad_value = np.asarray(fill, to_numpy_dtype(tensor.tensor_type.dtype))
-        return apply1("pad", tensor, np_api.asarray(pad_value), low=tuple(low), high=tuple(high), interior=tuple(interior))
+        return dispatch.apply1("pad", tensor, np_api.asarray(pad_value), low=tuple(low), high=tuple(high), interior=tuple(interior))
 
     if kind == "set":
         inside = placed(np_api.full(value.shape, True, BOOL_DTYPE), False)
@@ -393,12 +394,12 @@ def update(x, index, value, kind: str):
         position = _batch_position(axes)
         read_shape = list(batch) + rest if not position else rest[:position] + list(batch) + rest[position:]
         updates = _batch_from(_broadcast_value(value, read_shape), len(batch), position)
-        scattered = apply1("scatter", window, indices, updates, axes=tuple(axes), kind=kind)
+        scattered = dispatch.apply1("scatter", window, indices, updates, axes=tuple(axes), kind=kind)
         if full_window and not reversed_axes:
             return np_api.reshape(scattered, x.shape)
         window_value, kind = scattered, "set"
     if reversed_axes:  # written forwards, at the window's start in x's own order
-        window_value = apply1("reverse", window_value, axes=reversed_axes)
+        window_value = dispatch.apply1("reverse", window_value, axes=reversed_axes)
         start = tuple(
             size - 1 - lo - (n - 1) * step if axis in reversed_axes and n else lo
             for axis, (size, lo, step, n) in enumerate(zip(plan_.shape, start, stride, counts))
@@ -494,25 +495,27 @@ def setitem(target, index, value):
     return target
 
 
-def augmented_setitem(target, index, value, operator):
-    """``target[index] op= value``: read, combine with ``operator`` (``operator.iadd``...),
-    write back, as Python does (so repeated indices do not accumulate, as in NumPy)."""
+def augmented_setitem(target, index, value, operator_name: str):
+    """``target[index] op= value``: read, combine with the ``operator`` module's
+    ``operator_name`` (``"iadd"``...), write back, as Python does (so repeated indices do
+    not accumulate, as in NumPy)."""
+    combine = getattr(operator, operator_name)
     if isinstance(target, Tensor):
-        return update(target, index, operator(getitem(target, index), value), "set")
-    target[index] = operator(target[index], value)
+        return update(target, index, combine(getitem(target, index), value), "set")
+    target[index] = combine(target[index], value)
     return target
 
 
 def gather(x, indices, axes):
     """Raw ``s4tf.gather``: ``indices[..., j]`` is the coordinate along ``axes[j]``."""
-    return apply1("gather", np_api._tensor(x), np_api._tensor(indices), axes=tuple(axes))
+    return dispatch.apply1("gather", np_api._tensor(x), np_api._tensor(indices), axes=tuple(axes))
 
 
 def scatter(x, indices, updates, axes, kind="add"):
     """Raw ``s4tf.scatter`` of ``kind`` (``set``, ``add``, ``multiply``, ``min``, ``max``)."""
     x = np_api._tensor(x)
     updates = np_api._tensor(np_api._as_operand(updates, x.tensor_type.dtype))
-    return apply1("scatter", x, np_api._tensor(indices), updates, axes=tuple(axes), kind=kind)
+    return dispatch.apply1("scatter", x, np_api._tensor(indices), updates, axes=tuple(axes), kind=kind)
 
 
 __all__ = ["IndexingError", "ImmutableTensorError", "gather", "scatter", "take", "take_along_axis"]
