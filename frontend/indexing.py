@@ -506,16 +506,22 @@ def augmented_setitem(target, index, value, operator_name: str):
     return target
 
 
-def gather(x, indices, axes):
-    """Raw ``s4tf.gather``: ``indices[..., j]`` is the coordinate along ``axes[j]``."""
-    return dispatch.apply1("gather", np_api._tensor(x), np_api._tensor(indices), axes=tuple(axes))
+def _leading(indices, axes) -> tuple:
+    return tuple(range(np_api.shape_of(indices)[-1])) if axes is None else tuple(axes)
 
 
-def scatter(x, indices, updates, axes, kind="add"):
-    """Raw ``s4tf.scatter`` of ``kind`` (``set``, ``add``, ``multiply``, ``min``, ``max``)."""
+def gather(x, indices, axes=None):
+    """``s4tf.gather``: ``indices[..., j]`` is the coordinate along ``axes[j]`` (default: the
+    leading axes); coordinates out of range are clamped."""
+    return dispatch.apply1("gather", np_api._tensor(x), np_api._tensor(indices), axes=_leading(indices, axes))
+
+
+def scatter(x, indices, updates, axes=None, kind="add"):
+    """``s4tf.scatter`` of ``kind`` (``set``, ``add``, ``multiply``, ``min``, ``max``) at the
+    coordinates ``indices`` as :func:`gather` reads them; updates out of range are dropped."""
     x = np_api._tensor(x)
     updates = np_api._tensor(np_api._as_operand(updates, x.tensor_type.dtype))
-    return dispatch.apply1("scatter", x, np_api._tensor(indices), updates, axes=tuple(axes), kind=kind)
+    return dispatch.apply1("scatter", x, np_api._tensor(indices), updates, axes=_leading(indices, axes), kind=kind)
 
 
 __all__ = ["IndexingError", "ImmutableTensorError", "gather", "scatter", "take", "take_along_axis"]
