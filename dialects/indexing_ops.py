@@ -298,18 +298,18 @@ def _scatter(x, indices, updates, x_type, update_type, batch, axes, kind):
 
 def _unshared(x, x_type: TensorType):
     """``x``, safe to scatter into. IREE 3.13 writes a scatter into its operand's buffer
-    even when that buffer is a function argument (the caller's array changes, and a
-    returned ``x`` shows the update) and fails on two scatters into one splat f64
-    constant ('stream.yield' op used resource not listed in explicit captures). So a
-    constant goes behind a ``stablehlo.optimization_barrier``, the result of another
-    scatter (an accumulation) is used as it is, and anything else is first copied by a
-    ``select`` that canonicalization cannot fold (``iota > -1``)."""
+    even when that is a function argument (the caller's array changes, and a returned
+    ``x`` shows the update) or a constant (a later call sees the update; two scatters into
+    one splat f64 constant do not compile: 'stream.yield' op used resource not listed in
+    explicit captures). So unless ``x`` is the result of another scatter (an accumulation,
+    a buffer of its own), it is copied first by a ``select`` that nothing folds
+    (``iota > -1``), a constant behind a ``stablehlo.optimization_barrier``."""
     owner = x.owner
     name = None if isinstance(owner, ir.Block) else owner.name
     if name == "stablehlo.scatter":
         return x
     if name == "stablehlo.constant":
-        return hlo.value("optimization_barrier", [x], x_type)
+        x = hlo.value("optimization_barrier", [x], x_type)
     counted = TensorType(x_type.shape, "i32")
     iota = hlo.value("iota", [], counted, iota_dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 0))
     minus_one = hlo.value("broadcast_in_dim", [hlo.scalar(-1, "i32")], counted, broadcast_dimensions=hlo.i64_array([]))

@@ -321,47 +321,11 @@ def take_along_axis(x, indices, axis):
 # -- updating -----------------------------------------------------------------------------
 
 
-def _neutral(kind: str, dtype: str):
-    """The value that leaves an element unchanged under ``kind``."""
-    if kind == "add":
-        return 0
-    if kind == "multiply":
-        return 1
-    if dtype == BOOL_DTYPE:
-        return kind == "min"
-    if is_integer(dtype):
-        info = np.iinfo(to_numpy_dtype(dtype))
-        return info.max if kind == "min" else info.min
-    return np.inf if kind == "min" else -np.inf
-
-
 def _combine(kind: str, x, value):
     return {
         "set": lambda: value, "add": lambda: np_api.add(x, value), "multiply": lambda: np_api.multiply(x, value),
         "min": lambda: np_api.minimum(x, value), "max": lambda: np_api.maximum(x, value),
     }[kind]()
-
-
-def _update_window(x, value, start, stride, kind):
-    """``x`` with ``value`` combined by ``kind`` into its strided window at ``start``:
-    ``add`` is ``s4tf.add_slice``; the others pad ``value`` to ``x``'s shape."""
-    if 0 in value.shape:
-        return x
-    if kind == "add" and x.tensor_type.dtype != BOOL_DTYPE:
-        return dispatch.apply1("add_slice", x, value, start=start, stride=stride)
-    dtype = x.tensor_type.dtype
-    low = start
-    high = [size - (lo + (n - 1) * step + 1) for size, lo, n, step in zip(x.shape, start, value.shape, stride)]
-    interior = [step - 1 for step in stride]
-
-    def placed(tensor, fill):
-        pad_value = np.asarray(fill, to_numpy_dtype(tensor.tensor_type.dtype))
-        return dispatch.apply1("pad", tensor, np_api.asarray(pad_value), low=tuple(low), high=tuple(high), interior=tuple(interior))
-
-    if kind == "set":
-        inside = placed(np_api.full(value.shape, True, BOOL_DTYPE), False)
-        return np_api.where(inside, placed(value, 0), x)
-    return _combine(kind, x, placed(value, _neutral(kind, dtype)))
 
 
 def update(x, index, value, kind: str):
@@ -381,32 +345,45 @@ def update(x, index, value, kind: str):
         kind = "max" if kind == "add" else "min"  # NumPy's loops for bools: or, and
     plan_ = plan(x.shape, index)
     expanded = np_api.reshape(x, plan_.shape)
-    arrays = bool(plan_.arrays)
-    start, limit, stride, reversed_axes, counts = _basic(plan_, ints_as_arrays=arrays)
-    full_window = (start, limit, stride) == ((0,) * len(plan_.shape), plan_.shape, (1,) * len(plan_.shape))
-    if not arrays:
-        target = [c for c, item in zip(counts, plan_.items) if not isinstance(item, int)]
-        window_value = np_api.reshape(_broadcast_value(value, target), counts)
-    else:
-        window = _window(expanded, plan_.shape, start, limit, stride, reversed_axes)
-        axes, batch, indices = _index_arrays(plan_, counts)
-        rest = [c for a, c in enumerate(counts) if a not in axes]
-        position = _batch_position(axes)
-        read_shape = list(batch) + rest if not position else rest[:position] + list(batch) + rest[position:]
-        updates = _batch_from(_broadcast_value(value, read_shape), len(batch), position)
-        scattered = dispatch.apply1("scatter", window, indices, updates, axes=tuple(axes), kind=kind)
-        if full_window and not reversed_axes:
-            return np_api.reshape(scattered, x.shape)
-        window_value, kind = scattered, "set"
-    if reversed_axes:  # written forwards, at the window's start in x's own order
-        window_value = dispatch.apply1("reverse", window_value, axes=reversed_axes)
-        start = tuple(
-            size - 1 - lo - (n - 1) * step if axis in reversed_axes and n else lo
-            for axis, (size, lo, step, n) in enumerate(zip(plan_.shape, start, stride, counts))
-        )
-    if full_window and kind == "set":
-        return np_api.reshape(np_api.broadcast_to(window_value, plan_.shape), x.shape)
-    return np_api.reshape(_update_window(expanded, window_value, start, stride, kind), x.shape)
+    if not plan_.arrays:
+        return np_api.reshape(_basic_update(expanded, plan_, value, kind), x.shape)
+    start, limit, stride, reversed_axes, counts = _basic(plan_, ints_as_arrays=True)
+    window = _window(expanded, plan_.shape, start, limit, stride, reversed_axes)
+    axes, batch, indices = _index_arrays(plan_, counts)
+    rest = [c for a, c in enumerate(counts) if a not in axes]
+    position = _batch_position(axes)
+    read_shape = list(batch) + rest if not position else rest[:position] + list(batch) + rest[position:]
+    updates = _batch_from(_broadcast_value(value, read_shape), len(batch), position)
+    scattered = dispatch.apply1("scatter", window, indices, updates, axes=tuple(axes), kind=kind)
+    outer = _Plan(plan_.shape, [item if isinstance(item, builtins.slice) else builtins.slice(None) for item in plan_.items])
+    if all(item == builtins.slice(None) for item in outer.items):
+        return np_api.reshape(scattered, x.shape)
+    return np_api.reshape(_basic_update(expanded, outer, scattered, "set"), x.shape)
+
+
+def _basic_update(x, plan_: _Plan, value, kind: str):
+    """An update through ints and slices: one scatter at the positions they pick (in
+    ``x``'s own order, so negative steps need no reversal), whole axes left as windows."""
+    positions, shape = [], []
+    for axis, (item, size) in enumerate(zip(plan_.items, plan_.shape)):
+        if isinstance(item, int):
+            if not -size <= item < size:
+                raise _error(f"index {item} is out of bounds for axis {axis} with size {size}")
+            positions.append(np.array([item % size]))
+            continue
+        picked = np.arange(size)[item]
+        shape.append(len(picked))
+        positions.append(None if len(picked) == size and np.array_equal(picked, np.arange(size)) else picked)
+    value = _broadcast_value(value, shape)
+    if all(p is None for p in positions):
+        return np_api.broadcast_to(value, x.shape) if kind == "set" else _combine(kind, x, value)
+    counts = [size if p is None else len(p) for p, size in zip(positions, plan_.shape)]
+    axes = [a for a, p in enumerate(positions) if p is not None]
+    grid = np.meshgrid(*(positions[a] for a in axes), indexing="ij")
+    indices = np_api.asarray(np.stack(grid, axis=-1).astype(np.int64 if builtins.max(plan_.shape) >= 2**31 else np.int32))
+    order = axes + [a for a in range(len(counts)) if a not in axes]
+    updates = np_api.transpose(np_api.reshape(value, counts), order)
+    return dispatch.apply1("scatter", x, indices, updates, axes=tuple(axes), kind=kind)
 
 
 def _broadcast_value(value, shape):
