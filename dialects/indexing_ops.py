@@ -176,7 +176,7 @@ class Scatter(Op):
             return x
         leading = tuple(range(len(axes)))
         if tuple(axes) == leading:
-            base = x if kind == "set" else _unshared(x, x_type)  # set pads x: a new buffer anyway
+            base = x if kind == "set" else hlo.unshared(x, x_type)  # set pads x: a new buffer anyway
             return _scatter_leading(base, indices, updates, x_type, index_type, update_type, kind)
         # IREE's scatter takes indexed axes only in front: transpose them there and back
         order = list(axes) + [i for i in range(x_type.rank) if i not in axes]
@@ -294,28 +294,6 @@ def _scatter(x, indices, updates, x_type, update_type, batch, axes, kind):
             combined = hlo.value(name, [old, new], scalar)
         hlo.op("return", [combined], [])
     return scatter.result
-
-
-def _unshared(x, x_type: TensorType):
-    """``x``, safe to scatter into. IREE 3.13 writes a scatter into its operand's buffer
-    even when that is a function argument (the caller's array changes, and a returned
-    ``x`` shows the update) or a constant (a later call sees the update; two scatters into
-    one splat f64 constant do not compile: 'stream.yield' op used resource not listed in
-    explicit captures). So unless ``x`` is the result of another scatter (an accumulation,
-    a buffer of its own), it is copied first by a ``select`` that nothing folds
-    (``iota > -1``), a constant behind a ``stablehlo.optimization_barrier``."""
-    owner = x.owner
-    name = None if isinstance(owner, ir.Block) else owner.name
-    if name == "stablehlo.scatter":
-        return x
-    if name == "stablehlo.constant":
-        x = hlo.value("optimization_barrier", [x], x_type)
-    counted = TensorType(x_type.shape, "i32")
-    iota = hlo.value("iota", [], counted, iota_dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 0))
-    minus_one = hlo.value("broadcast_in_dim", [hlo.scalar(-1, "i32")], counted, broadcast_dimensions=hlo.i64_array([]))
-    always = hlo.compare(iota, minus_one, "GT", "i32", x_type.with_dtype(BOOL_DTYPE))
-    zero = hlo.value("broadcast_in_dim", [hlo.scalar(0, x_type.dtype)], x_type, broadcast_dimensions=hlo.i64_array([]))
-    return hlo.value("select", [always, x, zero], x_type)
 
 
 def _rows_inside(indices, index_type: TensorType, bounds: np.ndarray):

@@ -176,3 +176,14 @@ def test_reference_matches_loops_for_every_kind_exhaustively():
             result = lookup("scatter").reference(x, indices, updates, axes=(0,), kind=kind)
             np.testing.assert_array_equal(result, expected_scatter(x, indices, updates, [0], kind))
 
+
+
+@covers("add_slice")
+def test_add_slice_with_strides_that_do_not_divide_leaves_the_callers_array_unchanged():
+    """Its lowering is a scatter too (hlo.scatter_add), copied first like s4tf.scatter's."""
+    x = s4tf.asarray(np.ones(7, np.float32))
+    staged = s4tf.function(lambda v: (s4tf.op("add_slice", v, np.ones(2, np.float32), start=(1,), stride=(4,)), v))
+    added, same = staged(x)
+    np.testing.assert_array_equal(np.asarray(x), np.ones(7))
+    np.testing.assert_array_equal(np.asarray(same), np.ones(7))
+    np.testing.assert_array_equal(np.asarray(added), [1, 2, 1, 1, 1, 2, 1])
