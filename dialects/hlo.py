@@ -138,12 +138,18 @@ def unshared(x, x_type: TensorType) -> ir.Value:
     one splat f64 constant do not compile: 'stream.yield' op used resource not listed in
     explicit captures). So unless ``x`` is the result of another scatter (an accumulation,
     a buffer of its own), it is copied first by a ``select`` that nothing folds
-    (``iota > -1``), a constant behind a ``stablehlo.optimization_barrier``."""
+    (``iota > -1``), a constant behind a ``stablehlo.optimization_barrier``; a splat
+    constant is broadcast from its scalar behind a barrier instead."""
     owner = x.owner
     name = None if isinstance(owner, ir.Block) else owner.name
     if name == "stablehlo.scatter":
         return x
     if name == "stablehlo.constant":
+        dense = ir.DenseElementsAttr(owner.attributes["value"])
+        if dense.is_splat:  # a fill from one scalar: one pass, as a zeroed gradient buffer costs anyway
+            element = value("optimization_barrier", [constant(ELEMENTS.from_mlir(dense).reshape(-1)[:1].reshape(()))],
+                            TensorType((), x_type.dtype))
+            return value("broadcast_in_dim", [element], x_type, broadcast_dimensions=i64_array([]))
         x = value("optimization_barrier", [x], x_type)
     counted = TensorType(x_type.shape, "i32")
     iota = value("iota", [], counted, iota_dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 0))
