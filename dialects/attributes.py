@@ -212,6 +212,30 @@ class _TensorTypes(AttrKind):
         return tuple(TensorType.from_mlir(ir.TypeAttr(a).value) for a in ir.ArrayAttr(attribute))
 
 
+class Choice(AttrKind):
+    """One of a fixed set of names (``kind = "add"``), stored as a string."""
+
+    irdl_base = "#builtin.string"
+
+    def __init__(self, *choices: str):
+        self.choices = choices
+        self.description = "one of " + ", ".join(f"'{c}'" for c in choices)
+
+    def normalize(self, value):
+        if value not in self.choices:
+            raise OpAttributeError(f"expected {self.description}, got {value!r}")
+        return value
+
+    def to_mlir(self, value):
+        return ir.StringAttr.get(value)
+
+    def from_mlir(self, attribute):
+        value = ir.StringAttr(attribute).value
+        if value not in self.choices:
+            raise ValueError(f"{value!r} is not {self.description}")
+        return value
+
+
 INT_ARRAY = _IntArray()
 INT = _Int()
 BOOL = _Bool()

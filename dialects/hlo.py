@@ -131,6 +131,34 @@ def reduce_window(operand, operand_type, init, body, result_type, window, stride
     return window_op.result
 
 
+def unshared(x, x_type: TensorType) -> ir.Value:
+    """``x``, safe to scatter into. IREE 3.13 writes a scatter into its operand's buffer
+    even when that is a function argument (the caller's array changes, and a returned
+    ``x`` shows the update) or a constant (a later call sees the update; two scatters into
+    one splat f64 constant do not compile: 'stream.yield' op used resource not listed in
+    explicit captures). So unless ``x`` is the result of another scatter (an accumulation,
+    a buffer of its own), it is copied first by a ``select`` that nothing folds
+    (``iota > -1``), a constant behind a ``stablehlo.optimization_barrier``; a splat
+    constant is broadcast from its scalar behind a barrier instead."""
+    owner = x.owner
+    name = None if isinstance(owner, ir.Block) else owner.name
+    if name == "stablehlo.scatter":
+        return x
+    if name == "stablehlo.constant":
+        dense = ir.DenseElementsAttr(owner.attributes["value"])
+        if dense.is_splat:  # a fill from one scalar: one pass, as a zeroed gradient buffer costs anyway
+            element = value("optimization_barrier", [constant(ELEMENTS.from_mlir(dense).reshape(-1)[:1].reshape(()))],
+                            TensorType((), x_type.dtype))
+            return value("broadcast_in_dim", [element], x_type, broadcast_dimensions=i64_array([]))
+        x = value("optimization_barrier", [x], x_type)
+    counted = TensorType(x_type.shape, "i32")
+    iota = value("iota", [], counted, iota_dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 0))
+    minus_one = value("broadcast_in_dim", [scalar(-1, "i32")], counted, broadcast_dimensions=i64_array([]))
+    always = compare(iota, minus_one, "GT", "i32", x_type.with_dtype(BOOL_DTYPE))
+    zero = value("broadcast_in_dim", [scalar(0, x_type.dtype)], x_type, broadcast_dimensions=i64_array([]))
+    return value("select", [always, x, zero], x_type)
+
+
 def scatter_add(operand, indices, updates, result_type: TensorType, index_vector_dim: int) -> ir.Value:
     """``stablehlo.scatter`` adding each element of ``updates`` into ``operand`` at its own
     index in ``indices`` (unique and sorted; ``index_vector_dim`` holds the coordinates)."""
@@ -140,7 +168,7 @@ def scatter_add(operand, indices, updates, result_type: TensorType, index_vector
         f"index_vector_dim = {index_vector_dim}>"
     )
     scatter = op(
-        "scatter", [operand, indices, updates], result_type, regions=1,
+        "scatter", [unshared(operand, result_type), indices, updates], result_type, regions=1,
         scatter_dimension_numbers=numbers, indices_are_sorted="true", unique_indices="true",
     )
     _binary_region(scatter.regions[0], "add", result_type.dtype)

@@ -112,7 +112,8 @@ class Op:
         """Cotangents for the ``linear`` operands of this linear op (``None`` elsewhere)."""
         raise MissingDerivativeRule(f"'{cls.full_name()}' has no transpose rule")
 
-    #: Instead of ``transpose``, for ops that read part of their one operand (``slice``):
+    #: Instead of ``transpose``, for ops that read part of their first operand (``slice``,
+    #: ``gather``; other operands are indices, never linear):
     #: ``transpose_into(ops, accumulated, cotangent, operands, **attrs)`` returns the
     #: operand's cotangent so far (``accumulated``, ``None`` before the first) with this op's
     #: contribution added in place, so k reads do not cost k full-size contributions.

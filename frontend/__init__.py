@@ -33,6 +33,7 @@ from s4tf.errors import (
     CompilationError, DTypeError, OpAttributeError, S4tfError, ShapeError, StagingError, ZeroDerivativeWarning,
 )
 from s4tf.host import host
+from s4tf.indexing import ImmutableTensorError, IndexingError, gather, getitem, scatter, take, take_along_axis
 from s4tf.lazy_mode import get_mode, lazy, set_mode
 from s4tf.lazy_trace import LazyStats, LazyTraceWarning, barrier, lazy_stats
 from s4tf.locations import name_scope
@@ -57,7 +58,7 @@ __all__ = [
     "cond", "while_loop", "fori_loop",
     "lazy", "set_mode", "get_mode", "barrier", "lazy_stats", "LazyStats", "LazyTraceWarning",
     "S4tfError", "ShapeError", "DTypeError", "OpAttributeError", "StagingError", "CompilationError",
-    "ZeroDerivativeWarning",
+    "ZeroDerivativeWarning", "IndexingError", "ImmutableTensorError", "gather", "getitem", "scatter", "take", "take_along_axis",
     "float16", "float32", "float64", "bfloat16", "int8", "int32", "int64", "bool_", "bool",
     *numpy_api.__all__,
     *math_functions.__all__,

@@ -34,6 +34,7 @@ from s4tf import numpy_api, pytree
 from s4tf.autograph_rewrite import HELPERS, Rewriter
 from s4tf.staged_control_flow import stage_cond, stage_fori, stage_while
 from s4tf.errors import StagingError
+from s4tf.indexing import augmented_setitem, setitem  # noqa: F401  (called by converted code)
 from s4tf.locations import user_location
 from s4tf.tensor import Tensor, Tracer
 from s4tf.tracing import current_scope
@@ -138,6 +139,10 @@ class Undefined:
 
     def __repr__(self):
         return f"<'{self.name}' not assigned yet>"
+
+
+#: ``slice`` for converted subscripts (``x[1:] = v``), whatever the user's code calls ``slice``.
+slice_ = slice
 
 
 def state(namespace: dict, names) -> tuple:

@@ -23,6 +23,7 @@ import ast
 from s4tf.autograph_analysis import Liveness, Plan
 from s4tf.autograph_jumps import merge_jumps
 from s4tf.autograph_returns import RETURN, merge_returns
+from s4tf.autograph_subscripts import rewrite_subscript_assignments
 
 #: The name under which converted code reaches :mod:`s4tf.autograph` (a closure variable).
 HELPERS = "ag__"
@@ -98,7 +99,9 @@ class Rewriter(ast.NodeTransformer):
         self.plans: dict[ast.stmt, Plan] = {}
 
     def function(self, node: ast.FunctionDef) -> ast.FunctionDef:
-        """Merge its early returns, breaks and continues, analyze its body, then rewrite it."""
+        """Rebind tensors assigned by element, merge its early returns, breaks and continues,
+        analyze its body, then rewrite it."""
+        rewrite_subscript_assignments(node, HELPERS)
         node.body = merge_jumps(merge_returns(node.body))
         outer, self.plans = self.plans, Liveness(node).plans
         node.decorator_list = [self.visit(d) for d in node.decorator_list]

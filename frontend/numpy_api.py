@@ -195,55 +195,6 @@ def stop_gradient(x):
     return pytree.tree_map(_stop_gradient, x)
 
 
-def getitem(x, index):
-    """``x[index]`` with ints, slices, ``...`` and ``None``."""
-    x = _tensor(x)
-    index = index if isinstance(index, tuple) else (index,)
-    for item in index:
-        if not (item is None or item is Ellipsis or isinstance(item, (int, np.integer, builtins.slice))):
-            raise ShapeError(
-                f"index {item!r} is not supported: s4tf indexing takes ints, slices, ... and None"
-            )
-    if builtins.sum(1 for i in index if i is Ellipsis) > 1:
-        raise ShapeError("an index can only have one ellipsis ('...')")
-    consumed = builtins.sum(1 for i in index if i is not None and i is not Ellipsis)
-    shape = x.shape
-    if consumed > len(shape):
-        raise ShapeError(f"too many indices ({consumed}) for a tensor of shape {tuple(shape)}")
-    if Ellipsis in index:
-        at = index.index(Ellipsis)
-        index = index[:at] + (builtins.slice(None),) * (len(shape) - consumed) + index[at + 1:]
-    else:
-        index = index + (builtins.slice(None),) * (len(shape) - consumed)
-    start, limit, stride, final_shape, reversed_axes = [], [], [], [], []
-    axis = 0
-    for item in index:
-        if item is None:
-            final_shape.append(1)
-            continue
-        size = shape[axis]
-        if isinstance(item, builtins.slice):
-            lo, hi, step = item.indices(size)
-            count = len(range(lo, hi, step))
-            if step < 0:  # the same elements, read forwards from the reversed axis
-                reversed_axes.append(axis)
-                lo, step = size - 1 - lo, -step
-            hi = lo + (count - 1) * step + 1 if count else lo
-            start.append(lo), limit.append(hi), stride.append(step)
-            final_shape.append(count)
-        else:
-            position = int(item)
-            if not -size <= position < size:
-                raise ShapeError(f"index {position} is out of bounds for axis {axis} with size {size}")
-            position %= size
-            start.append(position), limit.append(position + 1), stride.append(1)
-        axis += 1
-    result = apply1("reverse", x, axes=tuple(reversed_axes)) if reversed_axes else x
-    if (tuple(start), tuple(limit), tuple(stride)) != ((0,) * len(shape), tuple(shape), (1,) * len(shape)):
-        result = apply1("slice", result, start=tuple(start), limit=tuple(limit), stride=tuple(stride))
-    return reshape(result, final_shape)
-
-
 # -- reductions -------------------------------------------------------------------------
 
 
@@ -405,7 +356,7 @@ __all__ = [
     "abs", "add", "arange", "argmax", "asarray", "astype", "avg_pool2d", "bitwise_and", "bitwise_or",
     "broadcast_in_dim",
     "broadcast_to", "cast", "ceil", "clip", "concatenate", "conv2d", "cos", "divide",
-    "dot_general", "equal", "exp", "expand_dims", "flip", "floor", "floor_divide", "full", "full_like", "getitem",
+    "dot_general", "equal", "exp", "expand_dims", "flip", "floor", "floor_divide", "full", "full_like",
     "greater", "greater_equal", "invert", "iota", "less", "less_equal", "log", "log1p", "log_softmax",
     "logical_and", "logical_not", "logical_or", "logistic", "logsumexp", "matmul", "max",
     "max_pool2d", "maximum", "mean", "min", "minimum", "multiply", "negative", "not_equal",

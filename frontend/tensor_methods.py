@@ -11,6 +11,7 @@ eager code share one definition; arithmetic and comparisons come with
 
 from __future__ import annotations
 
+from s4tf import indexing
 from s4tf import numpy_api as np_api
 from s4tf.tensor import Tensor
 
@@ -40,7 +41,9 @@ def attach() -> None:
     Tensor.__pos__ = lambda self: self
     Tensor.__abs__ = np_api.abs
     Tensor.__invert__ = np_api.invert
-    Tensor.__getitem__ = np_api.getitem
+    Tensor.__getitem__ = indexing.getitem
+    Tensor.__setitem__ = indexing.no_setitem
+    Tensor.at = property(indexing.at)
     Tensor.T = property(np_api.transpose)
     Tensor.reshape = _reshape
     Tensor.transpose = np_api.transpose

@@ -88,7 +88,9 @@ def op_section(op: type[Op], names: dict[int, str]) -> list[str]:
     lines += [f"Operands: {operand_list(op)}", ""]
     if op.attributes:
         lines += ["| attribute | kind | value |", "| --- | --- | --- |"]
-        lines += [f"| `{key}` | `{names[id(kind)]}` | {kind.description} |" for key, kind in op.attributes.items()]
+        lines += [  # a kind made for one op (a Choice of names) is named by its class
+            f"| `{key}` | `{names.get(id(kind), type(kind).__name__)}` | {kind.description} |" for key, kind in op.attributes.items()
+        ]
     else:
         lines.append("Attributes: none")
     if source is not None:

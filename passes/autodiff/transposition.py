@@ -127,8 +127,9 @@ class _Transposer:
                 self._accumulate(value, contribution, operation.location)
 
     def _transpose_into(self, op, operation, cotangent, operands, attributes) -> None:
-        """A read of part of one value: its contribution goes into that value's cotangent."""
-        (value,) = operation.operands
+        """A read of part of its first operand (the others are indices, never linear): its
+        contribution goes into that value's cotangent."""
+        value = operation.operands[0]
         with self.builder.building(operation.location):
             self.cotangents[value] = op.transpose_into(composition, self.cotangents.get(value), cotangent, operands, **attributes)
 
