@@ -390,6 +390,10 @@ greater = _comparison("gt")
 greater_equal = _comparison("ge")
 
 
+def logical_and(x, y):
+    return elementwise("and", x, y, dtype="i1")
+
+
 def where(condition, x, y):
     """``x`` where ``condition`` is true, else ``y`` (broadcasting, as ``np.where``)."""
     dtype = result_dtype(x, y)
@@ -420,6 +424,15 @@ def full(shape, fill_value, dtype=None):
 def zeros(shape, dtype=None):
     """``np.zeros``; with no dtype, s4tf's default float, float32."""
     return full(shape, 0, DEFAULT_FLOAT if dtype is None else dtype)
+
+
+def ones(shape, dtype=None):
+    """``np.ones``; with no dtype, s4tf's default float, float32."""
+    return full(shape, 1, DEFAULT_FLOAT if dtype is None else dtype)
+
+
+def iota(shape, dimension=0, dtype=np.int32):
+    return apply1("iota", shape=shape_tuple(shape), dimension=dimension, dtype=canonical_dtype(dtype))
 
 
 def zeros_unless(value, like):
@@ -485,6 +498,10 @@ def broadcast_to(x, shape):
     return apply1("broadcast_in_dim", x, shape=shape, broadcast_dimensions=tuple(range(offset, len(shape))))
 
 
+def broadcast_in_dim(x, shape, broadcast_dimensions):
+    return apply1("broadcast_in_dim", as_tensor(x), shape=shape_tuple(shape), broadcast_dimensions=tuple(broadcast_dimensions))
+
+
 def expand_dims(x, axis):
     x = as_tensor(x)
     rank = len(x.shape) + 1
@@ -538,6 +555,10 @@ def sum(x, axis=None, keepdims=False):  # noqa: A001  (NumPy's name)
 
 
 # -- contractions -----------------------------------------------------------------------
+
+
+def min(x, axis=None, keepdims=False):  # noqa: A001  (NumPy's name)
+    return reduction("reduce_min", x, axis, keepdims)
 
 
 def dot_general(x, y, contracting, batch=((), ())):

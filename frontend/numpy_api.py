@@ -19,6 +19,7 @@ from s4tf.dialects.composition import (  # the compositions the derivative rules
     divide, dot_general, dtype_of, equal, exp, expand_dims, full, full_like, greater, greater_equal, less,
     less_equal, log, log1p, maximum, minimum, multiply, negative, not_equal, op, power, reshape, rsqrt, shape_of,
     sign, sin, slice, sqrt, stack, subtract, sum, tanh, transpose, where, zeros, zeros_like,
+    broadcast_in_dim, iota, logical_and, min, ones,
 )
 from s4tf.dialects.composition import apply1, as_operand as _as_operand, as_tensor as _tensor, axes_of as _axes
 from s4tf.dialects.composition import elementwise as _elementwise, float_operand as _float_operand
@@ -86,10 +87,6 @@ def _rounds_down(rest, y):
     return logical_and(not_equal(rest, 0), not_equal(less(rest, 0), less(y, 0)))
 
 
-def logical_and(x, y):
-    return _elementwise("and", x, y, dtype="i1")
-
-
 def logical_or(x, y):
     return _elementwise("or", x, y, dtype="i1")
 
@@ -126,11 +123,6 @@ def square(x):
 # -- creation ---------------------------------------------------------------------------
 
 
-def ones(shape, dtype=None):
-    """``np.ones``; with no dtype, s4tf's default float, float32."""
-    return full(shape, 1, DEFAULT_FLOAT if dtype is None else dtype)
-
-
 def ones_like(x, dtype=None):
     return full_like(x, 1, dtype)
 
@@ -147,15 +139,7 @@ def arange(start, stop=None, step=1, dtype=None):
     return indices if start == 0 else add(indices, start)
 
 
-def iota(shape, dimension=0, dtype=np.int32):
-    return apply1("iota", shape=_shape_tuple(shape), dimension=dimension, dtype=canonical_dtype(dtype))
-
-
 # -- shapes -----------------------------------------------------------------------------
-
-
-def broadcast_in_dim(x, shape, broadcast_dimensions):
-    return apply1("broadcast_in_dim", _tensor(x), shape=_shape_tuple(shape), broadcast_dimensions=tuple(broadcast_dimensions))
 
 
 def squeeze(x, axis=None):
@@ -200,10 +184,6 @@ def stop_gradient(x):
 
 def max(x, axis=None, keepdims=False):  # noqa: A001  (NumPy's name)
     return _reduce("reduce_max", x, axis, keepdims)
-
-
-def min(x, axis=None, keepdims=False):  # noqa: A001  (NumPy's name)
-    return _reduce("reduce_min", x, axis, keepdims)
 
 
 def mean(x, axis=None, keepdims=False):
