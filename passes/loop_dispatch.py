@@ -1,0 +1,529 @@
+"""``s4tf-loops-to-dispatch{target=cpu}``: run small elementwise loops inside one dispatch.
+
+A ``stablehlo.while`` (what ``s4tf.while``/``s4tf.fori_loop`` lower to) runs on IREE's
+host VM: one dispatch and one read of the condition per iteration. This pass rewrites a
+loop that qualifies into ONE ``flow.dispatch.region`` holding an ``scf.while`` whose
+carried values are ``vector``s (tensors of rank 0 become scalars), read with
+``vector.transfer_read``/``tensor.extract`` before the loop and written with
+``vector.transfer_write``/``tensor.from_elements`` after it. ``stablehlo.if`` and
+``stablehlo.while`` nested in the loop become ``scf.if``/``scf.while``. (Carrying tensors
+through the ``scf.while`` fails IREE's bufferization: ``/work/shared/probes``.)
+
+```mlir
+%r:2 = stablehlo.while(%i = %c0, %x = %x0) : tensor<i32>, tensor<2xf32> cond {...} do {...}
+// becomes
+%r:2 = flow.dispatch.region -> (tensor<i32>, tensor<2xf32>) {
+  %i0 = tensor.extract %c0[] : tensor<i32>
+  %x1 = vector.transfer_read %x0[%c0_0], %pad : tensor<2xf32>, vector<2xf32>
+  %w:2 = scf.while (%a = %i0, %b = %x1) : (i32, vector<2xf32>) -> (i32, vector<2xf32>) {...} do {...}
+  ...
+  flow.return %ri, %rx : tensor<i32>, tensor<2xf32>
+}
+```
+
+**Criterion.** A loop qualifies when (1) the target compiles such dispatches: the
+``llvm-cpu`` targets (``cpu``, ``android-arm64``, ``linux-arm64``); VMVX and Vulkan reject
+vectors read from tensors inside a dispatch (IREE 3.13), CUDA was not tried; (2) every
+carried value, every value the loop reads from outside and every value computed in it is a
+statically shaped tensor of f16/f32/f64 or i1/i8/i16/i32/i64 of at most
+:data:`MAX_VALUE_BYTES` bytes, the carried ones together at most :data:`MAX_CARRIED_BYTES`;
+(3) every op in it is elementwise arithmetic, math, comparison, select or conversion, a
+constant, a broadcast or reshape, a reduction with one of add/mul/max/min/and/or/xor, or a
+nested ``if``/``while`` of such ops (the table :data:`FLOAT_OPS`, :data:`INTEGER_OPS`, and
+the methods of :class:`_Emitter`). Other loops stay host-stepped; with ``remarks=true``
+the pass says at each such loop why (a warning at its location).
+"""
+
+from __future__ import annotations
+
+import re
+
+from s4tf.mlir import ir
+from s4tf.passes.ir_walk import defining_op
+from s4tf.passes.registry import emit_warning, register
+from s4tf.runtime.targets import TARGETS
+
+#: Bytes of all carried values together (Newton's method on 1,000 float64s carries 16,000).
+MAX_CARRIED_BYTES = 32 * 1024
+#: Bytes of any one value in the loop (LLVM keeps each vector in registers or on the stack).
+MAX_VALUE_BYTES = 16 * 1024
+#: The IREE backends whose dispatches compile an ``scf.while`` over vectors.
+BACKENDS = ("llvm-cpu",)
+
+_ELEMENT_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8}
+_FLOATS = ("f16", "f32", "f64")
+_INTEGERS = ("i1", "i8", "i16", "i32", "i64")
+
+#: StableHLO elementwise op -> the arith/math op computing it on float scalars or vectors.
+FLOAT_OPS = {
+    "add": "arith.addf", "subtract": "arith.subf", "multiply": "arith.mulf", "divide": "arith.divf",
+    "remainder": "arith.remf", "maximum": "arith.maximumf", "minimum": "arith.minimumf", "power": "math.powf",
+    "atan2": "math.atan2", "negate": "arith.negf", "abs": "math.absf", "sine": "math.sin", "cosine": "math.cos",
+    "tan": "math.tan", "tanh": "math.tanh", "exponential": "math.exp", "exponential_minus_one": "math.expm1",
+    "log": "math.log", "log_plus_one": "math.log1p", "sqrt": "math.sqrt", "rsqrt": "math.rsqrt", "cbrt": "math.cbrt",
+    "floor": "math.floor", "ceil": "math.ceil", "round_nearest_even": "math.roundeven",
+    "round_nearest_afz": "math.round",
+}
+#: StableHLO elementwise op -> the arith/math op computing it on (signless, signed) integers.
+INTEGER_OPS = {
+    "add": "arith.addi", "subtract": "arith.subi", "multiply": "arith.muli", "divide": "arith.divsi",
+    "remainder": "arith.remsi", "maximum": "arith.maxsi", "minimum": "arith.minsi", "abs": "math.absi",
+    "and": "arith.andi", "or": "arith.ori", "xor": "arith.xori", "shift_left": "arith.shli",
+    "shift_right_arithmetic": "arith.shrsi", "shift_right_logical": "arith.shrui",
+}
+_FLOAT_COMPARE = {"EQ": "oeq", "NE": "une", "LT": "olt", "LE": "ole", "GT": "ogt", "GE": "oge"}
+_SIGNED_COMPARE = {"EQ": "eq", "NE": "ne", "LT": "slt", "LE": "sle", "GT": "sgt", "GE": "sge"}
+_UNSIGNED_COMPARE = {"EQ": "eq", "NE": "ne", "LT": "ult", "LE": "ule", "GT": "ugt", "GE": "uge"}
+#: Reduction body op -> vector combining kind, for floats and integers.
+_FLOAT_REDUCTIONS = {"add": "add", "multiply": "mul", "maximum": "maximumf", "minimum": "minimumf"}
+_INTEGER_REDUCTIONS = {"add": "add", "multiply": "mul", "maximum": "maxsi", "minimum": "minsi", "and": "and",
+                       "or": "or", "xor": "xor"}
+
+
+class Unsupported(Exception):
+    """Why a loop stays host-stepped, and the op that decided it."""
+
+    def __init__(self, reason: str, operation: ir.Operation | None = None):
+        super().__init__(reason)
+        self.reason = reason
+        self.operation = operation
+
+
+class Kind:
+    """How a tensor value is held inside the dispatch: its scalar or vector type."""
+
+    def __init__(self, tensor_type: ir.Type):
+        try:
+            shaped = ir.RankedTensorType(tensor_type)
+        except ValueError:
+            raise Unsupported(f"a value of type {tensor_type} (not a ranked tensor)") from None
+        if not shaped.has_static_shape:
+            raise Unsupported(f"a value of dynamic shape {tensor_type}")
+        self.element = str(shaped.element_type)
+        if self.element not in _ELEMENT_BYTES or self.element == "bf16":
+            raise Unsupported(f"a value of element type {self.element}")
+        self.shape = list(shaped.shape)
+        self.tensor = str(tensor_type)
+        self.count = 1
+        for size in self.shape:
+            self.count *= size
+        self.bytes = self.count * _ELEMENT_BYTES[self.element]
+        if self.bytes > MAX_VALUE_BYTES:
+            raise Unsupported(f"a value of {self.bytes} bytes ({tensor_type}; at most {MAX_VALUE_BYTES})")
+        if self.count == 0:
+            raise Unsupported(f"an empty tensor {tensor_type}")
+
+    @property
+    def scalar(self) -> bool:
+        return not self.shape
+
+    @property
+    def text(self) -> str:
+        return self.element if self.scalar else f"vector<{'x'.join(map(str, self.shape))}x{self.element}>"
+
+    def like(self, element: str) -> str:
+        """This shape with another element type."""
+        return element if self.scalar else f"vector<{'x'.join(map(str, self.shape))}x{element}>"
+
+    @property
+    def is_float(self) -> bool:
+        return self.element in _FLOATS
+
+
+def _short_name(operation: ir.Operation) -> str:
+    return operation.name.removeprefix("stablehlo.")
+
+
+def _dense_inner(attribute: ir.Attribute) -> str:
+    """``dense<1.0> : tensor<f32>`` -> ``1.0``."""
+    text = str(attribute)
+    return text[len("dense<") : text.rindex("> : ")]
+
+
+class _Emitter:
+    """Writes the dispatch region of one loop as MLIR text, one op of the loop at a time."""
+
+    def __init__(self, loop: ir.Operation):
+        self.loop = loop
+        self.lines: list[str] = []
+        self.names: dict = {}  # ir.Value -> (ssa name, Kind)
+        self.counter = 0
+        self.inputs: list[ir.Value] = []  # values from outside the loop, in argument order
+        self.constants: dict[str, str] = {}
+
+    # -- names and small helpers --------------------------------------------------------
+    def fresh(self) -> str:
+        self.counter += 1
+        return f"%v{self.counter}"
+
+    def emit(self, text: str, location: ir.Location | None = None) -> None:
+        self.lines.append(f"{text} {location}" if location is not None else text)
+
+    def value(self, value: ir.Value) -> tuple[str, Kind]:
+        if value not in self.names:
+            raise Unsupported("a value defined outside the loop that is read in a nested region only")
+        return self.names[value]
+
+    def index_zero(self) -> str:
+        if "index" not in self.constants:
+            self.constants["index"] = self.fresh()
+            self.emit(f"{self.constants['index']} = arith.constant 0 : index")
+        return self.constants["index"]
+
+    def zero(self, kind: Kind) -> str:
+        """A constant zero (``false`` for i1) of ``kind``."""
+        name = self.fresh()
+        scalar = "false" if kind.element == "i1" else ("0.0" if kind.is_float else "0")
+        if kind.scalar:
+            self.emit(f"{name} = arith.constant {scalar} : {kind.element}")
+        else:
+            self.emit(f"{name} = arith.constant dense<{scalar}> : {kind.text}")
+        return name
+
+    def all_ones(self, kind: Kind) -> str:
+        name = self.fresh()
+        scalar = "true" if kind.element == "i1" else "-1"
+        self.emit(f"{name} = arith.constant {scalar} : {kind.element}" if kind.scalar
+                  else f"{name} = arith.constant dense<{scalar}> : {kind.text}")
+        return name
+
+    # -- the boundary: reading inputs, writing results -----------------------------------
+    def read(self, value: ir.Value) -> tuple[str, Kind]:
+        """Bind an outside value: a constant is re-made inside, anything else is read."""
+        kind = Kind(value.type)
+        producer = defining_op(value)
+        if producer is not None and producer.name == "stablehlo.constant":
+            return self.constant(producer.attributes["value"], kind, producer.location), kind
+        if kind.element == "i1" and not kind.scalar:
+            raise Unsupported(f"a boolean tensor {kind.tensor} read from outside the loop")
+        self.inputs.append(value)
+        argument = f"%in{len(self.inputs) - 1}"
+        name = self.fresh()
+        if kind.scalar:
+            self.emit(f"{name} = tensor.extract {argument}[] : {kind.tensor}")
+        else:
+            zero = self.index_zero()
+            pad = self.fresh()
+            self.emit(f"{pad} = arith.constant {'0.0' if kind.is_float else '0'} : {kind.element}")
+            indices = ", ".join([zero] * len(kind.shape))
+            self.emit(f"{name} = vector.transfer_read {argument}[{indices}], {pad} : {kind.tensor}, {kind.text}")
+        return name, kind
+
+    def write(self, name: str, kind: Kind) -> str:
+        result = self.fresh()
+        if kind.element == "i1" and not kind.scalar:
+            raise Unsupported(f"a boolean tensor {kind.tensor} carried by the loop")
+        if kind.scalar:
+            self.emit(f"{result} = tensor.from_elements {name} : {kind.tensor}")
+            return result
+        empty = self.fresh()
+        self.emit(f"{empty} = tensor.empty() : {kind.tensor}")
+        indices = ", ".join([self.index_zero()] * len(kind.shape))
+        self.emit(f"{result} = vector.transfer_write {name}, {empty}[{indices}] : {kind.text}, {kind.tensor}")
+        return result
+
+    def constant(self, attribute: ir.Attribute, kind: Kind, location) -> str:
+        name = self.fresh()
+        inner = _dense_inner(attribute)
+        if kind.scalar:
+            self.emit(f"{name} = arith.constant {inner} : {kind.element}", location)
+        else:
+            self.emit(f"{name} = arith.constant dense<{inner}> : {kind.text}", location)
+        return name
+
+    # -- the loop ------------------------------------------------------------------------
+    def dispatch(self) -> str:
+        """The text of a function ``@loop(inputs...) -> results`` holding the dispatch region."""
+        loop = self.loop
+        for value in _outside_values(loop):
+            if value not in self.names:
+                self.names[value] = self.read(value)
+        results = self.while_loop(loop, [self.value(v) for v in loop.operands])
+        written = [self.write(name, kind) for name, kind in results]
+        kinds = [kind for _, kind in results]
+        result_types = ", ".join(k.tensor for k in kinds)
+        arguments = ", ".join(f"%in{i}: {v.type}" for i, v in enumerate(self.inputs))
+        body = "\n".join("    " + line for line in self.lines)
+        return (
+            f"func.func private @loop({arguments}) -> ({result_types}) {{\n"
+            f"  %r:{len(kinds)} = flow.dispatch.region -> ({result_types}) {{\n{body}\n"
+            f"    flow.return {', '.join(written)} : {result_types}\n  }} {loop.location}\n"
+            f"  return {', '.join(f'%r#{i}' for i in range(len(kinds)))} : {result_types}\n}}"
+        )
+
+    def while_loop(self, loop: ir.Operation, initial: list[tuple[str, Kind]]) -> list[tuple[str, Kind]]:
+        cond, body = (region.blocks[0] for region in loop.regions)
+        kinds = [Kind(v.type) for v in loop.operands]
+        types = ", ".join(k.text for k in kinds)
+        results = self.fresh()
+        before = [self.fresh() for _ in kinds]
+        inits = ", ".join(f"{b} = {name}" for b, (name, _) in zip(before, initial))
+        self.emit(f"{results}:{len(kinds)} = scf.while ({inits}) : ({types}) -> ({types}) {{")
+        for argument, name, kind in zip(cond.arguments, before, kinds):
+            self.names[argument] = (name, kind)
+        (predicate,) = self.block(cond)
+        self.emit(f"scf.condition({predicate[0]}) {', '.join(before)} : {types}")
+        after = [self.fresh() for _ in kinds]
+        self.emit("} do {")
+        self.emit(f"^bb0({', '.join(f'{a}: {k.text}' for a, k in zip(after, kinds))}):")
+        for argument, name, kind in zip(body.arguments, after, kinds):
+            self.names[argument] = (name, kind)
+        yielded = self.block(body)
+        self.emit(f"scf.yield {', '.join(n for n, _ in yielded)} : {types}")
+        self.emit(f"}} {loop.location}")
+        return [(f"{results}#{i}", kind) for i, kind in enumerate(kinds)]
+
+    def block(self, block: ir.Block) -> list[tuple[str, Kind]]:
+        """Emit ``block``'s ops; what its ``stablehlo.return`` returns."""
+        for operation in block.operations:
+            operation = operation.operation
+            if operation.name == "stablehlo.return":
+                return [self.value(v) for v in operation.operands]
+            results = self.operation(operation)
+            for result, name in zip(operation.results, results):
+                self.names[result] = (name, Kind(result.type))
+        raise Unsupported("a region without stablehlo.return")
+
+    def operation(self, op: ir.Operation) -> list[str]:
+        if not op.name.startswith("stablehlo."):
+            raise Unsupported(f"'{op.name}' in the loop", op)
+        name = _short_name(op)
+        method = getattr(self, f"op_{name}", None)
+        if method is not None:
+            return method(op)
+        if len(op.results) != 1:
+            raise Unsupported(f"'{op.name}' in the loop", op)
+        kind = Kind(op.results[0].type)
+        operands = [self.value(v) for v in op.operands]
+        table = FLOAT_OPS if operands and operands[0][1].is_float else INTEGER_OPS
+        if name not in table or (name == "abs" and operands[0][1].element == "i1"):
+            raise Unsupported(f"'{op.name}' on {operands[0][1].element if operands else kind.element} "
+                              "(not an elementwise op this pass knows)", op)
+        result = self.fresh()
+        self.emit(f"{result} = {table[name]} {', '.join(n for n, _ in operands)} : {kind.text}", op.location)
+        return [result]
+
+    # -- ops needing more than one arith/math op -----------------------------------------
+    def op_constant(self, op):
+        return [self.constant(op.attributes["value"], Kind(op.results[0].type), op.location)]
+
+    def op_negate(self, op):
+        (value, kind) = self.value(op.operands[0])
+        result = self.fresh()
+        if kind.is_float:
+            self.emit(f"{result} = arith.negf {value} : {kind.text}", op.location)
+        else:
+            self.emit(f"{result} = arith.subi {self.zero(kind)}, {value} : {kind.text}", op.location)
+        return [result]
+
+    def op_not(self, op):
+        (value, kind) = self.value(op.operands[0])
+        result = self.fresh()
+        self.emit(f"{result} = arith.xori {value}, {self.all_ones(kind)} : {kind.text}", op.location)
+        return [result]
+
+    def op_compare(self, op):
+        (left, kind), (right, _) = (self.value(v) for v in op.operands)
+        direction = re.search(r"\b(EQ|NE|LT|LE|GT|GE)\b", str(op.attributes["comparison_direction"])).group(1)
+        compare_type = str(op.attributes["compare_type"]) if "compare_type" in op.attributes else ""
+        result = self.fresh()
+        if kind.is_float:
+            self.emit(f"{result} = arith.cmpf {_FLOAT_COMPARE[direction]}, {left}, {right} : {kind.text}", op.location)
+        else:
+            table = _UNSIGNED_COMPARE if "UNSIGNED" in compare_type or kind.element == "i1" else _SIGNED_COMPARE
+            self.emit(f"{result} = arith.cmpi {table[direction]}, {left}, {right} : {kind.text}", op.location)
+        return [result]
+
+    def op_select(self, op):
+        (predicate, predicate_kind), (left, kind), (right, _) = (self.value(v) for v in op.operands)
+        result = self.fresh()
+        types = kind.text if predicate_kind.scalar else f"{predicate_kind.text}, {kind.text}"
+        self.emit(f"{result} = arith.select {predicate}, {left}, {right} : {types}", op.location)
+        return [result]
+
+    def op_convert(self, op):
+        (value, source) = self.value(op.operands[0])
+        target = Kind(op.results[0].type)
+        if source.element == target.element:
+            return [value]
+        result = self.fresh()
+        to, fro = target.element, source.element
+        if to == "i1":  # x != 0
+            compare = f"arith.cmpf une" if source.is_float else "arith.cmpi ne"
+            self.emit(f"{result} = {compare}, {value}, {self.zero(source)} : {source.text}", op.location)
+            return [result]
+        if source.is_float and target.is_float:
+            cast = "arith.extf" if _ELEMENT_BYTES[to] > _ELEMENT_BYTES[fro] else "arith.truncf"
+        elif target.is_float:
+            cast = "arith.uitofp" if fro == "i1" else "arith.sitofp"
+        elif source.is_float:
+            cast = "arith.fptosi"
+        else:
+            cast = ("arith.extui" if fro == "i1" else "arith.extsi") if _ELEMENT_BYTES[to] > _ELEMENT_BYTES[fro] \
+                else "arith.trunci"
+        self.emit(f"{result} = {cast} {value} : {source.text} to {target.text}", op.location)
+        return [result]
+
+    def op_broadcast_in_dim(self, op):
+        (value, source) = self.value(op.operands[0])
+        target = Kind(op.results[0].type)
+        dimensions = list(ir.DenseI64ArrayAttr(op.attributes["broadcast_dimensions"]))
+        if source.shape == target.shape:
+            return [value]
+        trailing = list(range(len(target.shape) - len(source.shape), len(target.shape)))
+        if dimensions != trailing:
+            raise Unsupported(f"a broadcast_in_dim to dimensions {dimensions} (only leading dimensions can be added)", op)
+        result = self.fresh()
+        self.emit(f"{result} = vector.broadcast {value} : {source.text} to {target.text}", op.location)
+        return [result]
+
+    def op_reshape(self, op):
+        (value, source) = self.value(op.operands[0])
+        target = Kind(op.results[0].type)
+        result = self.fresh()
+        if source.shape == target.shape:
+            return [value]
+        if source.scalar:
+            self.emit(f"{result} = vector.broadcast {value} : {source.text} to {target.text}", op.location)
+        elif target.scalar:
+            indices = ", ".join("0" for _ in source.shape)
+            self.emit(f"{result} = vector.extract {value}[{indices}] : {target.text} from {source.text}", op.location)
+        else:
+            self.emit(f"{result} = vector.shape_cast {value} : {source.text} to {target.text}", op.location)
+        return [result]
+
+    def op_reduce(self, op):
+        if len(op.operands) != 2:
+            raise Unsupported("a reduction of several operands", op)
+        (value, source), (initial, _) = (self.value(v) for v in op.operands)
+        body = list(op.regions[0].blocks[0].operations)
+        combiner = _short_name(body[0].operation) if len(body) == 2 else None
+        table = _FLOAT_REDUCTIONS if source.is_float else _INTEGER_REDUCTIONS
+        if combiner not in table:
+            raise Unsupported(f"a reduction by {combiner or 'several ops'}", op)
+        dimensions = list(ir.DenseI64ArrayAttr(op.attributes["dimensions"]))
+        target = Kind(op.results[0].type)
+        result = self.fresh()
+        if target.scalar:
+            flat = value
+            if len(source.shape) > 1:
+                flat = self.fresh()
+                self.emit(f"{flat} = vector.shape_cast {value} : {source.text} to vector<{source.count}x{source.element}>")
+            self.emit(f"{result} = vector.reduction <{table[combiner]}>, {flat}, {initial} : "
+                      f"vector<{source.count}x{source.element}> into {source.element}", op.location)
+            return [result]
+        accumulator = self.fresh()
+        self.emit(f"{accumulator} = vector.broadcast {initial} : {source.element} to {target.text}")
+        self.emit(f"{result} = vector.multi_reduction <{table[combiner]}>, {value}, {accumulator} {dimensions} : "
+                  f"{source.text} to {target.text}", op.location)
+        return [result]
+
+    def op_if(self, op):
+        (predicate, _) = self.value(op.operands[0])
+        kinds = [Kind(r.type) for r in op.results]
+        types = ", ".join(k.text for k in kinds)
+        result = self.fresh()
+        head = f"{result}:{len(kinds)} = " if kinds else ""
+        self.emit(f"{head}scf.if {predicate} {'-> (' + types + ') ' if kinds else ''}{{")
+        for index, region in enumerate(op.regions):
+            if index:
+                self.emit("} else {")
+            yielded = self.block(region.blocks[0])
+            if kinds:
+                self.emit(f"scf.yield {', '.join(n for n, _ in yielded)} : {types}")
+        self.emit(f"}} {op.location}")
+        return [f"{result}#{i}" for i in range(len(kinds))]
+
+    def op_while(self, op):
+        return [name for name, _ in self.while_loop(op, [self.value(v) for v in op.operands])]
+
+
+def _outside_values(loop: ir.Operation) -> list[ir.Value]:
+    """Values defined outside ``loop`` that ops inside it read, in the order first read."""
+    inside: set = set()
+    found: list[ir.Value] = list(loop.operands)
+
+    def visit(operation):
+        operation = operation.operation
+        for region in operation.regions:
+            for block in region.blocks:
+                inside.update(block.arguments)
+        if operation != loop:
+            for value in operation.operands:
+                if value not in inside and value not in found:
+                    found.append(value)
+            inside.update(operation.results)
+        return ir.WalkResult.ADVANCE
+
+    loop.walk(visit, walk_order=ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+def dispatch_problem(loop: ir.Operation, target: str) -> str | None:
+    """Why ``loop`` cannot run inside one dispatch on ``target`` (``None``: it can)."""
+    backend = TARGETS[target].backend
+    if backend not in BACKENDS:
+        return f"target '{target}' ({backend}) does not compile loops inside a dispatch"
+    try:
+        carried = sum(Kind(v.type).bytes for v in loop.operands)
+        if carried > MAX_CARRIED_BYTES:
+            return f"the loop carries {carried} bytes (at most {MAX_CARRIED_BYTES} run inside one dispatch)"
+        _Emitter(loop).dispatch()
+    except Unsupported as problem:
+        return f"the loop reads {problem.reason}" if problem.operation is None else f"the loop has {problem.reason}"
+    return None
+
+
+def replace_loop(loop: ir.Operation) -> None:
+    """Replace ``loop`` by the dispatch region the emitter writes for it."""
+    emitter = _Emitter(loop)
+    text = emitter.dispatch()
+    try:
+        parsed = ir.Module.parse(text, loop.context)
+    except ir.MLIRError as error:  # a bug in the emitter: keep the loop as it is
+        raise RuntimeError(f"the dispatch region written for the loop does not parse: {error}\n{text}") from None
+    function = parsed.body.operations[0]
+    entry = function.regions[0].blocks[0]
+    region = entry.operations[0].operation
+    for argument, value in zip(entry.arguments, emitter.inputs):
+        argument.replace_all_uses_with(value)
+    region.detach_from_parent()
+    ir.InsertionPoint(loop).insert(region)
+    for old, new in zip(loop.results, region.results):
+        old.replace_all_uses_with(new)
+    loop.erase()
+
+
+def _loops(root: ir.Operation) -> list[ir.Operation]:
+    """The outermost ``stablehlo.while`` ops in ``root``."""
+    found = []
+
+    def visit(operation):
+        operation = operation.operation
+        if operation.name == "stablehlo.while":
+            found.append(operation)
+            return ir.WalkResult.SKIP
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit, walk_order=ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+@register(
+    "s4tf-loops-to-dispatch",
+    "Run each stablehlo.while with small elementwise carried state inside one dispatch "
+    "(options: target=cpu|..., remarks=true to say why a loop stays host-stepped)",
+    choices={"target": tuple(TARGETS)},
+)
+def loops_to_dispatch(module: ir.Operation, target: str = "cpu", remarks: bool = False) -> None:
+    pending = _loops(module)
+    while pending:
+        loop = pending.pop(0)
+        problem = dispatch_problem(loop, target)
+        if problem is None:
+            replace_loop(loop)
+            continue
+        if remarks:
+            emit_warning(loop.location, f"loop stays host-stepped: {problem}")
+        pending[:0] = [inner for region in loop.regions for block in region.blocks
+                       for op in block.operations for inner in _loops(op.operation)]
