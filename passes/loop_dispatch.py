@@ -38,6 +38,8 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from s4tf.mlir import ir
 from s4tf.passes.ir_walk import defining_op
 from s4tf.passes.registry import emit_warning, register
@@ -47,6 +49,8 @@ from s4tf.runtime.targets import TARGETS
 MAX_CARRIED_BYTES = 32 * 1024
 #: Bytes of any one value in the loop (LLVM keeps each vector in registers or on the stack).
 MAX_VALUE_BYTES = 16 * 1024
+#: Elements one ``vector.shuffle`` (a broadcast, or a step of a partial reduction) may make.
+MAX_SHUFFLE = 1024
 #: The IREE backends whose dispatches compile an ``scf.while`` over vectors.
 BACKENDS = ("llvm-cpu",)
 
@@ -119,11 +123,14 @@ class Kind:
 
     @property
     def text(self) -> str:
-        return self.element if self.scalar else f"vector<{'x'.join(map(str, self.shape))}x{self.element}>"
+        """A scalar, or a 1-D vector of all elements: LLVM cannot carry n-D vectors through
+        ``scf.while`` (an unrealized cast remains), and elementwise ops ignore the shape."""
+        return self.element if self.scalar else f"vector<{self.count}x{self.element}>"
 
-    def like(self, element: str) -> str:
-        """This shape with another element type."""
-        return element if self.scalar else f"vector<{'x'.join(map(str, self.shape))}x{element}>"
+    @property
+    def shaped(self) -> str:
+        """The n-D vector type, for ops that need the shape (broadcast, reduction, reads)."""
+        return self.element if self.scalar else f"vector<{'x'.join(map(str, self.shape))}x{self.element}>"
 
     @property
     def is_float(self) -> bool:
@@ -170,22 +177,22 @@ class _Emitter:
             self.emit(f"{self.constants['index']} = arith.constant 0 : index")
         return self.constants["index"]
 
-    def zero(self, kind: Kind) -> str:
-        """A constant zero (``false`` for i1) of ``kind``."""
+    def splat(self, scalar: str, kind: Kind, location=None) -> str:
+        """A constant of ``kind`` with every element ``scalar`` (MLIR's text for the value)."""
         name = self.fresh()
-        scalar = "false" if kind.element == "i1" else ("0.0" if kind.is_float else "0")
-        if kind.scalar:
-            self.emit(f"{name} = arith.constant {scalar} : {kind.element}")
+        if not kind.scalar:
+            self.emit(f"{name} = arith.constant dense<{scalar}> : {kind.text}", location)
+        elif kind.element == "i1":  # `true`/`false` carry their type
+            self.emit(f"{name} = arith.constant {scalar}", location)
         else:
-            self.emit(f"{name} = arith.constant dense<{scalar}> : {kind.text}")
+            self.emit(f"{name} = arith.constant {scalar} : {kind.element}", location)
         return name
 
+    def zero(self, kind: Kind) -> str:
+        return self.splat("false" if kind.element == "i1" else ("0.0" if kind.is_float else "0"), kind)
+
     def all_ones(self, kind: Kind) -> str:
-        name = self.fresh()
-        scalar = "true" if kind.element == "i1" else "-1"
-        self.emit(f"{name} = arith.constant {scalar} : {kind.element}" if kind.scalar
-                  else f"{name} = arith.constant dense<{scalar}> : {kind.text}")
-        return name
+        return self.splat("true" if kind.element == "i1" else "-1", kind)
 
     # -- the boundary: reading inputs, writing results -----------------------------------
     def read(self, value: ir.Value) -> tuple[str, Kind]:
@@ -203,11 +210,28 @@ class _Emitter:
             self.emit(f"{name} = tensor.extract {argument}[] : {kind.tensor}")
         else:
             zero = self.index_zero()
-            pad = self.fresh()
-            self.emit(f"{pad} = arith.constant {'0.0' if kind.is_float else '0'} : {kind.element}")
+            pad = self.zero(Kind(ir.RankedTensorType.get([], ir.RankedTensorType(value.type).element_type)))
             indices = ", ".join([zero] * len(kind.shape))
-            self.emit(f"{name} = vector.transfer_read {argument}[{indices}], {pad} : {kind.tensor}, {kind.text}")
+            shaped = self.fresh()
+            self.emit(f"{shaped} = vector.transfer_read {argument}[{indices}], {pad} : {kind.tensor}, {kind.shaped}")
+            name = self.flatten(shaped, kind)
         return name, kind
+
+    def flatten(self, shaped: str, kind: Kind) -> str:
+        """The n-D vector ``shaped`` as ``kind.text``."""
+        if kind.shaped == kind.text:
+            return shaped
+        name = self.fresh()
+        self.emit(f"{name} = vector.shape_cast {shaped} : {kind.shaped} to {kind.text}")
+        return name
+
+    def unflatten(self, name: str, kind: Kind) -> str:
+        """``name`` (of ``kind.text``) as the n-D vector ``kind.shaped``."""
+        if kind.shaped == kind.text:
+            return name
+        shaped = self.fresh()
+        self.emit(f"{shaped} = vector.shape_cast {name} : {kind.text} to {kind.shaped}")
+        return shaped
 
     def write(self, name: str, kind: Kind) -> str:
         result = self.fresh()
@@ -216,20 +240,15 @@ class _Emitter:
         if kind.scalar:
             self.emit(f"{result} = tensor.from_elements {name} : {kind.tensor}")
             return result
+        shaped = self.unflatten(name, kind)
         empty = self.fresh()
         self.emit(f"{empty} = tensor.empty() : {kind.tensor}")
         indices = ", ".join([self.index_zero()] * len(kind.shape))
-        self.emit(f"{result} = vector.transfer_write {name}, {empty}[{indices}] : {kind.text}, {kind.tensor}")
+        self.emit(f"{result} = vector.transfer_write {shaped}, {empty}[{indices}] : {kind.shaped}, {kind.tensor}")
         return result
 
     def constant(self, attribute: ir.Attribute, kind: Kind, location) -> str:
-        name = self.fresh()
-        inner = _dense_inner(attribute)
-        if kind.scalar:
-            self.emit(f"{name} = arith.constant {inner} : {kind.element}", location)
-        else:
-            self.emit(f"{name} = arith.constant dense<{inner}> : {kind.text}", location)
-        return name
+        return self.splat(_dense_inner(attribute), kind, location)
 
     # -- the loop ------------------------------------------------------------------------
     def dispatch(self) -> str:
@@ -286,13 +305,13 @@ class _Emitter:
 
     def operation(self, op: ir.Operation) -> list[str]:
         if not op.name.startswith("stablehlo."):
-            raise Unsupported(f"'{op.name}' in the loop", op)
+            raise Unsupported(f"'{op.name}'", op)
         name = _short_name(op)
         method = getattr(self, f"op_{name}", None)
         if method is not None:
             return method(op)
         if len(op.results) != 1:
-            raise Unsupported(f"'{op.name}' in the loop", op)
+            raise Unsupported(f"'{op.name}'", op)
         kind = Kind(op.results[0].type)
         operands = [self.value(v) for v in op.operands]
         table = FLOAT_OPS if operands and operands[0][1].is_float else INTEGER_OPS
@@ -368,28 +387,43 @@ class _Emitter:
         (value, source) = self.value(op.operands[0])
         target = Kind(op.results[0].type)
         dimensions = list(ir.DenseI64ArrayAttr(op.attributes["broadcast_dimensions"]))
-        if source.shape == target.shape:
+        if source.shape == target.shape and dimensions == sorted(dimensions):
             return [value]
-        trailing = list(range(len(target.shape) - len(source.shape), len(target.shape)))
-        if dimensions != trailing:
-            raise Unsupported(f"a broadcast_in_dim to dimensions {dimensions} (only leading dimensions can be added)", op)
         result = self.fresh()
-        self.emit(f"{result} = vector.broadcast {value} : {source.text} to {target.text}", op.location)
-        return [result]
+        if source.scalar:
+            self.emit(f"{result} = vector.broadcast {value} : {source.text} to {target.text}", op.location)
+            return [result]
+        # which source element each result element is, in row-major order
+        order = np.argsort(dimensions)
+        expanded = [1] * len(target.shape)
+        for axis in order:
+            expanded[dimensions[axis]] = source.shape[axis]
+        indices = np.arange(source.count).reshape(source.shape).transpose(order).reshape(expanded)
+        return [self.shuffle(value, source, np.broadcast_to(indices, target.shape).ravel(), target, op.location)]
+
+    def shuffle(self, value: str, source: Kind, indices, target: Kind, location) -> str:
+        """The elements ``indices`` of the vector ``value``, as ``target``."""
+        if target.scalar:
+            result = self.fresh()
+            self.emit(f"{result} = vector.extract {value}[{int(indices[0])}] : {target.text} from {source.text}", location)
+            return result
+        if len(indices) > MAX_SHUFFLE:
+            raise Unsupported(f"a broadcast or reduction making {len(indices)} elements (at most {MAX_SHUFFLE})")
+        result = self.fresh()
+        mask = ", ".join(str(int(i)) for i in indices)
+        self.emit(f"{result} = vector.shuffle {value}, {value} [{mask}] : {source.text}, {source.text}", location)
+        return result
 
     def op_reshape(self, op):
         (value, source) = self.value(op.operands[0])
         target = Kind(op.results[0].type)
-        result = self.fresh()
-        if source.shape == target.shape:
+        if source.text == target.text:  # the same elements, in the same order
             return [value]
+        result = self.fresh()
         if source.scalar:
             self.emit(f"{result} = vector.broadcast {value} : {source.text} to {target.text}", op.location)
-        elif target.scalar:
-            indices = ", ".join("0" for _ in source.shape)
-            self.emit(f"{result} = vector.extract {value}[{indices}] : {target.text} from {source.text}", op.location)
         else:
-            self.emit(f"{result} = vector.shape_cast {value} : {source.text} to {target.text}", op.location)
+            self.emit(f"{result} = vector.extract {value}[0] : {target.text} from {source.text}", op.location)
         return [result]
 
     def op_reduce(self, op):
@@ -405,17 +439,21 @@ class _Emitter:
         target = Kind(op.results[0].type)
         result = self.fresh()
         if target.scalar:
-            flat = value
-            if len(source.shape) > 1:
-                flat = self.fresh()
-                self.emit(f"{flat} = vector.shape_cast {value} : {source.text} to vector<{source.count}x{source.element}>")
-            self.emit(f"{result} = vector.reduction <{table[combiner]}>, {flat}, {initial} : "
-                      f"vector<{source.count}x{source.element}> into {source.element}", op.location)
+            self.emit(f"{result} = vector.reduction <{table[combiner]}>, {value}, {initial} : "
+                      f"{source.text} into {source.element}", op.location)
             return [result]
-        accumulator = self.fresh()
-        self.emit(f"{accumulator} = vector.broadcast {initial} : {source.element} to {target.text}")
-        self.emit(f"{result} = vector.multi_reduction <{table[combiner]}>, {value}, {accumulator} {dimensions} : "
-                  f"{source.text} to {target.text}", op.location)
+        # a reduction over some axes: one shuffle per position along them, combined in turn
+        kept = [axis for axis in range(len(source.shape)) if axis not in dimensions]
+        indices = np.arange(source.count).reshape(source.shape).transpose(kept + dimensions).reshape(target.count, -1)
+        if indices.shape[1] > MAX_SHUFFLE:
+            raise Unsupported(f"a reduction over {indices.shape[1]} elements per result (at most {MAX_SHUFFLE})", op)
+        combine = (FLOAT_OPS if source.is_float else INTEGER_OPS)[combiner]
+        self.emit(f"{result} = vector.broadcast {initial} : {source.element} to {target.text}")
+        for column in indices.T:
+            part = self.shuffle(value, source, column, target, op.location)
+            combined = self.fresh()
+            self.emit(f"{combined} = {combine} {result}, {part} : {target.text}", op.location)
+            result = combined
         return [result]
 
     def op_if(self, op):
