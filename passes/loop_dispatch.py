@@ -132,6 +132,10 @@ class Kind:
         """The n-D vector type, for ops that need the shape (broadcast, reduction, reads)."""
         return self.element if self.scalar else f"vector<{'x'.join(map(str, self.shape))}x{self.element}>"
 
+    def with_element(self, element: str, shape=None) -> "Kind":
+        """Elements of type ``element``, of this shape or ``shape``."""
+        return Kind(ir.RankedTensorType.get(self.shape if shape is None else shape, ir.Type.parse(element)))
+
     @property
     def is_float(self) -> bool:
         return self.element in _FLOATS
@@ -157,6 +161,7 @@ class _Emitter:
         self.counter = 0
         self.inputs: list[ir.Value] = []  # values from outside the loop, in argument order
         self.constants: dict[str, str] = {}
+        self.prologue: list[str] = []  # ops before the region (converting i1 inputs to i8)
 
     # -- names and small helpers --------------------------------------------------------
     def fresh(self) -> str:
@@ -201,16 +206,25 @@ class _Emitter:
         producer = defining_op(value)
         if producer is not None and producer.name == "stablehlo.constant":
             return self.constant(producer.attributes["value"], kind, producer.location), kind
-        if kind.element == "i1" and not kind.scalar:
-            raise Unsupported(f"a boolean tensor {kind.tensor} read from outside the loop")
         self.inputs.append(value)
         argument = f"%in{len(self.inputs) - 1}"
+        if kind.element == "i1":  # IREE stores i1 as i8 in buffers: read i8, convert outside
+            bytes_kind = kind.with_element("i8")
+            converted = f"%bytes{len(self.inputs) - 1}"
+            self.prologue.append(f"{converted} = stablehlo.convert {argument} : ({kind.tensor}) -> {bytes_kind.tensor}")
+            name, _ = self.read_tensor(converted, bytes_kind)
+            result = self.fresh()
+            self.emit(f"{result} = arith.trunci {name} : {bytes_kind.text} to {kind.text}")
+            return result, kind
+        return self.read_tensor(argument, kind)
+
+    def read_tensor(self, argument: str, kind: Kind) -> tuple[str, Kind]:
         name = self.fresh()
         if kind.scalar:
             self.emit(f"{name} = tensor.extract {argument}[] : {kind.tensor}")
         else:
             zero = self.index_zero()
-            pad = self.zero(Kind(ir.RankedTensorType.get([], ir.RankedTensorType(value.type).element_type)))
+            pad = self.zero(kind.with_element(kind.element, shape=[]))
             indices = ", ".join([zero] * len(kind.shape))
             shaped = self.fresh()
             self.emit(f"{shaped} = vector.transfer_read {argument}[{indices}], {pad} : {kind.tensor}, {kind.shaped}")
@@ -233,10 +247,17 @@ class _Emitter:
         self.emit(f"{shaped} = vector.shape_cast {name} : {kind.text} to {kind.shaped}")
         return shaped
 
-    def write(self, name: str, kind: Kind) -> str:
+    def write(self, name: str, kind: Kind) -> tuple[str, Kind]:
+        """Write ``name`` into a tensor; i1 as i8 (converted back outside the region)."""
+        if kind.element == "i1":
+            bytes_kind = kind.with_element("i8")
+            wide = self.fresh()
+            self.emit(f"{wide} = arith.extui {name} : {kind.text} to {bytes_kind.text}")
+            return self.write_tensor(wide, bytes_kind), bytes_kind
+        return self.write_tensor(name, kind), kind
+
+    def write_tensor(self, name: str, kind: Kind) -> str:
         result = self.fresh()
-        if kind.element == "i1" and not kind.scalar:
-            raise Unsupported(f"a boolean tensor {kind.tensor} carried by the loop")
         if kind.scalar:
             self.emit(f"{result} = tensor.from_elements {name} : {kind.tensor}")
             return result
@@ -259,16 +280,24 @@ class _Emitter:
                 self.names[value] = self.read(value)
         results = self.while_loop(loop, [self.value(v) for v in loop.operands])
         written = [self.write(name, kind) for name, kind in results]
-        kinds = [kind for _, kind in results]
-        result_types = ", ".join(k.tensor for k in kinds)
+        region_types = ", ".join(k.tensor for _, k in written)
+        returned = []
+        epilogue = []
+        for index, ((_, kind), (_, stored)) in enumerate(zip(results, written)):
+            returned.append(f"%r#{index}" if kind is stored else f"%bool{index}")
+            if kind is not stored:
+                epilogue.append(f"%bool{index} = stablehlo.convert %r#{index} : ({stored.tensor}) -> {kind.tensor}")
+        result_types = ", ".join(k.tensor for _, k in results)
         arguments = ", ".join(f"%in{i}: {v.type}" for i, v in enumerate(self.inputs))
         body = "\n".join("    " + line for line in self.lines)
-        return (
-            f"func.func private @loop({arguments}) -> ({result_types}) {{\n"
-            f"  %r:{len(kinds)} = flow.dispatch.region -> ({result_types}) {{\n{body}\n"
-            f"    flow.return {', '.join(written)} : {result_types}\n  }} {loop.location}\n"
-            f"  return {', '.join(f'%r#{i}' for i in range(len(kinds)))} : {result_types}\n}}"
-        )
+        return "\n".join([
+            f"func.func private @loop({arguments}) -> ({result_types}) {{",
+            *("  " + line for line in self.prologue),
+            f"  %r:{len(written)} = flow.dispatch.region -> ({region_types}) {{\n{body}",
+            f"    flow.return {', '.join(n for n, _ in written)} : {region_types}\n  }} {loop.location}",
+            *("  " + line for line in epilogue),
+            f"  return {', '.join(returned)} : {result_types}\n}}",
+        ])
 
     def while_loop(self, loop: ir.Operation, initial: list[tuple[str, Kind]]) -> list[tuple[str, Kind]]:
         cond, body = (region.blocks[0] for region in loop.regions)
@@ -522,12 +551,13 @@ def replace_loop(loop: ir.Operation) -> None:
         raise RuntimeError(f"the dispatch region written for the loop does not parse: {error}\n{text}") from None
     function = parsed.body.operations[0]
     entry = function.regions[0].blocks[0]
-    region = entry.operations[0].operation
     for argument, value in zip(entry.arguments, emitter.inputs):
         argument.replace_all_uses_with(value)
-    region.detach_from_parent()
-    ir.InsertionPoint(loop).insert(region)
-    for old, new in zip(loop.results, region.results):
+    *operations, returned = [op.operation for op in entry.operations]
+    for operation in operations:  # the region, and the conversions of booleans around it
+        operation.detach_from_parent()
+        ir.InsertionPoint(loop).insert(operation)
+    for old, new in zip(loop.results, returned.operands):
         old.replace_all_uses_with(new)
     loop.erase()
 
