@@ -28,10 +28,13 @@ carried value, every value the loop reads from outside and every value computed 
 statically shaped tensor of f16/f32/f64 or i1/i8/i16/i32/i64 of at most
 :data:`MAX_VALUE_BYTES` bytes, the carried ones together at most :data:`MAX_CARRIED_BYTES`;
 (3) every op in it is elementwise arithmetic, math, comparison, select or conversion, a
-constant, a broadcast or reshape, a reduction with one of add/mul/max/min/and/or/xor, or a
-nested ``if``/``while`` of such ops (the table :data:`FLOAT_OPS`, :data:`INTEGER_OPS`, and
-the methods of :class:`_Emitter`). Other loops stay host-stepped; with ``remarks=true``
-the pass says at each such loop why (a warning at its location).
+constant, a broadcast or reshape, a reduction with one of add/mul/max/min/and/or/xor, a
+``dynamic_slice``/``dynamic_update_slice`` of at most :data:`MAX_SLICE` elements (reverse
+mode's checkpoint tapes), or a nested ``if``/``while`` of such ops (the tables
+:data:`FLOAT_OPS`, :data:`INTEGER_OPS`, and the ``op_*`` methods of :class:`_Emitter`);
+(4) all its vector values together take at most :data:`MAX_STACK_BYTES` for the target
+(LLVM keeps large vectors on a worker thread's stack). Other loops stay host-stepped;
+with ``remarks=true`` the pass says at each such loop why (a warning at its location).
 """
 
 from __future__ import annotations
@@ -45,12 +48,22 @@ from s4tf.passes.ir_walk import defining_op
 from s4tf.passes.registry import emit_warning, register
 from s4tf.runtime.targets import TARGETS
 
-#: Bytes of all carried values together (Newton's method on 1,000 float64s carries 16,000).
-MAX_CARRIED_BYTES = 32 * 1024
+#: Bytes of all carried values together (Newton's method on 1,000 float64s carries 16,000;
+#: reverse mode's loops carry checkpoint tapes of up to 1,025 rows).
+MAX_CARRIED_BYTES = 64 * 1024
 #: Bytes of any one value in the loop (LLVM keeps each vector in registers or on the stack).
-MAX_VALUE_BYTES = 16 * 1024
+MAX_VALUE_BYTES = 32 * 1024
 #: Elements one ``vector.shuffle`` (a broadcast, or a step of a partial reduction) may make.
 MAX_SHUFFLE = 1024
+#: The bytes of all vector values in a loop (each SSA value, block arguments included):
+#: LLVM keeps large vectors on the stack, and IREE's worker threads have 128 KiB stacks by
+#: default. s4tf's own runtime gives them 1 MiB (s4tf.runtime.device), so the host target
+#: allows more; modules for other machines must fit the default. (The gradient of a
+#: 10,000-step loop on 2 floats, 1,025-row tapes, counts about 150 KiB here and needed
+#: between 128 and 256 KiB of stack.)
+MAX_STACK_BYTES = {"cpu": 512 * 1024, None: 48 * 1024}
+#: Elements one dynamic slice or update (a row of a tape) may have.
+MAX_SLICE = 64
 #: The IREE backends whose dispatches compile an ``scf.while`` over vectors.
 BACKENDS = ("llvm-cpu",)
 
@@ -137,6 +150,10 @@ class Kind:
         return Kind(ir.RankedTensorType.get(self.shape if shape is None else shape, ir.Type.parse(element)))
 
     @property
+    def vector_bytes(self) -> int:
+        return 0 if self.scalar else self.bytes
+
+    @property
     def is_float(self) -> bool:
         return self.element in _FLOATS
 
@@ -162,6 +179,8 @@ class _Emitter:
         self.inputs: list[ir.Value] = []  # values from outside the loop, in argument order
         self.constants: dict[str, str] = {}
         self.prologue: list[str] = []  # ops before the region (converting i1 inputs to i8)
+        #: Bytes of every vector value written (LLVM keeps large vectors on the stack).
+        self.vector_bytes = 0
 
     # -- names and small helpers --------------------------------------------------------
     def fresh(self) -> str:
@@ -302,6 +321,7 @@ class _Emitter:
     def while_loop(self, loop: ir.Operation, initial: list[tuple[str, Kind]]) -> list[tuple[str, Kind]]:
         cond, body = (region.blocks[0] for region in loop.regions)
         kinds = [Kind(v.type) for v in loop.operands]
+        self.vector_bytes += 3 * sum(k.vector_bytes for k in kinds)  # before, after, results
         types = ", ".join(k.text for k in kinds)
         results = self.fresh()
         before = [self.fresh() for _ in kinds]
@@ -330,6 +350,7 @@ class _Emitter:
             results = self.operation(operation)
             for result, name in zip(operation.results, results):
                 self.names[result] = (name, Kind(result.type))
+                self.vector_bytes += self.names[result][1].vector_bytes
         raise Unsupported("a region without stablehlo.return")
 
     def operation(self, op: ir.Operation) -> list[str]:
@@ -485,6 +506,74 @@ class _Emitter:
             result = combined
         return [result]
 
+    def op_dynamic_slice(self, op):
+        (value, source), *starts = (self.value(v) for v in op.operands)
+        target = Kind(op.results[0].type)
+        sizes = list(ir.DenseI64ArrayAttr(op.attributes["slice_sizes"]))
+        positions = self.slice_positions(source, sizes, starts, op)
+        elements = []
+        for position in positions:
+            element = self.fresh()
+            self.emit(f"{element} = vector.extract {value}[{position}] : {source.element} from {source.text}", op.location)
+            elements.append(element)
+        if target.scalar:
+            return elements
+        result = self.fresh()
+        self.emit(f"{result} = vector.from_elements {', '.join(elements)} : {target.text}", op.location)
+        return [result]
+
+    def op_dynamic_update_slice(self, op):
+        (value, source), (update, update_kind), *starts = (self.value(v) for v in op.operands)
+        positions = self.slice_positions(source, update_kind.shape, starts, op)
+        result = value
+        for offset, position in enumerate(positions):
+            element = update
+            if not update_kind.scalar:
+                element = self.fresh()
+                self.emit(f"{element} = vector.extract {update}[{offset}] : {source.element} from {update_kind.text}")
+            inserted = self.fresh()
+            self.vector_bytes += source.vector_bytes
+            self.emit(f"{inserted} = vector.insert {element}, {result}[{position}] : {source.element} into {source.text}",
+                      op.location)
+            result = inserted
+        return [result]
+
+    def slice_positions(self, source: Kind, sizes, starts, op) -> list[str]:
+        """Index values of the flat positions of a slice of ``sizes`` at ``starts`` (clamped
+        into ``source`` as StableHLO says), in row-major order."""
+        count = int(np.prod(sizes)) if sizes else 1
+        if source.scalar or count > MAX_SLICE:
+            raise Unsupported(f"a dynamic slice of {count} elements (at most {MAX_SLICE})", op)
+        strides = [int(np.prod(source.shape[axis + 1:])) for axis in range(len(source.shape))]
+        base = None
+        for (start, kind), size, extent, stride in zip(starts, sizes, source.shape, strides):
+            clamped = self.fresh()
+            low, high = self.splat("0", kind), self.splat(str(extent - size), kind)
+            self.emit(f"{clamped} = arith.maxsi {start}, {low} : {kind.text}")
+            self.emit(f"{clamped}c = arith.minsi {clamped}, {high} : {kind.text}")
+            index = self.fresh()
+            self.emit(f"{index} = arith.index_cast {clamped}c : {kind.text} to index")
+            term = self.fresh()
+            self.emit(f"{term} = arith.muli {index}, {self.index_constant(stride)} : index")
+            if base is not None:
+                total = self.fresh()
+                self.emit(f"{total} = arith.addi {base}, {term} : index")
+                term = total
+            base = term
+        offsets = np.arange(int(np.prod(source.shape))).reshape(source.shape)[tuple(slice(0, n) for n in sizes)].ravel()
+        positions = []
+        for offset in offsets:
+            position = self.fresh()
+            self.emit(f"{position} = arith.addi {base}, {self.index_constant(int(offset))} : index")
+            positions.append(position)
+        return positions
+
+    def index_constant(self, value: int) -> str:
+        """An ``index`` constant, made where it is used (a nested region cannot share it)."""
+        name = self.fresh()
+        self.emit(f"{name} = arith.constant {value} : index")
+        return name
+
     def op_if(self, op):
         (predicate, _) = self.value(op.operands[0])
         kinds = [Kind(r.type) for r in op.results]
@@ -535,7 +624,12 @@ def dispatch_problem(loop: ir.Operation, target: str) -> str | None:
         carried = sum(Kind(v.type).bytes for v in loop.operands)
         if carried > MAX_CARRIED_BYTES:
             return f"the loop carries {carried} bytes (at most {MAX_CARRIED_BYTES} run inside one dispatch)"
-        _Emitter(loop).dispatch()
+        emitter = _Emitter(loop)
+        emitter.dispatch()
+        limit = MAX_STACK_BYTES.get(target, MAX_STACK_BYTES[None])
+        if emitter.vector_bytes > limit:
+            return (f"the loop's vectors take {emitter.vector_bytes} bytes (at most {limit} on target '{target}', "
+                    "whose dispatches keep them on the stack of a worker thread)")
     except Unsupported as problem:
         return f"the loop reads {problem.reason}" if problem.operation is None else f"the loop has {problem.reason}"
     return None

@@ -120,3 +120,39 @@ func.func @matmul_loop(%w: tensor<2x2xf32>, %h: tensor<2xf32>, %n: tensor<i32>) 
   }
   return %r#1 : tensor<2xf32>
 }
+
+// -----
+
+// A checkpoint tape written at a dynamic row: the row index is clamped into the tape as
+// StableHLO says, and each element is a vector.insert at a dynamic position.
+// CHECK-LABEL: func.func @tape
+// CHECK:         flow.dispatch.region
+// CHECK:           scf.while
+// CHECK:           } do {
+// CHECK:             %[[LOW:.*]] = arith.maxsi %{{.*}}, %{{.*}} : i32
+// CHECK:             %[[ROW:.*]] = arith.minsi %[[LOW]], %{{.*}} : i32
+// CHECK:             %[[INDEX:.*]] = arith.index_cast %[[ROW]] : i32 to index
+// CHECK:             %[[BASE:.*]] = arith.muli %[[INDEX]], %{{.*}} : index
+// CHECK:             %[[START:.*]] = arith.addi %[[BASE]], %{{.*}} : index
+// CHECK:             %[[AT0:.*]] = arith.addi %[[START]], %{{.*}} : index
+// CHECK:             %[[AT1:.*]] = arith.addi %[[START]], %{{.*}} : index
+// CHECK:             %[[E0:.*]] = vector.extract %{{.*}}[0] : f32 from vector<2xf32>
+// CHECK:             %[[T0:.*]] = vector.insert %[[E0]], %{{.*}} [%[[AT0]]] : f32 into vector<8xf32>
+// CHECK:             %[[E1:.*]] = vector.extract %{{.*}}[1] : f32 from vector<2xf32>
+// CHECK:             vector.insert %[[E1]], %[[T0]] [%[[AT1]]] : f32 into vector<8xf32>
+func.func @tape(%x: tensor<2xf32>, %n: tensor<i32>) -> tensor<4x2xf32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %empty = stablehlo.constant dense<0.0> : tensor<4x2xf32>
+  %r:2 = stablehlo.while(%i = %zero, %t = %empty) : tensor<i32>, tensor<4x2xf32>
+  cond {
+    %c = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %row = stablehlo.reshape %x : (tensor<2xf32>) -> tensor<1x2xf32>
+    %u = stablehlo.dynamic_update_slice %t, %row, %i, %zero : (tensor<4x2xf32>, tensor<1x2xf32>, tensor<i32>, tensor<i32>) -> tensor<4x2xf32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %u : tensor<i32>, tensor<4x2xf32>
+  }
+  return %r#1 : tensor<4x2xf32>
+}
