@@ -46,7 +46,7 @@ import numpy as np
 from s4tf.mlir import ir
 from s4tf.passes.ir_walk import defining_op
 from s4tf.passes.registry import emit_warning, register
-from s4tf.runtime.targets import TARGETS
+from s4tf.passes.availability import TARGET_NAMES
 
 #: Bytes of all carried values together (Newton's method on 1,000 float64s carries 16,000;
 #: reverse mode's loops carry checkpoint tapes of up to 1,025 rows).
@@ -70,8 +70,9 @@ MAX_STACK_BYTES = {"cpu": 256 * 1024, None: 48 * 1024}
 #: compile, so those tapes stay host-stepped.
 MAX_SLICE = 64
 MAX_DYNAMIC_VECTOR_BYTES = 1024
-#: The IREE backends whose dispatches compile an ``scf.while`` over vectors.
-BACKENDS = ("llvm-cpu",)
+#: The targets whose dispatches compile an ``scf.while`` over vectors: IREE's ``llvm-cpu``
+#: ones (:mod:`s4tf.runtime.targets`).
+DISPATCH_TARGETS = ("cpu", "android-arm64", "linux-arm64")
 
 _ELEMENT_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8}
 _FLOATS = ("f16", "f32", "f64")
@@ -626,9 +627,8 @@ def _outside_values(loop: ir.Operation) -> list[ir.Value]:
 
 def dispatch_problem(loop: ir.Operation, target: str) -> str | None:
     """Why ``loop`` cannot run inside one dispatch on ``target`` (``None``: it can)."""
-    backend = TARGETS[target].backend
-    if backend not in BACKENDS:
-        return f"target '{target}' ({backend}) does not compile loops inside a dispatch"
+    if target not in DISPATCH_TARGETS:
+        return f"target '{target}' does not compile loops inside a dispatch (IREE's llvm-cpu targets do)"
     try:
         carried = sum(Kind(v.type).bytes for v in loop.operands)
         if carried > MAX_CARRIED_BYTES:
@@ -684,7 +684,7 @@ def _loops(root: ir.Operation) -> list[ir.Operation]:
     "s4tf-loops-to-dispatch",
     "Run each stablehlo.while with small elementwise carried state inside one dispatch "
     "(options: target=cpu|..., remarks=true to say why a loop stays host-stepped)",
-    choices={"target": tuple(TARGETS)},
+    choices={"target": TARGET_NAMES},
 )
 def loops_to_dispatch(module: ir.Operation, target: str = "cpu", remarks: bool = False) -> None:
     pending = _loops(module)
