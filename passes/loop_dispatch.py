@@ -195,7 +195,12 @@ class _Emitter:
         return f"%v{self.counter}"
 
     def emit(self, text: str, location: ir.Location | None = None) -> None:
-        self.lines.append(f"{text} {location}" if location is not None else text)
+        """One op, at ``location`` (by default the loop's: every op keeps a real location)."""
+        self.lines.append(f"{text} {location if location is not None else self.loop.location}")
+
+    def structure(self, text: str) -> None:
+        """A line that is not a whole op (``} do {``, a block label, an op's opening)."""
+        self.lines.append(text)
 
     def value(self, value: ir.Value) -> tuple[str, Kind]:
         if value not in self.names:
@@ -237,7 +242,8 @@ class _Emitter:
         if kind.element == "i1":  # IREE stores i1 as i8 in buffers: read i8, convert outside
             bytes_kind = kind.with_element("i8")
             converted = f"%bytes{len(self.inputs) - 1}"
-            self.prologue.append(f"{converted} = stablehlo.convert {argument} : ({kind.tensor}) -> {bytes_kind.tensor}")
+            self.prologue.append(f"{converted} = stablehlo.convert {argument} : ({kind.tensor}) -> {bytes_kind.tensor} "
+                                 f"{self.loop.location}")
             name, _ = self.read_tensor(converted, bytes_kind)
             result = self.fresh()
             self.emit(f"{result} = arith.trunci {name} : {bytes_kind.text} to {kind.text}")
@@ -312,7 +318,8 @@ class _Emitter:
         for index, ((_, kind), (_, stored)) in enumerate(zip(results, written)):
             returned.append(f"%r#{index}" if kind is stored else f"%bool{index}")
             if kind is not stored:
-                epilogue.append(f"%bool{index} = stablehlo.convert %r#{index} : ({stored.tensor}) -> {kind.tensor}")
+                epilogue.append(f"%bool{index} = stablehlo.convert %r#{index} : ({stored.tensor}) -> {kind.tensor} "
+                                f"{loop.location}")
         result_types = ", ".join(k.tensor for _, k in results)
         arguments = ", ".join(f"%in{i}: {v.type}" for i, v in enumerate(self.inputs))
         body = "\n".join("    " + line for line in self.lines)
@@ -320,7 +327,7 @@ class _Emitter:
             f"func.func private @loop({arguments}) -> ({result_types}) {{",
             *("  " + line for line in self.prologue),
             f"  %r:{len(written)} = flow.dispatch.region -> ({region_types}) {{\n{body}",
-            f"    flow.return {', '.join(n for n, _ in written)} : {region_types}\n  }} {loop.location}",
+            f"    flow.return {', '.join(n for n, _ in written)} : {region_types} {loop.location}\n  }} {loop.location}",
             *("  " + line for line in epilogue),
             f"  return {', '.join(returned)} : {result_types}\n}}",
         ])
@@ -333,19 +340,19 @@ class _Emitter:
         results = self.fresh()
         before = [self.fresh() for _ in kinds]
         inits = ", ".join(f"{b} = {name}" for b, (name, _) in zip(before, initial))
-        self.emit(f"{results}:{len(kinds)} = scf.while ({inits}) : ({types}) -> ({types}) {{")
+        self.structure(f"{results}:{len(kinds)} = scf.while ({inits}) : ({types}) -> ({types}) {{")
         for argument, name, kind in zip(cond.arguments, before, kinds):
             self.names[argument] = (name, kind)
         (predicate,) = self.block(cond)
         self.emit(f"scf.condition({predicate[0]}) {', '.join(before)} : {types}")
         after = [self.fresh() for _ in kinds]
-        self.emit("} do {")
-        self.emit(f"^bb0({', '.join(f'{a}: {k.text}' for a, k in zip(after, kinds))}):")
+        self.structure("} do {")
+        self.structure(f"^bb0({', '.join(f'{a}: {k.text} {loop.location}' for a, k in zip(after, kinds))}):")
         for argument, name, kind in zip(body.arguments, after, kinds):
             self.names[argument] = (name, kind)
         yielded = self.block(body)
         self.emit(f"scf.yield {', '.join(n for n, _ in yielded)} : {types}")
-        self.emit(f"}} {loop.location}")
+        self.emit("}", loop.location)
         return [(f"{results}#{i}", kind) for i, kind in enumerate(kinds)]
 
     def block(self, block: ir.Block) -> list[tuple[str, Kind]]:
@@ -590,14 +597,14 @@ class _Emitter:
         types = ", ".join(k.text for k in kinds)
         result = self.fresh()
         head = f"{result}:{len(kinds)} = " if kinds else ""
-        self.emit(f"{head}scf.if {predicate} {'-> (' + types + ') ' if kinds else ''}{{")
+        self.structure(f"{head}scf.if {predicate} {'-> (' + types + ') ' if kinds else ''}{{")
         for index, region in enumerate(op.regions):
             if index:
-                self.emit("} else {")
+                self.structure("} else {")
             yielded = self.block(region.blocks[0])
             if kinds:
                 self.emit(f"scf.yield {', '.join(n for n, _ in yielded)} : {types}")
-        self.emit(f"}} {op.location}")
+        self.emit("}", op.location)
         return [f"{result}#{i}" for i in range(len(kinds))]
 
     def op_while(self, op):
