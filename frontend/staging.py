@@ -41,8 +41,9 @@ LOWERING_PIPELINE = "s4tf-verify,s4tf-canonicalize,s4tf-lower-to-stablehlo,inlin
 
 def lowering_pipeline(target: str) -> str:
     """:data:`LOWERING_PIPELINE` with the availability check for ``target`` first, so ops
-    ``target`` cannot run are reported at the user's lines before IREE sees them."""
-    return f"s4tf-check-availability{{target={target}}},{LOWERING_PIPELINE}"
+    ``target`` cannot run are reported at the user's lines before IREE sees them, and
+    small elementwise loops run inside one dispatch where ``target`` can (last)."""
+    return f"s4tf-check-availability{{target={target}}},{LOWERING_PIPELINE},s4tf-loops-to-dispatch{{target={target}}}"
 
 
 class Lowered:

@@ -39,7 +39,7 @@ class Limitation:
 
 _LIBM = (
     "IREE's CPU code generation calls libm's {name}, which its self-contained executables "
-    "cannot link (compile error: undefined symbol)"
+    "cannot link (compile error: undefined symbol; the host target 'cpu' links the system's libm instead)"
 )
 _CPU_F64_MATH = [
     ("tanh", ("s4tf.tanh", "stablehlo.tanh")),
@@ -48,7 +48,8 @@ _CPU_F64_MATH = [
     ("tan", ("s4tf.tan", "stablehlo.tan")),
     ("atan2 (asin, acos and atan expand to it)", ("s4tf.asin", "s4tf.acos", "s4tf.atan", "s4tf.atan2", "stablehlo.atan2")),
 ]
-_CPU_TARGETS = ("cpu", "android-arm64", "linux-arm64")
+#: Cross-compiled CPU targets: no libm to link here (``cpu`` links the system's: s4tf.runtime.system_libm).
+_CPU_TARGETS = ("android-arm64", "linux-arm64")
 
 LIMITATIONS: tuple[Limitation, ...] = (
     *(

@@ -12,6 +12,7 @@ from iree.compiler.version import VERSION as IREE_VERSION
 
 from s4tf.errors import CompilationError
 from s4tf.runtime.cache import DiskCache, cache_key
+from s4tf.runtime.system_libm import LINK_FLAG, needs_system_libm
 from s4tf.runtime.targets import compile_flags
 from s4tf.version import __version__
 
@@ -28,6 +29,8 @@ def compile_stablehlo(module_text: str, target: str = "cpu", extra_flags=(), cac
     cached = cache.get(key)
     if cached is not None:
         return cached
+    if needs_system_libm(module_text, target):  # decided by the text: the key need not name it
+        flags = [*flags, LINK_FLAG]
     try:
         vmfb = iree_compiler.compile_str(module_text, input_type="stablehlo", extra_args=flags)
     except iree_compiler.CompilerToolError as error:

@@ -54,8 +54,15 @@ class InvocationError(S4tfError, ValueError):
     that IREE fails to run."""
 
 
+#: Stack of each of IREE's CPU worker threads (IREE's default: 128 KiB). Loops compiled into
+#: one dispatch keep their vectors there (:data:`s4tf.passes.loop_dispatch.MAX_STACK_BYTES`).
+WORKER_STACK_BYTES = 1024 * 1024
+
+
 @lru_cache(maxsize=None)
 def runtime_config(driver: str) -> iree_runtime.Config:
+    if driver == "local-task":  # read when the driver makes its workers, so before that
+        iree_runtime.flags.parse_flags(f"--task_worker_stack_size={WORKER_STACK_BYTES}")
     return iree_runtime.Config(driver)
 
 

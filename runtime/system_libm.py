@@ -1,0 +1,39 @@
+"""f64 ``sin``, ``cos`` and ``tanh`` on this machine's CPU: link against the system's libm.
+
+IREE's CPU code generation turns f64 sine, cosine and tanh into calls of libm's ``sin``,
+``cos`` and ``tanh`` (f32 has polynomial approximations built in). Its default,
+self-contained executables (``embedded-elf``) cannot link them ("undefined symbol: sin");
+with ``--iree-llvmcpu-link-embedded=false`` the executable is a system shared library
+(``system-elf``) linked against this machine's libm, and runs right here (IREE 3.13,
+measured). Only the host target ``cpu`` does so, and only for modules that need it: such a
+module depends on the libm of the system that compiled it. Cross-compiled targets (phones,
+``linux-arm64``) have no libm to link here and keep the located availability error
+(:mod:`s4tf.passes.availability`).
+
+```python
+needs_system_libm(module_text, "cpu")  # True if an f64 sine/cosine/tanh is in it
+```
+"""
+
+from __future__ import annotations
+
+from s4tf.mlir import ir, new_context
+from s4tf.passes.check_availability import dtypes
+from s4tf.passes.ir_walk import collect
+
+LINK_FLAG = "--iree-llvmcpu-link-embedded=false"
+#: The targets whose modules may link the system's libm (built and run on this machine).
+TARGETS = ("cpu",)
+#: Ops whose f64 code calls libm (StableHLO, and ``math`` inside loop dispatches).
+LIBM_OPS = frozenset({
+    "stablehlo.sine", "stablehlo.cosine", "stablehlo.tanh", "math.sin", "math.cos", "math.tanh",
+})
+
+
+def needs_system_libm(module_text: str, target: str) -> bool:
+    """Whether ``module_text`` (StableHLO) on ``target`` links libm: an f64 op of :data:`LIBM_OPS`."""
+    if target not in TARGETS:
+        return False
+    with new_context():
+        module = ir.Module.parse(module_text)
+        return bool(collect(module.operation, lambda op: op.name in LIBM_OPS and "f64" in dtypes(op.results)))

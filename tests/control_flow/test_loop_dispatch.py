@@ -1,0 +1,265 @@
+"""``s4tf-loops-to-dispatch``: loops with small elementwise state run inside one dispatch.
+
+Every loop is run three ways: lowered with the pass (one ``flow.dispatch.region``), lowered
+without it (today's host-stepped ``stablehlo.while``), and in NumPy."""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import s4tf
+from s4tf.mlir import ir, new_context
+from s4tf.passes.ir_walk import collect
+from s4tf.passes.registry import DiagnosticWarning
+from s4tf.runtime.compile_and_load import compile_and_load
+from s4tf.staging import LOWERING_PIPELINE, lowering_pipeline
+
+DISPATCH = LOWERING_PIPELINE + ",s4tf-loops-to-dispatch{target=cpu remarks=true}"
+
+
+def op_counts(text: str) -> dict[str, int]:
+    with new_context():
+        module = ir.Module.parse(text)
+        counts: dict[str, int] = {}
+        for operation in collect(module.operation):
+            counts[operation.name] = counts.get(operation.name, 0) + 1
+        return counts
+
+
+def run_both(fn, calls, host_stepped: bool = True, regions: int = 1, whiles: bool = False):
+    """``fn`` staged for the first call's signature, lowered with and without the pass;
+    the results of every call (argument tuples of that signature) each way (without the
+    pass: ``None`` unless ``host_stepped``); with the pass, ``regions`` dispatch regions
+    and no loop left on the host unless ``whiles``."""
+    lowered = s4tf.function(fn).lower(*calls[0])
+    host_text, dispatch_text = lowered.stablehlo(), lowered.stablehlo(DISPATCH)
+    counts = op_counts(dispatch_text)
+    assert counts.get("flow.dispatch.region") == regions and ("stablehlo.while" in counts) == whiles, dispatch_text
+    assert op_counts(host_text).get("stablehlo.while", 0) >= 1
+    host = compile_and_load(host_text) if host_stepped else None
+    dispatch = compile_and_load(dispatch_text)
+    results = []
+    for args in calls:
+        arrays = [np.asarray(a) for a in args]
+        results.append((
+            [np.asarray(r) for r in host.invoke(lowered.entry, arrays)] if host else None,
+            [np.asarray(r) for r in dispatch.invoke(lowered.entry, arrays)],
+        ))
+    return results
+
+
+def relax(x, n):
+    i = n * 0
+    while i < n:
+        x = x * 0.9999 + 0.0001 * s4tf.sin(x)
+        i = i + 1
+    return x, i
+
+
+def relax_numpy(x, n):
+    """In float64: float32 rounding over n iterations stays within n ulps."""
+    x = x.astype(np.float64)
+    for _ in range(n):
+        x = x * 0.9999 + 0.0001 * np.sin(x)
+    return x
+
+
+def test_relax_runs_zero_one_and_many_times_with_a_different_trip_count_per_call():
+    x = np.array([0.3, 1.2, -2.0], np.float32)
+    trips = [0, 1, 7, 2500]
+    results = run_both(relax, [(x, np.int32(n)) for n in trips])
+    for n, ((host_x, host_i), (got_x, got_i)) in zip(trips, results):
+        np.testing.assert_array_equal(got_x, host_x)
+        assert got_i.dtype == np.int32 and got_i.shape == () and int(got_i) == n == int(host_i)
+        np.testing.assert_allclose(got_x, relax_numpy(x, n), rtol=1e-6 + n * 6e-8)
+
+
+def newton_sqrt(a, x):
+    steps = a.sum() * 0
+    while s4tf.abs(x * x - a).max() > 1e-12:
+        if x.min() > 0:                         # an if nested in the loop
+            x = 0.5 * (x + a / x)
+        else:
+            x = s4tf.abs(x)
+        steps = steps + 1
+    return x, steps
+
+
+@pytest.mark.parametrize("size", [1, 1000])
+def test_newton_sqrt_with_a_convergence_test_and_a_nested_if_in_float64(size):
+    rng = np.random.default_rng(0)
+    a = rng.uniform(0.5, 50.0, size)
+    calls = [(a, a), (a, -a), (np.full(size, 4.0), np.full(size, 2.0))]  # -a: the else branch first; 2: no trip
+    results = run_both(newton_sqrt, calls)
+    for (a, _), ((host_x, host_steps), (got_x, got_steps)) in zip(calls, results):
+        np.testing.assert_array_equal(got_x, host_x)
+        assert float(got_steps) == float(host_steps)
+        np.testing.assert_allclose(got_x, np.sqrt(a), rtol=1e-13)
+    assert [float(steps) for _, (_, steps) in results] == [float(results[0][1][1]), float(results[0][1][1]) + 1, 0.0]
+
+
+def collatz(n):
+    steps = n * 0
+    while n != 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        steps = steps + 1
+    return steps
+
+
+def collatz_numpy(n):
+    steps = 0
+    while n != 1:
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        steps += 1
+    return steps
+
+
+def test_integer_state_and_integer_ops():
+    starts = [1, 2, 27, 97]
+    results = run_both(collatz, [(np.int64(n),) for n in starts])
+    for n, ((host,), (got,)) in zip(starts, results):
+        assert got.dtype == np.int64 and int(got) == int(host) == collatz_numpy(n)
+
+
+def polynomial_sum(x, n):
+    """A fori_loop with a tensor bound: an int counter converted to float, 2-D state,
+    a reduction over one axis broadcast back, a nested while."""
+    acc = x * 0
+    for i in range(n):
+        k = s4tf.cast(i, np.float32)
+        acc = acc + k * x - acc.mean(axis=1, keepdims=True)
+        j = i
+        while j > 0:
+            acc = acc * 0.5
+            j = j // 2
+    return acc
+
+
+def polynomial_sum_numpy(x, n):
+    acc = np.zeros_like(x)
+    for i in range(n):
+        acc = acc + np.float32(i) * x - acc.mean(axis=1, keepdims=True)
+        j = i
+        while j > 0:
+            acc = acc * np.float32(0.5)
+            j //= 2
+    return acc
+
+
+def test_fori_loop_with_two_dimensional_state_reductions_and_a_nested_while():
+    x = np.arange(12, dtype=np.float32).reshape(3, 4) / 7
+    trips = [0, 1, 9]
+    results = run_both(polynomial_sum, [(x, np.int32(n)) for n in trips])
+    for n, ((host,), (got,)) in zip(trips, results):
+        np.testing.assert_allclose(got, host, rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(got, polynomial_sum_numpy(x, n), rtol=1e-5, atol=1e-5)
+
+
+def test_the_default_staging_pipeline_runs_small_loops_in_a_dispatch_on_cpu_only():
+    staged = s4tf.function(relax)
+    x = np.array([0.3, 1.2], np.float32)
+    lowered = staged.lower(x, np.int32(3))
+    on_cpu = op_counts(lowered.stablehlo(lowering_pipeline("cpu")))
+    assert on_cpu.get("flow.dispatch.region") == 1 and "stablehlo.while" not in on_cpu
+    on_vmvx = op_counts(lowered.stablehlo(lowering_pipeline("vmvx")))
+    assert on_vmvx.get("stablehlo.while") == 1 and "flow.dispatch.region" not in on_vmvx
+    got_x, got_i = staged(x, np.int32(10000))
+    np.testing.assert_array_equal(np.asarray(got_x), np.array([0.29552966, 0.9956226], np.float32))
+    assert int(np.asarray(got_i)) == 10000
+
+
+def matmul_loop(w, h, n):
+    i = n * 0
+    while i < n:
+        h = s4tf.tanh(w @ h)
+        i = i + 1
+    return h
+
+
+def test_a_loop_with_a_matmul_stays_host_stepped_with_a_remark_at_its_line():
+    w = np.eye(3, dtype=np.float32) * 0.5
+    h = np.ones(3, np.float32)
+    lowered = s4tf.function(matmul_loop).lower(w, h, np.int32(4))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DiagnosticWarning)
+        text = lowered.stablehlo(DISPATCH)
+    assert op_counts(text).get("stablehlo.while") == 1
+    (remark,) = [w.message for w in caught if isinstance(w.message, DiagnosticWarning)]
+    assert remark.message == ("loop stays host-stepped: the loop has 'stablehlo.dot_general' on f32 "
+                              "(not an elementwise op this pass knows)")
+    assert f"{__file__}\":{matmul_loop.__code__.co_firstlineno + 2}" in str(remark.location)
+    got = s4tf.function(matmul_loop)(w, h, np.int32(4))
+    np.testing.assert_allclose(np.asarray(got), np.tanh(0.5 * np.tanh(0.5 * np.tanh(0.5 * np.tanh(0.5)))) * np.ones(3),
+                               rtol=1e-6)
+
+
+def until_total(x, limit):
+    """Boolean state: a scalar flag tested by the condition and a vector mask (i1, stored
+    as i8 by IREE: converted at the region's ends)."""
+    total = x * 0
+    done = total.sum() > 1
+    mask = x > 100
+    i = limit * 0
+    while not done and i < limit:
+        total = total + x
+        mask = s4tf.logical_or(mask, total > 5)
+        done = total.sum() > 10
+        i = i + 1
+    return total, mask, done, i
+
+
+def test_boolean_flags_and_masks_carried_by_the_loop():
+    """Against NumPy only: the host-stepped loop carrying a tensor<3xi1> crashes
+    iree-compile 3.13 (a segfault in its scf.while conversion); the dispatch compiles."""
+    x = np.array([1.0, 2.0, 0.5], np.float32)
+    limits = [0, 2, 100]
+    results = run_both(until_total, [(x, np.int32(n)) for n in limits], host_stepped=False)
+    for limit, (_, got) in zip(limits, results):
+        steps = min(limit, 3)  # the sum passes 10 after 3 steps
+        want = [x * steps, x * steps > 5, np.bool_(x.sum() * steps > 10), np.int32(steps)]
+        for g, w in zip(got, want):
+            assert g.dtype == np.asarray(w).dtype
+            np.testing.assert_array_equal(g, w)
+
+
+def relax_gradient(x, n):
+    return s4tf.grad(lambda x: s4tf.function(relax)(x, n)[0].sum())(x)
+
+
+def test_reverse_mode_through_a_loop_with_its_loops_partly_inside_dispatches():
+    """The loop counting the iterations and the loop replaying a segment's steps run inside
+    dispatches; the loops writing and reading the 1,025-row checkpoint tapes stay
+    host-stepped (they compile too slowly as vectors: MAX_DYNAMIC_VECTOR_BYTES)."""
+    x = np.array([0.3, 1.2, -2.0], np.float32)
+    trips = [0, 1, 40, 600]
+    results = run_both(relax_gradient, [(x, np.int32(n)) for n in trips], regions=2, whiles=True)
+    for n, ((host,), (got,)) in zip(trips, results):
+        np.testing.assert_allclose(got, host, rtol=1e-6)
+        state, want = x.astype(np.float64), np.ones(3)
+        for _ in range(n):
+            want *= 0.9999 + 0.0001 * np.cos(state)
+            state = state * 0.9999 + 0.0001 * np.sin(state)
+        np.testing.assert_allclose(got, want, rtol=1e-6 + n * 6e-8)
+
+
+def test_loops_whose_vectors_outgrow_a_default_worker_stack_stay_host_stepped_on_phones():
+    """Newton's method on 1,000 float64s keeps about 100 KiB of vectors: within the 1 MiB
+    stacks s4tf's runtime gives IREE's workers, not within phones' default 128 KiB."""
+    lowered = s4tf.function(newton_sqrt).lower(np.ones(1000), np.ones(1000))
+    for target, regions in (("cpu", 1), ("android-arm64", 0)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", DiagnosticWarning)
+            counts = op_counts(lowered.stablehlo(f"{LOWERING_PIPELINE},s4tf-loops-to-dispatch{{target={target} remarks=true}}"))
+        remarks = [w.message.message for w in caught if isinstance(w.message, DiagnosticWarning)]
+        assert counts.get("flow.dispatch.region", 0) == regions
+        if regions == 0:
+            (remark,) = remarks
+            assert re.fullmatch(r"loop stays host-stepped: the loop's vectors take \d+ bytes \(at most 49152 on target "
+                                r"'android-arm64', whose dispatches keep them on the stack of a worker thread\)", remark)

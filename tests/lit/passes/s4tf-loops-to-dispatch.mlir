@@ -1,0 +1,158 @@
+// RUN: s4tf-opt %s --split-input-file -p 's4tf-loops-to-dispatch{target=cpu}' | filecheck %s
+// RUN: s4tf-opt %s --split-input-file --verify-diagnostics -p 's4tf-loops-to-dispatch{target=cpu remarks=true}'
+// RUN: s4tf-opt %s --split-input-file -p 's4tf-loops-to-dispatch{target=vulkan}' | filecheck %s --check-prefix=VULKAN
+
+// A loop whose state is small and whose body is elementwise becomes one dispatch region:
+// an scf.while over a vector (the tensor<2xf32>) and a scalar (the tensor<i32> counter),
+// read before it and written after it; outside constants (the counter's start) are made
+// again inside, other outside values (the bound) are read.
+// CHECK-LABEL: func.func @relax
+// CHECK:         %[[R:.*]]:2 = flow.dispatch.region -> (tensor<i32>, tensor<2xf32>) {
+// CHECK-DAG:       %[[I0:.*]] = arith.constant 1 : i32
+// CHECK-DAG:       %[[N:.*]] = tensor.extract %arg1[] : tensor<i32>
+// CHECK-DAG:       %[[X0:.*]] = vector.transfer_read %arg0[%{{.*}}], %{{.*}} : tensor<2xf32>, vector<2xf32>
+// CHECK-DAG:       %[[A:.*]] = arith.constant 9.99{{.*}} : f32
+// CHECK:           %[[W:.*]]:2 = scf.while (%[[I:.*]] = %[[I0]], %[[X:.*]] = %[[X0]]) : (i32, vector<2xf32>) -> (i32, vector<2xf32>) {
+// CHECK-NEXT:        %[[C:.*]] = arith.cmpi slt, %[[I]], %[[N]] : i32
+// CHECK-NEXT:        scf.condition(%[[C]]) %[[I]], %[[X]] : i32, vector<2xf32>
+// CHECK:           } do {
+// CHECK:             %[[S:.*]] = math.sin %{{.*}} : vector<2xf32>
+// CHECK:             %[[B:.*]] = vector.broadcast %[[A]] : f32 to vector<2xf32>
+// CHECK:             arith.mulf %[[B]], %[[S]] : vector<2xf32>
+// CHECK:             scf.yield %{{.*}}, %{{.*}} : i32, vector<2xf32>
+// CHECK:           }
+// CHECK-DAG:       %[[RI:.*]] = tensor.from_elements %[[W]]#0 : tensor<i32>
+// CHECK-DAG:       %[[RX:.*]] = vector.transfer_write %[[W]]#1, %{{.*}}[%{{.*}}] : vector<2xf32>, tensor<2xf32>
+// CHECK:           flow.return %[[RI]], %[[RX]] : tensor<i32>, tensor<2xf32>
+// CHECK:         return %[[R]]#1 : tensor<2xf32>
+// Vulkan does not compile such dispatches: the loop stays.
+// VULKAN-LABEL: func.func @relax
+// VULKAN:         stablehlo.while
+func.func @relax(%x: tensor<2xf32>, %n: tensor<i32>) -> tensor<2xf32> {
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %a = stablehlo.constant dense<9.99999974E-5> : tensor<f32>
+  %r:2 = stablehlo.while(%i = %one, %v = %x) : tensor<i32>, tensor<2xf32>
+  cond {
+    %c = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %s = stablehlo.sine %v : tensor<2xf32>
+    %b = stablehlo.broadcast_in_dim %a, dims = [] : (tensor<f32>) -> tensor<2xf32>
+    %t = stablehlo.multiply %b, %s : tensor<2xf32>
+    %y = stablehlo.add %v, %t : tensor<2xf32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %y : tensor<i32>, tensor<2xf32>
+  }
+  return %r#1 : tensor<2xf32>
+}
+
+// -----
+
+// A stablehlo.if in the loop becomes an scf.if; a reduction to a scalar a vector.reduction.
+// CHECK-LABEL: func.func @newton
+// CHECK:         flow.dispatch.region
+// CHECK:           scf.while
+// CHECK:             vector.reduction <maximumf>, %{{.*}}, %{{.*}} : vector<3xf64> into f64
+// CHECK:             arith.cmpf ogt
+// CHECK:           } do {
+// CHECK:             %{{.*}} = scf.if %{{.*}} -> (vector<3xf64>) {
+// CHECK:               arith.divf
+// CHECK:               scf.yield %{{.*}} : vector<3xf64>
+// CHECK-NEXT:        } else {
+// CHECK-NEXT:          scf.yield %{{.*}} : vector<3xf64>
+// CHECK-NEXT:        }
+// CHECK-NOT:     stablehlo.while
+func.func @newton(%a: tensor<3xf64>) -> tensor<3xf64> {
+  %eps = stablehlo.constant dense<1.0e-12> : tensor<f64>
+  %low = stablehlo.constant dense<0xFFF0000000000000> : tensor<f64>
+  %zero = stablehlo.constant dense<0.0> : tensor<f64>
+  %r:2 = stablehlo.while(%x = %a, %b = %a) : tensor<3xf64>, tensor<3xf64>
+  cond {
+    %sq = stablehlo.multiply %x, %x : tensor<3xf64>
+    %d = stablehlo.subtract %sq, %b : tensor<3xf64>
+    %e = stablehlo.abs %d : tensor<3xf64>
+    %m = stablehlo.reduce(%e init: %low) applies stablehlo.maximum across dimensions = [0] : (tensor<3xf64>, tensor<f64>) -> tensor<f64>
+    %c = stablehlo.compare GT, %m, %eps, FLOAT : (tensor<f64>, tensor<f64>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %s = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<3xf64>, tensor<f64>) -> tensor<f64>
+    %p = stablehlo.compare GT, %s, %zero, FLOAT : (tensor<f64>, tensor<f64>) -> tensor<i1>
+    %y = "stablehlo.if"(%p) ({
+      %q = stablehlo.divide %b, %x : tensor<3xf64>
+      stablehlo.return %q : tensor<3xf64>
+    }, {
+      stablehlo.return %x : tensor<3xf64>
+    }) : (tensor<i1>) -> tensor<3xf64>
+    stablehlo.return %y, %b : tensor<3xf64>, tensor<3xf64>
+  }
+  return %r#0 : tensor<3xf64>
+}
+
+// -----
+
+// A loop doing a matrix product stays host-stepped (with remarks=true: a warning says why);
+// the elementwise loop nested in it still becomes a dispatch.
+// CHECK-LABEL: func.func @matmul_loop
+// CHECK:         stablehlo.while
+// CHECK:           stablehlo.dot_general
+// CHECK:           flow.dispatch.region
+// CHECK:             scf.while
+func.func @matmul_loop(%w: tensor<2x2xf32>, %h: tensor<2xf32>, %n: tensor<i32>) -> tensor<2xf32> {
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  // expected-warning @below {{loop stays host-stepped: the loop has 'stablehlo.dot_general' on f32 (not an elementwise op this pass knows)}}
+  %r:2 = stablehlo.while(%i = %one, %v = %h) : tensor<i32>, tensor<2xf32>
+  cond {
+    %c = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %m = stablehlo.dot_general %w, %v, contracting_dims = [1] x [0] : (tensor<2x2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    %inner:2 = stablehlo.while(%k = %one, %u = %m) : tensor<i32>, tensor<2xf32>
+    cond {
+      %c = stablehlo.compare LT, %k, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %c : tensor<i1>
+    } do {
+      %t = stablehlo.tanh %u : tensor<2xf32>
+      %k1 = stablehlo.add %k, %one : tensor<i32>
+      stablehlo.return %k1, %t : tensor<i32>, tensor<2xf32>
+    }
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %inner#1 : tensor<i32>, tensor<2xf32>
+  }
+  return %r#1 : tensor<2xf32>
+}
+
+// -----
+
+// A checkpoint tape written at a dynamic row: the row index is clamped into the tape as
+// StableHLO says, and each element is a vector.insert at a dynamic position.
+// CHECK-LABEL: func.func @tape
+// CHECK:         flow.dispatch.region
+// CHECK:           scf.while
+// CHECK:           } do {
+// CHECK:             %[[LOW:.*]] = arith.maxsi %{{.*}}, %{{.*}} : i32
+// CHECK:             %[[ROW:.*]] = arith.minsi %[[LOW]], %{{.*}} : i32
+// CHECK:             %[[INDEX:.*]] = arith.index_cast %[[ROW]] : i32 to index
+// CHECK:             %[[BASE:.*]] = arith.muli %[[INDEX]], %{{.*}} : index
+// CHECK:             %[[START:.*]] = arith.addi %[[BASE]], %{{.*}} : index
+// CHECK:             %[[AT0:.*]] = arith.addi %[[START]], %{{.*}} : index
+// CHECK:             %[[AT1:.*]] = arith.addi %[[START]], %{{.*}} : index
+// CHECK:             %[[E0:.*]] = vector.extract %{{.*}}[0] : f32 from vector<2xf32>
+// CHECK:             %[[T0:.*]] = vector.insert %[[E0]], %{{.*}} [%[[AT0]]] : f32 into vector<8xf32>
+// CHECK:             %[[E1:.*]] = vector.extract %{{.*}}[1] : f32 from vector<2xf32>
+// CHECK:             vector.insert %[[E1]], %[[T0]] [%[[AT1]]] : f32 into vector<8xf32>
+func.func @tape(%x: tensor<2xf32>, %n: tensor<i32>) -> tensor<4x2xf32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %empty = stablehlo.constant dense<0.0> : tensor<4x2xf32>
+  %r:2 = stablehlo.while(%i = %zero, %t = %empty) : tensor<i32>, tensor<4x2xf32>
+  cond {
+    %c = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %row = stablehlo.reshape %x : (tensor<2xf32>) -> tensor<1x2xf32>
+    %u = stablehlo.dynamic_update_slice %t, %row, %i, %zero : (tensor<4x2xf32>, tensor<1x2xf32>, tensor<i32>, tensor<i32>) -> tensor<4x2xf32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %u : tensor<i32>, tensor<4x2xf32>
+  }
+  return %r#1 : tensor<4x2xf32>
+}
