@@ -1,7 +1,8 @@
-"""f64 ``sin``, ``cos`` and ``tanh`` on this machine's CPU: link against the system's libm.
+"""f64 ``sin``, ``cos``, ``tanh``, ``tan`` and ``atan2`` (``asin``, ``acos``, ``atan``) on this
+machine's CPU: link against the system's libm.
 
-IREE's CPU code generation turns f64 sine, cosine and tanh into calls of libm's ``sin``,
-``cos`` and ``tanh`` (f32 has polynomial approximations built in). Its default,
+IREE's CPU code generation turns f64 sine, cosine, tanh, tangent and atan2 into calls of
+libm's ``sin``, ``cos``, ``tanh``, ``tan`` and ``atan2`` (f32 has polynomial approximations built in). Its default,
 self-contained executables (``embedded-elf``) cannot link them ("undefined symbol: sin");
 with ``--iree-llvmcpu-link-embedded=false`` the executable is a system shared library
 (``system-elf``) linked against this machine's libm, and runs right here (IREE 3.13,
@@ -11,7 +12,7 @@ module depends on the libm of the system that compiled it. Cross-compiled target
 (:mod:`s4tf.passes.availability`).
 
 ```python
-needs_system_libm(module_text, "cpu")  # True if an f64 sine/cosine/tanh is in it
+needs_system_libm(module_text, "cpu")  # True if an f64 op calling libm is in it
 ```
 """
 
@@ -26,7 +27,9 @@ LINK_FLAG = "--iree-llvmcpu-link-embedded=false"
 TARGETS = ("cpu",)
 #: Ops whose f64 code calls libm (StableHLO, and ``math`` inside loop dispatches).
 LIBM_OPS = frozenset({
-    "stablehlo.sine", "stablehlo.cosine", "stablehlo.tanh", "math.sin", "math.cos", "math.tanh",
+    "stablehlo.sine", "stablehlo.cosine", "stablehlo.tanh", "stablehlo.tan", "stablehlo.atan2",
+    "chlo.asin", "chlo.acos", "chlo.atan",  # IREE expands these to atan2
+    "math.sin", "math.cos", "math.tanh", "math.tan", "math.atan2",
 })
 
 
