@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from s4tf.dialects.batching_helpers import shifted, to_front
 from s4tf.dialects import hlo
 from s4tf.dialects.attributes import INT, INT_ARRAY
 from s4tf.dialects.derivative_helpers import sum_tangents
@@ -95,6 +96,25 @@ class DotGeneral(Op):
             f"lhs_contracting_dimensions = {dims(lhs_contract)}, rhs_contracting_dimensions = {dims(rhs_contract)}>"
         )
         return hlo.value("dot_general", [lhs, rhs], lowering.result_type, dot_dimension_numbers=numbers)
+
+    @staticmethod
+    def batch(ops, operands, batch_dims, *, lhs_batch, rhs_batch, lhs_contract, rhs_contract):
+        """Both batched: the batch axis is one more batch axis (result axis 0). One batched:
+        it is a free axis of that operand, the first of its free axes in the result."""
+        lhs, rhs = operands
+        lhs_dim, rhs_dim = batch_dims
+        if lhs_dim is not None:
+            lhs, lhs_batch, lhs_contract = to_front(ops, lhs, lhs_dim), shifted(lhs_batch), shifted(lhs_contract)
+        if rhs_dim is not None:
+            rhs, rhs_batch, rhs_contract = to_front(ops, rhs, rhs_dim), shifted(rhs_batch), shifted(rhs_contract)
+        if lhs_dim is not None and rhs_dim is not None:
+            lhs_batch, rhs_batch, result_dim = (0, *lhs_batch), (0, *rhs_batch), 0
+        elif lhs_dim is not None:
+            result_dim = len(lhs_batch)
+        else:
+            result_dim = len(lhs_batch) + len(lhs.shape) - len(lhs_batch) - len(lhs_contract)
+        dims = {"lhs_batch": lhs_batch, "rhs_batch": rhs_batch, "lhs_contract": lhs_contract, "rhs_contract": rhs_contract}
+        return [ops.op("dot_general", lhs, rhs, **dims)], [result_dim]
 
     @staticmethod
     def jvp(ops, primals, tangents, result, **dims):
