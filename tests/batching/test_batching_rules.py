@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import s4tf
-from s4tf import numpy_api as snp
+from s4tf.dialects.batching_helpers import elementwise_batch
+from s4tf.dialects.op_def import OPS, Op, lookup
 
 RNG = np.random.default_rng(0)
 B = 4
@@ -72,9 +73,9 @@ CASES = {
     ),
     # dot_general: both batched (a new batch axis), or one (a free axis: the result's
     # batch axis is not in front, and the pass moves it there)
-    "matmul_lhs_batched": (lambda a, b: a @ b, np.matmul, [_data(B, 2, 3), _data(3, 5)], (0, None)),
-    "matmul_rhs_batched": (lambda a, b: a @ b, np.matmul, [_data(2, 3), _data(3, B, 5)], (None, 1)),
-    "matmul_both_batched": (lambda a, b: a @ b, np.matmul, [_data(2, 3, B), _data(B, 3, 5)], (2, 0)),
+    "dot_general_lhs_batched": (lambda a, b: a @ b, np.matmul, [_data(B, 2, 3), _data(3, 5)], (0, None)),
+    "dot_general_rhs_batched": (lambda a, b: a @ b, np.matmul, [_data(2, 3), _data(3, B, 5)], (None, 1)),
+    "dot_general_both_batched": (lambda a, b: a @ b, np.matmul, [_data(2, 3, B), _data(B, 3, 5)], (2, 0)),
     "dot_general_with_batch_axes": (
         _op("dot_general", lhs_batch=(0,), rhs_batch=(1,), lhs_contract=(2,), rhs_contract=(0,)),
         lambda a, b: np.einsum("bij,jbk->bik", a, b), [_data(2, 4, 3, B), _data(3, 2, 5)], (3, None),
@@ -90,3 +91,39 @@ def test_rule_matches_a_loop_over_the_batch(case):
     assert result.shape == expected.shape
     assert result.dtype == expected.dtype
     np.testing.assert_allclose(result, expected, rtol=2e-5, atol=2e-6)
+
+
+def _generic_elementwise_ops() -> list[str]:
+    """The ops whose rule is the one generic elementwise rule (select, cast and
+    stop_gradient have cases of their own above)."""
+    return sorted(
+        name.removeprefix("s4tf.") for name, op in OPS.items()
+        if getattr(op.batch, "__func__", None) is elementwise_batch and op.name not in ("select", "cast", "stop_gradient")
+    )
+
+
+def _operand(op, shape):
+    if op.kinds in ("int", "int_or_bool") or "shift" in op.name:
+        return RNG.integers(0, 4, shape).astype(np.int32)
+    low = 1.1 if op.name == "acosh" else 0.1  # in every op's domain
+    return RNG.uniform(low, low + 0.8, shape).astype(np.float32)
+
+
+@pytest.mark.parametrize("name", _generic_elementwise_ops())
+def test_generic_elementwise_rule_matches_a_loop(name):
+    op = lookup(name)
+    # a batched operand against an unbatched one of higher rank: both broadcasts at once
+    args = [_operand(op, (B, 3))] + [_operand(op, (2, 3)) for _ in op.operands[1:]]
+    in_axes = (0,) + (None,) * (len(args) - 1)
+    result = np.asarray(s4tf.vmap(lambda *xs: s4tf.op(name, *xs), in_axes=in_axes)(*args))
+    expected = _loop(lambda *xs: op.evaluate(list(xs), {})[0], args, in_axes)
+    assert result.shape == expected.shape
+    np.testing.assert_allclose(result, expected, rtol=2e-5, atol=2e-6)
+
+
+def test_every_op_with_a_batching_rule_is_checked_here():
+    with_rules = {
+        name.removeprefix("s4tf.") for name, op in OPS.items() if next(c for c in op.__mro__ if "batch" in vars(c)) is not Op
+    }
+    checked = {op for op in with_rules if any(case == op or case.startswith(op + "_") for case in CASES)}
+    assert with_rules - checked - set(_generic_elementwise_ops()) == set()
