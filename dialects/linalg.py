@@ -14,7 +14,7 @@ from s4tf.dialects.batching_helpers import shifted, to_front
 from s4tf.dialects import hlo
 from s4tf.dialects.attributes import INT, INT_ARRAY
 from s4tf.dialects.derivative_helpers import sum_tangents
-from s4tf.dialects.op_def import Op
+from s4tf.dialects.op_def import MissingBatchingRule, Op
 from s4tf.dialects.shape_ops import Pad, check_axis
 from s4tf.dialects.types import TensorType, is_float, is_integer, shape_str, to_numpy_dtype
 from s4tf.errors import DTypeError, OpAttributeError, ShapeError
@@ -309,6 +309,12 @@ class Conv2D(Op):
         return TensorType((n, out_h, out_w, o), input.dtype)
 
     @staticmethod
+    def batch(ops, operands, batch_dims, **attrs):
+        if batch_dims[1] is not None:
+            raise MissingBatchingRule("'s4tf.conv2d' has no batching rule for a filter that differs per example")
+        return [_merged_into_images(ops, operands[0], batch_dims[0], lambda x: ops.op("conv2d", x, operands[1], **attrs))], [0]
+
+    @staticmethod
     def reference(input, filter, *, strides, padding, lhs_dilation, rhs_dilation, feature_group_count):
         groups = feature_group_count
         in_per_group, out_per_group = filter.shape[2], filter.shape[3] // groups
@@ -440,6 +446,16 @@ class _ConvGeometry:
         return ops.reshape(stacked, self.filter_shape)
 
 
+
+def _merged_into_images(ops, x, batch_dim, apply):
+    """``apply`` (an NHWC op) to a batched ``x``: the batch axis is merged into the
+    images axis N and split out of the result again."""
+    x = to_front(ops, x, batch_dim)
+    size, images = x.shape[0], x.shape[1]
+    result = apply(ops.reshape(x, (size * images, *x.shape[2:])))
+    return ops.reshape(result, (size, images, *result.shape[1:]))
+
+
 class PoolOp(Op):
     """2-D pooling of an NHWC input over ``window`` with ``strides`` and ``padding``
     ``(top, bottom, left, right)``.
@@ -452,6 +468,10 @@ class PoolOp(Op):
     operands = ("input",)
     attributes = {"window": INT_ARRAY, "strides": INT_ARRAY, "padding": INT_ARRAY}
     static_shapes = True
+
+    @classmethod
+    def batch(cls, ops, operands, batch_dims, **attrs):
+        return [_merged_into_images(ops, operands[0], batch_dims[0], lambda x: ops.op(cls.name, x, **attrs))], [0]
 
     @staticmethod
     def infer(input, *, window, strides, padding):

@@ -13,7 +13,7 @@ import numpy as np
 from s4tf.dialects.batching_helpers import batch_size, shifted, to_front, with_batch
 from s4tf.dialects import hlo
 from s4tf.dialects.attributes import DTYPE, ELEMENTS, INT, INT_ARRAY
-from s4tf.dialects.op_def import Op
+from s4tf.dialects.op_def import MissingBatchingRule, Op
 from s4tf.dialects.types import BOOL_DTYPE, TensorType, canonical_dtype, shape_str, to_numpy_dtype
 from s4tf.errors import DTypeError, OpAttributeError, ShapeError
 
@@ -380,6 +380,12 @@ class AddSlice(Op):
         return x
 
     @staticmethod
+    def batch(ops, operands, batch_dims, *, start, stride):
+        size = batch_size(operands, batch_dims)
+        x, update = (with_batch(ops, v, d, size) for v, d in zip(operands, batch_dims))
+        return [ops.op("add_slice", x, update, start=(0, *start), stride=(1, *stride))], [0]
+
+    @staticmethod
     def reference(x, update, *, start, stride):
         result = np.array(x, copy=True)
         limit = _slice_limit(start, stride, update.shape)
@@ -531,6 +537,13 @@ class Pad(Op):
                     f"elements of axis {axis} of {shape_str(x.shape)}"
                 )
         return TensorType(shape, x.dtype)
+
+    @staticmethod
+    def batch(ops, operands, batch_dims, *, low, high, interior):
+        if batch_dims[1] is not None:
+            raise MissingBatchingRule("'s4tf.pad' has no batching rule for a padding value that differs per example")
+        x = to_front(ops, operands[0], batch_dims[0])
+        return [ops.op("pad", x, operands[1], low=(0, *low), high=(0, *high), interior=(0, *interior))], [0]
 
     @staticmethod
     def reference(x, value, *, low, high, interior):

@@ -80,7 +80,56 @@ CASES = {
         _op("dot_general", lhs_batch=(0,), rhs_batch=(1,), lhs_contract=(2,), rhs_contract=(0,)),
         lambda a, b: np.einsum("bij,jbk->bik", a, b), [_data(2, 4, 3, B), _data(3, 2, 5)], (3, None),
     ),
+    # the rest of the family
+    "cumsum": (_op("cumsum", axis=1, reverse=True), lambda x: np.flip(np.cumsum(np.flip(x, 1), 1), 1), [_data(2, B, 3)], (1,)),
+    "cumprod": (_op("cumprod", axis=0, reverse=False), lambda x: np.cumprod(x, 0), [_data(B, 3)], (0,)),
+    "pad": (
+        lambda x, v: s4tf.op("pad", x, v, low=(1, 0), high=(0, 2), interior=(1, 0)),
+        lambda x, v: _pad_reference(x, v), [_data(3, B, 2), np.float32(7.0)], (1, None),
+    ),
+    "add_slice": (
+        lambda x, u: s4tf.op("add_slice", x, u, start=(1,), stride=(2,)),
+        lambda x, u: _add_slice_reference(x, u), [_data(5), _data(B, 2)], (None, 0),
+    ),
+    "sort": (
+        lambda k, v: s4tf.op("sort", k, v, axis=0, descending=True),
+        lambda k, v: np.take_along_axis(v, np.argsort(-k, axis=0, kind="stable"), 0), [_data(5, B), _data(5)], (1, None),
+    ),
+    "max_pool2d": (
+        _op("max_pool2d", window=(2, 2), strides=(2, 2), padding=(0, 0, 0, 0)),
+        lambda x: x.reshape(2, 2, 2, 2, 2, 3).max((2, 4)), [_data(2, 4, 4, B, 3)], (3,),
+    ),
+    "avg_pool2d": (
+        _op("avg_pool2d", window=(2, 2), strides=(2, 2), padding=(0, 0, 0, 0)),
+        lambda x: x.reshape(2, 2, 2, 2, 2, 3).mean((2, 4)), [_data(B, 2, 4, 4, 3)], (0,),
+    ),
+    "conv2d": (
+        lambda x, f: s4tf.op("conv2d", x, f, strides=(1, 1), padding=(0, 0, 0, 0), lhs_dilation=(1, 1), rhs_dilation=(1, 1), feature_group_count=1),
+        lambda x, f: _conv_reference(x, f), [_data(B, 2, 4, 4, 3), _data(3, 3, 3, 5)], (0, None),
+    ),
 }
+
+
+def _pad_reference(x, value):
+    out = np.full((3 * 2 - 1 + 1, 2 + 2), value, np.float32)
+    out[1::2, :2] = x
+    return out
+
+
+def _add_slice_reference(x, update):
+    out = x.copy()
+    out[1:5:2] += update
+    return out
+
+
+def _conv_reference(x, f):
+    n, h, w, _ = x.shape
+    kh, kw, _, o = f.shape
+    out = np.zeros((n, h - kh + 1, w - kw + 1, o), np.float32)
+    for i in range(h - kh + 1):
+        for j in range(w - kw + 1):
+            out[:, i, j] = np.einsum("nhwc,hwco->no", x[:, i:i + kh, j:j + kw], f)
+    return out
 
 
 @pytest.mark.parametrize("case", list(CASES))

@@ -97,3 +97,9 @@ def test_batch_sizes_must_agree():
 def test_in_axes_must_match_the_arguments():
     with pytest.raises(S4tfError, match="in_axes has 1 entries for 2 arguments"):
         s4tf.vmap(layer, in_axes=(0,))(XS, W)
+
+
+def test_a_case_a_rule_does_not_cover_is_an_error_naming_the_op():
+    pad = lambda x, v: s4tf.op("pad", x, v, low=(1,), high=(0,), interior=(0,))  # noqa: E731
+    with pytest.raises(S4tfError, match="'s4tf.pad' has no batching rule for a padding value that differs per example"):
+        s4tf.vmap(pad)(XS, XS[:, 0])
