@@ -84,9 +84,18 @@ def test_per_example_gradients_of_an_mlp_equal_the_loop():
         np.testing.assert_allclose(np.asarray(batched[key]), np.stack([np.asarray(g[key]) for g in singles]), rtol=1e-4, atol=1e-6)
 
 
-def test_an_op_without_a_batching_rule_is_an_error_naming_it():
-    with pytest.raises(S4tfError, match="'s4tf.cumsum' has no batching rule"):
-        s4tf.vmap(lambda x: s4tf.op("cumsum", x, axis=0, reverse=False))(XS)
+def test_an_op_without_a_batching_rule_is_an_error_naming_it_at_the_users_line():
+    @s4tf.function
+    def branchy(x):
+        if snp.sum(x) > 0:
+            y = x * 2.0
+        else:
+            y = -x
+        return y
+
+    line = branchy.__wrapped__.__code__.co_firstlineno + 2  # the decorator's, then the def's
+    with pytest.raises(S4tfError, match=rf"test_vmap.py:{line}: 's4tf.if' cannot be batched yet \(no batching rule\)"):
+        s4tf.vmap(branchy)(XS)
 
 
 def test_batch_sizes_must_agree():

@@ -2,9 +2,33 @@
 
 // An op without a batching rule is an error at that op, naming it (never a loop).
 
-func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {
-  // expected-error @below {{'s4tf.cumsum' has no batching rule}}
-  %0 = "s4tf.cumsum"(%x) {axis = 0 : i64, reverse = false} : (tensor<3xf32>) -> tensor<3xf32>
+func.func @f(%p: tensor<i1>, %x: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @below {{'s4tf.if' cannot be batched yet (no batching rule)}}
+  %0 = "s4tf.if"(%p, %x) ({
+  ^bb0(%a: tensor<3xf32>):
+    stablehlo.return %a : tensor<3xf32>
+  }, {
+  ^bb0(%a: tensor<3xf32>):
+    %1 = "s4tf.neg"(%a) : (tensor<3xf32>) -> tensor<3xf32>
+    stablehlo.return %1 : tensor<3xf32>
+  }) : (tensor<i1>, tensor<3xf32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
 }
 
+// -----
+
+// A case a rule does not cover is an error naming the op too.
+
+func.func @f(%v: tensor<f32>, %x: tensor<3xf32>) -> tensor<4xf32> {
+  // expected-error @below {{'s4tf.pad' has no batching rule for a padding value that differs per example}}
+  %0 = "s4tf.pad"(%x, %v) {low = array<i64: 1>, high = array<i64: 0>, interior = array<i64: 0>} : (tensor<3xf32>, tensor<f32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @below {{cannot batch '@f' along argument 0: it has 0 argument(s)}}
+func.func @f() -> tensor<f32> {
+  %0 = "s4tf.constant"() {value = dense<1.0> : tensor<f32>} : () -> tensor<f32>
+  return %0 : tensor<f32>
+}
