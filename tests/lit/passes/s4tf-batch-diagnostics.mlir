@@ -32,3 +32,21 @@ func.func @f() -> tensor<f32> {
   %0 = "s4tf.constant"() {value = dense<1.0> : tensor<f32>} : () -> tensor<f32>
   return %0 : tensor<f32>
 }
+
+// -----
+
+// An op whose operands are all unbatched is copied as it is, region ops too: no rule is
+// needed, and no error is reported.
+
+func.func @f(%x: tensor<3xf32>, %p: tensor<i1>, %y: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = "s4tf.if"(%p, %y) ({
+  ^bb0(%a: tensor<3xf32>):
+    stablehlo.return %a : tensor<3xf32>
+  }, {
+  ^bb0(%a: tensor<3xf32>):
+    %1 = "s4tf.neg"(%a) : (tensor<3xf32>) -> tensor<3xf32>
+    stablehlo.return %1 : tensor<3xf32>
+  }) : (tensor<i1>, tensor<3xf32>) -> tensor<3xf32>
+  %2 = "s4tf.mul"(%x, %0) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return %2 : tensor<3xf32>
+}
