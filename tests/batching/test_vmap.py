@@ -112,3 +112,26 @@ def test_a_case_a_rule_does_not_cover_is_an_error_naming_the_op():
     pad = lambda x, v: s4tf.op("pad", x, v, low=(1,), high=(0,), interior=(0,))  # noqa: E731
     with pytest.raises(S4tfError, match="'s4tf.pad' has no batching rule for a padding value that differs per example"):
         s4tf.vmap(pad)(XS, XS[:, 0])
+
+
+def test_grad_and_jvp_of_a_vmapped_function():
+    def total(w):
+        return snp.sum(s4tf.vmap(layer, in_axes=(0, None))(XS, w) ** 2)
+
+    y = np.tanh(XS @ W)
+    np.testing.assert_allclose(np.asarray(s4tf.grad(total)(W)), 2 * XS.T @ (y * (1 - y**2)), rtol=1e-5, atol=1e-6)
+    dw = np.ones_like(W)
+    _, dy = s4tf.jvp(lambda w: s4tf.vmap(layer, in_axes=(0, None))(XS, w), (W,), (dw,))
+    np.testing.assert_allclose(np.asarray(dy), (1 - y**2) * (XS @ dw), rtol=1e-5, atol=1e-6)
+
+
+def test_vmap_of_jvp_over_basis_vectors_is_the_jacobian():
+    x = XS[0]
+
+    def f(x):
+        return snp.sin(x) * snp.sum(x)
+
+    basis = np.eye(3, dtype=np.float32)
+    columns = s4tf.vmap(lambda t: s4tf.jvp(f, (x,), (t,))[1])(basis)  # row i: J @ e_i
+    jacobian = np.diag(np.cos(x)) * x.sum() + np.outer(np.sin(x), np.ones(3))
+    np.testing.assert_allclose(np.asarray(columns).T, jacobian, rtol=1e-5, atol=1e-6)
