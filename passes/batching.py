@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from s4tf.dialects import composition
 from s4tf.dialects.batching_helpers import to_front
+from s4tf.dialects.ir_builder import IRBuilder
 from s4tf.dialects.op_def import OPS, MissingBatchingRule, lookup, read_attributes
 from s4tf.dialects.symbols import find_function, functions, symbol_name, unique_symbol
 from s4tf.dialects.types import TensorType
@@ -32,6 +33,7 @@ from s4tf.passes.autodiff.functions import (
 )
 from s4tf.passes.diagnostics import location_text
 from s4tf.passes.autodiff.naming import indices_attribute, read_indices
+from s4tf.passes.autodiff.outline import outlined
 from s4tf.passes.registry import PassFailed, register
 
 BATCHED_OF = "s4tf.batched_of"
@@ -94,12 +96,14 @@ def _build(module, primal, symbol, name, batched, size):
     arguments = entry_block(primal).arguments
     values = dict(zip(arguments, builder.arguments))
     dims = {arguments[i]: 0 for i in batched}  # the batch axis of each batched value
-    for operation in body_operations(primal):
+    for index, operation in enumerate(body_operations(primal)):
         operand_dims = [dims.get(v) for v in operation.operands]
         if all(d is None for d in operand_dims):
             builder.clone(operation, values)
         elif operation.name == "func.call":
             _call(module, builder, operation, operand_dims, values, dims, size)
+        elif operation.name == "s4tf.if":
+            _if(module, builder, operation, f"{symbol}_r{index}", operand_dims, values, dims, size)
         elif operation.name in OPS and not lookup(operation.name).regions:
             _op(builder, operation, operand_dims, values, dims)
         else:
@@ -150,6 +154,40 @@ def _call(module, builder, operation, operand_dims, values, dims, size):
     for old, new in zip(operation.results, outputs):
         values[old] = new
         dims[old] = 0
+
+
+def _if(module, builder, operation, prefix, operand_dims, values, dims, size):
+    """``s4tf.if``: its branches, outlined, become functions batched on demand. With an
+    unbatched predicate it stays an ``s4tf.if`` calling them; with a batched one both run
+    and each result is a ``select`` (the ``select`` op's batching rule) between them."""
+    branches = outlined(module, operation, prefix)
+    pred, arg_dims = operand_dims[0], operand_dims[1:]
+    batched = [i for i, d in enumerate(arg_dims) if d is not None]
+    with builder.building(operation.location):
+        args = [values[v] if d is None else to_front(composition, values[v], d) for v, d in zip(operation.operands[1:], arg_dims)]
+    if batched:
+        branches = [batch_function(module, name, batched, size) for name in branches]
+    result_types = [TensorType.from_mlir(t) for t in function_type(find_function(module, branches[0])).results]
+    result_dims = [0 if batched else None] * len(result_types)
+
+    def calling(name):
+        return lambda *operands: IRBuilder.current().call(name, list(operands), result_types, operation.location)
+
+    with builder.building(operation.location):
+        if pred is None:
+            results = builder.cond(values[operation.operands[0]], calling(branches[0]), calling(branches[1]), args)
+        else:
+            taken = [builder.call(name, args, result_types, operation.location) for name in branches]
+            select = lookup("select")
+            results = []
+            for on_true, on_false, dim in zip(*taken, result_dims):
+                (result,), (result_dim,) = select.batch(composition, [values[operation.operands[0]], on_true, on_false], [pred, dim, dim])
+                results.append(to_front(composition, result, result_dim))
+            result_dims = [0] * len(results)
+    for old, new, dim in zip(operation.results, results, result_dims):
+        values[old] = new
+        if dim is not None:
+            dims[old] = dim
 
 
 def _indices(text: str) -> list[int]:

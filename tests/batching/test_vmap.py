@@ -84,18 +84,53 @@ def test_per_example_gradients_of_an_mlp_equal_the_loop():
         np.testing.assert_allclose(np.asarray(batched[key]), np.stack([np.asarray(g[key]) for g in singles]), rtol=1e-4, atol=1e-6)
 
 
-def test_an_op_without_a_batching_rule_is_an_error_naming_it_at_the_users_line():
+@s4tf.function
+def branchy(x, c):
+    if snp.sum(x) > c:
+        y = snp.sin(x) * 2.0
+    else:
+        y = -x
+    return y
+
+
+def _branchy(x, c):
+    return np.sin(x) * 2.0 if x.sum() > c else -x
+
+
+@pytest.mark.parametrize(
+    "in_axes", [(0, None), (None, 0), (0, 0)], ids=["batched-data", "batched-threshold-only", "both"]
+)
+def test_if_with_a_batched_predicate_selects_per_example(in_axes):
+    thresholds = RNG.standard_normal(5).astype(np.float32)
+    args = (XS if in_axes[0] == 0 else XS[0], thresholds if in_axes[1] == 0 else np.float32(0.0))
+    result = s4tf.vmap(branchy, in_axes=in_axes)(*args)
+    expected = [_branchy(XS[b] if in_axes[0] == 0 else XS[0], args[1][b] if in_axes[1] == 0 else 0.0) for b in range(5)]
+    np.testing.assert_allclose(np.asarray(result), np.stack(expected), **TOL)
+
+
+def test_if_with_an_unbatched_predicate_stays_an_if():
     @s4tf.function
-    def branchy(x):
-        if snp.sum(x) > 0:
-            y = x * 2.0
+    def gated(x, p):
+        if p > 0:
+            y = snp.sin(x)
         else:
-            y = -x
+            y = x * 3.0
         return y
 
-    line = branchy.__wrapped__.__code__.co_firstlineno + 2  # the decorator's, then the def's
-    with pytest.raises(S4tfError, match=rf"test_vmap.py:{line}: 's4tf.if' cannot be batched yet \(no batching rule\)"):
-        s4tf.vmap(branchy)(XS)
+    for p, expected in ((1.0, np.sin(XS)), (-1.0, XS * 3.0)):
+        np.testing.assert_allclose(np.asarray(s4tf.vmap(gated, in_axes=(0, None))(XS, np.float32(p))), expected, **TOL)
+
+
+def test_an_op_without_a_batching_rule_is_an_error_naming_it_at_the_users_line():
+    @s4tf.function
+    def doubling(x):
+        while snp.sum(x) < 100.0:
+            x = x * 2.0
+        return x
+
+    line = doubling.__wrapped__.__code__.co_firstlineno + 2  # the decorator's, then the def's
+    with pytest.raises(S4tfError, match=rf"test_vmap.py:{line}: 's4tf.while' cannot be batched yet \(no batching rule\)"):
+        s4tf.vmap(doubling)(np.abs(XS) + 1.0)
 
 
 def test_batch_sizes_must_agree():

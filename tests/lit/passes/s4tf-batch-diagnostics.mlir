@@ -2,17 +2,19 @@
 
 // An op without a batching rule is an error at that op, naming it (never a loop).
 
-func.func @f(%p: tensor<i1>, %x: tensor<3xf32>) -> tensor<3xf32> {
-  // expected-error @below {{'s4tf.if' cannot be batched yet (no batching rule)}}
-  %0 = "s4tf.if"(%p, %x) ({
-  ^bb0(%a: tensor<3xf32>):
-    stablehlo.return %a : tensor<3xf32>
+func.func @f(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @below {{'s4tf.while' cannot be batched yet (no batching rule)}}
+  %0 = "s4tf.while"(%x) ({
+  ^bb0(%a: tensor<f32>):
+    %c = "s4tf.constant"() {value = dense<1.0> : tensor<f32>} : () -> tensor<f32>
+    %p = "s4tf.lt"(%a, %c) : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
   }, {
-  ^bb0(%a: tensor<3xf32>):
-    %1 = "s4tf.neg"(%a) : (tensor<3xf32>) -> tensor<3xf32>
-    stablehlo.return %1 : tensor<3xf32>
-  }) : (tensor<i1>, tensor<3xf32>) -> tensor<3xf32>
-  return %0 : tensor<3xf32>
+  ^bb0(%a: tensor<f32>):
+    %1 = "s4tf.add"(%a, %a) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    stablehlo.return %1 : tensor<f32>
+  }) : (tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
 }
 
 // -----

@@ -46,3 +46,30 @@ func.func @f(%x: tensor<3xf32>, %y: tensor<2x3xf32>) -> tensor<3x2xf32> {
   %1 = "s4tf.transpose"(%0) {permutation = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
   return %1 : tensor<3x2xf32>
 }
+
+// -----
+
+// s4tf.if: its branches are outlined and batched. An unbatched predicate keeps the if,
+// whose branches call the batched branches.
+
+// CHECK-LABEL: func.func private @f_batched(%arg0: tensor<8x3xf32>, %arg1: tensor<i1>) -> tensor<8x3xf32>
+// CHECK-NEXT:    %[[R:.*]] = "s4tf.if"(%arg1, %arg0) ({
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: tensor<8x3xf32>):
+// CHECK-NEXT:      %[[T:.*]] = func.call @f_r0_then_batched(%[[A]])
+// CHECK-NEXT:      stablehlo.return %[[T]]
+// CHECK:           func.call @f_r0_else_batched(
+// CHECK:         return %[[R]] : tensor<8x3xf32>
+// CHECK-LABEL: func.func private @f_r0_then_batched(%arg0: tensor<8x3xf32>) -> tensor<8x3xf32>
+// CHECK-NEXT:    "s4tf.sin"(%arg0) : (tensor<8x3xf32>) -> tensor<8x3xf32>
+func.func @f(%x: tensor<3xf32>, %p: tensor<i1>) -> tensor<3xf32> {
+  %0 = "s4tf.if"(%p, %x) ({
+  ^bb0(%a: tensor<3xf32>):
+    %1 = "s4tf.sin"(%a) : (tensor<3xf32>) -> tensor<3xf32>
+    stablehlo.return %1 : tensor<3xf32>
+  }, {
+  ^bb0(%a: tensor<3xf32>):
+    %1 = "s4tf.neg"(%a) : (tensor<3xf32>) -> tensor<3xf32>
+    stablehlo.return %1 : tensor<3xf32>
+  }) : (tensor<i1>, tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
