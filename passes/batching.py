@@ -19,7 +19,7 @@ from s4tf.dialects import composition
 from s4tf.dialects.batching_helpers import to_front
 from s4tf.dialects.ir_builder import IRBuilder
 from s4tf.dialects.op_def import OPS, MissingBatchingRule, lookup, read_attributes
-from s4tf.dialects.symbols import find_function, functions, symbol_name, unique_symbol
+from s4tf.dialects.symbols import find_function, functions, unique_symbol
 from s4tf.dialects.types import TensorType
 from s4tf.errors import S4tfError
 from s4tf.mlir import ir
