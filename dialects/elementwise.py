@@ -16,6 +16,7 @@ import numpy as np
 
 from s4tf.dialects import hlo
 from s4tf.dialects.attributes import DTYPE
+from s4tf.dialects.batching_helpers import elementwise_batch
 from s4tf.dialects.derivative_helpers import mask, scale, sum_tangents, unbroadcast
 from s4tf.dialects.op_def import MissingDerivativeRule, Op
 from s4tf.dialects.types import BOOL_DTYPE, TensorType, is_float, is_integer, shape_str, to_numpy_dtype
@@ -75,6 +76,7 @@ class UnaryOp(Op):
     hlo_name = ""
     #: ``derivative(ops, x, y)``: dy/dx as staged code, or ``None`` (piecewise constant).
     derivative = None
+    batch = classmethod(elementwise_batch)
 
     @classmethod
     def infer(cls, x):
@@ -220,6 +222,7 @@ class StopGradient(Op):
     name = "stop_gradient"
     operands = ("x",)
     zero_derivative = True
+    batch = classmethod(elementwise_batch)
 
     @staticmethod
     def infer(x):
@@ -249,6 +252,7 @@ class BinaryOp(Op):
     kinds = "number"
     numpy = None
     hlo_name = ""
+    batch = classmethod(elementwise_batch)
 
     @classmethod
     def result_dtype(cls, dtype: str) -> str:
@@ -564,6 +568,7 @@ class Select(Op):
     name = "select"
     operands = ("pred", "on_true", "on_false")
     nondifferentiable_operands = (0,)
+    batch = classmethod(elementwise_batch)
 
     @staticmethod
     def infer(pred, on_true, on_false):
@@ -615,6 +620,7 @@ class Cast(Op):
     name = "cast"
     operands = ("x",)
     attributes = {"dtype": DTYPE}
+    batch = classmethod(elementwise_batch)
 
     @staticmethod
     def infer(x, *, dtype):

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from s4tf.dialects.batching_helpers import shifted, to_front
 from s4tf.dialects import hlo
 from s4tf.dialects.attributes import INT, INT_ARRAY
 from s4tf.dialects.derivative_helpers import sum_tangents
-from s4tf.dialects.op_def import Op
+from s4tf.dialects.op_def import MissingBatchingRule, Op
 from s4tf.dialects.shape_ops import Pad, check_axis
 from s4tf.dialects.types import TensorType, is_float, is_integer, shape_str, to_numpy_dtype
 from s4tf.errors import DTypeError, OpAttributeError, ShapeError
@@ -95,6 +96,25 @@ class DotGeneral(Op):
             f"lhs_contracting_dimensions = {dims(lhs_contract)}, rhs_contracting_dimensions = {dims(rhs_contract)}>"
         )
         return hlo.value("dot_general", [lhs, rhs], lowering.result_type, dot_dimension_numbers=numbers)
+
+    @staticmethod
+    def batch(ops, operands, batch_dims, *, lhs_batch, rhs_batch, lhs_contract, rhs_contract):
+        """Both batched: the batch axis is one more batch axis (result axis 0). One batched:
+        it is a free axis of that operand, the first of its free axes in the result."""
+        lhs, rhs = operands
+        lhs_dim, rhs_dim = batch_dims
+        if lhs_dim is not None:
+            lhs, lhs_batch, lhs_contract = to_front(ops, lhs, lhs_dim), shifted(lhs_batch), shifted(lhs_contract)
+        if rhs_dim is not None:
+            rhs, rhs_batch, rhs_contract = to_front(ops, rhs, rhs_dim), shifted(rhs_batch), shifted(rhs_contract)
+        if lhs_dim is not None and rhs_dim is not None:
+            lhs_batch, rhs_batch, result_dim = (0, *lhs_batch), (0, *rhs_batch), 0
+        elif lhs_dim is not None:
+            result_dim = len(lhs_batch)
+        else:
+            result_dim = len(lhs_batch) + len(lhs.shape) - len(lhs_batch) - len(lhs_contract)
+        dims = {"lhs_batch": lhs_batch, "rhs_batch": rhs_batch, "lhs_contract": lhs_contract, "rhs_contract": rhs_contract}
+        return [ops.op("dot_general", lhs, rhs, **dims)], [result_dim]
 
     @staticmethod
     def jvp(ops, primals, tangents, result, **dims):
@@ -289,6 +309,12 @@ class Conv2D(Op):
         return TensorType((n, out_h, out_w, o), input.dtype)
 
     @staticmethod
+    def batch(ops, operands, batch_dims, **attrs):
+        if batch_dims[1] is not None:
+            raise MissingBatchingRule("'s4tf.conv2d' has no batching rule for a filter that differs per example")
+        return [_merged_into_images(ops, operands[0], batch_dims[0], lambda x: ops.op("conv2d", x, operands[1], **attrs))], [0]
+
+    @staticmethod
     def reference(input, filter, *, strides, padding, lhs_dilation, rhs_dilation, feature_group_count):
         groups = feature_group_count
         in_per_group, out_per_group = filter.shape[2], filter.shape[3] // groups
@@ -420,6 +446,16 @@ class _ConvGeometry:
         return ops.reshape(stacked, self.filter_shape)
 
 
+
+def _merged_into_images(ops, x, batch_dim, apply):
+    """``apply`` (an NHWC op) to a batched ``x``: the batch axis is merged into the
+    images axis N and split out of the result again."""
+    x = to_front(ops, x, batch_dim)
+    size, images = x.shape[0], x.shape[1]
+    result = apply(ops.reshape(x, (size * images, *x.shape[2:])))
+    return ops.reshape(result, (size, images, *result.shape[1:]))
+
+
 class PoolOp(Op):
     """2-D pooling of an NHWC input over ``window`` with ``strides`` and ``padding``
     ``(top, bottom, left, right)``.
@@ -432,6 +468,10 @@ class PoolOp(Op):
     operands = ("input",)
     attributes = {"window": INT_ARRAY, "strides": INT_ARRAY, "padding": INT_ARRAY}
     static_shapes = True
+
+    @classmethod
+    def batch(cls, ops, operands, batch_dims, **attrs):
+        return [_merged_into_images(ops, operands[0], batch_dims[0], lambda x: ops.op(cls.name, x, **attrs))], [0]
 
     @staticmethod
     def infer(input, *, window, strides, padding):

@@ -112,6 +112,14 @@ class Op:
         """Cotangents for the ``linear`` operands of this linear op (``None`` elsewhere)."""
         raise MissingDerivativeRule(f"'{cls.full_name()}' has no transpose rule")
 
+    @classmethod
+    def batch(cls, ops, operands, batch_dims, **attrs):
+        """The op applied to every example of a batch (``vmap``): ``operands`` carry a batch
+        axis at ``batch_dims[i]`` (``None``: the operand is the same for every example, and
+        at least one is not ``None``). Returns ``(results, result_batch_dims)``, lists with
+        one item per result (:mod:`s4tf.dialects.batching_helpers`)."""
+        raise MissingBatchingRule(f"'{cls.full_name()}' has no batching rule")
+
     #: Instead of ``transpose``, for ops that read part of their first operand (``slice``,
     #: ``gather``; other operands are indices, never linear):
     #: ``transpose_into(ops, accumulated, cotangent, operands, **attrs)`` returns the
@@ -180,6 +188,10 @@ class Op:
 
 class MissingDerivativeRule(S4tfError, NotImplementedError):
     """An op reached by differentiation that has no rule for it."""
+
+
+class MissingBatchingRule(S4tfError, NotImplementedError):
+    """An op reached by batching (``vmap``, ``s4tf-batch``) that has no rule for it."""
 
 
 def lookup(name: str) -> type[Op]:

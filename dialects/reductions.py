@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+
+from s4tf.dialects.batching_helpers import shifted, to_front
 from s4tf.dialects import hlo
 from s4tf.dialects.attributes import BOOL, DTYPE, INT, INT_ARRAY
 from s4tf.dialects.derivative_helpers import mask
@@ -67,6 +69,11 @@ class ReduceOp(Op):
     @classmethod
     def reference(cls, x, *, axes, keepdims):
         return cls.numpy(x, axis=tuple(axes), keepdims=keepdims)
+
+    @classmethod
+    def batch(cls, ops, operands, batch_dims, *, axes, keepdims):
+        x = to_front(ops, operands[0], batch_dims[0])
+        return [ops.op(cls.name, x, axes=shifted(axes), keepdims=keepdims)], [0]
 
     @classmethod
     def lower(cls, lowering, x, *, axes, keepdims):
@@ -273,6 +280,11 @@ class Argmax(Op):
     @staticmethod
     def reference(x, *, axis, keepdims, dtype):
         return np.argmax(x, axis=axis, keepdims=keepdims)
+
+    @staticmethod
+    def batch(ops, operands, batch_dims, *, axis, keepdims, dtype):
+        x = to_front(ops, operands[0], batch_dims[0])
+        return [ops.op("argmax", x, axis=axis + 1, keepdims=keepdims, dtype=dtype)], [0]
 
     @staticmethod
     def lower(lowering, x, *, axis, keepdims, dtype):

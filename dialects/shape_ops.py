@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from s4tf.dialects.batching_helpers import batch_size, shifted, to_front, with_batch
 from s4tf.dialects import hlo
 from s4tf.dialects.attributes import DTYPE, ELEMENTS, INT, INT_ARRAY
-from s4tf.dialects.op_def import Op
+from s4tf.dialects.op_def import MissingBatchingRule, Op
 from s4tf.dialects.types import BOOL_DTYPE, TensorType, canonical_dtype, shape_str, to_numpy_dtype
 from s4tf.errors import DTypeError, OpAttributeError, ShapeError
 
@@ -122,6 +123,12 @@ class BroadcastInDim(Op):
 
 
     @staticmethod
+    def batch(ops, operands, batch_dims, *, shape, broadcast_dimensions):
+        x = to_front(ops, operands[0], batch_dims[0])
+        batched = (x.shape[0], *shape)
+        return [ops.op("broadcast_in_dim", x, shape=batched, broadcast_dimensions=(0, *shifted(broadcast_dimensions)))], [0]
+
+    @staticmethod
     def jvp(ops, primals, tangents, result, *, shape, broadcast_dimensions):
         return ops.op("broadcast_in_dim", tangents[0], shape=shape, broadcast_dimensions=broadcast_dimensions)
 
@@ -166,6 +173,11 @@ class Reshape(Op):
 
 
     @staticmethod
+    def batch(ops, operands, batch_dims, *, shape):
+        x = to_front(ops, operands[0], batch_dims[0])
+        return [ops.op("reshape", x, shape=(x.shape[0], *shape))], [0]
+
+    @staticmethod
     def jvp(ops, primals, tangents, result, *, shape):
         return ops.op("reshape", tangents[0], shape=shape)
 
@@ -202,6 +214,13 @@ class Transpose(Op):
 
 
     @staticmethod
+    def batch(ops, operands, batch_dims, *, permutation):
+        d = batch_dims[0]
+        # the batch axis stays where it is: per-example axis p is batched axis p + (p >= d)
+        moved = [p + (p >= d) for p in permutation]
+        return [ops.op("transpose", operands[0], permutation=(d, *moved))], [0]
+
+    @staticmethod
     def jvp(ops, primals, tangents, result, *, permutation):
         return ops.op("transpose", tangents[0], permutation=permutation)
 
@@ -235,6 +254,11 @@ class Reverse(Op):
     @staticmethod
     def lower(lowering, x, *, axes):
         return hlo.value("reverse", [x], lowering.result_type, dimensions=hlo.i64_array(axes))
+
+    @staticmethod
+    def batch(ops, operands, batch_dims, *, axes):
+        x = to_front(ops, operands[0], batch_dims[0])
+        return [ops.op("reverse", x, axes=shifted(axes))], [0]
 
     @staticmethod
     def jvp(ops, primals, tangents, result, *, axes):
@@ -285,6 +309,11 @@ class Slice(Op):
             limit_indices=hlo.i64_array(limit),
             strides=hlo.i64_array(stride),
         )
+
+    @staticmethod
+    def batch(ops, operands, batch_dims, *, start, limit, stride):
+        x = to_front(ops, operands[0], batch_dims[0])
+        return [ops.op("slice", x, start=(0, *start), limit=(x.shape[0], *limit), stride=(1, *stride))], [0]
 
     @staticmethod
     def jvp(ops, primals, tangents, result, *, start, limit, stride):
@@ -349,6 +378,12 @@ class AddSlice(Op):
                     f"axis {axis} of {shape_str(x.shape)}"
                 )
         return x
+
+    @staticmethod
+    def batch(ops, operands, batch_dims, *, start, stride):
+        size = batch_size(operands, batch_dims)
+        x, update = (with_batch(ops, v, d, size) for v, d in zip(operands, batch_dims))
+        return [ops.op("add_slice", x, update, start=(0, *start), stride=(1, *stride))], [0]
 
     @staticmethod
     def reference(x, update, *, start, stride):
@@ -441,6 +476,11 @@ class Concatenate(Op):
     def lower(lowering, *inputs, axis):
         return hlo.value("concatenate", list(inputs), lowering.result_type, dimension=INT.to_mlir(axis))
 
+    @staticmethod
+    def batch(ops, operands, batch_dims, *, axis):
+        size = batch_size(operands, batch_dims)
+        inputs = [with_batch(ops, x, d, size) for x, d in zip(operands, batch_dims)]
+        return [ops.op("concatenate", *inputs, axis=axis + 1)], [0]
 
     @staticmethod
     def jvp(ops, primals, tangents, result, *, axis):
@@ -497,6 +537,13 @@ class Pad(Op):
                     f"elements of axis {axis} of {shape_str(x.shape)}"
                 )
         return TensorType(shape, x.dtype)
+
+    @staticmethod
+    def batch(ops, operands, batch_dims, *, low, high, interior):
+        if batch_dims[1] is not None:
+            raise MissingBatchingRule("'s4tf.pad' has no batching rule for a padding value that differs per example")
+        x = to_front(ops, operands[0], batch_dims[0])
+        return [ops.op("pad", x, operands[1], low=(0, *low), high=(0, *high), interior=(0, *interior))], [0]
 
     @staticmethod
     def reference(x, value, *, low, high, interior):

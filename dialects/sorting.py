@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from s4tf.dialects.batching_helpers import batch_size, with_batch
 from s4tf.dialects import hlo
 from s4tf.dialects.attributes import BOOL, INT
 from s4tf.dialects.op_def import Op
@@ -57,6 +58,12 @@ class Sort(Op):
     @staticmethod
     def reference(keys, values, *, axis, descending):
         return np.take_along_axis(np.asarray(values), sort_order(np.asarray(keys), axis, descending), axis=axis)
+
+    @staticmethod
+    def batch(ops, operands, batch_dims, *, axis, descending):
+        size = batch_size(operands, batch_dims)
+        keys, values = (with_batch(ops, x, d, size) for x, d in zip(operands, batch_dims))
+        return [ops.op("sort", keys, values, axis=axis + 1, descending=descending)], [0]
 
     @staticmethod
     def lower(lowering, keys, values, *, axis, descending):

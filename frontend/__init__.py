@@ -21,6 +21,8 @@ from s4tf import (
 )  # dispatch: eager execution, where no trace takes ops
 from s4tf.array_api import *  # noqa: F403  (array_api.__all__: its names, listed once)
 from s4tf.autodiff import grad, jvp, value_and_grad, vjp
+from s4tf.vmap import vmap
+from s4tf.jacobians import hessian, jacfwd, jacrev
 from s4tf.contractions import *  # noqa: F403  (contractions.__all__: its names, listed once)
 from s4tf.creation import *  # noqa: F403  (creation.__all__: its names, listed once)
 from s4tf.staged_control_flow import cond, fori_loop, while_loop
@@ -54,7 +56,7 @@ int8, int32, int64, bool_ = np.int8, np.int32, np.int64, np.bool_
 bool = bool_  # noqa: A001  (the Array API's name)
 
 __all__ = [
-    "linalg", "random", "function", "host", "StagedFunction", "compile", "load", "save_parameters", "load_parameters", "DeployableModule", "DeployedModule", "grad", "value_and_grad", "jvp", "vjp", "derivative", "no_derivative", "move", "Lowered", "Tensor", "name_scope",
+    "linalg", "random", "function", "host", "StagedFunction", "compile", "load", "save_parameters", "load_parameters", "DeployableModule", "DeployedModule", "grad", "value_and_grad", "jvp", "vjp", "vmap", "jacfwd", "jacrev", "hessian", "derivative", "no_derivative", "move", "Lowered", "Tensor", "name_scope",
     "cond", "while_loop", "fori_loop",
     "lazy", "set_mode", "get_mode", "barrier", "lazy_stats", "LazyStats", "LazyTraceWarning",
     "S4tfError", "ShapeError", "DTypeError", "OpAttributeError", "StagingError", "CompilationError",

@@ -1,0 +1,172 @@
+"""``s4tf.vmap``: JAX's signature (in_axes/out_axes as pytree prefixes, ``None`` for
+shared arguments), eagerly and inside ``@s4tf.function``, nested, of ``grad`` (per-example
+gradients), and its errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import s4tf
+from s4tf import numpy_api as snp
+from s4tf.errors import S4tfError
+
+RNG = np.random.default_rng(1)
+XS = RNG.standard_normal((5, 3)).astype(np.float32)
+W = RNG.standard_normal((3, 2)).astype(np.float32)
+TOL = {"rtol": 2e-5, "atol": 2e-6}
+
+
+def layer(x, w):
+    return snp.tanh(x @ w)
+
+
+def test_shared_argument_and_out_axes():
+    result = s4tf.vmap(layer, in_axes=(0, None), out_axes=1)(XS, W)
+    np.testing.assert_allclose(np.asarray(result), np.stack([np.tanh(x @ W) for x in XS], axis=1), **TOL)
+
+
+def test_negative_in_axis_and_python_scalar_argument():
+    result = s4tf.vmap(lambda x, c: snp.sin(x) * c, in_axes=(-1, None))(XS.T, 3.0)
+    np.testing.assert_allclose(np.asarray(result), np.sin(XS) * 3.0, **TOL)
+
+
+def test_pytree_arguments_and_results():
+    params = {"w": W, "b": np.float32([0.5, -0.5])}
+
+    def model(params, x):
+        y = x @ params["w"] + params["b"]
+        return {"y": y, "norm": snp.sum(y * y)}
+
+    result = s4tf.vmap(model, in_axes=({"w": None, "b": None}, 0), out_axes={"y": 0, "norm": 0})(params, XS)
+    ys = XS @ W + params["b"]
+    np.testing.assert_allclose(np.asarray(result["y"]), ys, **TOL)
+    np.testing.assert_allclose(np.asarray(result["norm"]), (ys * ys).sum(1), rtol=1e-5)
+
+
+def test_closed_over_tensor_is_shared():
+    @s4tf.function
+    def apply(xs, w):
+        return s4tf.vmap(lambda x: layer(x, w))(xs)
+
+    np.testing.assert_allclose(np.asarray(apply(XS, W)), np.tanh(XS @ W), **TOL)
+
+
+def test_nested_vmap_is_an_outer_product():
+    ys = RNG.standard_normal(4).astype(np.float32)
+    outer = s4tf.vmap(s4tf.vmap(lambda x, y: x * y + 1.0, in_axes=(None, 0)), in_axes=(0, None))
+    np.testing.assert_allclose(np.asarray(outer(XS[:, 0], ys)), XS[:, 0, None] * ys[None, :] + 1.0, **TOL)
+
+
+def test_a_callee_is_batched_too():
+    inner = s4tf.function(lambda x: snp.exp(x) / snp.sum(snp.exp(x)))
+    result = s4tf.vmap(lambda x: inner(x) * 2.0)(XS)
+    expected = 2.0 * np.exp(XS) / np.exp(XS).sum(1, keepdims=True)
+    np.testing.assert_allclose(np.asarray(result), expected, **TOL)
+
+
+def test_per_example_gradients_of_an_mlp_equal_the_loop():
+    params = {
+        "w1": RNG.standard_normal((3, 8)).astype(np.float32) * 0.5, "b1": np.zeros(8, np.float32),
+        "w2": RNG.standard_normal((8, 2)).astype(np.float32) * 0.5, "b2": np.zeros(2, np.float32),
+    }
+    labels = RNG.standard_normal((5, 2)).astype(np.float32)
+
+    def loss(params, x, y):
+        h = snp.tanh(x @ params["w1"] + params["b1"])
+        out = h @ params["w2"] + params["b2"]
+        return snp.mean((out - y) ** 2)
+
+    batched = s4tf.vmap(s4tf.grad(loss), in_axes=(None, 0, 0))(params, XS, labels)
+    singles = [s4tf.grad(loss)(params, x, y) for x, y in zip(XS, labels)]
+    for key in params:
+        assert np.asarray(batched[key]).shape == (5, *params[key].shape)
+        np.testing.assert_allclose(np.asarray(batched[key]), np.stack([np.asarray(g[key]) for g in singles]), rtol=1e-4, atol=1e-6)
+
+
+@s4tf.function
+def branchy(x, c):
+    if snp.sum(x) > c:
+        y = snp.sin(x) * 2.0
+    else:
+        y = -x
+    return y
+
+
+def _branchy(x, c):
+    return np.sin(x) * 2.0 if x.sum() > c else -x
+
+
+@pytest.mark.parametrize(
+    "in_axes", [(0, None), (None, 0), (0, 0)], ids=["batched-data", "batched-threshold-only", "both"]
+)
+def test_if_with_a_batched_predicate_selects_per_example(in_axes):
+    thresholds = RNG.standard_normal(5).astype(np.float32)
+    args = (XS if in_axes[0] == 0 else XS[0], thresholds if in_axes[1] == 0 else np.float32(0.0))
+    result = s4tf.vmap(branchy, in_axes=in_axes)(*args)
+    expected = [_branchy(XS[b] if in_axes[0] == 0 else XS[0], args[1][b] if in_axes[1] == 0 else 0.0) for b in range(5)]
+    np.testing.assert_allclose(np.asarray(result), np.stack(expected), **TOL)
+
+
+def test_if_with_an_unbatched_predicate_stays_an_if():
+    @s4tf.function
+    def gated(x, p):
+        if p > 0:
+            y = snp.sin(x)
+        else:
+            y = x * 3.0
+        return y
+
+    for p, expected in ((1.0, np.sin(XS)), (-1.0, XS * 3.0)):
+        np.testing.assert_allclose(np.asarray(s4tf.vmap(gated, in_axes=(0, None))(XS, np.float32(p))), expected, **TOL)
+
+
+def test_an_op_without_a_batching_rule_is_an_error_naming_it_at_the_users_line():
+    @s4tf.function
+    def doubling(x):
+        while snp.sum(x) < 100.0:
+            x = x * 2.0
+        return x
+
+    line = doubling.__wrapped__.__code__.co_firstlineno + 2  # the decorator's, then the def's
+    with pytest.raises(S4tfError, match=rf"test_vmap.py:{line}: 's4tf.while' cannot be batched yet \(no batching rule\)"):
+        s4tf.vmap(doubling)(np.abs(XS) + 1.0)
+
+
+def test_batch_sizes_must_agree():
+    with pytest.raises(S4tfError, match=r"different sizes \[4, 5\]"):
+        s4tf.vmap(lambda x, y: x + y)(XS, XS[:4])
+
+
+def test_in_axes_must_match_the_arguments():
+    with pytest.raises(S4tfError, match="in_axes has 1 entries for 2 arguments"):
+        s4tf.vmap(layer, in_axes=(0,))(XS, W)
+
+
+def test_a_case_a_rule_does_not_cover_is_an_error_naming_the_op():
+    pad = lambda x, v: s4tf.op("pad", x, v, low=(1,), high=(0,), interior=(0,))  # noqa: E731
+    with pytest.raises(S4tfError, match="'s4tf.pad' has no batching rule for a padding value that differs per example"):
+        s4tf.vmap(pad)(XS, XS[:, 0])
+
+
+def test_grad_and_jvp_of_a_vmapped_function():
+    def total(w):
+        return snp.sum(s4tf.vmap(layer, in_axes=(0, None))(XS, w) ** 2)
+
+    y = np.tanh(XS @ W)
+    np.testing.assert_allclose(np.asarray(s4tf.grad(total)(W)), 2 * XS.T @ (y * (1 - y**2)), rtol=1e-5, atol=1e-6)
+    dw = np.ones_like(W)
+    _, dy = s4tf.jvp(lambda w: s4tf.vmap(layer, in_axes=(0, None))(XS, w), (W,), (dw,))
+    np.testing.assert_allclose(np.asarray(dy), (1 - y**2) * (XS @ dw), rtol=1e-5, atol=1e-6)
+
+
+def test_vmap_of_jvp_over_basis_vectors_is_the_jacobian():
+    x = XS[0]
+
+    def f(x):
+        return snp.sin(x) * snp.sum(x)
+
+    basis = np.eye(3, dtype=np.float32)
+    columns = s4tf.vmap(lambda t: s4tf.jvp(f, (x,), (t,))[1])(basis)  # row i: J @ e_i
+    jacobian = np.diag(np.cos(x)) * x.sum() + np.outer(np.sin(x), np.ones(3))
+    np.testing.assert_allclose(np.asarray(columns).T, jacobian, rtol=1e-5, atol=1e-6)
