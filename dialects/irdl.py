@@ -43,11 +43,11 @@ def operation_spec(op: type[Op]) -> list[str]:
     variadic = {name.rstrip("*"): "variadic " if name.endswith("*") else "" for name in op.operands}
     lines = [f"  irdl.operation @{op.name} {{"]
     lines += [_constraint(f"operand_{name}", TENSOR) for name in names]
-    lines.append(_constraint("result", TENSOR))
+    lines += [_constraint(f"result_{name}", TENSOR) for name in op.results]
     if names:
         lines.append(f"    irdl.operands({', '.join(f'{name}: {variadic[name]}%operand_{name}' for name in names)})")
     variadic_results = "variadic " if op.variadic_results or op.regions else ""
-    lines.append(f"    irdl.results(result: {variadic_results}%result)")
+    lines.append(f"    irdl.results({', '.join(f'{name}: {variadic_results}%result_{name}' for name in op.results)})")
     if op.regions:
         lines += [f"    %region_{name} = irdl.region" for name in op.regions]
         lines.append(f"    irdl.regions({', '.join(f'{name}: %region_{name}' for name in op.regions)})")

@@ -47,6 +47,8 @@ class Op:
     pure: ClassVar[bool] = True
     #: Names of the op's regions (``control_flow.py``); such ops verify and lower as a whole.
     regions: ClassVar[tuple[str, ...]] = ()
+    #: Names of the op's results, one tensor each (``infer`` returns as many types).
+    results: ClassVar[tuple[str, ...]] = ("result",)
     #: Results are zero or more tensors (their types come from attributes), not exactly one.
     variadic_results: ClassVar[bool] = False
     #: The op runs in a host program (``s4tf-partition``), never on the device: no lowering.

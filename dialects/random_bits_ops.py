@@ -99,6 +99,7 @@ class Threefry2x32(Op):
 
     name = "threefry2x32"
     operands = ("key0", "key1", "x0", "x1")
+    results = ("y0", "y1")
 
     @staticmethod
     def infer(*words):
