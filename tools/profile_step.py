@@ -31,6 +31,7 @@ import json
 import os
 import re
 import statistics
+from collections import Counter
 import subprocess
 import sys
 import tempfile
@@ -78,15 +79,17 @@ def benchmark_module(vmfb: Path, device: str, function: str | None = None, input
     return [{**r, "real_time": r["real_time"] * scale[r["time_unit"]], "cpu_time": r["cpu_time"] * scale[r["time_unit"]]} for r in records]
 
 
-def dispatch_times(stablehlo: str, folder: Path, device: str) -> list[tuple[str, float, float]]:
-    """``(name, median wall us, median CPU us)`` of each dispatch of the module, alone."""
+def dispatch_times(stablehlo: str, folder: Path, device: str, limit: int | None = None) -> list[tuple[str, float, float]]:
+    """``(name, median wall us, median CPU us)`` of each dispatch of the module (the first
+    ``limit`` of them), alone."""
     source, dumps = folder / "step.mlir", folder / "dispatches"
     source.write_text(stablehlo)
     flags = compile_flags("cpu")
     subprocess.run([IREE_COMPILE, *flags, "--iree-input-type=stablehlo",
                     f"--iree-hal-dump-executable-benchmarks-to={dumps}", str(source), "-o", os.devnull], check=True)
     times = []
-    for path in sorted(dumps.glob("*.mlir"), key=lambda p: int(re.search(r"dispatch_(\d+)", p.name).group(1))):
+    paths = sorted(dumps.glob("*.mlir"), key=lambda p: int(re.search(r"dispatch_(\d+)", p.name).group(1)))
+    for path in paths[:limit]:
         vmfb = path.with_suffix(".vmfb")
         subprocess.run([IREE_COMPILE, *flags, str(path), "-o", str(vmfb)], check=True)
         records = benchmark_module(vmfb, device, repetitions=3)
@@ -139,8 +142,8 @@ def call_path(kind: str, batch: int, calls: int, rounds: int) -> None:
         tensors = [leaf for leaf in leaves if isinstance(leaf, Tensor)]
         inputs = [module_input(leaf, compiled.module.device) for leaf in tensors]
         t2 = time.perf_counter()
-        for position in compiled.donated:
-            sum(other is tensors[position] for other in tensors)
+        counts = Counter(map(id, tensors))  # as the staged call checks that no donated input is passed twice
+        all(counts[id(tensors[position])] == 1 for position in compiled.donated)
         t3 = time.perf_counter()
         raw = compiled.module.invoke(compiled.lowered.entry, inputs)
         t4 = time.perf_counter()
@@ -222,6 +225,7 @@ def main(argv=None) -> None:
     parser.add_argument("--calls", type=int, default=100, help="calls timed per measurement")
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds per peer")
     parser.add_argument("--no-dispatches", action="store_true", help="skip the per-dispatch and whole-module benchmarks")
+    parser.add_argument("--max-dispatches", type=int, help="time only the first N dispatches (quick runs)")
     options = parser.parse_args(argv)
     print(f"load average {os.getloadavg()[0]:.1f}, {os.cpu_count()} CPUs")
     for kind, batch in (("mlp", 128), ("lenet", 64)):
@@ -234,7 +238,7 @@ def main(argv=None) -> None:
             args = (model, opt.init(model), x, y)
             stablehlo = step_stablehlo(step, args)
             with tempfile.TemporaryDirectory() as folder:
-                dispatches = dispatch_times(stablehlo, Path(folder), "local-task")
+                dispatches = dispatch_times(stablehlo, Path(folder), "local-task", options.max_dispatches)
                 whole = module_times(stablehlo, Path(folder), args)
             total = sum(t for _, t, _ in dispatches)
             print(f"  {len(dispatches)} dispatches, alone: sum {total / 1e3:.2f} ms wall "
