@@ -1,8 +1,8 @@
 """Profile a compiled training step: where its time goes (issue 17).
 
 ```
-python tools/profile_step.py                    # MLP at batch 128 and LeNet-5 at batch 64
-python tools/profile_step.py --models mlp --no-dispatches
+python tools/bench/profile_step.py                    # MLP at batch 128 and LeNet-5 at batch 64
+python tools/bench/profile_step.py --models mlp --no-dispatches
 ```
 
 For each model, from the StableHLO that ``s4tf.nn.training.train_step`` compiles:
@@ -47,7 +47,8 @@ from bench_train import fresh_model, jax_step, model_leaves, problem  # noqa: E4
 
 import s4tf  # noqa: E402
 from s4tf import pytree  # noqa: E402
-from s4tf.donation import alias_results, donated_positions  # noqa: E402
+from s4tf.donation import donated_positions  # noqa: E402
+from s4tf.passes.donation import donation_pass  # noqa: E402
 from s4tf.runtime.compiler import compile_stablehlo  # noqa: E402
 from s4tf.runtime.device import LoadedModule, to_device  # noqa: E402
 from s4tf.runtime.targets import compile_flags  # noqa: E402
@@ -62,8 +63,8 @@ IREE_COMPILE = find_tool("iree-compile")
 def step_stablehlo(step, args) -> str:
     """The StableHLO ``step`` compiles for ``args`` (with its donation marks)."""
     lowered = step._lower(args, {})
-    text = lowered.stablehlo(lowering_pipeline(step.target))
-    return alias_results(text, lowered.entry, donated_positions(args, step.donate_argnums))[0]
+    pipeline = f"{lowering_pipeline(step.target)},{donation_pass(lowered.entry, donated_positions(args, step.donate_argnums))}"
+    return str(lowered.lowered_module(pipeline))
 
 
 def benchmark_module(vmfb: Path, device: str, function: str | None = None, inputs=(), repetitions: int = 5) -> list[dict]:
