@@ -16,6 +16,7 @@ Python scalars and strings are static: part of the signature, folded into the co
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,8 +36,13 @@ from s4tf.tracing import FunctionRecord, Static, Trace, current_scope, leaf_spec
 #: What runs between the staged module and IREE. The staged module keeps calls (one function
 #: per staged function and derivative); the StableHLO is inlined into its entry, so CSE
 #: shares work between them (a training step's two forward passes become one) and buffer
-#: donation (:mod:`s4tf.donation`) sees every op that reads a donated input.
-LOWERING_PIPELINE = "s4tf-verify,s4tf-canonicalize,s4tf-lower-to-stablehlo,inline,canonicalize,cse,symbol-dce"
+#: donation (:mod:`s4tf.donation`) sees every op that reads a donated input. Last,
+#: convolutions are put in the forms IREE runs fast (:mod:`s4tf.passes.conv_filters`,
+#: :mod:`s4tf.passes.conv_channels`).
+LOWERING_PIPELINE = (
+    "s4tf-verify,s4tf-canonicalize,s4tf-lower-to-stablehlo,inline,canonicalize,cse,symbol-dce,"
+    "s4tf-materialize-conv-filters,s4tf-pad-conv-channels"
+)
 
 
 def lowering_pipeline(target: str) -> str:
@@ -87,20 +93,35 @@ class Compiled:
 
     #: Input positions whose buffers the results are written into (:mod:`s4tf.donation`).
     donated: list = field(default_factory=list)
+    #: Which leaves are inputs (not static), the same for every call of this signature.
+    _input_leaves: list | None = None
+    #: Per result, its type where every call's is the same (so results need not ask IREE).
+    _result_types: list | None = None
 
     def __call__(self, leaves):
-        tensors = [leaf for leaf in leaves if not isinstance(leaf_spec(leaf), Static)]
+        if self._input_leaves is None:
+            self._input_leaves = [i for i, leaf in enumerate(leaves) if not isinstance(leaf_spec(leaf), Static)]
+        tensors = [leaves[i] for i in self._input_leaves]
         inputs = [module_input(leaf, self.module.device) for leaf in tensors]
-        for position in self.donated:
-            given = tensors[position]
-            shared = sum(other is given for other in tensors) > 1
-            if not isinstance(given, Tensor) or shared:  # never write into the caller's arrays
-                inputs[position] = np.array(given)  # or into a buffer another input reads
-        results = [Tensor(r, self.module.target) for r in self.module.invoke(self.lowered.entry, inputs)]
+        if self.donated:
+            counts = Counter(map(id, tensors))
+            for position in self.donated:
+                given = tensors[position]
+                if not isinstance(given, Tensor) or counts[id(given)] > 1:  # never write into the caller's arrays
+                    inputs[position] = np.array(given)  # or into a buffer another input reads
+        raw = self.module.invoke(self.lowered.entry, inputs)
+        if self._result_types is None:
+            self._result_types = static_types(self.lowered.record.result_types, raw, self.module.target)
+        results = [Tensor(r, self.module.target, tensor_type=t) for r, t in zip(raw, self._result_types)]
         for position in self.donated:
             if isinstance(tensors[position], Tensor) and inputs[position] is tensors[position].device_array:
                 tensors[position].donate(self.lowered.entry)
         return rebuild_outputs(self.lowered.record, results)
+
+
+def static_types(declared, results, target: str) -> list:
+    """Per result, its declared type if that is static and what IREE returned, else ``None``."""
+    return [t if None not in t.shape and Tensor(r, target).tensor_type == t else None for t, r in zip(declared, results)]
 
 
 def module_input(value, device: str):

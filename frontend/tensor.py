@@ -32,14 +32,17 @@ class Tensor(ArrayValue):
     #: The staged function this tensor's buffer was donated to, if it was.
     donated_to = None
 
-    def __init__(self, device_array, target: str = "cpu", pending=None):
+    def __init__(self, device_array, target: str = "cpu", pending=None, tensor_type: TensorType | None = None):
         self._device_array = device_array
         self.target = target
         self.pending = pending
+        self._type = tensor_type  # the buffer's shape and dtype never change: computed once
 
     @property
     def tensor_type(self) -> TensorType:
-        return TensorType(tuple(self._device_array.shape), canonical_dtype(self._device_array.dtype))
+        if self._type is None:
+            self._type = TensorType(tuple(self._device_array.shape), canonical_dtype(self._device_array.dtype))
+        return self._type
 
     @property
     def shape(self) -> tuple[int, ...]:

@@ -1,6 +1,9 @@
 """Passes over s4tf modules, registered by kebab-case name (see :mod:`s4tf.passes.registry`)."""
 
-from s4tf.passes import canonicalize, check_availability, donation, export, loop_dispatch, lower_to_stablehlo, partition, verify  # noqa: F401  (register the passes)
+from s4tf.passes import (  # noqa: F401  (register the passes)
+    canonicalize, check_availability, conv_channels, conv_filters, donation, export, loop_dispatch, lower_to_stablehlo,
+    partition, verify,
+)
 from s4tf.passes.autodiff import derivatives  # noqa: F401  (registers s4tf-jvp and s4tf-vjp)
 from s4tf.passes import split_device_functions  # noqa: F401  (registers s4tf-split-device-functions)
 from s4tf.passes import batching  # noqa: F401  (registers s4tf-batch)

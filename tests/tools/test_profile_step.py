@@ -1,0 +1,17 @@
+"""tools/profile_step.py runs end to end on a few dispatches and prints its profile (speed
+itself is never asserted: see docs/benchmarks.md)."""
+
+import re
+
+from bench_runner import run_bench
+
+
+def test_profile_step_prints_dispatches_module_call_path_and_matmul():
+    completed = run_bench("profile_step.py", "--models", "mlp", "--calls", "5", "--rounds", "1", "--max-dispatches", "2")
+    assert completed.returncode == 0, completed.stderr
+    out = completed.stdout
+    assert re.search(r"2 dispatches, alone: sum [\d.]+ ms wall \([\d.]+ ms CPU\); whole module: local-task [\d.]+ ms wall", out)
+    assert len(re.findall(r"^\s+\d+ us wall\s+\d+ us CPU\s+[\d.]+ %\s+\w+", out, re.M)) == 2
+    assert re.search(r"call path, median of 5 calls \(us\): flatten \+ signature \d+, arguments \d+, donation \d+, IREE call \d+", out)
+    assert re.search(r"^  JAX jit\s+[\d.]+ ms", out, re.M)  # JAX: a test dependency
+    assert re.search(r"matmul 128x784 by 784x512: IREE [\d.]+ ms \(\d+ GFLOP/s\), NumPy", out)

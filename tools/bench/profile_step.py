@@ -1,0 +1,257 @@
+"""Profile a compiled training step: where its time goes (issue 17).
+
+```
+python tools/bench/profile_step.py                    # MLP at batch 128 and LeNet-5 at batch 64
+python tools/bench/profile_step.py --models mlp --no-dispatches
+```
+
+For each model, from the StableHLO that ``s4tf.nn.training.train_step`` compiles:
+
+- **dispatches**: IREE writes one standalone benchmark per dispatch
+  (``--iree-hal-dump-executable-benchmarks-to``); each is compiled and timed alone with
+  ``iree-benchmark-module`` (wall and CPU time per dispatch);
+- **module**: the whole step in ``iree-benchmark-module`` on ``local-task`` and on
+  ``local-sync``, inputs zero, so no Python runs; its excess over the dispatches' sum is
+  IREE's runtime overhead (scheduling, barriers, allocation);
+- **call path**: in this process, the time of each piece of ``StagedFunction.__call__``
+  (flattening and signature, argument conversion, donation bookkeeping, the IREE call,
+  wrapping results) over many calls, against the step called straight through IREE and
+  against JAX-jit's step, alternating;
+- **matmul**: the step's largest product (the first layer's forward) alone, through IREE,
+  NumPy (OpenBLAS) and JAX-jit, alternating.
+
+Timings on a shared machine are noisy: read ratios taken in one run, and the load average
+printed with them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+from collections import Counter
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from iree.compiler.tools.binaries import find_tool
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_train import fresh_model, jax_step, model_leaves, problem  # noqa: E402
+
+import s4tf  # noqa: E402
+from s4tf import pytree  # noqa: E402
+from s4tf.donation import donated_positions  # noqa: E402
+from s4tf.passes.donation import donation_pass  # noqa: E402
+from s4tf.runtime.compiler import compile_stablehlo  # noqa: E402
+from s4tf.runtime.device import LoadedModule, to_device  # noqa: E402
+from s4tf.runtime.targets import compile_flags  # noqa: E402
+from s4tf.staging import lowering_pipeline, module_input  # noqa: E402
+from s4tf.tensor import Tensor  # noqa: E402
+from s4tf.tracing import rebuild_outputs, signature  # noqa: E402
+
+TOOLS = Path(__import__("iree._runtime_libs", fromlist=["_"]).__file__).parent
+IREE_COMPILE = find_tool("iree-compile")
+
+
+def step_stablehlo(step, args) -> str:
+    """The StableHLO ``step`` compiles for ``args`` (with its donation marks)."""
+    lowered = step._lower(args, {})
+    pipeline = f"{lowering_pipeline(step.target)},{donation_pass(lowered.entry, donated_positions(args, step.donate_argnums))}"
+    return str(lowered.lowered_module(pipeline))
+
+
+def benchmark_module(vmfb: Path, device: str, function: str | None = None, inputs=(), repetitions: int = 5) -> list[dict]:
+    """``iree-benchmark-module``'s JSON records (aggregates dropped), one per benchmark and
+    repetition, times in microseconds."""
+    command = [str(TOOLS / "iree-benchmark-module"), f"--module={vmfb}", f"--device={device}",
+               "--benchmark_format=json", f"--benchmark_repetitions={repetitions}"]
+    command += [f"--function={function}"] if function else []
+    command += [f"--input={spec}" for spec in inputs]
+    output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    records = [b for b in json.loads(output)["benchmarks"] if b.get("run_type") == "iteration"]
+    scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
+    return [{**r, "real_time": r["real_time"] * scale[r["time_unit"]], "cpu_time": r["cpu_time"] * scale[r["time_unit"]]} for r in records]
+
+
+def dispatch_times(stablehlo: str, folder: Path, device: str, limit: int | None = None) -> list[tuple[str, float, float]]:
+    """``(name, median wall us, median CPU us)`` of each dispatch of the module (the first
+    ``limit`` of them), alone."""
+    source, dumps = folder / "step.mlir", folder / "dispatches"
+    source.write_text(stablehlo)
+    flags = compile_flags("cpu")
+    subprocess.run([IREE_COMPILE, *flags, "--iree-input-type=stablehlo",
+                    f"--iree-hal-dump-executable-benchmarks-to={dumps}", str(source), "-o", os.devnull], check=True)
+    times = []
+    paths = sorted(dumps.glob("*.mlir"), key=lambda p: int(re.search(r"dispatch_(\d+)", p.name).group(1)))
+    for path in paths[:limit]:
+        vmfb = path.with_suffix(".vmfb")
+        subprocess.run([IREE_COMPILE, *flags, str(path), "-o", str(vmfb)], check=True)
+        records = benchmark_module(vmfb, device, repetitions=3)
+        name = re.search(r"dispatch_\d+_(\w+?)(?:/|$)", records[0]["name"].split("x86_64_", 1)[-1]).group(1)
+        times.append((name, statistics.median(r["real_time"] for r in records), statistics.median(r["cpu_time"] for r in records)))
+    return times
+
+
+def module_times(stablehlo: str, folder: Path, args) -> dict[str, tuple[float, float]]:
+    """Median ``(wall us, CPU us)`` of the whole step in ``iree-benchmark-module``, per driver."""
+    vmfb = folder / "step.vmfb"
+    vmfb.write_bytes(compile_stablehlo(stablehlo, "cpu"))
+    leaves = [leaf for leaf in pytree.flatten(args)[0] if hasattr(leaf, "shape") or isinstance(leaf, Tensor)]
+    inputs = [f"{'x'.join(map(str, np.shape(leaf)))}{'x' if np.ndim(leaf) else ''}{'i32' if np.asarray(leaf).dtype.kind == 'i' else 'f32'}=0"
+              for leaf in leaves]
+    times = {}
+    for device in ("local-task", "local-sync"):
+        records = benchmark_module(vmfb, device, "train_step", inputs)
+        times[device] = statistics.median(r["real_time"] for r in records), statistics.median(r["cpu_time"] for r in records)
+    return times
+
+
+def alternate(peers: dict, calls: int, rounds: int) -> dict[str, float]:
+    """Median seconds per call of each peer, peers alternating in rounds of ``calls``."""
+    times = {name: [] for name in peers}
+    for run in peers.values():
+        run()
+    for _ in range(rounds):
+        for name, run in peers.items():
+            start = time.perf_counter()
+            for _ in range(calls):
+                run()
+            times[name].append((time.perf_counter() - start) / calls)
+    return {name: statistics.median(samples) for name, samples in times.items()}
+
+
+def call_path(kind: str, batch: int, calls: int, rounds: int) -> None:
+    """Time of each piece of a staged call, and the step three ways (see the docstring)."""
+    _, x, y, step, opt = problem(kind, batch)
+    model = fresh_model(kind)
+    state = opt.init(model)
+    model, state, _, _ = step(model, state, x, y)
+    x, y = s4tf.asarray(x), s4tf.asarray(y)
+    pieces = {"flatten + signature": [], "arguments": [], "donation": [], "IREE call": [], "results": []}
+    for _ in range(calls):
+        t0 = time.perf_counter()
+        leaves, tree = pytree.flatten(((model, state, x, y), {}))
+        compiled = step._compiled[signature(leaves, tree)]
+        t1 = time.perf_counter()
+        tensors = [leaf for leaf in leaves if isinstance(leaf, Tensor)]
+        inputs = [module_input(leaf, compiled.module.device) for leaf in tensors]
+        t2 = time.perf_counter()
+        counts = Counter(map(id, tensors))  # as the staged call checks that no donated input is passed twice
+        all(counts[id(tensors[position])] == 1 for position in compiled.donated)
+        t3 = time.perf_counter()
+        raw = compiled.module.invoke(compiled.lowered.entry, inputs)
+        t4 = time.perf_counter()
+        for position in compiled.donated:
+            tensors[position].donate(compiled.lowered.entry)
+        model, state, _, _ = rebuild_outputs(compiled.lowered.record, [Tensor(r, compiled.module.target) for r in raw])
+        t5 = time.perf_counter()
+        for name, (a, b) in zip(pieces, ((t0, t1), (t1, t2), (t2, t3), (t3, t4), (t4, t5))):
+            pieces[name].append(b - a)
+    print(f"  call path, median of {calls} calls (us):",
+          ", ".join(f"{name} {1e6 * statistics.median(v):.0f}" for name, v in pieces.items()))
+
+    state_holder = {"model": model, "state": state}
+
+    def staged():
+        state_holder["model"], state_holder["state"], _, _ = step(state_holder["model"], state_holder["state"], x, y)
+
+    leaves, tree = pytree.flatten(((model, state, x, y), {}))
+    compiled = step._compiled[signature(leaves, tree)]
+    function = compiled.module._functions[compiled.lowered.entry]
+    device = compiled.module.device  # a copy of the inputs, on the device, overwritten in place by each call
+    raw_inputs = [to_device(np.asarray(leaf), device) for leaf in leaves if isinstance(leaf, Tensor)]
+
+    def direct():
+        function(*raw_inputs)
+
+    peers = {"s4tf staged call": staged, "IREE call, same module": direct}
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError:
+        jax = None
+    if jax is not None:
+        jstep = jax_step(kind)
+        params = jax.device_put(model_leaves(fresh_model(kind)))
+        zeros = jax.tree.map(jnp.zeros_like, params)
+        jstate = [params, zeros, zeros, jnp.float32(0)]
+        jx, jy = jax.device_put(np.asarray(x)), jax.device_put(np.asarray(y))
+
+        def jax_run():
+            *jstate[:4], loss = jstep(*jstate, jx, jy)
+            loss.block_until_ready()
+
+        peers["JAX jit"] = jax_run
+    medians = alternate(peers, calls // 5 or 1, rounds)
+    reference = medians.get("JAX jit")
+    for name, seconds in medians.items():
+        ratio = f"  ({seconds / reference:.2f}x JAX)" if reference else ""
+        print(f"  {name:<24}{seconds * 1e3:8.2f} ms{ratio}")
+
+
+def matmul(calls: int, rounds: int, m: int = 128, k: int = 784, n: int = 512) -> None:
+    """The MLP's first forward product alone: IREE, NumPy and JAX-jit, alternating."""
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((m, k)).astype(np.float32), rng.standard_normal((k, n)).astype(np.float32)
+    text = (f"func.func @mm(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{\n"
+            f"  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32>\n"
+            f"  return %0 : tensor<{m}x{n}xf32>\n}}")
+    module = LoadedModule(compile_stablehlo(text, "cpu"))
+    da, db = s4tf.asarray(a).device_array, s4tf.asarray(b).device_array
+    function = module._functions["mm"]
+    peers = {"IREE": lambda: function(da, db).to_host(), "NumPy": lambda: a @ b}
+    try:
+        import jax
+
+        ja, jb = jax.device_put(a), jax.device_put(b)
+        jmm = jax.jit(lambda a, b: a @ b)
+        peers["JAX jit"] = lambda: jmm(ja, jb).block_until_ready()
+    except ImportError:
+        pass
+    medians = alternate(peers, calls, rounds)
+    print(f"  matmul {m}x{k} by {k}x{n}: " + ", ".join(
+        f"{name} {s * 1e3:.3f} ms ({2 * m * k * n / s / 1e9:.0f} GFLOP/s)" for name, s in medians.items()))
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--models", default="mlp,lenet", help="comma-separated: mlp (batch 128), lenet (batch 64)")
+    parser.add_argument("--calls", type=int, default=100, help="calls timed per measurement")
+    parser.add_argument("--rounds", type=int, default=5, help="alternating rounds per peer")
+    parser.add_argument("--no-dispatches", action="store_true", help="skip the per-dispatch and whole-module benchmarks")
+    parser.add_argument("--max-dispatches", type=int, help="time only the first N dispatches (quick runs)")
+    options = parser.parse_args(argv)
+    print(f"load average {os.getloadavg()[0]:.1f}, {os.cpu_count()} CPUs")
+    for kind, batch in (("mlp", 128), ("lenet", 64)):
+        if kind not in options.models.split(","):
+            continue
+        print(f"\n{kind}, batch {batch}")
+        if not options.no_dispatches:
+            _, x, y, step, opt = problem(kind, batch)
+            model = fresh_model(kind)
+            args = (model, opt.init(model), x, y)
+            stablehlo = step_stablehlo(step, args)
+            with tempfile.TemporaryDirectory() as folder:
+                dispatches = dispatch_times(stablehlo, Path(folder), "local-task", options.max_dispatches)
+                whole = module_times(stablehlo, Path(folder), args)
+            total = sum(t for _, t, _ in dispatches)
+            print(f"  {len(dispatches)} dispatches, alone: sum {total / 1e3:.2f} ms wall "
+                  f"({sum(c for *_, c in dispatches) / 1e3:.2f} ms CPU); whole module: "
+                  + ", ".join(f"{d} {t / 1e3:.2f} ms wall ({c / 1e3:.2f} CPU)" for d, (t, c) in whole.items()))
+            for name, wall, cpu in sorted(dispatches, key=lambda d: -d[1]):
+                print(f"    {wall:8.0f} us wall {cpu:8.0f} us CPU  {100 * wall / total:4.1f} %  {name}")
+        call_path(kind, batch, options.calls, options.rounds)
+        if kind == "mlp":
+            matmul(options.calls, options.rounds)
+    print(f"\nload average {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
