@@ -91,3 +91,15 @@ def test_errors():
         s4tf.function(lambda xs: s4tf.scan(lambda c, x: c, np.ones(3), xs))(XS)
     with pytest.raises(S4tfError, match="over 0 steps"):
         s4tf.scan(step, (np.ones(3), 0), XS[:0])
+
+
+def test_second_order_reverse_over_forward():
+    """The gradient of a directional derivative (reverse over forward; reverse over reverse
+    through a loop is the loops' known limit) against finite differences of it."""
+    direction = RNG.standard_normal(XS.shape)
+    directional = lambda xs: s4tf.jvp(lambda xs: loss(np.ones(3), xs), (xs,), (direction,))[1]
+    hvp = np.asarray(s4tf.grad(directional)(XS))
+    probe, eps = RNG.standard_normal(XS.shape), 1e-5
+    value = lambda xs: float(np.asarray(directional(xs)))
+    finite = (value(XS + eps * probe) - value(XS - eps * probe)) / (2 * eps)
+    assert float(np.sum(hvp * probe)) == pytest.approx(finite, rel=1e-5)
