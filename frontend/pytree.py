@@ -18,6 +18,12 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from s4tf.errors import S4tfError
+
+
+class PytreeError(S4tfError):
+    """A registered pytree class whose flattening cannot be used."""
+
 
 @dataclass(frozen=True)
 class TreeDef:
@@ -58,6 +64,13 @@ def register_pytree_node_class(cls: type) -> type:
 def _registered_children(value) -> tuple[str, Any, list]:
     cls = type(value)
     children, aux_data = _REGISTERED[cls][0](value)
+    try:
+        hash(aux_data)
+    except TypeError:
+        raise PytreeError(
+            f"the aux_data of a {cls.__name__} ({type(aux_data).__name__}) is unhashable; it is static, part of "
+            "a staged function's signature: make it hashable (a tuple instead of a list, say)"
+        ) from None
     return "registered", (cls, aux_data), list(children)
 
 

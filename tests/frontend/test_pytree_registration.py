@@ -89,3 +89,8 @@ def test_tree_map_and_move_on_a_registered_class():
 def test_unregistered_class_is_a_clear_error():
     with pytest.raises(StagingError, match="unsupported argument of type Unregistered.*register_pytree_node"):
         s4tf.function(lambda u: u.a * 2)(Unregistered(A))
+
+
+def test_unhashable_aux_data_is_a_clear_error():
+    with pytest.raises(s4tf.errors.S4tfError, match="aux_data of a Pair \\(list\\) is unhashable"):
+        s4tf.function(lambda p: p.a)(Pair(A, B, ["not", "hashable"]))
