@@ -161,9 +161,10 @@ def _floats_as_arrays(args, argnums) -> tuple:
 class _Transform:
     """A differential operator applied to ``fn``: staged once per input signature."""
 
-    def __init__(self, fn, argnums=0):
+    def __init__(self, fn, argnums=0, has_aux=False):
         functools.update_wrapper(self, _python_function(fn), updated=())
-        self.fn = fn
+        self.fn = _returning_pair(fn, self.kind) if has_aux else fn
+        self.has_aux = has_aux
         self.single = isinstance(argnums, int)
         self.argnums = (argnums,) if self.single else tuple(argnums)
         self._staged = StagedFunction(self._body)
@@ -182,28 +183,57 @@ class _Transform:
             raise S4tfError(f"{self.kind}: arguments {list(self.argnums)} hold no float arrays to differentiate")
         all_wrt = _mark(staged, wrt)
         results = staged.record.result_types
-        floats = [t for t in results if is_float(t.dtype)]
-        if len(results) != 1 or len(floats) != 1 or results[0].shape != ():
-            raise S4tfError(
-                f"{self.kind} needs a function returning one float scalar, got "
-                f"{', '.join(str(t) for t in results) or 'no tensors'}; use s4tf.vjp for other outputs"
-            )
+        index = self._output_index(staged.record)
+        seed = numpy_api.ones((), results[index].dtype)
+        cotangents = [
+            seed if i == index else numpy_api.zeros(t.shape, t.dtype) for i, t in enumerate(results) if is_float(t.dtype)
+        ]
         vjp_name, _, _ = staged.derivatives(vjp_functions, all_wrt, "s4tf-vjp")
-        seed = numpy_api.ones((), results[0].dtype)
         input_types = [leaf_spec(leaf) for leaf in staged.inputs]
-        outputs = _call(vjp_name, staged.inputs + [seed], results + [input_types[i] for i in all_wrt])
-        derivatives = outputs[1:]
+        outputs = _call(vjp_name, staged.inputs + cotangents, results + [input_types[i] for i in all_wrt])
+        derivatives = outputs[len(results):]
         chosen = [derivatives[all_wrt.index(i)] for i in wrt]
         grads = _argument_tangents(args, self.argnums, staged, wrt, chosen)
-        value = rebuild_outputs(staged.record, outputs[:1])
+        value = rebuild_outputs(staged.record, outputs[: len(results)])
         return value, (grads[0] if self.single else tuple(grads))
+
+    def _output_index(self, record: FunctionRecord) -> int:
+        """The result that is differentiated: fn's value (with has_aux, the pair's first item)."""
+        results = record.result_types
+        markers = [object() for _ in results]  # leaves standing for the results
+        output = rebuild_outputs(record, markers)[0] if self.has_aux else rebuild_outputs(record, markers)
+        index = next((i for i, marker in enumerate(markers) if marker is output), None)
+        alone = self.has_aux or len(results) == 1
+        if index is None or not alone or not is_float(results[index].dtype) or results[index].shape != ():
+            what = "whose first item is one float scalar" if self.has_aux else "returning one float scalar"
+            got = ", ".join(str(t) for t in results) or "no tensors"
+            raise S4tfError(f"{self.kind} needs a function {what}, got {got}; use s4tf.vjp for other outputs")
+        return index
+
+
+def _returning_pair(fn, kind: str):
+    """``fn``, checked to return a pair ``(output, aux)`` (``has_aux=True``)."""
+    python_fn = _python_function(fn)
+
+    @functools.wraps(python_fn)
+    def checked(*args):
+        result = python_fn(*args)
+        if not (isinstance(result, (tuple, list)) and len(result) == 2):
+            raise S4tfError(
+                f"{kind}(..., has_aux=True): {_name(fn)} must return a pair (output, aux), "
+                f"got {type(result).__name__}" + (f" of length {len(result)}" if isinstance(result, (tuple, list)) else "")
+            )
+        return tuple(result)
+
+    return checked
 
 
 class _Grad(_Transform):
     kind = "grad"
 
     def _body(self, *args):
-        return self._derivatives(args)[1]
+        value, grads = self._derivatives(args)
+        return (grads, value[1]) if self.has_aux else grads
 
 
 class _ValueAndGrad(_Transform):
@@ -213,14 +243,16 @@ class _ValueAndGrad(_Transform):
         return self._derivatives(args)
 
 
-def grad(fn, argnums=0):
-    """The gradient of ``fn`` (which returns one float scalar) wrt ``argnums``."""
-    return _Grad(fn, argnums)
+def grad(fn, argnums=0, has_aux=False):
+    """The gradient of ``fn`` (which returns one float scalar) wrt ``argnums``. With
+    ``has_aux``, ``fn`` returns ``(output, aux)`` and grad returns ``(gradient, aux)``."""
+    return _Grad(fn, argnums, has_aux)
 
 
-def value_and_grad(fn, argnums=0):
-    """``(fn(*args), grad(fn)(*args))`` from one compiled call."""
-    return _ValueAndGrad(fn, argnums)
+def value_and_grad(fn, argnums=0, has_aux=False):
+    """``(fn(*args), grad(fn)(*args))`` from one compiled call; with ``has_aux``,
+    ``((output, aux), gradient)``."""
+    return _ValueAndGrad(fn, argnums, has_aux)
 
 
 def _all_argnums(args) -> tuple:

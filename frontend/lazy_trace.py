@@ -382,7 +382,7 @@ def record_transform(transform, args):
         )
         parameters = sum(1 for leaf in stand_ins if isinstance(leaf, LazyTensor))
         key = (type(transform), transform.argnums, transform.single, len(args), parameters,
-               tuple(sub.nodes), tuple(sub.input_keys), output_tree, outputs)
+               tuple(sub.nodes), tuple(sub.input_keys), output_tree, outputs, transform.has_aux)
         with _lock:
             replayed = _transforms.get(key)
             if replayed is None:
@@ -390,7 +390,7 @@ def record_transform(transform, args):
                 replay = functools.partial(_replay_function, key, tuple(sub.lines))
                 replay.__name__ = name if name.isidentifier() else "fn"
                 argnums = transform.argnums[0] if transform.single else transform.argnums
-                replayed = _transforms[key] = type(transform)(replay, argnums)
+                replayed = _transforms[key] = type(transform)(replay, argnums, transform.has_aux)
                 while len(_transforms) > CALL_CACHE_SIZE:
                     _transforms.popitem(last=False)
             else:
@@ -444,7 +444,7 @@ def _replay_trace(key, lines, *inputs):
 def _replay_function(key, lines, *args):
     """The Python function a sub-trace recorded, replayed on ``args`` (traced arguments,
     then the captured inputs)."""
-    _, _, _, count, _, nodes, _, output_tree, outputs = key
+    _, _, _, count, _, nodes, _, output_tree, outputs, _ = key
     leaves = [leaf for leaf in pytree.flatten(args[:count])[0] if not isinstance(leaf_spec(leaf), Static)]
     value = _replay(nodes, lines, leaves + list(args[count:]))
     return pytree.unflatten(output_tree, [ref[2] if _is_static(ref) else value(ref) for ref in outputs])

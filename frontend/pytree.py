@@ -1,4 +1,5 @@
-"""Pytrees: nested tuples, lists, dicts, named tuples and dataclasses of leaves.
+"""Pytrees: nested tuples, lists, dicts, named tuples, dataclasses and registered classes
+(``register_pytree_node``) of leaves.
 
 ``flatten`` gives the leaves in a fixed order and a ``TreeDef`` that rebuilds the
 structure; dataclasses (models and optimizer states) are nodes, so ``grad`` can return
@@ -15,14 +16,20 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
+
+from s4tf.errors import S4tfError
+
+
+class PytreeError(S4tfError):
+    """A registered pytree class whose flattening cannot be used."""
 
 
 @dataclass(frozen=True)
 class TreeDef:
     """The structure of a pytree: a node kind, its static data and its children."""
 
-    kind: str  # "leaf", "none", "function", "tuple", "list", "dict", "namedtuple", "dataclass"
+    kind: str  # "leaf", "none", "function", "tuple", "list", "dict", "namedtuple", "dataclass", "registered"
     data: Any = None
     children: tuple["TreeDef", ...] = ()
 
@@ -35,6 +42,37 @@ class TreeDef:
 
 LEAF = TreeDef("leaf")
 
+_REGISTERED: dict[type, tuple[Callable, Callable]] = {}
+
+
+def register_pytree_node(cls: type, flatten_fn: Callable, unflatten_fn: Callable) -> None:
+    """Make ``cls`` a pytree node (JAX's signature): ``flatten_fn(value)`` returns
+    ``(children, aux_data)``, ``unflatten_fn(aux_data, children)`` rebuilds the value.
+    ``aux_data`` is static (part of a staged function's signature): it must be hashable."""
+    if not isinstance(cls, type):
+        raise TypeError(f"register_pytree_node takes a class, got {cls!r}")
+    _REGISTERED[cls] = (flatten_fn, unflatten_fn)
+
+
+def register_pytree_node_class(cls: type) -> type:
+    """Class decorator: ``cls`` is a node flattened by its ``tree_flatten()`` method and
+    rebuilt by its ``tree_unflatten(aux_data, children)`` classmethod (as in JAX)."""
+    register_pytree_node(cls, lambda value: value.tree_flatten(), cls.tree_unflatten)
+    return cls
+
+
+def _registered_children(value) -> tuple[str, Any, list]:
+    cls = type(value)
+    children, aux_data = _REGISTERED[cls][0](value)
+    try:
+        hash(aux_data)
+    except TypeError:
+        raise PytreeError(
+            f"the aux_data of a {cls.__name__} ({type(aux_data).__name__}) is unhashable; it is static, part of "
+            "a staged function's signature: make it hashable (a tuple instead of a list, say)"
+        ) from None
+    return "registered", (cls, aux_data), list(children)
+
 
 def _dataclass_fields(value) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(value) if f.init)
@@ -44,6 +82,8 @@ def children_of(value) -> tuple[str, Any, list]:
     """``(kind, static data, children)`` of a node, or ``("leaf", None, [])``."""
     if value is None:
         return "none", None, []
+    if type(value) in _REGISTERED:
+        return _registered_children(value)
     if isinstance(value, tuple) and hasattr(type(value), "_fields"):
         return "namedtuple", type(value), list(value)
     if isinstance(value, tuple):
@@ -119,6 +159,9 @@ def _build(node: TreeDef, leaves):
         return node.data(*children)
     if node.kind == "dict":
         return dict(zip(node.data, children))
+    if node.kind == "registered":
+        cls, aux_data = node.data
+        return _REGISTERED[cls][1](aux_data, children)
     cls, names = node.data
     return cls(**dict(zip(names, children)))
 

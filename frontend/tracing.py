@@ -96,7 +96,8 @@ def leaf_spec(leaf, path: str = "argument"):
         return TensorType(array.shape, canonical_dtype(array.dtype))
     raise StagingError(
         f"unsupported {path} of type {type(leaf).__name__}: staged functions take arrays, s4tf "
-        "tensors, Python scalars and strings, in tuples, lists, dicts and dataclasses"
+        "tensors, Python scalars and strings, in tuples, lists, dicts, dataclasses and classes "
+        "registered with s4tf.register_pytree_node"
     )
 
 

@@ -1,0 +1,83 @@
+"""grad and value_and_grad with has_aux=True: JAX's (output, aux) convention."""
+
+import numpy as np
+import pytest
+
+import s4tf
+from s4tf.errors import S4tfError
+
+X = np.random.default_rng(3).standard_normal((3, 4))
+
+
+def loss_with_aux(w):
+    y = s4tf.tanh(w) * w
+    return s4tf.sum(y), {"y": y, "count": s4tf.sum(s4tf.ones((2,), "int32")), "first": w[0]}
+
+
+def loss_value(w):
+    return np.sum(np.tanh(w) * w)
+
+
+def finite_difference(f, x, eps=1e-6):
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        step = np.zeros_like(x)
+        step[i] = eps
+        g[i] = (f(x + step) - f(x - step)) / (2 * eps)
+    return g
+
+
+def check_aux(aux, w):
+    np.testing.assert_allclose(np.asarray(aux["y"]), np.tanh(w) * w, rtol=1e-12)
+    assert int(np.asarray(aux["count"])) == 2
+    np.testing.assert_array_equal(np.asarray(aux["first"]), w[0])
+
+
+@pytest.mark.parametrize("mode", ["eager", "staged", "lazy"])
+def test_grad_has_aux(mode):
+    transform = s4tf.grad(loss_with_aux, has_aux=True)
+    if mode == "staged":
+        transform = s4tf.function(transform)
+    if mode == "lazy":
+        with s4tf.lazy():
+            g, aux = transform(X)
+            g, aux = np.asarray(g), {k: np.asarray(v) for k, v in aux.items()}
+    else:
+        g, aux = transform(X)
+    np.testing.assert_allclose(np.asarray(g), finite_difference(loss_value, X), rtol=1e-7, atol=1e-9)
+    check_aux(aux, X)
+
+
+@pytest.mark.parametrize("staged", [False, True])
+def test_value_and_grad_has_aux(staged):
+    transform = s4tf.value_and_grad(loss_with_aux, has_aux=True)
+    if staged:
+        transform = s4tf.function(transform)
+    (value, aux), g = transform(X)
+    assert float(np.asarray(value)) == pytest.approx(loss_value(X), rel=1e-12)
+    np.testing.assert_allclose(np.asarray(g), finite_difference(loss_value, X), rtol=1e-7, atol=1e-9)
+    check_aux(aux, X)
+
+
+def test_aux_is_not_differentiated_and_argnums_apply():
+    def f(a, b):
+        return s4tf.sum(a * b), s4tf.sum(a * a)  # aux's own derivative (2a) must not leak in
+
+    ga, aux = s4tf.grad(f, argnums=(0, 1), has_aux=True)(X, 2 * X)
+    np.testing.assert_allclose(np.asarray(ga[0]), 2 * X, rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(ga[1]), X, rtol=1e-12)
+    assert float(np.asarray(aux)) == pytest.approx(np.sum(X * X))
+
+
+@pytest.mark.parametrize("result", ["single", "triple"])
+def test_has_aux_needs_a_pair(result):
+    def f(w):
+        return s4tf.sum(w) if result == "single" else (s4tf.sum(w), w, w)
+
+    with pytest.raises(S4tfError, match=r"has_aux=True.*must return a pair \(output, aux\)"):
+        s4tf.grad(f, has_aux=True)(X)
+
+
+def test_has_aux_output_must_be_a_scalar():
+    with pytest.raises(S4tfError, match="whose first item is one float scalar"):
+        s4tf.value_and_grad(lambda w: (w, s4tf.sum(w)), has_aux=True)(X)

@@ -1,0 +1,105 @@
+"""s4tf.scan (JAX's lax.scan): against a Python loop, and its derivatives against float64
+finite differences, forward and reverse."""
+
+import numpy as np
+import pytest
+
+import s4tf
+from s4tf.errors import S4tfError, ShapeError
+from tests.autodiff.gradient_checks import directional_check
+
+RNG = np.random.default_rng(21)
+XS = RNG.standard_normal((6, 3))
+W = RNG.standard_normal((3, 3)) * 0.5
+
+
+def step(carry, x):
+    h, count = carry
+    h = s4tf.tanh(h @ W + x)
+    return (h, count + 1), {"h": h, "norm": s4tf.sum(h * h)}
+
+
+def python_scan(h0, xs, reverse=False):
+    h, hs = h0, [None] * len(xs)
+    for i in (reversed(range(len(xs))) if reverse else range(len(xs))):
+        h = np.tanh(h @ W + xs[i])
+        hs[i] = h
+    return h, np.stack(hs)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("staged", [False, True])
+def test_scan_against_a_python_loop(staged, reverse):
+    def run(h0, xs):
+        return s4tf.scan(step, (h0, 0), xs, reverse=reverse)
+
+    (h, count), ys = (s4tf.function(run) if staged else run)(np.ones(3), XS)
+    expected_h, expected_hs = python_scan(np.ones(3), XS, reverse)
+    np.testing.assert_allclose(np.asarray(h), expected_h, rtol=1e-12)
+    assert int(np.asarray(count)) == len(XS)
+    np.testing.assert_allclose(np.asarray(ys["h"]), expected_hs, rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(ys["norm"]), np.sum(expected_hs ** 2, axis=1), rtol=1e-12)
+
+
+def test_staged_scan_is_one_loop():
+    text = s4tf.function(lambda xs: s4tf.scan(step, (np.ones(3), 0), xs)).lower(XS).as_text()
+    assert text.count("s4tf.while") == 1
+    assert text.count("s4tf.tanh") == 2  # the first step, then the loop's body
+
+
+def test_length_and_no_xs():
+    def count(c, _):
+        return c * 2.0, c
+
+    for run in (lambda: s4tf.scan(count, 1.0, None, length=4), lambda: s4tf.function(lambda: s4tf.scan(count, 1.0, None, length=4))()):
+        c, ys = run()
+        assert float(np.asarray(c)) == 16.0
+        np.testing.assert_array_equal(np.asarray(ys), [1.0, 2.0, 4.0, 8.0])
+
+
+def loss(h0, xs):
+    (h, _), ys = s4tf.scan(step, (h0, 0), xs)
+    return s4tf.sum(h) + s4tf.sum(ys["norm"] * s4tf.arange(6.0))
+
+
+def reverse_loss(h0, xs):
+    (h, _), ys = s4tf.scan(step, (h0, 0), xs, reverse=True)
+    return s4tf.sum(ys["h"][0] * h) + s4tf.sum(ys["norm"])
+
+
+@pytest.mark.parametrize("fn", [loss, reverse_loss])
+def test_derivatives_against_finite_differences(fn):
+    """Forward (JVP) and reverse (VJP) mode along random directions."""
+    directional_check(fn, [np.ones(3), XS])
+
+
+def test_grad_against_finite_differences():
+    g_h0, g_xs = s4tf.grad(loss, argnums=(0, 1))(np.ones(3), XS)
+    value = lambda h0, xs: float(np.asarray(s4tf.function(loss)(h0, xs)))
+    eps = 1e-6
+    for i in range(3):
+        e = np.zeros(3); e[i] = eps
+        assert float(np.asarray(g_h0)[i]) == pytest.approx((value(1 + e, XS) - value(1 - e, XS)) / (2 * eps), rel=1e-6)
+    e = np.zeros_like(XS); e[2, 1] = eps
+    assert float(np.asarray(g_xs)[2, 1]) == pytest.approx((value(np.ones(3), XS + e) - value(np.ones(3), XS - e)) / (2 * eps), rel=1e-6)
+
+
+def test_errors():
+    with pytest.raises(ShapeError, match="leading axes and length must agree, got 5, 6"):
+        s4tf.scan(step, (np.ones(3), 0), XS, length=5)
+    with pytest.raises(S4tfError, match=r"must return a pair \(carry, y\)"):
+        s4tf.function(lambda xs: s4tf.scan(lambda c, x: c, np.ones(3), xs))(XS)
+    with pytest.raises(S4tfError, match="over 0 steps"):
+        s4tf.scan(step, (np.ones(3), 0), XS[:0])
+
+
+def test_second_order_reverse_over_forward():
+    """The gradient of a directional derivative (reverse over forward; reverse over reverse
+    through a loop is the loops' known limit) against finite differences of it."""
+    direction = RNG.standard_normal(XS.shape)
+    directional = lambda xs: s4tf.jvp(lambda xs: loss(np.ones(3), xs), (xs,), (direction,))[1]
+    hvp = np.asarray(s4tf.grad(directional)(XS))
+    probe, eps = RNG.standard_normal(XS.shape), 1e-5
+    value = lambda xs: float(np.asarray(directional(xs)))
+    finite = (value(XS + eps * probe) - value(XS - eps * probe)) / (2 * eps)
+    assert float(np.sum(hvp * probe)) == pytest.approx(finite, rel=1e-5)
