@@ -254,7 +254,8 @@ func.func @shape_ops(%x: tensor<4x3xf32>, %y: tensor<3xf32>, %s: tensor<f32>) ->
 
 // add_slice with unit strides adds into the window and writes it back in place; strides
 // that divide their axes do the same in a reshaped view (4 rows as 2x2); other strides
-// give a scatter-add with one index per element of the update.
+// give a scatter-add with one index per element of the update, into a copy of x made by a
+// select nothing folds (IREE 3.13 scatters into an argument's own buffer).
 // CHECK-LABEL: func.func @add_slice
 // CHECK-SAME:    (%[[X:.*]]: tensor<4x3xf32>, %[[U:.*]]: tensor<2x2xf32>)
 // CHECK-NEXT:    %[[W:.*]] = stablehlo.slice %[[X]] [1:3, 1:3] : (tensor<4x3xf32>) -> tensor<2x2xf32>
@@ -263,7 +264,8 @@ func.func @shape_ops(%x: tensor<4x3xf32>, %y: tensor<3xf32>, %s: tensor<f32>) ->
 // CHECK-NEXT:    %[[J:.*]] = stablehlo.constant dense<1> : tensor<i64>
 // CHECK-NEXT:    %[[IN_PLACE:.*]] = stablehlo.dynamic_update_slice %[[X]], %[[SUM]], %[[I]], %[[J]]
 // CHECK-NEXT:    %[[IDX:.*]] = stablehlo.constant dense<{{\[}}{{\[}}[1, 0], [1, 2]], {{\[}}[3, 0], [3, 2]]]> : tensor<2x2x2xi64>
-// CHECK-NEXT:    %[[SCATTERED:.*]] = "stablehlo.scatter"(%[[X]], %[[IDX]], %[[U]])
+// CHECK:         %[[COPY:.*]] = stablehlo.select %{{.*}}, %[[X]], %{{.*}} : tensor<4x3xi1>, tensor<4x3xf32>
+// CHECK-NEXT:    %[[SCATTERED:.*]] = "stablehlo.scatter"(%[[COPY]], %[[IDX]], %[[U]])
 // CHECK-SAME:      scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0, 1], scatter_dims_to_operand_dims = [0, 1], index_vector_dim = 2>
 // CHECK:           stablehlo.add
 // CHECK:         %[[XS:.*]] = stablehlo.reshape %[[X]] : (tensor<4x3xf32>) -> tensor<2x2x3xf32>
@@ -439,4 +441,31 @@ func.func @random_ops(%k0: tensor<4xi32>, %k1: tensor<4xi32>, %x0: tensor<4xi32>
   %0:2 = "s4tf.threefry2x32"(%k0, %k1, %x0, %x1) : (tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi32>)
   %1 = "s4tf.random_bits"(%key) {dtype = i32, shape = array<i64: 4>} : (tensor<2xi32>) -> tensor<4xi32>
   return %0#0, %0#1, %1 : tensor<4xi32>, tensor<4xi32>, tensor<4xi32>
+}
+
+// A gather clamps its indices (IREE does not, though StableHLO says it should); a scatter
+// drops the updates at indices out of range (a select to zero) and scatters into a copy
+// of x, clamped indices and all.
+
+// NONE-LABEL: func.func @indexing
+// NONE-NOT:   s4tf.
+// CHECK-LABEL: func.func @indexing
+// CHECK-SAME:    (%[[X:.*]]: tensor<5x3xf32>, %[[I:.*]]: tensor<4x1xi32>, %[[U:.*]]: tensor<4x3xf32>)
+// CHECK:         %[[CLAMPED:.*]] = stablehlo.clamp %{{.*}}, %[[I]], %{{.*}} : (tensor<i32>, tensor<4x1xi32>, tensor<4x1xi32>) -> tensor<4x1xi32>
+// CHECK-NEXT:    %[[GATHERED:.*]] = "stablehlo.gather"(%[[X]], %[[CLAMPED]])
+// CHECK-SAME:      collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1
+// CHECK-SAME:      slice_sizes = array<i64: 1, 3>
+// CHECK:         %[[COPY:.*]] = stablehlo.select %{{.*}}, %[[X]], %{{.*}} : tensor<5x3xi1>, tensor<5x3xf32>
+// CHECK:         %[[ABOVE:.*]] = stablehlo.compare GE, %[[I]]
+// CHECK-NEXT:    %[[BELOW:.*]] = stablehlo.compare LE, %[[I]]
+// CHECK-NEXT:    %[[INSIDE:.*]] = stablehlo.and %[[ABOVE]], %[[BELOW]]
+// CHECK:         %[[KEPT:.*]] = stablehlo.select %{{.*}}, %[[U]], %{{.*}} : tensor<4x3xi1>, tensor<4x3xf32>
+// CHECK:         %[[AT:.*]] = stablehlo.clamp %{{.*}}, %[[I]]
+// CHECK-NEXT:    %[[SCATTERED:.*]] = "stablehlo.scatter"(%[[COPY]], %[[AT]], %[[KEPT]])
+// CHECK:           stablehlo.add
+// CHECK:         return %[[GATHERED]], %[[SCATTERED]]
+func.func @indexing(%x: tensor<5x3xf32>, %i: tensor<4x1xi32>, %u: tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<5x3xf32>) {
+  %0 = "s4tf.gather"(%x, %i) {axes = array<i64: 0>} : (tensor<5x3xf32>, tensor<4x1xi32>) -> tensor<4x3xf32>
+  %1 = "s4tf.scatter"(%x, %i, %u) {axes = array<i64: 0>, kind = "add"} : (tensor<5x3xf32>, tensor<4x1xi32>, tensor<4x3xf32>) -> tensor<5x3xf32>
+  return %0, %1 : tensor<4x3xf32>, tensor<5x3xf32>
 }
