@@ -7,7 +7,7 @@ from bench_runner import run_bench
 
 
 def test_bench_embedding_prints_lookup_and_gradient_times_and_ratios():
-    completed = run_bench("bench/bench_embedding.py", "--vocab", "50", "--batch", "8", "--dim", "4", "--repeats", "4", "--warmup", "1")
+    completed = run_bench("bench_embedding.py", "--vocab", "50", "--batch", "8", "--dim", "4", "--repeats", "4", "--warmup", "1")
     assert completed.returncode == 0, completed.stderr
     cases = re.findall(r"V=\s*(\d+) B=\s*(\d+)\s+(\w+): s4tf [\d.]+ ms, JAX [\d.]+ ms, s4tf/JAX [\d.]+", completed.stdout)
     assert cases == [("50", "8", "lookup"), ("50", "8", "grad")], completed.stdout

@@ -24,7 +24,7 @@ import time
 import numpy as np
 
 import s4tf
-from s4tf.tools.bench_mlp import ROUNDS, load_jax, positive_int, timed_call, versions
+from bench_mlp import ROUNDS, load_jax, positive_int, timed_call, versions
 
 
 def lookup(table, ids):
