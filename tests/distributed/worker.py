@@ -12,6 +12,7 @@ import json
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -72,7 +73,7 @@ def check(out: dict) -> None:
     out["digest"] = distributed.digest(model)
 
 
-def fault(mode: str, out: dict) -> None:
+def fault(mode: str, out: dict, folder: Path) -> None:
     model = distributed.broadcast(MLP(SIZES, seed=0))
     opt = SGD(0.1)
     state = opt.init(model)
@@ -80,6 +81,7 @@ def fault(mode: str, out: dict) -> None:
     x, y = data()
     for number in range(1000):
         if number == 3 and distributed.rank() == 1:
+            (folder / "fault-time").write_text(repr(time.time()))  # the tests time the stop from here
             if mode == "raise":
                 raise RuntimeError("injected fault")
             os.kill(os.getpid(), signal.SIGKILL if mode == "kill" else signal.SIGSTOP)
@@ -93,7 +95,7 @@ def main() -> None:
     mode, folder = sys.argv[1], Path(sys.argv[2])
     distributed.init()
     out = {"rank": distributed.rank(), "size": distributed.size()}
-    (check if mode == "check" else lambda out: fault(mode, out))(out)
+    (check if mode == "check" else lambda out: fault(mode, out, folder))(out)
     (folder / f"rank{distributed.rank()}.json").write_text(json.dumps(out))
 
 
