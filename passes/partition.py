@@ -171,31 +171,12 @@ class Partition:
         region = self.regions[index]
         symbol = unique_symbol(f"{self.name}_device_{index}", self.symbols)
         self.symbols.add(symbol)
-        location = region.ops[0].location
-        with location, ir.InsertionPoint(self.function):
-            function = func.FuncOp(symbol, ir.FunctionType.get([v.type for v in region.inputs], [v.type for v in region.outputs]))
-        function.attributes["sym_visibility"] = ir.StringAttr.get("private")
-        function.attributes[DEVICE_FUNCTION_ATTR] = ir.UnitAttr.get()
-        function.move_after(self.last_function)  # after the host program, in order
-        self.last_function = function.operation
-        block = function.add_entry_block()
-        arguments = dict(zip(region.inputs, block.arguments))
-        constants: dict[ir.Operation, ir.Operation] = {}
-        for operation in region.ops:
-            with ir.InsertionPoint(block):
-                for value in list(operation.operands):
-                    producer = defining_op(value)
-                    if self.kind(producer) == "constant":
-                        if producer not in constants:
-                            constants[producer] = producer.clone(ip=ir.InsertionPoint.at_block_begin(block))
-                        operation.replace_uses_of_with(value, constants[producer].results[0])
-                    elif value in arguments:
-                        operation.replace_uses_of_with(value, arguments[value])
-            operation.detach_from_parent()
-            block.append(operation)
-        with location, ir.InsertionPoint(block):
-            func.ReturnOp(region.outputs)
-        return function.operation
+        function = outline_device_function(
+            self.function, symbol, region.ops, region.inputs, region.outputs, self.last_function,
+            lambda producer: self.kind(producer) == "constant",
+        )
+        self.last_function = function  # after the host program, in order
+        return function
 
     def build_host_program(self, device_functions: list[ir.Operation]) -> None:
         device_value: dict[ir.Value, ir.Value] = {}  # original device value -> launch result
@@ -332,3 +313,33 @@ def device_module(module: ir.Operation) -> None:
             function.erase()
         elif DEVICE_FUNCTION_ATTR in function.attributes and "sym_visibility" in function.attributes:
             del function.attributes["sym_visibility"]
+
+
+def outline_device_function(beside: ir.Operation, symbol: str, ops: list[ir.Operation], inputs: list[ir.Value],
+                            outputs: list[ir.Value], after: ir.Operation, is_constant) -> ir.Operation:
+    """A private device function ``@symbol``, placed after ``after``, that the ``ops`` (in
+    order) move into: ``inputs`` become its arguments, ``outputs`` its results, and each
+    constant they read (``is_constant(producer)``) is copied in once."""
+    location = ops[0].location
+    with location, ir.InsertionPoint(beside):
+        function = func.FuncOp(symbol, ir.FunctionType.get([v.type for v in inputs], [v.type for v in outputs]))
+    function.attributes["sym_visibility"] = ir.StringAttr.get("private")
+    function.attributes[DEVICE_FUNCTION_ATTR] = ir.UnitAttr.get()
+    function.move_after(after)
+    block = function.add_entry_block()
+    arguments = dict(zip(inputs, block.arguments))
+    constants: dict[ir.Operation, ir.Operation] = {}
+    for operation in ops:
+        for value in list(operation.operands):
+            producer = defining_op(value)
+            if producer is not None and is_constant(producer):
+                if producer not in constants:
+                    constants[producer] = producer.clone(ip=ir.InsertionPoint.at_block_begin(block))
+                operation.replace_uses_of_with(value, constants[producer].results[0])
+            elif value in arguments:
+                operation.replace_uses_of_with(value, arguments[value])
+        operation.detach_from_parent()
+        block.append(operation)
+    with location, ir.InsertionPoint(block):
+        func.ReturnOp(outputs)
+    return function.operation

@@ -33,7 +33,7 @@ from s4tf.dialects.op_def import OPS
 from s4tf.dialects.symbols import functions, symbol_name, unique_symbol
 from s4tf.mlir import func, ir
 from s4tf.passes.ir_walk import defining_op
-from s4tf.passes.partition import CONSTANT, DEVICE_FUNCTION_ATTR, HOST_CALL, HOST_PROGRAM_ATTR, body, callee
+from s4tf.passes.partition import CONSTANT, HOST_CALL, HOST_PROGRAM_ATTR, body, callee, outline_device_function
 from s4tf.passes.registry import register
 
 
@@ -200,29 +200,8 @@ class Split:
               after: ir.Operation) -> ir.Operation:
         symbol = unique_symbol(name, self.symbols)
         self.symbols.add(symbol)
-        location = part[0].location
-        with location, ir.InsertionPoint(self.function):
-            function = func.FuncOp(symbol, ir.FunctionType.get([v.type for v in inputs], [v.type for v in outputs]))
-        function.attributes["sym_visibility"] = ir.StringAttr.get("private")
-        function.attributes[DEVICE_FUNCTION_ATTR] = ir.UnitAttr.get()
-        function.move_after(after)
-        block = function.add_entry_block()
-        replacements = dict(zip(inputs, block.arguments))
-        constants: dict[ir.Operation, ir.Operation] = {}
-        for operation in part:
-            for value in list(operation.operands):
-                producer = defining_op(value)
-                if producer is not None and producer.name == CONSTANT:
-                    if producer not in constants:
-                        constants[producer] = producer.clone(ip=ir.InsertionPoint.at_block_begin(block))
-                    operation.replace_uses_of_with(value, constants[producer].results[0])
-                elif value in replacements:
-                    operation.replace_uses_of_with(value, replacements[value])
-            operation.detach_from_parent()
-            block.append(operation)
-        with location, ir.InsertionPoint(block):
-            func.ReturnOp(outputs)
-        return function.operation
+        return outline_device_function(self.function, symbol, part, inputs, outputs, after,
+                                       lambda producer: producer.name == CONSTANT)
 
 
 @register("s4tf-split-device-functions",
