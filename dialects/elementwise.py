@@ -237,6 +237,43 @@ class StopGradient(Op):
         return x
 
 
+class OptimizationBarrier(Op):
+    """The identity that the compilers do not see through: ops reading its result are not
+    merged (CSE) with the same ops on ``x``, nor folded or moved across it
+    (``stablehlo.optimization_barrier``). ``s4tf.remat``'s recomputation reads its inputs
+    through it, so the backward pass's copy of the forward is not merged back into the
+    forward pass. Its derivative is the identity's.
+
+    ```mlir
+    %0 = "s4tf.optimization_barrier"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+    """
+
+    name = "optimization_barrier"
+    operands = ("x",)
+    batch = classmethod(elementwise_batch)
+
+    @staticmethod
+    def infer(x):
+        return x
+
+    @staticmethod
+    def reference(x):
+        return x
+
+    @staticmethod
+    def lower(lowering, x):
+        return hlo.value("optimization_barrier", [x], lowering.result_type)
+
+    @classmethod
+    def jvp(cls, ops, primals, tangents, result):
+        return tangents[0]
+
+    @classmethod
+    def transpose(cls, ops, cotangent, operands, linear):
+        return [cotangent]
+
+
 # -- binary -----------------------------------------------------------------------------
 
 
