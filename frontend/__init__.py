@@ -29,6 +29,7 @@ from s4tf.staged_control_flow import cond, fori_loop, while_loop
 from s4tf.scan import scan
 from s4tf.custom_derivatives import derivative
 from s4tf.remat import remat
+from s4tf import checkpoint  # model files; calling s4tf.checkpoint(fn) as jax.checkpoint points to s4tf.remat
 from s4tf.differentiable import move, no_derivative
 from s4tf.pytree import register_pytree_node, register_pytree_node_class
 from s4tf.deploy import (  # noqa: A004  (s4tf.compile)

@@ -30,7 +30,7 @@ from s4tf.locations import user_location
 from s4tf.mlir import ir
 from s4tf.passes.autodiff.naming import REMAT, REMAT_ALLOW_CSE
 from s4tf.staging import StagedFunction
-from s4tf.tracing import after_trace_hooks, current_scope
+from s4tf.tracing import after_trace_hooks, current_scope, is_array_like
 
 #: The functions traced for remat calls, each with its ``prevent_cse``.
 _MARKED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -65,7 +65,8 @@ def remat(fn=None, *, prevent_cse: bool = True, static_argnums=(), policy=None):
 
 class Remat:
     """A function wrapped by :func:`remat`: called inside a trace, a call of its own
-    marked function; called outside, compiled and run like an ``@s4tf.function``."""
+    marked function; called outside (where nothing differentiates it), ``fn`` compiled and
+    run like an ``@s4tf.function``."""
 
     def __init__(self, fn, prevent_cse: bool, static_argnums: tuple):
         functools.update_wrapper(self, _python_function(fn), updated=())
@@ -73,43 +74,48 @@ class Remat:
         self.prevent_cse = prevent_cse
         self.static_argnums = static_argnums
         self._bodies: dict = {}  # static values -> the function traced for them
-        name = getattr(self.fn, "__name__", "fn").replace("<lambda>", "lambda")
-        self.__name__ = name
-        self._staged = StagedFunction(self._call_in_trace, autograph=False)
-        self._staged.__name__ = f"remat_{name}"
+        self._compiled: dict = {}  # static values -> that function compiled, for calls outside a trace
+        self.__name__ = getattr(self.fn, "__name__", "fn").replace("<lambda>", "lambda")
 
     def __call__(self, *args, **kwargs):
-        if current_scope() is None:
-            return self._staged(*args, **kwargs)
-        return self._call_in_trace(*args, **kwargs)
-
-    def _call_in_trace(self, *args, **kwargs):
         static = self._static_arguments(args)
         dynamic = tuple(arg for i, arg in enumerate(args) if i not in static)
-        return current_scope().trace.call(self._body(static), self.__name__, dynamic, kwargs)
+        body, key = self._body(static)
+        scope = current_scope()
+        if scope is None:  # nothing differentiates it: fn compiled and run
+            if key not in self._compiled:
+                self._compiled[key] = StagedFunction(body, autograph=False)
+            return self._compiled[key](*dynamic, **kwargs)
+        return scope.trace.call(body, self.__name__, dynamic, kwargs)
 
     def _static_arguments(self, args) -> dict:
         """``{position: value}`` of the static arguments of this call."""
-        static = {}
+        static, where = {}, str(user_location() or "") or None
         for number in self.static_argnums:
             position = number + len(args) if number < 0 else number
             if not 0 <= position < len(args):
                 raise RematError(
                     f"s4tf.remat({self.__name__}): static_argnums names argument {number}, but it was called with "
-                    f"{len(args)} positional argument(s)"
+                    f"{len(args)} positional argument(s)", where,
+                )
+            if is_array_like(args[position]):
+                raise RematError(
+                    f"s4tf.remat({self.__name__}): argument {number} is static (static_argnums) and must be a hashable "
+                    f"Python value, not an array", where,
                 )
             try:
                 hash(args[position])
             except TypeError:
                 raise RematError(
                     f"s4tf.remat({self.__name__}): argument {number} is static (static_argnums) and must be hashable, "
-                    f"got {type(args[position]).__name__}"
+                    f"got {type(args[position]).__name__}", where,
                 ) from None
             static[position] = args[position]
         return static
 
     def _body(self, static: dict):
-        """The function traced for these static values: ``fn`` of the dynamic arguments."""
+        """``(function, key)``: the function traced for these static values, ``fn`` of the
+        dynamic arguments, and the key it is kept under."""
         key = tuple(sorted((position, type(value), value) for position, value in static.items()))
         body = self._bodies.get(key)
         if body is None:
@@ -124,7 +130,7 @@ class Remat:
 
             self._bodies[key] = body
             _MARKED[body] = self.prevent_cse
-        return body
+        return body, key
 
     def __repr__(self):
         return f"<s4tf.remat {self.__name__}>"

@@ -32,7 +32,7 @@ from s4tf.passes.autodiff.functions import (
     return_values,
 )
 from s4tf.passes.diagnostics import location_text
-from s4tf.passes.autodiff.naming import indices_attribute, read_indices
+from s4tf.passes.autodiff.naming import REMAT, REMAT_ALLOW_CSE, indices_attribute, read_indices
 from s4tf.passes.autodiff.outline import outlined
 from s4tf.passes.registry import PassFailed, register
 
@@ -114,11 +114,13 @@ def _build(module, primal, symbol, name, batched, size):
             )
     with builder.building():
         results = [_to_batch_front(values[v], dims.get(v), size) for v in return_values(primal)]
+    remat_marks = {mark: primal.attributes[mark] for mark in (REMAT, REMAT_ALLOW_CSE) if mark in primal.attributes}
     with primal.context:
         builder.finish(results, {
             BATCHED_OF: ir.FlatSymbolRefAttr.get(symbol),
             BATCHED: indices_attribute(batched),
             BATCH_SIZE: ir.IntegerAttr.get(ir.IntegerType.get_signless(64), size),
+            **remat_marks,  # s4tf.remat of a function is remat of its batched version
         })
 
 
