@@ -238,11 +238,11 @@ class StopGradient(Op):
 
 
 class OptimizationBarrier(Op):
-    """The identity that the compilers do not see through: ops reading its result are not
-    merged (CSE) with the same ops on ``x``, nor folded or moved across it
-    (``stablehlo.optimization_barrier``). ``s4tf.remat``'s recomputation reads its inputs
+    """The identity that the compilers do not see through once lowered
+    (``stablehlo.optimization_barrier``): ops reading its result are not merged (CSE)
+    with the same ops reading ``x``. ``s4tf.remat``'s recomputation reads its inputs
     through it, so the backward pass's copy of the forward is not merged back into the
-    forward pass. Its derivative is the identity's.
+    forward pass. Of a constant it folds, like any op. Its derivative is the identity's.
 
     ```mlir
     %0 = "s4tf.optimization_barrier"(%x) : (tensor<4xf32>) -> tensor<4xf32>

@@ -20,7 +20,7 @@ from s4tf import (
     tensor_methods,
 )  # dispatch: eager execution, where no trace takes ops
 from s4tf.array_api import *  # noqa: F403  (array_api.__all__: its names, listed once)
-from s4tf.autodiff import grad, jvp, value_and_grad, vjp
+from s4tf.autodiff import grad, jvp, saved_residuals, value_and_grad, vjp
 from s4tf.vmap import vmap
 from s4tf.jacobians import hessian, jacfwd, jacrev
 from s4tf.contractions import *  # noqa: F403  (contractions.__all__: its names, listed once)
@@ -60,7 +60,7 @@ int8, int32, int64, bool_ = np.int8, np.int32, np.int64, np.bool_
 bool = bool_  # noqa: A001  (the Array API's name)
 
 __all__ = [
-    "linalg", "random", "function", "host", "StagedFunction", "compile", "load", "save_parameters", "load_parameters", "DeployableModule", "DeployedModule", "grad", "value_and_grad", "jvp", "vjp", "vmap", "jacfwd", "jacrev", "hessian", "derivative", "remat", "no_derivative", "move", "register_pytree_node", "register_pytree_node_class", "scan", "Lowered", "Tensor", "name_scope",
+    "linalg", "random", "function", "host", "StagedFunction", "compile", "load", "save_parameters", "load_parameters", "DeployableModule", "DeployedModule", "grad", "value_and_grad", "jvp", "vjp", "vmap", "jacfwd", "jacrev", "hessian", "derivative", "remat", "saved_residuals", "no_derivative", "move", "register_pytree_node", "register_pytree_node_class", "scan", "Lowered", "Tensor", "name_scope",
     "cond", "while_loop", "fori_loop",
     "lazy", "set_mode", "get_mode", "barrier", "lazy_stats", "LazyStats", "LazyTraceWarning",
     "S4tfError", "ShapeError", "DTypeError", "OpAttributeError", "StagingError", "CompilationError",

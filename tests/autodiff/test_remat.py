@@ -9,9 +9,7 @@ import pytest
 from gradient_checks import directional_check, second_order_check
 
 import s4tf
-from s4tf.dialects.types import to_numpy_dtype
-from s4tf.passes.autodiff.functions import find_function, function_type
-from s4tf.dialects.types import TensorType
+from s4tf.dialects.types import TensorType, to_numpy_dtype
 
 RNG = np.random.default_rng(7)
 W = RNG.standard_normal((4, 4)) * 0.6
@@ -89,14 +87,6 @@ def test_vmap_sees_through_remat():
 # -- what crosses from the forward half to the backward half ---------------------------------
 
 
-def residual_types(loss, *args) -> list[TensorType]:
-    """The residuals that ``loss``'s forward half passes to its backward half."""
-    lowered = s4tf.function(lambda *a: s4tf.vjp(loss, *a)[0]).lower(*args)
-    with lowered.context:
-        fwd = find_function(lowered.module.operation, f"{loss.__name__}_vjp_fwd")
-        return [TensorType.from_mlir(t) for t in function_type(fwd).results][1:]
-
-
 def nbytes(types) -> int:
     return sum(int(np.prod(t.shape)) * to_numpy_dtype(t.dtype).itemsize for t in types)
 
@@ -116,11 +106,11 @@ def test_the_forward_half_keeps_only_the_blocks_inputs():
                     x = step(w, x)
                 return s4tf.sum(x)  # keeps nothing itself
 
-            figures[depth, remat] = residual_types(loss, ws, x)
+            figures[depth, remat] = s4tf.saved_residuals(loss, ws, x)
     inputs = [TensorType((32, 32), "f32"), TensorType((16, 32), "f32")] * n  # (w, x) of each block
     assert figures[1, True] == inputs and figures[4, True] == inputs
-    assert nbytes(figures[1, False]) > 1.5 * nbytes(inputs)
-    assert nbytes(figures[4, False]) > 3 * nbytes(figures[1, False]) - nbytes(inputs)
+    assert nbytes(figures[1, False]) >= 2 * nbytes(inputs)  # measured: 2.0 times
+    assert nbytes(figures[4, False]) >= 2.5 * nbytes(figures[1, False])  # measured: 6.0 times the inputs
 
 
 def stablehlo_of_gradient(loss) -> str:
