@@ -210,18 +210,10 @@ Not = _unary(
 )
 
 
-class StopGradient(Op):
-    """The identity whose derivative is zero: differentiation treats the result as a
-    constant (S4TF's ``withoutDerivative(at:)``).
+class IdentityOp(Op):
+    """An op whose result is its operand; its lowering and derivative say what more it is."""
 
-    ```mlir
-    %0 = "s4tf.stop_gradient"(%x) : (tensor<4xf32>) -> tensor<4xf32>
-    ```
-    """
-
-    name = "stop_gradient"
     operands = ("x",)
-    zero_derivative = True
     batch = classmethod(elementwise_batch)
 
     @staticmethod
@@ -232,12 +224,25 @@ class StopGradient(Op):
     def reference(x):
         return x
 
+
+class StopGradient(IdentityOp):
+    """The identity whose derivative is zero: differentiation treats the result as a
+    constant (S4TF's ``withoutDerivative(at:)``).
+
+    ```mlir
+    %0 = "s4tf.stop_gradient"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+    """
+
+    name = "stop_gradient"
+    zero_derivative = True
+
     @staticmethod
     def lower(lowering, x):
         return x
 
 
-class OptimizationBarrier(Op):
+class OptimizationBarrier(IdentityOp):
     """The identity that the compilers do not see through once lowered
     (``stablehlo.optimization_barrier``): ops reading its result are not merged (CSE)
     with the same ops reading ``x``. ``s4tf.remat``'s recomputation reads its inputs
@@ -250,16 +255,6 @@ class OptimizationBarrier(Op):
     """
 
     name = "optimization_barrier"
-    operands = ("x",)
-    batch = classmethod(elementwise_batch)
-
-    @staticmethod
-    def infer(x):
-        return x
-
-    @staticmethod
-    def reference(x):
-        return x
 
     @staticmethod
     def lower(lowering, x):
