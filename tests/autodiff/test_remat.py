@@ -84,6 +84,18 @@ def test_vmap_sees_through_remat():
     assert_same([of_batch], [np.asarray(plain).sum(axis=0)])
 
 
+def test_inside_scan():
+    def step(c, x):
+        c = s4tf.tanh(c @ W + x)
+        return c, s4tf.sum(c)
+
+    def loss(fn):
+        return lambda c0, xs: s4tf.sum(s4tf.scan(fn, c0, xs)[1])
+
+    c0, xs = X[0], RNG.standard_normal((4, 4))
+    assert_same(s4tf.grad(loss(s4tf.remat(step)), argnums=(0, 1))(c0, xs), s4tf.grad(loss(step), argnums=(0, 1))(c0, xs))
+
+
 # -- what crosses from the forward half to the backward half ---------------------------------
 
 
