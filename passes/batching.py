@@ -16,7 +16,7 @@ func.func private @f_batched(%x: tensor<8x3xf32>, %w: tensor<3xf32>) -> tensor<8
 from __future__ import annotations
 
 from s4tf.dialects import composition
-from s4tf.dialects.batching_helpers import to_front
+from s4tf.dialects.batching_helpers import to_front, with_batch
 from s4tf.dialects.ir_builder import IRBuilder
 from s4tf.dialects.op_def import OPS, MissingBatchingRule, lookup, read_attributes
 from s4tf.dialects.symbols import find_function, functions, unique_symbol
@@ -104,6 +104,8 @@ def _build(module, primal, symbol, name, batched, size):
             _call(module, builder, operation, operand_dims, values, dims, size)
         elif operation.name == "s4tf.if":
             _if(module, builder, operation, f"{symbol}_r{index}", operand_dims, values, dims, size)
+        elif operation.name == "s4tf.while":
+            _while(module, builder, operation, f"{symbol}_r{index}", operand_dims, values, dims, size)
         elif operation.name in OPS and not lookup(operation.name).regions:
             _op(builder, operation, operand_dims, values, dims)
         else:
@@ -188,6 +190,73 @@ def _if(module, builder, operation, prefix, operand_dims, values, dims, size):
         values[old] = new
         if dim is not None:
             dims[old] = dim
+
+
+def _while(module, builder, operation, prefix, operand_dims, values, dims, size):
+    """``s4tf.while``: its regions, outlined, become functions batched on demand. The
+    carried values that depend on a batched one (iterated to a fixed point through the
+    body) are batched. If the condition depends on none of them, the loop stays a loop
+    with a batched body. Otherwise every carried value is batched and the loop runs while
+    any example's condition holds; an example whose condition is false keeps its values
+    (a ``select`` of the body's results and the carried ones), so each example's results
+    are those of its own trip count. The body also runs on finished examples, whose
+    results are discarded."""
+    cond_name, body_name = outlined(module, operation, prefix)
+    batched = {i for i, d in enumerate(operand_dims) if d is not None}
+    while not (grown := batched | _dependent_results(find_function(module, body_name), batched)) <= batched:
+        batched = grown
+    per_example = bool(_dependent_results(find_function(module, cond_name), batched))
+    if per_example:
+        batched = set(range(len(operand_dims)))
+    order = sorted(batched)
+    cond, body = (batch_function(module, name, order, size) for name in (cond_name, body_name))
+    with builder.building(operation.location):
+        init = [
+            with_batch(composition, values[v], d, size) if i in batched else values[v]
+            for i, (v, d) in enumerate(zip(operation.operands, operand_dims))
+        ]
+    body_types = [TensorType.from_mlir(t) for t in function_type(find_function(module, body)).results]
+    location = operation.location
+
+    def alive(carried):
+        return IRBuilder.current().call(cond, carried, [TensorType((size,), "i1")], location)[0]
+
+    def step(carried):
+        new = IRBuilder.current().call(body, carried, body_types, location)
+        if not per_example:
+            return [v if i in batched else _first_example(v) for i, v in enumerate(new)]
+        running = alive(carried)
+        return [composition.where(composition.reshape(running, (size,) + (1,) * (len(v.shape) - 1)), v, old) for v, old in zip(new, carried)]
+
+    def keep_going(carry):
+        flags = alive(carry[0])
+        if not per_example:
+            return _first_example(flags)
+        return composition.greater(composition.op("reduce_max", composition.astype(flags, "i32"), axes=(0,), keepdims=False), 0)
+
+    with builder.building(location):
+        (results,) = builder.while_loop(keep_going, lambda carry: (step(carry[0]),), (init,))
+    for index, (old, new) in enumerate(zip(operation.results, results)):
+        values[old] = new
+        if index in batched:
+            dims[old] = 0
+
+
+def _dependent_results(function, arguments: set[int]) -> set[int]:
+    """The results of ``function`` that depend on its ``arguments`` (a result of an op
+    depends on every operand of the op; regions read only their own arguments)."""
+    reached = {a for i, a in enumerate(entry_block(function).arguments) if i in arguments}
+    for operation in body_operations(function):
+        if any(v in reached for v in operation.operands):
+            reached.update(operation.results)
+    return {i for i, v in enumerate(return_values(function)) if v in reached}
+
+
+def _first_example(value):
+    """Example 0 of a batched value that is the same for every example."""
+    rank = len(value.shape)
+    first = composition.slice(value, (0,) * rank, (1, *value.shape[1:]))
+    return composition.reshape(first, tuple(value.shape[1:]))
 
 
 def _indices(text: str) -> list[int]:
