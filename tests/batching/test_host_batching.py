@@ -16,6 +16,8 @@ from s4tf.passes.batching import BatchingError, batch_function
 RNG = np.random.default_rng(3)
 XS = RNG.standard_normal((4, 3)).astype(np.float32)
 SHIFT = RNG.standard_normal(3).astype(np.float32)
+#: The ops whose batching this module checks (read by tests/dialects/test_op_coverage.py).
+BATCHED_OPS = {"host_call", "send", "recv"}
 
 
 def _batched(fn, args, batched, size):
