@@ -20,7 +20,7 @@ from s4tf.dialects.batching_helpers import to_front, with_batch
 from s4tf.dialects.ir_builder import IRBuilder
 from s4tf.dialects.op_def import OPS, MissingBatchingRule, lookup, read_attributes
 from s4tf.dialects.symbols import find_function, functions, unique_symbol
-from s4tf.dialects.types import TensorType
+from s4tf.dialects.types import TensorType, is_float
 from s4tf.errors import S4tfError
 from s4tf.mlir import ir
 from s4tf.passes.autodiff.functions import (
@@ -32,13 +32,20 @@ from s4tf.passes.autodiff.functions import (
     return_values,
 )
 from s4tf.passes.diagnostics import location_text
-from s4tf.passes.autodiff.naming import indices_attribute, read_indices
+from s4tf.passes.autodiff.naming import CUSTOM_JVP, CUSTOM_VJP, indices_attribute, read_indices
 from s4tf.passes.autodiff.outline import outlined
 from s4tf.passes.registry import PassFailed, register
 
 BATCHED_OF = "s4tf.batched_of"
 BATCHED = "s4tf.batched"
 BATCH_SIZE = "s4tf.batch_size"
+#: A function's custom batching rule: the key (a string) of its builder in ``CUSTOM_RULES``.
+CUSTOM_BATCH = "s4tf.custom_batch"
+#: Builders of custom batching rules (``@s4tf.batching_rule``), by key:
+#: ``builder(module, batched, size)`` adds a function of the batched signature (batched
+#: arguments and every result with the batch axis in front) to ``module``, marked with
+#: :func:`mark_batched`, and returns its symbol.
+CUSTOM_RULES: dict = {}
 
 
 class BatchingError(S4tfError):
@@ -71,9 +78,80 @@ def batch_function(module, symbol: str, batched: list[int], size: int) -> str:
     problem = _signature_problem(primal, symbol, batched)
     if problem:
         raise BatchingError(problem, location_text(primal.location), primal.location)
+    if CUSTOM_BATCH in primal.attributes:
+        return _custom(module, primal, symbol, list(batched), size)
     name = unique_symbol(f"{symbol}_batched", functions(module))
     _build(module, primal, symbol, name, list(batched), size)
     return name
+
+
+def mark_batched(function, symbol: str, batched: list[int], size: int) -> None:
+    """Record on ``function`` that it is ``@symbol`` batched along ``batched``."""
+    with function.context:
+        function.attributes[BATCHED_OF] = ir.FlatSymbolRefAttr.get(symbol)
+        function.attributes[BATCHED] = indices_attribute(batched)
+        function.attributes[BATCH_SIZE] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), size)
+
+
+def _custom(module, primal, symbol, batched, size) -> str:
+    """The function a custom batching rule's builder adds, checked against the signature
+    ``@f_batched`` would have."""
+    key = ir.StringAttr(primal.attributes[CUSTOM_BATCH]).value
+    builder = CUSTOM_RULES.get(key)
+    if builder is None:
+        raise BatchingError(
+            f"'@{symbol}' has a custom batching rule '{key}' that is not registered in this process",
+            location_text(primal.location), primal.location,
+        )
+    name = builder(module, batched, size)
+    inputs = [TensorType.from_mlir(t) for t in function_type(primal).inputs]
+    expected = (
+        [TensorType((size, *t.shape), t.dtype) if i in batched else t for i, t in enumerate(inputs)],
+        [TensorType((size, *TensorType.from_mlir(t).shape), TensorType.from_mlir(t).dtype) for t in function_type(primal).results],
+    )
+    built = find_function(module, name)
+    got = tuple([TensorType.from_mlir(t) for t in types] for types in (function_type(built).inputs, function_type(built).results))
+    if got != expected:
+        raise BatchingError(f"the custom batching rule of '@{symbol}' built '@{name}' of type {got}, expected {expected}")
+    _batched_derivative_rules(module, primal, built, batched, size)
+    return name
+
+
+def _batched_derivative_rules(module, primal, built, batched, size) -> None:
+    """A function with a custom batching rule and custom derivatives: the rule's function
+    gets the derivative rules batched, so that ``grad(vmap(f))`` uses ``f``'s derivative,
+    as ``vmap(grad(f))`` does. A JVP rule ``(x..., dx...)`` batches along the batched
+    ``x`` and their ``dx``; a VJP rule ``(x..., ct...)`` along the batched ``x`` and every
+    ``ct``, and the cotangents of unbatched arguments are summed over the batch."""
+    inputs = [TensorType.from_mlir(t) for t in function_type(primal).inputs]
+    floats = [i for i, t in enumerate(inputs) if is_float(t.dtype)]
+    if CUSTOM_JVP in primal.attributes:
+        rule = ir.FlatSymbolRefAttr(primal.attributes[CUSTOM_JVP]).value
+        tangents = [len(inputs) + k for k, i in enumerate(floats) if i in batched]
+        with built.context:
+            built.attributes[CUSTOM_JVP] = ir.FlatSymbolRefAttr.get(batch_function(module, rule, batched + tangents, size))
+    if CUSTOM_VJP in primal.attributes:
+        rule = ir.FlatSymbolRefAttr(primal.attributes[CUSTOM_VJP]).value
+        rule_inputs = function_type(find_function(module, rule)).inputs
+        batched_rule = batch_function(module, rule, batched + list(range(len(inputs), len(rule_inputs))), size)
+        batched_function = find_function(module, batched_rule)
+        builder = FunctionBuilder(
+            module, unique_symbol(f"{batched_rule}_summed", functions(module)),
+            [TensorType.from_mlir(t) for t in function_type(batched_function).inputs], primal.location,
+        )
+        # a copy of the body, not a call: reverse mode splits a VJP rule at its cotangents
+        copied = dict(zip(entry_block(batched_function).arguments, builder.arguments))
+        for operation in body_operations(batched_function):
+            builder.clone(operation, copied)
+        outputs = [copied[v] for v in return_values(batched_function)]
+        values = len(function_type(primal).results)
+        with builder.building():
+            cotangents = [
+                ct if i in batched else composition.sum(ct, axis=0) for ct, i in zip(outputs[values:], floats)
+            ]
+        builder.finish(outputs[:values] + cotangents)
+        with built.context:
+            built.attributes[CUSTOM_VJP] = ir.FlatSymbolRefAttr.get(builder.symbol)
 
 
 def _signature_problem(function, symbol: str, batched: list[int]) -> str | None:
@@ -116,12 +194,7 @@ def _build(module, primal, symbol, name, batched, size):
             )
     with builder.building():
         results = [_to_batch_front(values[v], dims.get(v), size) for v in return_values(primal)]
-    with primal.context:
-        builder.finish(results, {
-            BATCHED_OF: ir.FlatSymbolRefAttr.get(symbol),
-            BATCHED: indices_attribute(batched),
-            BATCH_SIZE: ir.IntegerAttr.get(ir.IntegerType.get_signless(64), size),
-        })
+    mark_batched(builder.finish(results), symbol, batched, size)
 
 
 def _to_batch_front(value, dim, size):
