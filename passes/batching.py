@@ -276,9 +276,9 @@ def _while(module, builder, operation, prefix, operand_dims, values, dims, size)
     results are discarded."""
     cond_name, body_name = outlined(module, operation, prefix)
     batched = {i for i, d in enumerate(operand_dims) if d is not None}
-    while not (grown := batched | _dependent_results(find_function(module, body_name), batched)) <= batched:
+    while not (grown := batched | dependent_results(find_function(module, body_name), batched)) <= batched:
         batched = grown
-    per_example = bool(_dependent_results(find_function(module, cond_name), batched))
+    per_example = bool(dependent_results(find_function(module, cond_name), batched))
     if per_example:
         batched = set(range(len(operand_dims)))
     order = sorted(batched)
@@ -315,7 +315,7 @@ def _while(module, builder, operation, prefix, operand_dims, values, dims, size)
             dims[old] = 0
 
 
-def _dependent_results(function, arguments: set[int]) -> set[int]:
+def dependent_results(function, arguments: set[int]) -> set[int]:
     """The results of ``function`` that depend on its ``arguments`` (a result of an op
     depends on every operand of the op; regions read only their own arguments)."""
     reached = {a for i, a in enumerate(entry_block(function).arguments) if i in arguments}

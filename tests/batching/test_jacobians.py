@@ -73,5 +73,73 @@ def test_jacobian_of_another_argument_inside_a_staged_function():
 
 
 def test_an_integer_argument_is_an_error():
-    with pytest.raises(S4tfError, match="jacfwd: argument 0 must be a float array"):
+    with pytest.raises(S4tfError, match=r"jacfwd: argument\(s\) 0 must be float arrays"):
         s4tf.jacfwd(lambda x: x * 2)(np.arange(3))
+
+
+P = {"w": RNG.standard_normal((3, 2)), "b": RNG.standard_normal(2)}
+V = RNG.standard_normal(3)
+
+
+def model(p, v):
+    z = v @ p["w"] + p["b"]
+    return {"z": z / (1.0 + z * z), "n": snp.sum(z * z * v[0])}
+
+
+def model_np(p, v):
+    z = v @ p["w"] + p["b"]
+    return {"z": z / (1.0 + z * z), "n": np.sum(z * z * v[0])}
+
+
+def _numeric_blocks(fn, args, argnums):
+    """{result key: tuple over argnums of the argument's pytree of blocks} by central differences."""
+    out = {}
+    for key in fn(*args):
+        per_arg = []
+        for index in argnums:
+            def leaf_fn(value, path, index=index, key=key):
+                changed = list(args)
+                if isinstance(args[index], dict):
+                    changed[index] = {**args[index], path: value}
+                else:
+                    changed[index] = value
+                return fn(*changed)[key]
+
+            if isinstance(args[index], dict):
+                per_arg.append({k: _numeric_jacobian(lambda v, k=k: leaf_fn(v, k), args[index][k]) for k in args[index]})
+            else:
+                per_arg.append(_numeric_jacobian(lambda v: leaf_fn(v, None), args[index]))
+        out[key] = tuple(per_arg)
+    return out
+
+
+@pytest.mark.parametrize("transform", [s4tf.jacfwd, s4tf.jacrev], ids=["jacfwd", "jacrev"])
+def test_pytree_arguments_results_and_argnums_tuples(transform):
+    numeric = _numeric_blocks(model_np, (P, V), (0, 1))
+    both = transform(model, argnums=(0, 1))(P, V)
+    first = transform(model)(P, V)  # argnums=0: the blocks without the tuple
+    for key in ("z", "n"):
+        assert isinstance(both[key], tuple) and len(both[key]) == 2
+        for name in ("w", "b"):
+            np.testing.assert_allclose(np.asarray(both[key][0][name]), numeric[key][0][name], rtol=1e-6, atol=1e-8)
+            np.testing.assert_allclose(np.asarray(first[key][name]), numeric[key][0][name], rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(np.asarray(both[key][1]), numeric[key][1], rtol=1e-6, atol=1e-8)
+
+
+def test_hessian_of_a_pytree_argument():
+    def energy(p):
+        return model(p, V)["n"]
+
+    result = s4tf.hessian(energy)(P)
+    for outer in ("w", "b"):
+        def gradient_leaf(value, outer=outer):
+            return _numeric_jacobian(lambda v: model_np({**P, outer: v}, V)["n"], value, eps=1e-5)
+
+        for inner in ("w", "b"):
+            def grad_inner(value, inner=inner, outer=outer):
+                changed = {**P, outer: value}
+                return _numeric_jacobian(lambda v: model_np({**changed, inner: v}, V)["n"], changed[inner], eps=1e-5)
+
+            numeric = _numeric_jacobian(grad_inner, P[outer], eps=1e-4)  # d/d outer of d/d inner
+            assert np.asarray(result[inner][outer]).shape == P[inner].shape + P[outer].shape
+            np.testing.assert_allclose(np.asarray(result[inner][outer]), numeric, rtol=1e-4, atol=1e-5)

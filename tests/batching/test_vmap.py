@@ -28,6 +28,14 @@ def test_shared_argument_and_out_axes():
     np.testing.assert_allclose(np.asarray(result), np.stack([np.tanh(x @ W) for x in XS], axis=1), **TOL)
 
 
+def test_out_axes_none_for_a_result_that_depends_on_no_batched_argument():
+    scaled, doubled = s4tf.vmap(lambda x, w: (x @ w, w * 2.0), in_axes=(0, None), out_axes=(0, None))(XS, W)
+    np.testing.assert_allclose(np.asarray(scaled), XS @ W, **TOL)
+    np.testing.assert_allclose(np.asarray(doubled), W * 2.0, **TOL)
+    with pytest.raises(S4tfError, match="out_axes=None for result 0, which depends on a batched argument"):
+        s4tf.vmap(lambda x: x * 2.0, out_axes=None)(XS)
+
+
 def test_negative_in_axis_and_python_scalar_argument():
     result = s4tf.vmap(lambda x, c: snp.sin(x) * c, in_axes=(-1, None))(XS.T, 3.0)
     np.testing.assert_allclose(np.asarray(result), np.sin(XS) * 3.0, **TOL)
