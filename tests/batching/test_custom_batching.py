@@ -12,6 +12,7 @@ import pytest
 import s4tf
 from s4tf import numpy_api as snp
 from s4tf.errors import S4tfError
+from tests.autodiff.gradient_checks import numeric_jacobian
 
 RNG = np.random.default_rng(5)
 XS = RNG.standard_normal((4, 3))
@@ -71,23 +72,14 @@ def test_an_unbatched_result_is_broadcast_and_calls_of_f_inside_other_code_use_t
     np.testing.assert_allclose(np.asarray(doubled), np.full(4, 6.0))
 
 
-def _central_difference(fn, x, eps=1e-6):
-    grad = np.zeros_like(x)
-    for index in np.ndindex(x.shape):
-        step = np.zeros_like(x)
-        step[index] = eps
-        grad[index] = (fn(x + step) - fn(x - step)) / (2 * eps)
-    return grad
-
-
 def test_grad_of_f_ignores_the_rule_and_grad_of_vmap_differentiates_its_body():
     CALLS.clear()
     single = s4tf.grad(lambda x: snp.sum(weighted(x, W) ** 2))(XS[0])
     assert CALLS == []
-    np.testing.assert_allclose(np.asarray(single), _central_difference(lambda x: np.sum(weighted_np(x, W) ** 2), XS[0]), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(single), numeric_jacobian(lambda x: np.sum(weighted_np(x, W) ** 2), XS[0]), rtol=1e-6)
     batched = s4tf.grad(lambda xs: snp.sum(s4tf.vmap(weighted, in_axes=(0, None))(xs, W) ** 2))(XS)
     assert CALLS == [(4, (True, False))]
-    numeric = _central_difference(lambda xs: sum(np.sum(weighted_np(x, W) ** 2) for x in xs), XS)
+    numeric = numeric_jacobian(lambda xs: sum(np.sum(weighted_np(x, W) ** 2) for x in xs), XS)
     np.testing.assert_allclose(np.asarray(batched), numeric, rtol=1e-6)
 
 

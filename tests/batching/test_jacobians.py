@@ -9,6 +9,7 @@ import pytest
 import s4tf
 from s4tf import numpy_api as snp
 from s4tf.errors import S4tfError
+from tests.autodiff.gradient_checks import numeric_jacobian
 
 RNG = np.random.default_rng(2)
 A = RNG.standard_normal((3, 2, 4))
@@ -34,31 +35,20 @@ def scalar_np(x):
     return np.sum(x**3 * x[0, 1]) + np.sum(x * x) ** 2
 
 
-def _numeric_jacobian(fn, x, eps=1e-6):
-    """d fn / d x, shape fn(x).shape + x.shape, by float64 central differences."""
-    columns = []
-    for index in range(x.size):
-        step = np.zeros(x.size)
-        step[index] = eps
-        step = step.reshape(x.shape)
-        columns.append((fn(x + step) - fn(x - step)) / (2 * eps))
-    return np.moveaxis(np.asarray(columns), 0, -1).reshape(np.shape(fn(x)) + x.shape)
-
-
 @pytest.mark.parametrize("transform", [s4tf.jacfwd, s4tf.jacrev], ids=["jacfwd", "jacrev"])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_jacobian_matches_finite_differences(transform, dtype):
     result = np.asarray(transform(layer)(X.astype(dtype)))
     assert result.shape == (3, 2, 4)
     tolerance = 1e-8 if dtype == np.float64 else 2e-5
-    np.testing.assert_allclose(result, _numeric_jacobian(layer_np, X), rtol=tolerance * 10, atol=tolerance)
+    np.testing.assert_allclose(result, numeric_jacobian(layer_np, X), rtol=tolerance * 10, atol=tolerance)
 
 
 def test_hessian_matches_finite_differences_of_the_gradient():
     result = np.asarray(s4tf.hessian(scalar)(X))
     assert result.shape == (2, 4, 2, 4)
-    gradient = lambda x: _numeric_jacobian(scalar_np, x, eps=1e-5)  # noqa: E731
-    np.testing.assert_allclose(result, _numeric_jacobian(gradient, X, eps=1e-4), rtol=1e-5, atol=1e-5)
+    gradient = lambda x: numeric_jacobian(scalar_np, x, eps=1e-5)  # noqa: E731
+    np.testing.assert_allclose(result, numeric_jacobian(gradient, X, eps=1e-4), rtol=1e-5, atol=1e-5)
     flat = result.reshape(8, 8)
     np.testing.assert_allclose(flat, flat.T, atol=1e-10)
 
@@ -106,9 +96,9 @@ def _numeric_blocks(fn, args, argnums):
                 return fn(*changed)[key]
 
             if isinstance(args[index], dict):
-                per_arg.append({k: _numeric_jacobian(lambda v, k=k: leaf_fn(v, k), args[index][k]) for k in args[index]})
+                per_arg.append({k: numeric_jacobian(lambda v, k=k: leaf_fn(v, k), args[index][k]) for k in args[index]})
             else:
-                per_arg.append(_numeric_jacobian(lambda v: leaf_fn(v, None), args[index]))
+                per_arg.append(numeric_jacobian(lambda v: leaf_fn(v, None), args[index]))
         out[key] = tuple(per_arg)
     return out
 
@@ -132,14 +122,11 @@ def test_hessian_of_a_pytree_argument():
 
     result = s4tf.hessian(energy)(P)
     for outer in ("w", "b"):
-        def gradient_leaf(value, outer=outer):
-            return _numeric_jacobian(lambda v: model_np({**P, outer: v}, V)["n"], value, eps=1e-5)
-
         for inner in ("w", "b"):
             def grad_inner(value, inner=inner, outer=outer):
                 changed = {**P, outer: value}
-                return _numeric_jacobian(lambda v: model_np({**changed, inner: v}, V)["n"], changed[inner], eps=1e-5)
+                return numeric_jacobian(lambda v: model_np({**changed, inner: v}, V)["n"], changed[inner], eps=1e-5)
 
-            numeric = _numeric_jacobian(grad_inner, P[outer], eps=1e-4)  # d/d outer of d/d inner
+            numeric = numeric_jacobian(grad_inner, P[outer], eps=1e-4)  # d/d outer of d/d inner
             assert np.asarray(result[inner][outer]).shape == P[inner].shape + P[outer].shape
             np.testing.assert_allclose(np.asarray(result[inner][outer]), numeric, rtol=1e-4, atol=1e-5)
