@@ -4,7 +4,10 @@ Chosen arguments get a leading batch axis of ``size``; every result of ``@f_batc
 one. Each op with a batched operand is replaced by its op's batching rule
 (``Op.batch``), which may leave the batch axis of its result anywhere; ops whose operands
 are all unbatched are copied. A call of another function becomes a call of that
-function's batched version, built on demand. An op without a rule is an error at the op.
+function's batched version, built on demand (by its custom batching rule where it has
+one, ``s4tf.custom_batch``). The regions of ``s4tf.if`` and ``s4tf.while`` are outlined
+and batched as functions; a loop whose condition differs per example runs until every
+example is done. An op without a rule is an error at the op.
 
 ```mlir
 func.func @f(%x: tensor<3xf32>, %w: tensor<3xf32>) -> tensor<f32> { ... "s4tf.mul"(%x, %w) ... }
