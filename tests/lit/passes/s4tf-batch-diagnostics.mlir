@@ -34,3 +34,14 @@ func.func @f(%x: tensor<3xf32>, %p: tensor<i1>, %y: tensor<3xf32>) -> tensor<3xf
   %2 = "s4tf.mul"(%x, %0) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
   return %2 : tensor<3xf32>
 }
+
+// -----
+
+// A custom batching rule is a Python function registered by @s4tf.batching_rule; a
+// module that names one this process does not know is an error at the function.
+
+// expected-error @below {{'@f' has a custom batching rule 'unknown#0' that is not registered in this process}}
+func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> attributes {s4tf.custom_batch = "unknown#0"} {
+  %0 = "s4tf.neg"(%x) : (tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
