@@ -94,6 +94,25 @@ def test_per_example_gradients_of_an_mlp_equal_the_loop():
         np.testing.assert_allclose(np.asarray(batched[key]), np.stack([np.asarray(g[key]) for g in singles]), rtol=1e-4, atol=1e-6)
 
 
+def test_per_example_gradients_of_an_embedding_and_a_convolution_equal_the_loop():
+    # gather's transpose (a scatter-add at per-example indices) and conv2d's filter gradient
+    table = RNG.standard_normal((6, 4)).astype(np.float32)
+    kernel = RNG.standard_normal((2, 2, 1, 3)).astype(np.float32)
+    ids = np.int32([[0, 5], [2, 2], [5, 1], [3, 0], [4, 4]])
+    images = RNG.standard_normal((5, 1, 4, 4, 1)).astype(np.float32)
+
+    def loss(table, kernel, ids, image):
+        features = snp.conv2d(image, kernel)  # (1, 3, 3, 3)
+        return snp.sum(table[ids] ** 2) + snp.sum(snp.tanh(features))
+
+    grads = s4tf.grad(loss, argnums=(0, 1))
+    batched = s4tf.vmap(grads, in_axes=(None, None, 0, 0))(table, kernel, ids, images)
+    singles = [grads(table, kernel, i, image) for i, image in zip(ids, images)]
+    for index in (0, 1):
+        expected = np.stack([np.asarray(g[index]) for g in singles])
+        np.testing.assert_allclose(np.asarray(batched[index]), expected, rtol=1e-4, atol=1e-5)
+
+
 @s4tf.function
 def branchy(x, c):
     if snp.sum(x) > c:
