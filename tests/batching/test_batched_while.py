@@ -128,3 +128,11 @@ def test_gradient_of_a_batched_loop(staged):
     grads = (s4tf.function(gradient) if staged else gradient)(XS, WS)
     for batched, numeric in zip(grads, _numeric_gradients()):
         np.testing.assert_allclose(np.asarray(batched), numeric, rtol=1e-6)
+
+
+def test_forward_mode_both_ways():
+    numeric = _numeric_gradients()[0]
+    _, tangent = s4tf.jvp(lambda xs: s4tf.vmap(loop)(xs, WS), (XS,), (np.ones_like(XS),))
+    np.testing.assert_allclose(np.asarray(tangent), numeric, rtol=1e-6)
+    tangents = s4tf.vmap(lambda x, w: s4tf.jvp(lambda x: loop(x, w), (x,), (np.float64(1.0),))[1])(XS, WS)
+    np.testing.assert_allclose(np.asarray(tangents), numeric, rtol=1e-6)
