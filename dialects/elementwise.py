@@ -214,6 +214,7 @@ class IdentityOp(Op):
     """An op whose result is its operand; its lowering and derivative say what more it is."""
 
     operands = ("x",)
+    kinds = "any"  # operand dtypes, as the other elementwise ops declare them
     batch = classmethod(elementwise_batch)
 
     @staticmethod
