@@ -265,3 +265,23 @@ def test_a_vectorized_host_call_under_vmap_runs_in_an_extracted_function():
     assert normalize_rows.calls == [(5, 2)] + [(1, 2)] * 5  # one call on the batch, then the loop's
     program = step.host_program(xs, w)
     assert [s.kind for s in program.steps] == ["launch", "recv", "host_call", "send", "launch", "return"]
+
+
+def test_per_example_gradients_of_a_loss_that_logs_through_the_host():
+    """A vectorized host call with no results in the loss: ``vmap(grad(loss))`` in an
+    extracted function logs the batch's losses in one call."""
+    xs, ys, w = XS.astype(np.float32), YS.astype(np.float32), W.astype(np.float32)
+    logged = []
+
+    def logging_loss(w, x, y):
+        value = loss(w, x, y)
+        s4tf.host(logged.append, result=(), vectorized=True)(value)
+        return value
+
+    step = s4tf.function(lambda w, xs, ys: s4tf.vmap(s4tf.grad(logging_loss), in_axes=(None, 0, 0))(w, xs, ys),
+                         extract=True)
+    per_example = np.asarray(step(w, xs, ys))
+    loop = np.stack([np.asarray(s4tf.grad(loss)(w, x, y)) for x, y in zip(xs, ys)])
+    assert_close(per_example, loop, {"rtol": 1e-5, "atol": 1e-6})
+    (losses,) = logged
+    assert_close(losses, [np.asarray(loss(w, x, y)) for x, y in zip(xs, ys)], {"rtol": 1e-6, "atol": 1e-6})
