@@ -50,7 +50,8 @@ def inline_host_calls(module: ir.Operation) -> None:
     function it splits: a staged helper, the batched function of ``vmap`` (always a call),
     a derivative function. Private functions that call the host and that nothing calls any
     more are erased: they could only run as host programs of their own, which nothing
-    launches. Calls inside control flow stay (``s4tf-partition`` reports them).
+    launches. Calls inside control flow and calls of recursive functions stay
+    (``s4tf-partition`` reports them).
 
     ```mlir
     func.func @step(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
@@ -65,9 +66,10 @@ def inline_host_calls(module: ir.Operation) -> None:
     """
     table = functions(module)
     reached = host_callers(table)
+    inlined = set(reached) - recursive(table)
     for function in table.values():
         if len(function.regions[0].blocks) > 0:
-            inline_calls(function, table, lambda call: callee(call) in reached)
+            inline_calls(function, table, lambda call: callee(call) in inlined)
     while True:
         called = {callee(call) for call in collect(module, lambda op: op.name == "func.call")}
         unused = [
@@ -78,6 +80,20 @@ def inline_host_calls(module: ir.Operation) -> None:
             return
         for name in unused:
             table[name].erase()
+
+
+def recursive(table: dict[str, ir.Operation]) -> set[str]:
+    """The functions that call themselves, directly or through others (inlining them would not end)."""
+    callees = {name: {callee(call) for call in collect(f, lambda op: op.name == "func.call")} for name, f in table.items()}
+    found = set()
+    for name in table:
+        seen, frontier = set(), set(callees[name])
+        while frontier:
+            seen |= frontier
+            frontier = {c for f in frontier for c in callees.get(f, ())} - seen
+        if name in seen:
+            found.add(name)
+    return found
 
 
 def is_private(function: ir.Operation) -> bool:

@@ -79,3 +79,25 @@ func.func @helper(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = "s4tf.host_call"(%x) {callee = "cumulative", result_types = [tensor<4xf32>]} : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// A recursive function is not inlined (it would not end): s4tf-partition reports its call.
+
+// CHECK-LABEL: func.func @loop(
+// CHECK:         call @again(
+// CHECK-LABEL: func.func private @again(
+// CHECK:         "s4tf.host_call"
+// CHECK:         call @again(
+
+func.func @loop(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @below {{'again' calls host function 'cumulative'}}
+  %0 = call @again(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func private @again(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "s4tf.host_call"(%x) {callee = "cumulative", result_types = [tensor<4xf32>]} : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-error @below {{'again' calls host function 'cumulative'}}
+  %1 = call @again(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
