@@ -170,12 +170,16 @@ class LoadedModule:
     ``parameters``: the path of a parameter archive serving the module's weights (an error
     for a module that reads none); ``parameters_beside``: an archive found beside the
     module's file, used only if the module reads one. ``source``: how errors name the
-    module (a file name).
+    module (a file name). ``driver``: an IREE driver for ``device`` other than its own
+    (``local-sync`` for a loop-bound CPU module: :mod:`s4tf.runtime.loop_driver`).
     """
 
-    def __init__(self, vmfb: bytes, device: str = "cpu", parameters=None, source: str = "the module", parameters_beside=None):
-        config = device_config(device)
+    def __init__(self, vmfb: bytes, device: str = "cpu", parameters=None, source: str = "the module", parameters_beside=None,
+                 driver: str | None = None):
+        config = device_config(device) if driver is None else runtime_config(driver)
         self.device = device
+        #: The IREE driver running it (``driver``, else the device's).
+        self.driver = driver or DEVICES[device]
         vm_module, self._reflection = _read_module(config.vm_instance, vmfb, source)
         self.name = vm_module.name
         self.function_names = list(self._reflection)
