@@ -55,8 +55,9 @@ class InvocationError(S4tfError, ValueError):
 
 
 #: Stack of each of IREE's CPU worker threads (IREE's default: 128 KiB). Loops compiled into
-#: one dispatch keep their vectors there (:data:`s4tf.passes.loop_dispatch.MAX_STACK_BYTES`).
-WORKER_STACK_BYTES = 1024 * 1024
+#: one dispatch keep their vectors and scratch tapes there
+#: (:data:`s4tf.passes.loop_dispatch.MAX_STACK_BYTES`, ``MAX_SCRATCH_TAPE_BYTES``).
+WORKER_STACK_BYTES = 2 * 1024 * 1024
 
 
 @lru_cache(maxsize=None)
