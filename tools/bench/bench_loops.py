@@ -19,7 +19,8 @@ Programs (``docs/control-flow.md``, "Loops inside one dispatch"):
   static trip count, 10,000, 20 and 100 steps; ``rnn``'s with respect to ``W`` and ``U``);
 - the per-iteration overhead of a host-stepped loop (``relax`` lowered without
   ``s4tf-loops-to-dispatch``, and ``rnn``): (time at ``n`` iterations - time at 0) / ``n``,
-  on IREE's ``local-task`` and ``local-sync`` drivers, against ``relax`` with the pass.
+  each the median of a run of calls of its own, on IREE's ``local-task`` and ``local-sync``
+  drivers, against ``relax`` with the pass.
 
 Each figure is the median over rounds that call every contender in turn, after one
 untimed call (compilation); results are checked against each other first.
@@ -162,10 +163,10 @@ def per_iteration_overhead(repeats: int, relax_steps: int, rnn_steps: int) -> No
         vmfb = compile_stablehlo(lowered.stablehlo(pipeline), "cpu")
         for driver in ("local-task", "local-sync"):
             function = iree_runtime.load_vm_flatbuffer(vmfb, driver=driver)[lowered.entry]
-            empty, full = median_seconds(
-                [lambda: function(*arguments, np.int32(0)).to_host(),
-                 lambda: function(*arguments, np.int32(steps)).to_host()], repeats
-            )
+            # each in a run of its own: IREE frees a call's transient buffers at the next call,
+            # so alternating would charge the empty call with the full one's (7 ms measured)
+            empty, = median_seconds([lambda: function(*arguments, np.int32(0)).to_host()], repeats)
+            full, = median_seconds([lambda: function(*arguments, np.int32(steps)).to_host()], repeats)
             print(f"per iteration, {label}, {driver}: {(full - empty) / steps * 1e6:.3f} us "
                   f"(call at 0 iterations {empty * 1e3:.3f} ms)")
 
