@@ -282,3 +282,24 @@ def test_loops_whose_vectors_outgrow_a_default_worker_stack_stay_host_stepped_on
             (remark,) = remarks
             assert re.fullmatch(r"loop stays host-stepped: the loop's vectors take \d+ bytes \(at most 49152 on target "
                                 r"'android-arm64', whose dispatches keep them on the stack of a worker thread\)", remark)
+
+
+def sign_and_clip(x, n):
+    """stablehlo.sign inside the loop (its zero kept), and a clip (maximum, minimum)."""
+    for _ in range(n):
+        x = s4tf.clip(x * 1.7 - 0.3 * s4tf.sign(x), -2.0, 3.0)
+    return x
+
+
+def test_sign_runs_inside_the_dispatch():
+    x = np.array([0.4, -0.25, 0.0, 1.1, -3.0], np.float32)
+    trips = [0, 1, 6, 2]
+    lowered = s4tf.function(sign_and_clip).lower(x, np.int32(0))
+    assert "stablehlo.sign" in op_counts(lowered.stablehlo())
+    results = run_both(sign_and_clip, [(x, np.int32(n)) for n in trips])
+    for n, ((host,), (got,)) in zip(trips, results):
+        np.testing.assert_array_equal(got, host)
+        want = x.copy()
+        for _ in range(n):
+            want = np.clip(want * np.float32(1.7) - np.float32(0.3) * np.sign(want), np.float32(-2.0), np.float32(3.0))
+        np.testing.assert_allclose(got, want, rtol=1e-6 * (n + 1))  # IREE may fuse a multiply-add

@@ -247,3 +247,31 @@ func.func @written_input_tape(%tape: tensor<300x2xf32>, %x: tensor<2xf32>, %n: t
   }
   return %r#1 : tensor<300x2xf32>
 }
+
+// -----
+
+// stablehlo.sign: 1 above zero, -1 below, the value itself otherwise (zeros, NaN).
+// CHECK-LABEL: func.func @sign
+// CHECK:         scf.while
+// CHECK:         } do {
+// CHECK-DAG:       %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<3xf32>
+// CHECK-DAG:       %[[ONE:.*]] = arith.constant dense<1.000000e+00> : vector<3xf32>
+// CHECK-DAG:       %[[MINUS:.*]] = arith.constant dense<-1.000000e+00> : vector<3xf32>
+// CHECK:           %[[POSITIVE:.*]] = arith.cmpf ogt, %[[X:.*]], %[[ZERO]] : vector<3xf32>
+// CHECK:           %[[NEGATIVE:.*]] = arith.cmpf ogt, %[[ZERO]], %[[X]] : vector<3xf32>
+// CHECK:           %[[LOW:.*]] = arith.select %[[NEGATIVE]], %[[MINUS]], %[[X]] : vector<3xi1>, vector<3xf32>
+// CHECK:           arith.select %[[POSITIVE]], %[[ONE]], %[[LOW]] : vector<3xi1>, vector<3xf32>
+func.func @sign(%x: tensor<3xf32>, %n: tensor<i32>) -> tensor<3xf32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %zero, %v = %x) : tensor<i32>, tensor<3xf32>
+  cond {
+    %c = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %s = stablehlo.sign %v : tensor<3xf32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %s : tensor<i32>, tensor<3xf32>
+  }
+  return %r#1 : tensor<3xf32>
+}
