@@ -42,7 +42,7 @@ from s4tf.staging import Compiled, Lowered, StagedFunction, lowering_pipeline, m
 from s4tf.tensor import Tensor
 from s4tf.tracing import Static, leaf_spec, rebuild_outputs
 
-PARTITION_PIPELINE = "s4tf-verify,s4tf-canonicalize,s4tf-partition{warn_transfers=true}"
+PARTITION_PIPELINE = "s4tf-verify,s4tf-inline-host-calls,s4tf-canonicalize,s4tf-partition{warn_transfers=true}"
 
 
 class TransferWarning(UserWarning):

@@ -5,7 +5,7 @@ from s4tf.passes import (  # noqa: F401  (register the passes)
     partition, verify,
 )
 from s4tf.passes.autodiff import derivatives  # noqa: F401  (registers s4tf-jvp and s4tf-vjp)
-from s4tf.passes import split_device_functions  # noqa: F401  (registers s4tf-split-device-functions)
+from s4tf.passes import inlining, split_device_functions  # noqa: F401  (register s4tf-inline-host-calls, s4tf-split-device-functions)
 from s4tf.passes import batching  # noqa: F401  (registers s4tf-batch)
 from s4tf.passes.pipeline import PipelineError, build_pass_manager
 from s4tf.passes.registry import PASSES

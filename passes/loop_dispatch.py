@@ -7,7 +7,12 @@ carried values are ``vector``s (tensors of rank 0 become scalars), read with
 ``vector.transfer_read``/``tensor.extract`` before the loop and written with
 ``vector.transfer_write``/``tensor.from_elements`` after it. ``stablehlo.if`` and
 ``stablehlo.while`` nested in the loop become ``scf.if``/``scf.while``. (Carrying tensors
-through the ``scf.while`` fails IREE's bufferization: ``/work/shared/probes``.)
+that ops compute as a whole through the ``scf.while`` fails IREE's bufferization:
+``/work/shared/probes``.) A *tape*, a tensor larger than :data:`MAX_DYNAMIC_VECTOR_BYTES`
+that the loop only indexes with ``dynamic_slice``/``dynamic_update_slice`` (reverse mode's
+checkpoints), is the exception: it stays a tensor in memory, read with
+``vector.transfer_read`` and updated in place with ``vector.transfer_write``, which IREE
+bufferizes in place into the dispatch's output buffer.
 
 ```mlir
 %r:2 = stablehlo.while(%i = %c0, %x = %x0) : tensor<i32>, tensor<2xf32> cond {...} do {...}
@@ -30,10 +35,13 @@ statically shaped tensor of f16/f32/f64 or i1/i8/i16/i32/i64 of at most
 (3) every op in it is elementwise arithmetic, math, comparison, select or conversion, a
 constant, a broadcast or reshape, a reduction with one of add/mul/max/min/and/or/xor, a
 ``dynamic_slice``/``dynamic_update_slice`` of at most :data:`MAX_SLICE` elements of a
-vector of at most :data:`MAX_DYNAMIC_VECTOR_BYTES`, or a nested ``if``/``while`` of such ops (the tables
+vector of at most :data:`MAX_DYNAMIC_VECTOR_BYTES`, or of any row of a tape (a tape is used
+by nothing else; one the loop writes starts from a splat constant, so its buffer is made
+inside the dispatch), or a nested ``if``/``while`` of such ops (the tables
 :data:`FLOAT_OPS`, :data:`INTEGER_OPS`, and the ``op_*`` methods of :class:`_Emitter`);
 (4) all its vector values together take at most :data:`MAX_STACK_BYTES` for the target
-(LLVM keeps large vectors on a worker thread's stack). Other loops stay host-stepped;
+(LLVM keeps large vectors on a worker thread's stack), and the tapes it writes that nobody
+reads after it at most :data:`MAX_SCRATCH_TAPE_BYTES`. Other loops stay host-stepped;
 with ``remarks=true`` the pass says at each such loop why (a warning at its location).
 """
 
@@ -48,8 +56,8 @@ from s4tf.passes.ir_walk import defining_op
 from s4tf.passes.registry import emit_warning, register
 from s4tf.passes.availability import TARGET_NAMES
 
-#: Bytes of all carried values together (Newton's method on 1,000 float64s carries 16,000;
-#: reverse mode's loops carry checkpoint tapes of up to 1,025 rows).
+#: Bytes of all carried values together, tapes aside (Newton's method on 1,000 float64s
+#: carries 16,000).
 MAX_CARRIED_BYTES = 64 * 1024
 #: Bytes of any one value in the loop (LLVM keeps each vector in registers or on the stack).
 MAX_VALUE_BYTES = 32 * 1024
@@ -57,19 +65,33 @@ MAX_VALUE_BYTES = 32 * 1024
 MAX_SHUFFLE = 1024
 #: The bytes of all vector values in a loop (each SSA value, block arguments included):
 #: LLVM keeps large vectors on the stack, and IREE's worker threads have 128 KiB stacks by
-#: default. s4tf's own runtime gives them 1 MiB (s4tf.runtime.device), so the host target
-#: allows more; modules for other machines must fit the default. (The backward loop of
-#: a gradient with two 1,025-row tapes of 2 floats counts 205 KiB here and needed between
-#: 128 and 256 KiB of stack; Newton's method on 1,000 float64s compiles in 4.6 s, not
-#: 1.2 s, and runs in 0.15 ms instead of milliseconds.)
+#: default. s4tf's own runtime gives them 2 MiB (s4tf.runtime.device), so the host target
+#: allows more; modules for other machines must fit the default. The count is an upper
+#: bound: 540 KB counted took 83 KB of stack frame (Newton's gradient below). Big vectors
+#: cost compile time: Newton's method on 1,000 float64s compiles in 4.6 s, not 1.2 s, and
+#: runs in 0.15 ms instead of milliseconds.
 MAX_STACK_BYTES = {"cpu": 256 * 1024, None: 48 * 1024}
-#: Elements one dynamic slice or update may have, and the bytes of the vector it indexes:
-#: LLVM lowers each element's dynamic ``insertelement`` through a stack copy of the whole
-#: vector. With reverse mode's 1,025-row tapes (8 KiB for 2 floats) the gradient of a
-#: 10,000-step loop ran in 100 ms instead of 1.7 s but took 80 s instead of 3 s to
-#: compile, so those tapes stay host-stepped.
+#: The bytes of the tapes a loop writes but nobody reads after it (the backward pass's
+#: second tape): IREE drops such results of a dispatch, and the tape becomes a
+#: ``memref.alloca`` on the worker's stack. IREE allows 32 KiB of those by default; the
+#: ``cpu`` target raises it to 512 KiB (``--iree-llvmcpu-stack-allocation-limit``,
+#: :mod:`s4tf.runtime.targets`) and s4tf's runtime gives workers 2 MiB of stack. (Measured:
+#: the backward loop of Newton's method on 1,000 float64s, counted as 540 KB of vectors
+#: and a 264,000-byte scratch tape here, has a stack frame of 347,264 bytes.)
+MAX_SCRATCH_TAPE_BYTES = {"cpu": 512 * 1024, None: 32 * 1024}
+#: Elements one dynamic slice or update of a vector may have, and the bytes of the vector it
+#: indexes: LLVM lowers each element's dynamic ``insertelement`` through a stack copy of the
+#: whole vector. With reverse mode's 1,025-row tapes (8 KiB for 2 floats) as vectors the
+#: gradient of a 10,000-step loop ran in 100 ms instead of 1.7 s but took 80 s instead of
+#: 3 s to compile; larger tensors indexed dynamically are tapes in memory instead.
 MAX_SLICE = 64
 MAX_DYNAMIC_VECTOR_BYTES = 1024
+#: A tensor indexed by a dynamic slice or update that is larger than
+#: :data:`MAX_DYNAMIC_VECTOR_BYTES` is a *tape*: held as a tensor in memory inside the
+#: dispatch (an output buffer of the dispatch, written in place with
+#: ``vector.transfer_write`` and read with ``vector.transfer_read``), never a vector. Reverse
+#: mode's checkpoint tapes are such tensors (1,025 rows of the changing carried values).
+MAX_TAPE_BYTES = 64 * 1024 * 1024
 #: The targets whose dispatches compile an ``scf.while`` over vectors: IREE's ``llvm-cpu``
 #: ones (:mod:`s4tf.runtime.targets`).
 DISPATCH_TARGETS = ("cpu", "android-arm64", "linux-arm64")
@@ -114,9 +136,10 @@ class Unsupported(Exception):
 
 
 class Kind:
-    """How a tensor value is held inside the dispatch: its scalar or vector type."""
+    """How a tensor value is held inside the dispatch: its scalar or vector type, or, for a
+    tape (``memory``), the tensor itself, in memory."""
 
-    def __init__(self, tensor_type: ir.Type):
+    def __init__(self, tensor_type: ir.Type, memory: bool = False):
         try:
             shaped = ir.RankedTensorType(tensor_type)
         except ValueError:
@@ -132,7 +155,10 @@ class Kind:
         for size in self.shape:
             self.count *= size
         self.bytes = self.count * _ELEMENT_BYTES[self.element]
-        if self.bytes > MAX_VALUE_BYTES:
+        self.memory = memory
+        if memory and self.bytes > MAX_TAPE_BYTES:
+            raise Unsupported(f"a tape of {self.bytes} bytes ({tensor_type}; at most {MAX_TAPE_BYTES})")
+        if not memory and self.bytes > MAX_VALUE_BYTES:
             raise Unsupported(f"a value of {self.bytes} bytes ({tensor_type}; at most {MAX_VALUE_BYTES})")
         if self.count == 0:
             raise Unsupported(f"an empty tensor {tensor_type}")
@@ -144,7 +170,10 @@ class Kind:
     @property
     def text(self) -> str:
         """A scalar, or a 1-D vector of all elements: LLVM cannot carry n-D vectors through
-        ``scf.while`` (an unrealized cast remains), and elementwise ops ignore the shape."""
+        ``scf.while`` (an unrealized cast remains), and elementwise ops ignore the shape; a
+        tape is its tensor type."""
+        if self.memory:
+            return self.tensor
         return self.element if self.scalar else f"vector<{self.count}x{self.element}>"
 
     @property
@@ -158,7 +187,7 @@ class Kind:
 
     @property
     def vector_bytes(self) -> int:
-        return 0 if self.scalar else self.bytes
+        return 0 if self.scalar or self.memory else self.bytes
 
     @property
     def is_float(self) -> bool:
@@ -188,6 +217,14 @@ class _Emitter:
         self.prologue: list[str] = []  # ops before the region (converting i1 inputs to i8)
         #: Bytes of every vector value written (LLVM keeps large vectors on the stack).
         self.vector_bytes = 0
+        self.tapes, self.written_tapes = _tapes(loop)
+        #: Bytes of the written tapes that are results of the loop nobody uses (see
+        #: :data:`MAX_SCRATCH_TAPE_BYTES`).
+        self.scratch_bytes = 0
+
+    def kind(self, value: ir.Value) -> Kind:
+        """How ``value`` is held: a scalar or vector, or a tensor in memory for a tape."""
+        return Kind(value.type, memory=value in self.tapes)
 
     # -- names and small helpers --------------------------------------------------------
     def fresh(self) -> str:
@@ -233,12 +270,19 @@ class _Emitter:
     # -- the boundary: reading inputs, writing results -----------------------------------
     def read(self, value: ir.Value) -> tuple[str, Kind]:
         """Bind an outside value: a constant is re-made inside, anything else is read."""
-        kind = Kind(value.type)
+        kind = self.kind(value)
         producer = defining_op(value)
         if producer is not None and producer.name == "stablehlo.constant":
+            if kind.memory:
+                return self.filled_tape(producer.attributes["value"], kind, producer.location), kind
             return self.constant(producer.attributes["value"], kind, producer.location), kind
+        if value in self.written_tapes:
+            raise Unsupported(f"a tape {kind.tensor} that it writes, made outside it (a constant, or nothing "
+                              "the loop reads, keeps its buffer inside the dispatch)")
         self.inputs.append(value)
         argument = f"%in{len(self.inputs) - 1}"
+        if kind.memory:  # read in place, never written (a pass-through or dynamic slices)
+            return argument, kind
         if kind.element == "i1":  # IREE stores i1 as i8 in buffers: read i8, convert outside
             bytes_kind = kind.with_element("i8")
             converted = f"%bytes{len(self.inputs) - 1}"
@@ -280,7 +324,10 @@ class _Emitter:
         return shaped
 
     def write(self, name: str, kind: Kind) -> tuple[str, Kind]:
-        """Write ``name`` into a tensor; i1 as i8 (converted back outside the region)."""
+        """Write ``name`` into a tensor; i1 as i8 (converted back outside the region); a tape
+        is one already."""
+        if kind.memory:
+            return name, kind
         if kind.element == "i1":
             bytes_kind = kind.with_element("i8")
             wide = self.fresh()
@@ -301,7 +348,32 @@ class _Emitter:
         return result
 
     def constant(self, attribute: ir.Attribute, kind: Kind, location) -> str:
+        if kind.memory:
+            raise Unsupported(f"a tape {kind.tensor} made inside the loop (its buffer would be on the stack)")
         return self.splat(_dense_inner(attribute), kind, location)
+
+    def filled_tape(self, attribute: ir.Attribute, kind: Kind, location) -> str:
+        """A tape holding the splat constant ``attribute``: ``tensor.empty`` written one row
+        at a time by an ``scf.for`` (a ``linalg.fill`` inside the region fails IREE's
+        workgroup distribution: "write affecting operations on global resources are
+        restricted to workgroup distributed contexts")."""
+        if not ir.DenseElementsAttr(attribute).is_splat:
+            raise Unsupported(f"a tape {kind.tensor} initialized with a constant that is not one value repeated")
+        row = f"vector<1x{'x'.join(map(str, kind.shape[1:] + [kind.element]))}>"
+        value, empty, result, index, accumulator = (self.fresh() for _ in range(5))
+        self.emit(f"{value} = arith.constant dense<{_dense_inner(attribute)}> : {row}", location)
+        self.emit(f"{empty} = tensor.empty() : {kind.tensor}", location)
+        zero, rows, one = self.index_constant(0), self.index_constant(kind.shape[0]), self.index_constant(1)
+        self.structure(f"{result} = scf.for {index} = {zero} to {rows} step {one} iter_args({accumulator} = {empty}) "
+                       f"-> ({kind.tensor}) {{")
+        written = self.fresh()
+        indices = ", ".join([index] + [self.index_constant(0) for _ in kind.shape[1:]])
+        bounds = ", ".join(["true"] * len(kind.shape))
+        self.emit(f"{written} = vector.transfer_write {value}, {accumulator}[{indices}] {{in_bounds = [{bounds}]}} : "
+                  f"{row}, {kind.tensor}", location)
+        self.emit(f"scf.yield {written} : {kind.tensor}", location)
+        self.emit("}", location)
+        return result
 
     # -- the loop ------------------------------------------------------------------------
     def dispatch(self) -> str:
@@ -311,11 +383,26 @@ class _Emitter:
             if value not in self.names:
                 self.names[value] = self.read(value)
         results = self.while_loop(loop, [self.value(v) for v in loop.operands])
-        written = [self.write(name, kind) for name, kind in results]
+        # a value the loop passes through unchanged is its input, not a result of the region
+        # (IREE 3.13 returned one of two such results twice: the gradient of a loop carrying
+        # the same tensor twice came back wrong)
+        for index in _unchanged(loop):
+            if loop.operands[index] in self.inputs:
+                results[index] = (f"%in{self.inputs.index(loop.operands[index])}", results[index][1])
+        inputs = {f"%in{i}" for i in range(len(self.inputs))}
+        made = [(name, kind) for name, kind in results if name not in inputs]
+        self.scratch_bytes = sum(kind.bytes for (name, kind), value in zip(results, loop.results)
+                                 if kind.memory and name not in inputs and not list(value.uses))
+        written = [self.write(name, kind) for name, kind in made]
         region_types = ", ".join(k.tensor for _, k in written)
         returned = []
         epilogue = []
-        for index, ((_, kind), (_, stored)) in enumerate(zip(results, written)):
+        for name, kind in results:
+            if name in inputs:
+                returned.append(name)
+                continue
+            index = len([r for r in returned if r.startswith(("%r#", "%bool"))])
+            stored = written[index][1]
             returned.append(f"%r#{index}" if kind is stored else f"%bool{index}")
             if kind is not stored:
                 epilogue.append(f"%bool{index} = stablehlo.convert %r#{index} : ({stored.tensor}) -> {kind.tensor} "
@@ -333,27 +420,37 @@ class _Emitter:
         ])
 
     def while_loop(self, loop: ir.Operation, initial: list[tuple[str, Kind]]) -> list[tuple[str, Kind]]:
+        """An ``scf.while`` carrying ``loop``'s values; a value the body passes through
+        unchanged is not carried (a tape is read in place: carrying it would copy it)."""
         cond, body = (region.blocks[0] for region in loop.regions)
-        kinds = [Kind(v.type) for v in loop.operands]
+        every_kind = [self.kind(v) for v in loop.operands]
+        unchanged = _unchanged(loop)
+        carried = [i for i in range(len(every_kind)) if i not in unchanged]
+        if not carried:
+            raise Unsupported("a loop whose body changes none of its values")
+        for index in set(range(len(every_kind))) - set(carried):
+            self.names[cond.arguments[index]] = self.names[body.arguments[index]] = initial[index]
+        kinds = [every_kind[i] for i in carried]
         self.vector_bytes += 3 * sum(k.vector_bytes for k in kinds)  # before, after, results
         types = ", ".join(k.text for k in kinds)
         results = self.fresh()
         before = [self.fresh() for _ in kinds]
-        inits = ", ".join(f"{b} = {name}" for b, (name, _) in zip(before, initial))
+        inits = ", ".join(f"{b} = {initial[i][0]}" for b, i in zip(before, carried))
         self.structure(f"{results}:{len(kinds)} = scf.while ({inits}) : ({types}) -> ({types}) {{")
-        for argument, name, kind in zip(cond.arguments, before, kinds):
-            self.names[argument] = (name, kind)
+        for index, name, kind in zip(carried, before, kinds):
+            self.names[cond.arguments[index]] = (name, kind)
         (predicate,) = self.block(cond)
         self.emit(f"scf.condition({predicate[0]}) {', '.join(before)} : {types}")
         after = [self.fresh() for _ in kinds]
         self.structure("} do {")
         self.structure(f"^bb0({', '.join(f'{a}: {k.text} {loop.location}' for a, k in zip(after, kinds))}):")
-        for argument, name, kind in zip(body.arguments, after, kinds):
-            self.names[argument] = (name, kind)
+        for index, name, kind in zip(carried, after, kinds):
+            self.names[body.arguments[index]] = (name, kind)
         yielded = self.block(body)
-        self.emit(f"scf.yield {', '.join(n for n, _ in yielded)} : {types}")
+        self.emit(f"scf.yield {', '.join(yielded[i][0] for i in carried)} : {types}")
         self.emit("}", loop.location)
-        return [(f"{results}#{i}", kind) for i, kind in enumerate(kinds)]
+        position = {index: place for place, index in enumerate(carried)}
+        return [(f"{results}#{position[i]}", kind) if i in position else initial[i] for i, kind in enumerate(every_kind)]
 
     def block(self, block: ir.Block) -> list[tuple[str, Kind]]:
         """Emit ``block``'s ops; what its ``stablehlo.return`` returns."""
@@ -363,7 +460,7 @@ class _Emitter:
                 return [self.value(v) for v in operation.operands]
             results = self.operation(operation)
             for result, name in zip(operation.results, results):
-                self.names[result] = (name, Kind(result.type))
+                self.names[result] = (name, self.kind(result))
                 self.vector_bytes += self.names[result][1].vector_bytes
         raise Unsupported("a region without stablehlo.return")
 
@@ -371,6 +468,10 @@ class _Emitter:
         if not op.name.startswith("stablehlo."):
             raise Unsupported(f"'{op.name}'", op)
         name = _short_name(op)
+        tape = next((v for v in op.operands if v in self.tapes), None)
+        if tape is not None and name != "while" and (name not in ("dynamic_slice", "dynamic_update_slice")
+                                                     or op.operands[0] != tape or op.operands[1] in self.tapes):
+            raise Unsupported(f"'{op.name}' on the tape {tape.type} (a tape is only sliced and updated)", op)
         method = getattr(self, f"op_{name}", None)
         if method is not None:
             return method(op)
@@ -398,6 +499,27 @@ class _Emitter:
         else:
             self.emit(f"{result} = arith.subi {self.zero(kind)}, {value} : {kind.text}", op.location)
         return [result]
+
+    def op_sign(self, op):
+        """-1, 0 or 1 (floats: NaN and the zeros' signs kept, as StableHLO says)."""
+        (value, kind) = self.value(op.operands[0])
+        if kind.element == "i1":
+            return [value]
+        zero, one, minus_one = self.zero(kind), self.splat("1.0" if kind.is_float else "1", kind), \
+            self.splat("-1.0" if kind.is_float else "-1", kind)
+        positive, negative, low, result = self.fresh(), self.fresh(), self.fresh(), self.fresh()
+        compare = "arith.cmpf ogt" if kind.is_float else "arith.cmpi sgt"
+        self.emit(f"{positive} = {compare}, {value}, {zero} : {kind.text}", op.location)
+        self.emit(f"{negative} = {compare}, {zero}, {value} : {kind.text}", op.location)
+        predicate = "" if kind.scalar else f"{self.with_bool(kind)}, "
+        self.emit(f"{low} = arith.select {negative}, {minus_one}, {value} : {predicate}{kind.text}", op.location)
+        self.emit(f"{result} = arith.select {positive}, {one}, {low} : {predicate}{kind.text}", op.location)
+        return [result]
+
+    @staticmethod
+    def with_bool(kind: Kind) -> str:
+        """The vector of booleans of ``kind``'s shape (a comparison's result)."""
+        return f"vector<{kind.count}xi1>"
 
     def op_not(self, op):
         (value, kind) = self.value(op.operands[0])
@@ -524,6 +646,21 @@ class _Emitter:
         (value, source), *starts = (self.value(v) for v in op.operands)
         target = Kind(op.results[0].type)
         sizes = list(ir.DenseI64ArrayAttr(op.attributes["slice_sizes"]))
+        if source.memory:  # read from the tape in memory
+            shaped, result = self.fresh(), self.fresh()
+            indices = ", ".join(self.clamped_starts(source, sizes, starts))
+            vector = f"vector<{'x'.join(map(str, sizes + [source.element]))}>"
+            pad = self.zero(source.with_element(source.element, shape=[]))
+            self.emit(f"{shaped} = vector.transfer_read {value}[{indices}], {pad} {{in_bounds = [{self.in_bounds(sizes)}]}} "
+                      f": {source.tensor}, {vector}", op.location)
+            if target.scalar:
+                self.emit(f"{result} = vector.extract {shaped}[{', '.join(['0'] * len(sizes))}] : {target.element} "
+                          f"from {vector}", op.location)
+            elif vector != target.text:
+                self.emit(f"{result} = vector.shape_cast {shaped} : {vector} to {target.text}", op.location)
+            else:
+                result = shaped
+            return [result]
         positions = self.slice_positions(source, sizes, starts, op)
         elements = []
         for position in positions:
@@ -538,6 +675,19 @@ class _Emitter:
 
     def op_dynamic_update_slice(self, op):
         (value, source), (update, update_kind), *starts = (self.value(v) for v in op.operands)
+        if source.memory:  # written in place into the tape in memory
+            sizes = update_kind.shape
+            vector = f"vector<{'x'.join(map(str, sizes + [source.element]))}>"
+            shaped, result = self.fresh(), self.fresh()
+            if vector == update_kind.text:
+                shaped = update
+            else:
+                self.emit(f"{shaped} = vector.{'broadcast' if update_kind.scalar else 'shape_cast'} {update} : "
+                          f"{update_kind.text} to {vector}", op.location)
+            indices = ", ".join(self.clamped_starts(source, sizes, starts))
+            self.emit(f"{result} = vector.transfer_write {shaped}, {value}[{indices}] {{in_bounds = [{self.in_bounds(sizes)}]}} "
+                      f": {vector}, {source.tensor}", op.location)
+            return [result]
         positions = self.slice_positions(source, update_kind.shape, starts, op)
         result = value
         for offset, position in enumerate(positions):
@@ -552,6 +702,23 @@ class _Emitter:
             result = inserted
         return [result]
 
+    @staticmethod
+    def in_bounds(sizes) -> str:
+        return ", ".join(["true"] * len(sizes))
+
+    def clamped_starts(self, source: Kind, sizes, starts) -> list[str]:
+        """``index`` values of the starts of a slice of ``sizes``, clamped into ``source`` as
+        StableHLO says (``0 <= start <= extent - size``)."""
+        indices = []
+        for (start, kind), size, extent in zip(starts, sizes, source.shape):
+            clamped, index = self.fresh(), self.fresh()
+            low, high = self.splat("0", kind), self.splat(str(extent - size), kind)
+            self.emit(f"{clamped} = arith.maxsi {start}, {low} : {kind.text}")
+            self.emit(f"{clamped}c = arith.minsi {clamped}, {high} : {kind.text}")
+            self.emit(f"{index} = arith.index_cast {clamped}c : {kind.text} to index")
+            indices.append(index)
+        return indices
+
     def slice_positions(self, source: Kind, sizes, starts, op) -> list[str]:
         """Index values of the flat positions of a slice of ``sizes`` at ``starts`` (clamped
         into ``source`` as StableHLO says), in row-major order."""
@@ -563,13 +730,7 @@ class _Emitter:
                               f"(at most {MAX_DYNAMIC_VECTOR_BYTES} bytes compile quickly)", op)
         strides = [int(np.prod(source.shape[axis + 1:])) for axis in range(len(source.shape))]
         base = None
-        for (start, kind), size, extent, stride in zip(starts, sizes, source.shape, strides):
-            clamped = self.fresh()
-            low, high = self.splat("0", kind), self.splat(str(extent - size), kind)
-            self.emit(f"{clamped} = arith.maxsi {start}, {low} : {kind.text}")
-            self.emit(f"{clamped}c = arith.minsi {clamped}, {high} : {kind.text}")
-            index = self.fresh()
-            self.emit(f"{index} = arith.index_cast {clamped}c : {kind.text} to index")
+        for index, stride in zip(self.clamped_starts(source, sizes, starts), strides):
             term = self.fresh()
             self.emit(f"{term} = arith.muli {index}, {self.index_constant(stride)} : index")
             if base is not None:
@@ -593,7 +754,7 @@ class _Emitter:
 
     def op_if(self, op):
         (predicate, _) = self.value(op.operands[0])
-        kinds = [Kind(r.type) for r in op.results]
+        kinds = [self.kind(r) for r in op.results]
         types = ", ".join(k.text for k in kinds)
         result = self.fresh()
         head = f"{result}:{len(kinds)} = " if kinds else ""
@@ -609,6 +770,66 @@ class _Emitter:
 
     def op_while(self, op):
         return [name for name, _ in self.while_loop(op, [self.value(v) for v in op.operands])]
+
+
+def _tapes(loop: ir.Operation) -> tuple[set, set]:
+    """``(tapes, written)``: the values ``loop`` holds as tensors in memory, and those of
+    them that it writes. A tape is the tensor a ``dynamic_slice`` or ``dynamic_update_slice``
+    indexes when it has more than :data:`MAX_DYNAMIC_VECTOR_BYTES` (and is not boolean),
+    together with every value it flows to or from through the update, a loop's carried
+    values, and an ``if``'s results."""
+    parent: dict = {}
+
+    def find(value):
+        parent.setdefault(value, value)
+        while parent[value] != value:
+            parent[value] = parent[parent[value]]
+            value = parent[value]
+        return value
+
+    def union(*values):
+        roots = [find(v) for v in values]
+        for root in roots[1:]:
+            parent[root] = roots[0]
+
+    seeds, updates = [], []
+
+    def visit(operation):
+        operation = operation.operation
+        name = operation.name
+        if name == "stablehlo.while":
+            cond, body = (region.blocks[0] for region in operation.regions)
+            returned = list(body.operations)[-1].operands
+            for index, initial in enumerate(operation.operands):
+                union(initial, cond.arguments[index], body.arguments[index], returned[index], operation.results[index])
+        elif name == "stablehlo.if":
+            for region in operation.regions:
+                returned = list(region.blocks[0].operations)[-1].operands
+                for result, value in zip(operation.results, returned):
+                    union(result, value)
+        elif name in ("stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice"):
+            source = ir.RankedTensorType(operation.operands[0].type)
+            element = str(source.element_type)
+            if source.has_static_shape and element in _ELEMENT_BYTES and element != "i1" and \
+                    int(np.prod(source.shape)) * _ELEMENT_BYTES[element] > MAX_DYNAMIC_VECTOR_BYTES:
+                seeds.append(operation.operands[0])
+                if name == "stablehlo.dynamic_update_slice":
+                    union(operation.operands[0], operation.results[0])
+                    updates.append(operation.operands[0])
+        return ir.WalkResult.ADVANCE
+
+    loop.walk(visit, walk_order=ir.WalkOrder.PRE_ORDER)
+    roots = {find(v) for v in seeds}
+    written_roots = {find(v) for v in updates}
+    tapes = {v for v in parent if find(v) in roots} | set(seeds)
+    return tapes, {v for v in tapes if find(v) in written_roots}
+
+
+def _unchanged(loop: ir.Operation) -> set[int]:
+    """The positions of the values ``loop``'s body passes through unchanged."""
+    body = loop.regions[1].blocks[0]
+    returned = list(body.operations)[-1].operands
+    return {i for i, argument in enumerate(body.arguments) if returned[i] == argument}
 
 
 def _outside_values(loop: ir.Operation) -> list[ir.Value]:
@@ -637,15 +858,19 @@ def dispatch_problem(loop: ir.Operation, target: str) -> str | None:
     if target not in DISPATCH_TARGETS:
         return f"target '{target}' does not compile loops inside a dispatch (IREE's llvm-cpu targets do)"
     try:
-        carried = sum(Kind(v.type).bytes for v in loop.operands)
+        emitter = _Emitter(loop)
+        carried = sum(kind.bytes for kind in map(emitter.kind, loop.operands) if not kind.memory)
         if carried > MAX_CARRIED_BYTES:
             return f"the loop carries {carried} bytes (at most {MAX_CARRIED_BYTES} run inside one dispatch)"
-        emitter = _Emitter(loop)
         emitter.dispatch()
         limit = MAX_STACK_BYTES.get(target, MAX_STACK_BYTES[None])
         if emitter.vector_bytes > limit:
             return (f"the loop's vectors take {emitter.vector_bytes} bytes (at most {limit} on target '{target}', "
                     "whose dispatches keep them on the stack of a worker thread)")
+        scratch = MAX_SCRATCH_TAPE_BYTES.get(target, MAX_SCRATCH_TAPE_BYTES[None])
+        if emitter.scratch_bytes > scratch:
+            return (f"the tapes it writes and nobody reads after it take {emitter.scratch_bytes} bytes (at most "
+                    f"{scratch} on target '{target}', whose dispatches keep them on the stack of a worker thread)")
     except Unsupported as problem:
         return f"the loop reads {problem.reason}" if problem.operation is None else f"the loop has {problem.reason}"
     return None

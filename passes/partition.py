@@ -241,42 +241,58 @@ def transfer_message(name: str, value: ir.Value, at: ir.Operation) -> str:
     return f"value of type {value.type} is copied from the host to the device"
 
 
-def check_host_calls_are_top_level(table: dict[str, ir.Operation]) -> None:
-    """Host calls must be made at the top level of a function that no other function calls:
-    report those inside control flow, and every call of a function that makes host calls
-    (itself or through the functions it calls)."""
-    failed = False
-    host_call: dict[str, ir.Operation] = {}  # function -> a host call it makes, itself or through callees
+def host_callers(table: dict[str, ir.Operation]) -> dict[str, tuple[ir.Operation, list[str]]]:
+    """The functions that call the host, themselves or through the functions they call
+    (anywhere in their bodies): name -> (a host call, the functions it is reached through)."""
+    reached: dict[str, tuple[ir.Operation, list[str]]] = {}
     calls: list[tuple[str, ir.Operation]] = []  # (caller, func.call)
     for name, function in table.items():
         for operation in collect(function, lambda op: op.name in (HOST_CALL, "func.call"), pre_order=True):
             if operation.name == "func.call":
                 calls.append((name, operation))
-                continue
-            host_call.setdefault(name, operation)
-            parent = operation.parent
-            if parent.name != "func.func":
-                emit_error(operation, f"host function '{host_function(operation)}' is called inside '{parent.name}'; "
-                           "an extracted function calls s4tf.host at its top level, outside control flow")
-                failed = True
-    via: dict[str, list[str]] = {}  # function -> the functions it reaches its host call through
+            elif name not in reached:
+                reached[name] = (operation, [])
     changed = True
     while changed:
         changed = False
         for caller, call in calls:
             target = callee(call)
-            if target in host_call and caller not in host_call:
-                host_call[caller] = host_call[target]
-                via[caller] = [target, *via.get(target, [])]
+            if target in reached and caller not in reached:
+                operation, via = reached[target]
+                reached[caller] = (operation, [target, *via])
                 changed = True
-    for _, call in calls:
-        target = callee(call)
-        if target in host_call:
-            operation = host_call[target]
-            through = "".join(f"{' through' if i == 0 else ', then'} '{name}'" for i, name in enumerate(via.get(target, [])))
+    return reached
+
+
+def check_host_calls_are_top_level(table: dict[str, ir.Operation]) -> None:
+    """Host calls must be made at the top level of a function that no other function calls:
+    report those inside control flow, and every call of a function that makes host calls
+    (itself or through the functions it calls)."""
+    failed = False
+    for function in table.values():
+        for operation in collect(function, lambda op: op.name == HOST_CALL, pre_order=True):
+            parent = operation.parent
+            if parent.name != "func.func":
+                emit_error(operation, f"host function '{host_function(operation)}' is called inside '{parent.name}'; "
+                           "an extracted function calls s4tf.host at its top level, outside control flow")
+                failed = True
+    reached = host_callers(table)
+    for function in table.values():
+        for call in collect(function, lambda op: op.name == "func.call", pre_order=True):
+            target = callee(call)
+            if target not in reached:
+                continue
+            operation, via = reached[target]
+            through = "".join(f"{' through' if i == 0 else ', then'} '{name}'" for i, name in enumerate(via))
+            parent = call.parent
+            rule = (
+                f"it is called inside '{parent.name}', and an extracted function calls s4tf.host at its top level, "
+                "outside control flow" if parent.name != "func.func" else
+                "only the extracted function itself may call s4tf.host, not a staged function it calls "
+                "(s4tf-inline-host-calls inlines such calls first)"
+            )
             emit_error(call, f"'{target}' calls host function '{host_function(operation)}'"
-                       f"{place(operation.location, call.location)}{through}; only the extracted function itself "
-                       "may call s4tf.host, not a staged function it calls")
+                       f"{place(operation.location, call.location)}{through}; {rule}")
             failed = True
     if failed:
         raise PassFailed()

@@ -32,37 +32,10 @@ from __future__ import annotations
 from s4tf.dialects.op_def import OPS
 from s4tf.dialects.symbols import functions, symbol_name, unique_symbol
 from s4tf.mlir import func, ir
+from s4tf.passes.inlining import inline_calls
 from s4tf.passes.ir_walk import defining_op
 from s4tf.passes.partition import CONSTANT, HOST_CALL, HOST_PROGRAM_ATTR, body, callee, outline_device_function
 from s4tf.passes.registry import register
-
-
-def inline_calls(function: ir.Operation, table: dict[str, ir.Operation]) -> None:
-    """Replace each top-level ``func.call`` in ``function`` by a copy of the callee's body
-    (repeatedly, so calls in inlined bodies are inlined too); callees stay as they are."""
-    block = body(function)
-    while True:
-        calls = [op.operation for op in block.operations if op.operation.name == "func.call"]
-        calls = [call for call in calls if len(table[callee(call)].regions[0].blocks) > 0]
-        if not calls:
-            return
-        for call in calls:
-            target = body(table[callee(call)])
-            mapping = dict(zip(target.arguments, call.operands))
-            returned = None
-            for view in target.operations:
-                operation = view.operation
-                if operation.name == "func.return":
-                    returned = [mapping.get(v, v) for v in operation.operands]
-                    break
-                copy = operation.clone(ip=ir.InsertionPoint(call))
-                for index, value in enumerate(copy.operands):
-                    if value in mapping:
-                        copy.operands[index] = mapping[value]
-                mapping.update(zip(operation.results, copy.results))
-            for result, value in zip(call.results, returned):
-                result.replace_all_uses_with(value)
-            call.erase()
 
 
 def merge_duplicates(function: ir.Operation) -> None:

@@ -5,12 +5,14 @@ from __future__ import annotations
 from s4tf.runtime.cache import DiskCache
 from s4tf.runtime.compiler import compile_stablehlo, module_cache_key
 from s4tf.runtime.device import LoadedModule, ModuleLoadError, WrongTargetError
+from s4tf.runtime.loop_driver import driver_for
 from s4tf.runtime.targets import compile_flags, get_target, host_architecture
 
 
 def compile_and_load(module_text: str, target: str = "cpu", cache: DiskCache | None = None) -> LoadedModule:
-    """Compile (or fetch from the cache) and load on the target's device; a cached module
-    that fails to load is discarded and recompiled."""
+    """Compile (or fetch from the cache) and load on the target's device (a loop-bound CPU
+    module on IREE's ``local-sync`` driver: :mod:`s4tf.runtime.loop_driver`); a cached
+    module that fails to load is discarded and recompiled."""
     description = get_target(target)
     if not description.runs_on(description.device):
         raise WrongTargetError(
@@ -19,8 +21,9 @@ def compile_and_load(module_text: str, target: str = "cpu", cache: DiskCache | N
         )
     cache = cache or DiskCache()
     vmfb = compile_stablehlo(module_text, target, cache=cache)
+    driver = driver_for(module_text, description.driver)
     try:
-        return LoadedModule(vmfb, description.device)
+        return LoadedModule(vmfb, description.device, driver=driver)
     except ModuleLoadError:
         cache.discard(module_cache_key(module_text, target, compile_flags(target)))
-        return LoadedModule(compile_stablehlo(module_text, target, cache=cache), description.device)
+        return LoadedModule(compile_stablehlo(module_text, target, cache=cache), description.device, driver=driver)

@@ -55,8 +55,9 @@ class InvocationError(S4tfError, ValueError):
 
 
 #: Stack of each of IREE's CPU worker threads (IREE's default: 128 KiB). Loops compiled into
-#: one dispatch keep their vectors there (:data:`s4tf.passes.loop_dispatch.MAX_STACK_BYTES`).
-WORKER_STACK_BYTES = 1024 * 1024
+#: one dispatch keep their vectors and scratch tapes there
+#: (:data:`s4tf.passes.loop_dispatch.MAX_STACK_BYTES`, ``MAX_SCRATCH_TAPE_BYTES``).
+WORKER_STACK_BYTES = 2 * 1024 * 1024
 
 
 @lru_cache(maxsize=None)
@@ -170,12 +171,16 @@ class LoadedModule:
     ``parameters``: the path of a parameter archive serving the module's weights (an error
     for a module that reads none); ``parameters_beside``: an archive found beside the
     module's file, used only if the module reads one. ``source``: how errors name the
-    module (a file name).
+    module (a file name). ``driver``: an IREE driver for ``device`` other than its own
+    (``local-sync`` for a loop-bound CPU module: :mod:`s4tf.runtime.loop_driver`).
     """
 
-    def __init__(self, vmfb: bytes, device: str = "cpu", parameters=None, source: str = "the module", parameters_beside=None):
-        config = device_config(device)
+    def __init__(self, vmfb: bytes, device: str = "cpu", parameters=None, source: str = "the module", parameters_beside=None,
+                 driver: str | None = None):
+        config = device_config(device) if driver is None else runtime_config(driver)
         self.device = device
+        #: The IREE driver running it (``driver``, else the device's).
+        self.driver = driver or DEVICES[device]
         vm_module, self._reflection = _read_module(config.vm_instance, vmfb, source)
         self.name = vm_module.name
         self.function_names = list(self._reflection)

@@ -76,12 +76,17 @@ class Target:
 
 
 _ARM64_FLAGS = ("--iree-llvmcpu-target-cpu=generic",)
+#: Stack memory one dispatch may allocate on ``cpu`` (IREE's default: 32 KiB): the scratch
+#: tapes of reverse mode's loops inside dispatches
+#: (:data:`s4tf.passes.loop_dispatch.MAX_SCRATCH_TAPE_BYTES`); s4tf's runtime gives the
+#: worker threads 2 MiB (:data:`s4tf.runtime.device.WORKER_STACK_BYTES`).
+CPU_STACK_ALLOCATION_BYTES = 512 * 1024
 
 TARGETS = {
     target.name: target
     for target in (
         Target(
-            "cpu", "llvm-cpu", "cpu", (),
+            "cpu", "llvm-cpu", "cpu", (f"--iree-llvmcpu-stack-allocation-limit={CPU_STACK_ALLOCATION_BYTES}",),
             "this machine's CPU (LLVM, tuned for this processor)", f"embedded-elf-{host_architecture()}", "host",
         ),
         Target("vmvx", "vmvx", "cpu", (), "portable VMVX bytecode, any CPU (slow; for checking)", "vmvx-bytecode-fb"),

@@ -233,20 +233,39 @@ def relax_gradient(x, n):
     return s4tf.grad(lambda x: s4tf.function(relax)(x, n)[0].sum())(x)
 
 
-def test_reverse_mode_through_a_loop_with_its_loops_partly_inside_dispatches():
-    """The loop counting the iterations and the loop replaying a segment's steps run inside
-    dispatches; the loops writing and reading the 1,025-row checkpoint tapes stay
-    host-stepped (they compile too slowly as vectors: MAX_DYNAMIC_VECTOR_BYTES)."""
+def test_reverse_mode_through_a_loop_runs_all_its_loops_inside_dispatches():
+    """The loop counting the iterations, the loop writing the checkpoint tapes (1,025 rows,
+    held in memory inside the dispatch) and the backward loop reading them, with the
+    segment replays nested in it, are three dispatch regions and no host-stepped loop; the
+    gradient is bit-identical to the host-stepped lowering's, for 0, 1 and many iterations,
+    and beyond 1,024 (a stride of 3 between checkpoints)."""
     x = np.array([0.3, 1.2, -2.0], np.float32)
-    trips = [0, 1, 40, 600]
-    results = run_both(relax_gradient, [(x, np.int32(n)) for n in trips], regions=2, whiles=True)
+    trips = [0, 1, 40, 2500, 7]
+    results = run_both(relax_gradient, [(x, np.int32(n)) for n in trips], regions=3, whiles=False)
     for n, ((host,), (got,)) in zip(trips, results):
-        np.testing.assert_allclose(got, host, rtol=1e-6)
+        np.testing.assert_array_equal(got, host)
         state, want = x.astype(np.float64), np.ones(3)
         for _ in range(n):
             want *= 0.9999 + 0.0001 * np.cos(state)
             state = state * 0.9999 + 0.0001 * np.sin(state)
         np.testing.assert_allclose(got, want, rtol=1e-6 + n * 6e-8)
+
+
+def newton_gradient(a):
+    return s4tf.grad(lambda a: s4tf.function(newton_sqrt)(a, a)[0].sum())(a)
+
+
+def test_reverse_mode_through_newton_on_1000_float64s_with_tapes_in_memory():
+    """The counting loop and the loop writing tapes of 33 rows of 8,000 bytes (more than any
+    vector this pass makes) run inside dispatches; the backward loop stays host-stepped
+    (its 1,000-element vectors exceed MAX_STACK_BYTES), the replays nested in it do not.
+    The trip count differs per call (a different a); the gradient is 0.5 / sqrt(a)."""
+    rng = np.random.default_rng(3)
+    calls = [(rng.uniform(0.5, 50.0, 1000),), (np.full(1000, 4.0),), (rng.uniform(1.0, 2.0, 1000),)]
+    results = run_both(newton_gradient, calls, regions=3, whiles=True)
+    for (a,), ((host,), (got,)) in zip(calls, results):
+        np.testing.assert_array_equal(got, host)
+        np.testing.assert_allclose(got, 0.5 / np.sqrt(a), rtol=1e-12)
 
 
 def test_loops_whose_vectors_outgrow_a_default_worker_stack_stay_host_stepped_on_phones():
@@ -263,3 +282,24 @@ def test_loops_whose_vectors_outgrow_a_default_worker_stack_stay_host_stepped_on
             (remark,) = remarks
             assert re.fullmatch(r"loop stays host-stepped: the loop's vectors take \d+ bytes \(at most 49152 on target "
                                 r"'android-arm64', whose dispatches keep them on the stack of a worker thread\)", remark)
+
+
+def sign_and_clip(x, n):
+    """stablehlo.sign inside the loop (its zero kept), and a clip (maximum, minimum)."""
+    for _ in range(n):
+        x = s4tf.clip(x * 1.7 - 0.3 * s4tf.sign(x), -2.0, 3.0)
+    return x
+
+
+def test_sign_runs_inside_the_dispatch():
+    x = np.array([0.4, -0.25, 0.0, 1.1, -3.0], np.float32)
+    trips = [0, 1, 6, 2]
+    lowered = s4tf.function(sign_and_clip).lower(x, np.int32(0))
+    assert "stablehlo.sign" in op_counts(lowered.stablehlo())
+    results = run_both(sign_and_clip, [(x, np.int32(n)) for n in trips])
+    for n, ((host,), (got,)) in zip(trips, results):
+        np.testing.assert_array_equal(got, host)
+        want = x.copy()
+        for _ in range(n):
+            want = np.clip(want * np.float32(1.7) - np.float32(0.3) * np.sign(want), np.float32(-2.0), np.float32(3.0))
+        np.testing.assert_allclose(got, want, rtol=1e-6 * (n + 1))  # IREE may fuse a multiply-add

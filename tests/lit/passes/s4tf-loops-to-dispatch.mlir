@@ -156,3 +156,122 @@ func.func @tape(%x: tensor<2xf32>, %n: tensor<i32>) -> tensor<4x2xf32> {
   }
   return %r#1 : tensor<4x2xf32>
 }
+
+// -----
+
+// A tape larger than MAX_DYNAMIC_VECTOR_BYTES is held in memory: the constant it starts
+// from is written row by row into a tensor.empty (scf.for), the scf.while carries the
+// tensor, and each update is a vector.transfer_write at the clamped row, in place.
+// CHECK-LABEL: func.func @tape_in_memory
+// CHECK:         %[[R:.*]]:2 = flow.dispatch.region -> (tensor<i32>, tensor<300x2xf32>) {
+// CHECK:           %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : vector<1x2xf32>
+// CHECK:           %[[EMPTY:.*]] = tensor.empty() : tensor<300x2xf32>
+// CHECK:           %[[FILLED:.*]] = scf.for %[[ROW:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[EMPTY]]) -> (tensor<300x2xf32>) {
+// CHECK:             %[[W:.*]] = vector.transfer_write %[[ZEROS]], %[[ACC]][%[[ROW]], %{{.*}}] {in_bounds = [true, true]} : vector<1x2xf32>, tensor<300x2xf32>
+// CHECK:             scf.yield %[[W]] : tensor<300x2xf32>
+// CHECK:           %[[L:.*]]:2 = scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %[[FILLED]]) : (i32, tensor<300x2xf32>) -> (i32, tensor<300x2xf32>) {
+// CHECK:           } do {
+// CHECK:           ^bb0(%{{.*}}: i32, %[[T:.*]]: tensor<300x2xf32>):
+// CHECK:             %[[LOW:.*]] = arith.maxsi %{{.*}}, %{{.*}} : i32
+// CHECK:             %[[HIGH:.*]] = arith.minsi %[[LOW]], %{{.*}} : i32
+// CHECK:             %[[AT:.*]] = arith.index_cast %[[HIGH]] : i32 to index
+// CHECK:             %[[U:.*]] = vector.transfer_write %{{.*}}, %[[T]][%[[AT]], %{{.*}}] {in_bounds = [true, true]} : vector<1x2xf32>, tensor<300x2xf32>
+// CHECK:             scf.yield %{{.*}}, %[[U]] : i32, tensor<300x2xf32>
+// CHECK:           flow.return %{{.*}}, %[[L]]#1 : tensor<i32>, tensor<300x2xf32>
+// CHECK:         return %[[R]]#1 : tensor<300x2xf32>
+func.func @tape_in_memory(%x: tensor<2xf32>, %n: tensor<i32>) -> tensor<300x2xf32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %empty = stablehlo.constant dense<0.0> : tensor<300x2xf32>
+  %r:2 = stablehlo.while(%i = %zero, %t = %empty) : tensor<i32>, tensor<300x2xf32>
+  cond {
+    %c = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %row = stablehlo.reshape %x : (tensor<2xf32>) -> tensor<1x2xf32>
+    %u = stablehlo.dynamic_update_slice %t, %row, %i, %zero : (tensor<300x2xf32>, tensor<1x2xf32>, tensor<i32>, tensor<i32>) -> tensor<300x2xf32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %u : tensor<i32>, tensor<300x2xf32>
+  }
+  return %r#1 : tensor<300x2xf32>
+}
+
+// -----
+
+// A tape the loop only reads (carried unchanged) is not carried: each dynamic slice is a
+// vector.transfer_read of the region's input, and the loop's result is that input.
+// CHECK-LABEL: func.func @read_tape
+// CHECK:         flow.dispatch.region -> (tensor<i32>, tensor<2xf32>) {
+// CHECK:           scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) : (i32, vector<2xf32>) -> (i32, vector<2xf32>) {
+// CHECK:           } do {
+// CHECK:             %[[READ:.*]] = vector.transfer_read %arg0[%{{.*}}, %{{.*}}], %{{.*}} {in_bounds = [true, true]} : tensor<300x2xf32>, vector<1x2xf32>
+// CHECK:             vector.shape_cast %[[READ]] : vector<1x2xf32> to vector<2xf32>
+func.func @read_tape(%tape: tensor<300x2xf32>, %n: tensor<i32>) -> tensor<2xf32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %acc = stablehlo.constant dense<0.0> : tensor<2xf32>
+  %r:3 = stablehlo.while(%i = %zero, %a = %acc, %t = %tape) : tensor<i32>, tensor<2xf32>, tensor<300x2xf32>
+  cond {
+    %c = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %s = stablehlo.dynamic_slice %t, %i, %zero, sizes = [1, 2] : (tensor<300x2xf32>, tensor<i32>, tensor<i32>) -> tensor<1x2xf32>
+    %v = stablehlo.reshape %s : (tensor<1x2xf32>) -> tensor<2xf32>
+    %b = stablehlo.add %a, %v : tensor<2xf32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %b, %t : tensor<i32>, tensor<2xf32>, tensor<300x2xf32>
+  }
+  return %r#1 : tensor<2xf32>
+}
+
+// -----
+
+// A tape the loop writes must start from a constant (its buffer is then made inside the
+// dispatch); one that comes from outside keeps the loop host-stepped.
+// CHECK-LABEL: func.func @written_input_tape
+// CHECK:         stablehlo.while
+// CHECK-NOT:     flow.dispatch.region
+func.func @written_input_tape(%tape: tensor<300x2xf32>, %x: tensor<2xf32>, %n: tensor<i32>) -> tensor<300x2xf32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  // expected-warning @below {{loop stays host-stepped: the loop reads a tape tensor<300x2xf32> that it writes, made outside it (a constant, or nothing the loop reads, keeps its buffer inside the dispatch)}}
+  %r:2 = stablehlo.while(%i = %zero, %t = %tape) : tensor<i32>, tensor<300x2xf32>
+  cond {
+    %c = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %row = stablehlo.reshape %x : (tensor<2xf32>) -> tensor<1x2xf32>
+    %u = stablehlo.dynamic_update_slice %t, %row, %i, %zero : (tensor<300x2xf32>, tensor<1x2xf32>, tensor<i32>, tensor<i32>) -> tensor<300x2xf32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %u : tensor<i32>, tensor<300x2xf32>
+  }
+  return %r#1 : tensor<300x2xf32>
+}
+
+// -----
+
+// stablehlo.sign: 1 above zero, -1 below, the value itself otherwise (zeros, NaN).
+// CHECK-LABEL: func.func @sign
+// CHECK:         scf.while
+// CHECK:         } do {
+// CHECK-DAG:       %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<3xf32>
+// CHECK-DAG:       %[[ONE:.*]] = arith.constant dense<1.000000e+00> : vector<3xf32>
+// CHECK-DAG:       %[[MINUS:.*]] = arith.constant dense<-1.000000e+00> : vector<3xf32>
+// CHECK:           %[[POSITIVE:.*]] = arith.cmpf ogt, %[[X:.*]], %[[ZERO]] : vector<3xf32>
+// CHECK:           %[[NEGATIVE:.*]] = arith.cmpf ogt, %[[ZERO]], %[[X]] : vector<3xf32>
+// CHECK:           %[[LOW:.*]] = arith.select %[[NEGATIVE]], %[[MINUS]], %[[X]] : vector<3xi1>, vector<3xf32>
+// CHECK:           arith.select %[[POSITIVE]], %[[ONE]], %[[LOW]] : vector<3xi1>, vector<3xf32>
+func.func @sign(%x: tensor<3xf32>, %n: tensor<i32>) -> tensor<3xf32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %zero, %v = %x) : tensor<i32>, tensor<3xf32>
+  cond {
+    %c = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %s = stablehlo.sign %v : tensor<3xf32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %s : tensor<i32>, tensor<3xf32>
+  }
+  return %r#1 : tensor<3xf32>
+}

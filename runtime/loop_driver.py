@@ -1,0 +1,57 @@
+"""Which IREE driver runs a module on the CPU: ``local-sync`` for loop-bound programs.
+
+A ``stablehlo.while`` left in a lowered module (one that ``s4tf-loops-to-dispatch`` did not
+move into a dispatch) runs on IREE's host VM, one or more dispatches and a read of the
+condition per iteration. On ``local-task`` each dispatch is handed to a worker thread and
+waited for: 40 to 45 us an iteration measured here for ``relax`` and an RNN cell
+(``tools/bench/bench_loops.py``), against 4 to 11 us on ``local-sync``, which runs
+dispatches on the calling thread. A loop moved into one dispatch (an ``scf.while`` inside a
+``flow.dispatch.region``) runs on one thread either way, and the call around it costs
+0.07 ms on ``local-task`` against 0.04 ms on ``local-sync``. ``local-sync`` gives up running
+one dispatch on several threads, which pays only for large dispatches, so a module is
+*loop-bound* when it has a loop of either kind and no tensor of more than
+:data:`MAX_TENSOR_BYTES`.
+
+```python
+driver_for("... stablehlo.while ...", "local-task")  # "local-sync"
+```
+
+Read from the module's text, not parsed (a compile parses the module once, in IREE).
+Arrays from either driver are host memory and pass between modules on both.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: A tensor this large in a loop-bound program keeps it on ``local-task``: its dispatches
+#: may be worth several threads (a 256x256 float32 matrix is 256 KiB).
+MAX_TENSOR_BYTES = 1024 * 1024
+
+_LOOP = re.compile(r"\b(?:stablehlo|scf)\.while\b")
+_DYNAMIC = re.compile(r"tensor<[^>]*\?")
+_TENSOR = re.compile(r"tensor<((?:\d+x)*)(bf16|[fiu]\d+)>")
+
+
+def _largest_tensor_bytes(module_text: str) -> int:
+    largest = 0
+    for dims, element in _TENSOR.findall(module_text):
+        count = 1
+        for size in filter(None, dims.split("x")):
+            count *= int(size)
+        largest = max(largest, count * max(1, int(re.sub(r"\D", "", element)) // 8))
+    return largest
+
+
+def loop_bound(module_text: str) -> bool:
+    """Whether ``module_text`` (lowered StableHLO) has a loop, host-stepped or in a dispatch,
+    and no tensor of more than :data:`MAX_TENSOR_BYTES` (dynamic shapes count as large)."""
+    if not _LOOP.search(module_text) or _DYNAMIC.search(module_text):
+        return False
+    return _largest_tensor_bytes(module_text) <= MAX_TENSOR_BYTES
+
+
+def driver_for(module_text: str, driver: str) -> str:
+    """The driver to load ``module_text``'s module with, given its device's ``driver``:
+    ``local-sync`` for a loop-bound module on ``local-task``, else ``driver``."""
+    return "local-sync" if driver == "local-task" and loop_bound(module_text) else driver

@@ -1,0 +1,93 @@
+"""Loop-bound CPU modules run on IREE's ``local-sync`` driver (:mod:`s4tf.runtime.loop_driver`):
+the choice from the module text, and the same numbers as ``local-task`` and NumPy, with
+arrays passing between modules on both drivers."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import s4tf
+from s4tf.runtime.compile_and_load import compile_and_load
+from s4tf.runtime.compiler import compile_stablehlo
+from s4tf.runtime.device import LoadedModule
+from s4tf.runtime.loop_driver import MAX_TENSOR_BYTES, driver_for, loop_bound
+from s4tf.staging import lowering_pipeline
+
+
+def rnn(w, h, xs, n):
+    i = n * 0
+    while i < n:
+        h = s4tf.tanh(w @ h + xs[i])
+        i = i + 1
+    return h
+
+
+def numpy_rnn(w, h, xs, n):
+    for i in range(n):
+        h = np.tanh(w @ h + xs[i])
+    return h
+
+
+def inputs(size=4, steps=5):
+    rng = np.random.default_rng(1)
+    return (rng.standard_normal((size, size)) / size).astype(np.float32), np.ones(size, np.float32), \
+        rng.standard_normal((steps, size)).astype(np.float32)
+
+
+def test_a_host_stepped_loop_is_loop_bound_and_other_modules_are_not():
+    w, h, xs = inputs()
+    lowered = s4tf.function(rnn).lower(w, h, xs, np.int32(0))
+    text = lowered.stablehlo(lowering_pipeline("cpu"))
+    assert "stablehlo.while" in text and loop_bound(text)
+    assert driver_for(text, "local-task") == "local-sync"
+    assert driver_for(text, "vulkan") == "vulkan"
+    straight = s4tf.function(lambda w, h: s4tf.tanh(w @ h)).lower(w, h).stablehlo(lowering_pipeline("cpu"))
+    assert not loop_bound(straight) and driver_for(straight, "local-task") == "local-task"
+    # a loop moved into one dispatch is loop-bound too: local-sync calls it faster
+    relax = s4tf.function(lambda x, n: s4tf.fori_loop(0, n, lambda i, x: x * 0.5 + 1.0, x))
+    in_dispatch = relax.lower(h, np.int32(3)).stablehlo(lowering_pipeline("cpu"))
+    assert "stablehlo.while" not in in_dispatch and loop_bound(in_dispatch)
+
+
+def test_large_or_dynamic_tensors_keep_local_task():
+    side = int(np.sqrt(MAX_TENSOR_BYTES / 4)) + 1  # one float32 matrix just over the limit
+    big = f"%w: tensor<{side}x{side}xf32>) {{ stablehlo.while"
+    assert not loop_bound(big) and loop_bound(f"%w: tensor<{side - 1}x{side - 1}xf32>) {{ stablehlo.while")
+    assert not loop_bound("%x: tensor<?x4xf32>) { stablehlo.while")
+    assert not loop_bound("%b: tensor<64x1024x1024xi1>) { stablehlo.while")
+
+
+def test_loop_bound_functions_agree_with_local_task_and_numpy():
+    w, h, xs = inputs()
+    lowered = s4tf.function(rnn).lower(w, h, xs, np.int32(0))
+    text = lowered.stablehlo(lowering_pipeline("cpu"))
+    sync_module = compile_and_load(text)
+    assert sync_module.driver == "local-sync"
+    task_module = LoadedModule(compile_stablehlo(text, "cpu"), "cpu")
+    assert task_module.driver == "local-task"
+    for n in (0, 1, 5, 3):  # zero, one and a different number of iterations per call
+        expected = numpy_rnn(w, h, xs, n)
+        arguments = [w, h, xs, np.int32(n)]
+        sync = sync_module.invoke(lowered.entry, arguments)[0]
+        task = task_module.invoke(lowered.entry, arguments)[0]
+        np.testing.assert_array_equal(sync.to_host(), task.to_host())
+        np.testing.assert_allclose(sync.to_host(), expected, rtol=1e-5, atol=1e-6)
+        # one driver's result is the other's argument
+        again = task_module.invoke(lowered.entry, [w, sync, xs, np.int32(n)])[0].to_host()
+        np.testing.assert_allclose(again, numpy_rnn(w, expected, xs, n), rtol=1e-5, atol=1e-6)
+
+
+def test_staged_function_and_its_gradient_through_local_sync():
+    w, h, xs = inputs(steps=6)
+    staged = s4tf.function(rnn)
+    for n in (0, 1, 6, 2):
+        np.testing.assert_allclose(np.asarray(staged(w, h, xs, np.int32(n))), numpy_rnn(w, h, xs, n), rtol=1e-5, atol=1e-6)
+    grad = s4tf.grad(lambda w, h, xs, n: staged(w, h, xs, n).sum())
+    w64, h64, xs64 = (a.astype(np.float64) for a in (w, h, xs))
+    for n in (0, 1, 4):
+        epsilon, numeric = 1e-6, np.zeros_like(w64)
+        for index in np.ndindex(*w64.shape):
+            step = np.zeros_like(w64)
+            step[index] = epsilon
+            numeric[index] = (numpy_rnn(w64 + step, h64, xs64, n).sum() - numpy_rnn(w64 - step, h64, xs64, n).sum()) / (2 * epsilon)
+        np.testing.assert_allclose(np.asarray(grad(w64, h64, xs64, np.int32(n))), numeric, rtol=1e-6, atol=1e-8)
