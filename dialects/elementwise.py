@@ -210,18 +210,11 @@ Not = _unary(
 )
 
 
-class StopGradient(Op):
-    """The identity whose derivative is zero: differentiation treats the result as a
-    constant (S4TF's ``withoutDerivative(at:)``).
+class IdentityOp(Op):
+    """An op whose result is its operand; its lowering and derivative say what more it is."""
 
-    ```mlir
-    %0 = "s4tf.stop_gradient"(%x) : (tensor<4xf32>) -> tensor<4xf32>
-    ```
-    """
-
-    name = "stop_gradient"
     operands = ("x",)
-    zero_derivative = True
+    kinds = "any"  # operand dtypes, as the other elementwise ops declare them
     batch = classmethod(elementwise_batch)
 
     @staticmethod
@@ -232,9 +225,49 @@ class StopGradient(Op):
     def reference(x):
         return x
 
+
+class StopGradient(IdentityOp):
+    """The identity whose derivative is zero: differentiation treats the result as a
+    constant (S4TF's ``withoutDerivative(at:)``).
+
+    ```mlir
+    %0 = "s4tf.stop_gradient"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+    """
+
+    name = "stop_gradient"
+    zero_derivative = True
+
     @staticmethod
     def lower(lowering, x):
         return x
+
+
+class OptimizationBarrier(IdentityOp):
+    """The identity that the compilers do not see through once lowered
+    (``stablehlo.optimization_barrier``): ops reading its result are not merged (CSE)
+    with the same ops reading ``x``. ``s4tf.remat``'s recomputation reads its inputs
+    through it, so the backward pass's copy of the forward is not merged back into the
+    forward pass. Of a constant it folds, like any op. Its derivative is the identity's.
+
+    ```mlir
+    %0 = "s4tf.optimization_barrier"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+    """
+
+    name = "optimization_barrier"
+
+    @staticmethod
+    def lower(lowering, x):
+        return hlo.value("optimization_barrier", [x], lowering.result_type)
+
+    @classmethod
+    def jvp(cls, ops, primals, tangents, result):
+        return tangents[0]
+
+    @classmethod
+    def transpose(cls, ops, cotangent, operands, linear):
+        return [cotangent]
 
 
 # -- binary -----------------------------------------------------------------------------

@@ -365,6 +365,22 @@ def _cotangents(record: FunctionRecord, name: str, cotangent) -> list:
     return result
 
 
+def saved_residuals(fn, *primals) -> list[TensorType]:
+    """The types of the values that reverse mode keeps from ``fn``'s forward pass for its
+    backward pass (the residuals ``s4tf.vjp(fn, *primals)``'s pullback holds; JAX's
+    ``jax.ad_checkpoint.saved_residuals``). Staged only, nothing is compiled or run."""
+    primals = _floats_as_arrays(primals, _all_argnums(primals))
+    found = []
+
+    def forward(*args):
+        staged, _, fwd, _ = _prepare_vjp(fn, args)
+        results = function_type(find_function(staged.module, fwd)).results
+        found.extend(TensorType.from_mlir(t) for t in list(results)[len(staged.record.result_types):])
+
+    StagedFunction(forward, autograph=False).lower(*primals)
+    return found
+
+
 def _vjp_in_trace(fn, primals):
     staged, wrt, fwd, bwd = _prepare_vjp(fn, primals)
     fwd_types = [TensorType.from_mlir(t) for t in function_type(find_function(staged.module, fwd)).results]

@@ -12,6 +12,9 @@ holds the SHA-256 of its arrays and info, checked on loading. Loading takes a te
 the same structure (static fields such as strides come from it) and checks every array's
 shape and dtype against it. A file that cannot be read, is damaged, or does not fit the
 template is a :class:`CheckpointError` of one line.
+
+This module is not JAX's ``jax.checkpoint`` (recomputing values in reverse mode instead of
+storing them): that is :func:`s4tf.remat`, and calling ``s4tf.checkpoint(fn)`` says so.
 """
 
 from __future__ import annotations
@@ -20,7 +23,9 @@ import glob
 import hashlib
 import json
 import os
+import sys
 import tempfile
+import types
 import zipfile
 from pathlib import Path
 
@@ -28,6 +33,7 @@ import numpy as np
 
 from s4tf import pytree
 from s4tf.errors import S4tfError
+from s4tf.locations import user_location
 from s4tf.tracing import Static, leaf_spec
 
 #: The member holding the SHA-256 of the others (see :func:`_digest`).
@@ -127,3 +133,18 @@ def _read(path) -> dict[str, np.ndarray]:
     except Exception as error:  # a damaged zip or .npy raises many kinds (BadZipFile, EOFError, zlib.error, ...)
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise CheckpointError(f"cannot read checkpoint {path}: {reason}") from None
+
+
+class _CheckpointModule(types.ModuleType):
+    """This module, which a JAX user may call as ``jax.checkpoint``: the call says where that is."""
+
+    def __call__(self, *args, **kwargs):
+        raise S4tfError(
+            "s4tf.checkpoint is the module that saves models to files (save_checkpoint, load_checkpoint); "
+            "to recompute a function's values in reverse mode instead of storing them (JAX's jax.checkpoint), "
+            "use s4tf.remat(fn)",
+            str(user_location() or "") or None,
+        )
+
+
+sys.modules[__name__].__class__ = _CheckpointModule

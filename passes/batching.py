@@ -35,7 +35,7 @@ from s4tf.passes.autodiff.functions import (
     return_values,
 )
 from s4tf.passes.diagnostics import location_text
-from s4tf.passes.autodiff.naming import CUSTOM_JVP, CUSTOM_VJP, indices_attribute, read_indices
+from s4tf.passes.autodiff.naming import CUSTOM_JVP, CUSTOM_VJP, REMAT, REMAT_ALLOW_CSE, indices_attribute, read_indices
 from s4tf.passes.autodiff.outline import outlined
 from s4tf.passes.registry import PassFailed, register
 
@@ -197,7 +197,12 @@ def _build(module, primal, symbol, name, batched, size):
             )
     with builder.building():
         results = [_to_batch_front(values[v], dims.get(v), size) for v in return_values(primal)]
-    mark_batched(builder.finish(results), symbol, batched, size)
+    function = builder.finish(results)
+    mark_batched(function, symbol, batched, size)
+    with function.context:
+        for mark in (REMAT, REMAT_ALLOW_CSE):  # s4tf.remat of a function is remat of its batched version
+            if mark in primal.attributes:
+                function.attributes[mark] = primal.attributes[mark]
 
 
 def _to_batch_front(value, dim, size):

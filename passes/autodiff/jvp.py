@@ -20,7 +20,7 @@ from s4tf.dialects import composition
 from s4tf.dialects.op_def import OPS, MissingDerivativeRule, lookup, read_attributes
 from s4tf.dialects.types import TensorType
 from s4tf.mlir import ir
-from s4tf.passes.autodiff import custom
+from s4tf.passes.autodiff import custom, remat
 from s4tf.passes.autodiff.activity import analyze
 from s4tf.passes.diagnostics import location_text
 from s4tf.passes.autodiff.region_derivatives import region_jvp
@@ -51,6 +51,8 @@ def jvp_function(module, symbol: str, wrt: list[int], linearizing: bool = False)
     if find_function(module, name) is None:
         if custom.has_custom_rule(primal, linearizing):
             custom.build_jvp(module, primal, symbol, name, list(wrt), linearizing)
+        elif linearizing and remat.is_remat(primal):
+            remat.build_linearization(module, primal, symbol, name, list(wrt))
         else:
             _build(module, primal, symbol, name, list(wrt), linearizing)
     return name

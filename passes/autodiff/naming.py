@@ -21,6 +21,10 @@ LINEAR_ARGS = "s4tf.linear_args"
 TRANSPOSE = "s4tf.transpose"
 CUSTOM_VJP = "s4tf.custom_vjp"
 CUSTOM_JVP = "s4tf.custom_jvp"
+#: Recompute the function's values in its pullback instead of keeping them (``remat.py``).
+REMAT = "s4tf.remat"
+#: With ``s4tf.remat``: the recomputation may be merged with the forward pass (no barrier).
+REMAT_ALLOW_CSE = "s4tf.remat_allow_cse"
 
 
 def is_marked(function: ir.Operation) -> bool:

@@ -1,5 +1,5 @@
 """Elementwise ops through IREE against NumPy: unary math, binary arithmetic with
-broadcasting, comparisons, logical ops, select, cast and stop_gradient, in every dtype."""
+broadcasting, comparisons, logical ops, select, cast, stop_gradient and optimization_barrier, in every dtype."""
 
 import numpy as np
 import pytest
@@ -282,6 +282,13 @@ def test_stop_gradient_is_the_identity():
     rng = np.random.default_rng(2)
     args = [random_array(rng, (2, 3), dtype) for dtype in ("f32", "bf16", "i64", "i1")]
     check_each(s4tf.stop_gradient, args, args, ops=["stop_gradient"])
+
+
+@covers("optimization_barrier")
+def test_optimization_barrier_is_the_identity():
+    rng = np.random.default_rng(4)
+    args = [random_array(rng, (2, 3), dtype) for dtype in ("f32", "f64", "i32", "i1")]
+    check_each(lambda v: s4tf.op("optimization_barrier", v), args, args, ops=["optimization_barrier"])
 
 
 # -- eager -------------------------------------------------------------------------------

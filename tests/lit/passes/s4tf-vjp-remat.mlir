@@ -1,0 +1,87 @@
+// RUN: s4tf-opt %s --split-input-file -p s4tf-vjp,s4tf-canonicalize,cse | filecheck %s
+// RUN: s4tf-opt %s --split-input-file -p s4tf-vjp | s4tf-opt -p s4tf-verify | filecheck %s --check-prefix=VALID
+// RUN: s4tf-opt %s --split-input-file -p s4tf-vjp,s4tf-lower-to-stablehlo,inline,canonicalize,cse | filecheck %s --check-prefix=LOWERED
+
+// Reverse mode through functions marked s4tf.remat (s4tf.remat in Python): the forward
+// pass keeps only each marked call's inputs; the backward pass recomputes the call's
+// forward from them, behind an optimization barrier, before its pullback. Numbers:
+// tests/autodiff/test_remat.py.
+
+// VALID-NOT: error
+
+// The residuals of @f's forward half are the inputs of the two calls of @block (x and
+// block(x)), not block's sin, cos and tanh values.
+
+// CHECK-LABEL: func.func private @block_remat_lin(tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32> attributes {s4tf.linear_args = array<i64: 1>, s4tf.transpose = @block_remat_lin_transpose}
+// CHECK-LABEL: func.func private @block_remat_body_vjp_fwd(%arg0: tensor<3xf32>)
+// CHECK-DAG:     "s4tf.sin"(%arg0)
+// CHECK-DAG:     "s4tf.cos"(%arg0)
+// CHECK-DAG:     "s4tf.tanh"
+// CHECK-LABEL: func.func private @block_remat_lin_transpose(%arg0: tensor<3xf32>, %arg1: tensor<3xf32>) -> tensor<3xf32>
+// CHECK-NEXT:    %[[X:.*]] = "s4tf.optimization_barrier"(%arg0)
+// CHECK-NEXT:    %[[R:.*]]:3 = call @block_remat_body_vjp_fwd(%[[X]])
+// CHECK-NEXT:    %[[CT:.*]] = call @block_remat_body_vjp_bwd(%[[R]]#1, %[[R]]#2, %arg1)
+// CHECK-NEXT:    return %[[CT]]
+// CHECK-LABEL: func.func private @block_linearize(%arg0: tensor<3xf32>, %arg1: tensor<3xf32>)
+// CHECK-NEXT:    call @block(%arg0)
+// CHECK-NEXT:    call @block_remat_lin(%arg0, %arg1)
+// CHECK-LABEL: func.func private @f_vjp_fwd(%arg0: tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>, tensor<3xf32>)
+// CHECK-NEXT:    %[[B0:.*]]:2 = call @block_vjp_fwd(%arg0)
+// CHECK-NEXT:    %[[B1:.*]]:2 = call @block_vjp_fwd(%[[B0]]#0)
+// CHECK:         return %{{.*}}, %[[B0]]#1, %[[B1]]#1
+// CHECK-LABEL: func.func private @block_vjp_fwd(%arg0: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
+// CHECK-NEXT:    %[[Y:.*]] = call @block(%arg0)
+// CHECK-NEXT:    return %[[Y]], %arg0
+// CHECK-LABEL: func.func private @block_vjp_bwd(%arg0: tensor<3xf32>, %arg1: tensor<3xf32>)
+// CHECK-NEXT:    call @block_remat_lin_transpose(%arg0, %arg1)
+
+// Lowered and inlined, the backward half of @f recomputes sin, cos and tanh of each
+// block's input behind a barrier, so CSE cannot merge them with the forward half's.
+
+// LOWERED-LABEL: func.func private @f_vjp_bwd(%arg0: tensor<3xf32>, %arg1: tensor<3xf32>, %arg2: tensor<f32>)
+// LOWERED:         %[[X1:.*]] = stablehlo.optimization_barrier %arg1
+// LOWERED-NEXT:    stablehlo.sine %[[X1]]
+// LOWERED-NEXT:    stablehlo.cosine %[[X1]]
+// LOWERED-NEXT:    stablehlo.tanh
+// LOWERED:         %[[X0:.*]] = stablehlo.optimization_barrier %arg0
+// LOWERED-NEXT:    stablehlo.sine %[[X0]]
+// LOWERED-NEXT:    stablehlo.cosine %[[X0]]
+// LOWERED-NEXT:    stablehlo.tanh
+// LOWERED:         return
+func.func private @block(%x: tensor<3xf32>) -> tensor<3xf32> attributes {s4tf.remat} {
+  %0 = "s4tf.sin"(%x) : (tensor<3xf32>) -> tensor<3xf32>
+  %1 = "s4tf.tanh"(%0) : (tensor<3xf32>) -> tensor<3xf32>
+  return %1 : tensor<3xf32>
+}
+func.func @f(%x: tensor<3xf32>) -> tensor<f32> attributes {s4tf.wrt = array<i64: 0>} {
+  %0 = call @block(%x) : (tensor<3xf32>) -> tensor<3xf32>
+  %1 = call @block(%0) : (tensor<3xf32>) -> tensor<3xf32>
+  %2 = "s4tf.reduce_sum"(%1) {axes = array<i64: 0>, keepdims = false} : (tensor<3xf32>) -> tensor<f32>
+  return %2 : tensor<f32>
+}
+
+// -----
+
+// s4tf.remat_allow_cse (prevent_cse=False): no barrier, the recomputation reads the input
+// itself (and CSE may merge it with the forward pass once inlined). The residuals are
+// g's inputs, x included (not differentiated, but read by the recomputation).
+
+// CHECK-LABEL: func.func private @g_remat_lin_wrt_1_transpose(%arg0: tensor<2x3xf32>, %arg1: tensor<3x4xf32>, %arg2: tensor<2x4xf32>) -> tensor<3x4xf32>
+// CHECK-NEXT:    call @g_remat_body_vjp_fwd_wrt_1(%arg0, %arg1)
+// CHECK-LABEL: func.func private @h_vjp_fwd_wrt_1(%arg0: tensor<2x3xf32>, %arg1: tensor<3x4xf32>)
+// CHECK-NEXT:    %[[G:.*]]:3 = call @g_vjp_fwd_wrt_1(%arg0, %arg1)
+// CHECK:         return %{{.*}}, %[[G]]#1, %[[G]]#2
+
+// LOWERED-LABEL: func.func private @h_vjp_bwd_wrt_1(
+// LOWERED-NOT:     optimization_barrier
+// LOWERED:         return
+func.func private @g(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>) -> tensor<2x4xf32> attributes {s4tf.remat, s4tf.remat_allow_cse} {
+  %0 = "s4tf.dot_general"(%x, %w) {lhs_batch = array<i64>, rhs_batch = array<i64>, lhs_contract = array<i64: 1>, rhs_contract = array<i64: 0>} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %1 = "s4tf.tanh"(%0) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %1 : tensor<2x4xf32>
+}
+func.func @h(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>) -> tensor<f32> attributes {s4tf.wrt = array<i64: 1>} {
+  %0 = call @g(%x, %w) : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %1 = "s4tf.reduce_sum"(%0) {axes = array<i64: 0, 1>, keepdims = false} : (tensor<2x4xf32>) -> tensor<f32>
+  return %1 : tensor<f32>
+}

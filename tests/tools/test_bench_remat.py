@@ -1,0 +1,22 @@
+"""tools/bench/bench_remat.py runs end to end on a tiny MLP, after checking that the remat
+gradients equal the plain ones and JAX's, and prints residual bytes and both peers' ratios
+(speed itself is never asserted: see docs/autodiff.md)."""
+
+import re
+
+from bench_runner import run_bench
+
+
+def test_bench_remat_prints_residual_bytes_and_ratios():
+    completed = run_bench("bench_remat.py", "--depth", "3", "--width", "8", "--batch", "2", "--repeats", "4", "--warmup", "1")
+    assert completed.returncode == 0, completed.stderr
+    out = completed.stdout
+    kept = dict(re.findall(r"^  (s4tf plain|s4tf remat|JAX plain|JAX checkpoint) +([\d,]+) bytes", out, re.MULTILINE))
+    assert set(kept) == {"s4tf plain", "s4tf remat", "JAX plain", "JAX checkpoint"}, out
+    blocks_inputs = 3 * (2 * 8 + 8 * 8 + 8) * 4  # (x, w, b) of each block, float32
+    assert int(kept["s4tf remat"].replace(",", "")) == blocks_inputs + 2 * 8 * 4, out  # and the last x, for mean(x ** 2)
+    assert int(kept["s4tf plain"].replace(",", "")) > blocks_inputs, out
+    ratios = re.findall(
+        r"^  (median|min) *: remat / plain: s4tf [\d.]+, JAX [\d.]+; s4tf/JAX: plain [\d.]+, remat [\d.]+$", out, re.MULTILINE
+    )
+    assert ratios == ["median", "min"], out
