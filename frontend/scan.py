@@ -54,6 +54,7 @@ def scan(f, init, xs, length=None, reverse=False):
         y_leaves, y_tree = pytree.flatten(ys[0])
         columns = zip(*(pytree.flatten(y)[0] for y in ys))
         return carry, pytree.unflatten(y_tree, [numpy_api.stack([numpy_api.asarray(v) for v in c]) for c in columns])
+    xs_leaves[:] = [numpy_api.asarray(leaf) for leaf in xs_leaves]  # NumPy leaves, indexed by the loop's traced i
     carry, y = step(init, order[0])
     y_leaves, y_tree = pytree.flatten(y)
     y_leaves = [numpy_api.asarray(v) for v in y_leaves]

@@ -41,6 +41,15 @@ def test_scan_against_a_python_loop(staged, reverse):
     np.testing.assert_allclose(np.asarray(ys["norm"]), np.sum(expected_hs ** 2, axis=1), rtol=1e-12)
 
 
+def test_staged_scan_over_a_closed_over_numpy_xs():
+    """xs a NumPy array the staged function closes over (not an argument): the loop's
+    traced index reads it as a constant tensor."""
+    (h, _), ys = s4tf.function(lambda h0: s4tf.scan(step, (h0, 0), XS))(np.ones(3))
+    expected_h, expected_hs = python_scan(np.ones(3), XS)
+    np.testing.assert_allclose(np.asarray(h), expected_h, rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(ys["h"]), expected_hs, rtol=1e-12)
+
+
 def test_staged_scan_is_one_loop():
     text = s4tf.function(lambda xs: s4tf.scan(step, (np.ones(3), 0), xs)).lower(XS).as_text()
     assert text.count("s4tf.while") == 1
