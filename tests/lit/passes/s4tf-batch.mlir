@@ -99,3 +99,17 @@ func.func @f(%x: tensor<3xf32>, %w: tensor<3x2xf32>) -> (tensor<2xf32>, tensor<3
   %1 = "s4tf.dot_general"(%0#0, %0#1) {lhs_batch = array<i64>, rhs_batch = array<i64>, lhs_contract = array<i64: 0>, rhs_contract = array<i64: 0>} : (tensor<3xf32>, tensor<3x2xf32>) -> tensor<2xf32>
   return %1, %0#1 : tensor<2xf32>, tensor<3x2xf32>
 }
+
+// -----
+
+// dot_general with only its rhs batched and no free axis of its own (a matrix times a batch
+// of vectors, as in jacrev's pullback over a basis): the operands swap, so the product is
+// one matrix product with the batch axis in front and no transpose follows.
+
+// CHECK-LABEL: func.func private @f_batched(%arg0: tensor<8x3xf32>, %arg1: tensor<3x4xf32>) -> tensor<8x4xf32>
+// CHECK-NEXT:    %[[D:.*]] = "s4tf.dot_general"(%arg0, %arg1) {lhs_batch = array<i64>, lhs_contract = array<i64: 1>, rhs_batch = array<i64>, rhs_contract = array<i64: 0>} : (tensor<8x3xf32>, tensor<3x4xf32>) -> tensor<8x4xf32>
+// CHECK-NEXT:    return %[[D]] : tensor<8x4xf32>
+func.func @f(%v: tensor<3xf32>, %w: tensor<3x4xf32>) -> tensor<4xf32> {
+  %0 = "s4tf.dot_general"(%w, %v) {lhs_batch = array<i64>, rhs_batch = array<i64>, lhs_contract = array<i64: 0>, rhs_contract = array<i64: 0>} : (tensor<3x4xf32>, tensor<3xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
