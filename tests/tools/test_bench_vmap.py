@@ -8,7 +8,8 @@ from bench_runner import run_bench
 
 
 def test_bench_vmap_prints_every_problem_and_its_ratios():
-    completed = run_bench("bench_vmap.py", "--batch", "3", "--jacobian-size", "5", "--hessian-size", "4", "--repeats", "2", "--warmup", "0")
+    completed = run_bench("bench_vmap.py", "--batch", "3", "--jacobian-size", "5", "--hessian-size", "4", "--repeats", "2",
+                         "--jacobian-repeats", "2", "--warmup", "0")
     assert completed.returncode == 0, completed.stderr
     out = completed.stdout
     titles = re.findall(r"^(.+): median \(min\) ms per call; first call s$", out, re.MULTILINE)

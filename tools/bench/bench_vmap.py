@@ -2,7 +2,7 @@
 
 ```
 python tools/bench/bench_vmap.py                      # the issue's sizes
-python tools/bench/bench_vmap.py --batch 8 --jacobian-size 16 --hessian-size 8 --repeats 4
+python tools/bench/bench_vmap.py --batch 8 --jacobian-size 16 --hessian-size 8 --repeats 4 --jacobian-repeats 20
 ```
 
 Three problems, each timed as three peers (goal: s4tf at most 1.2x JAX, at least 10x
@@ -49,11 +49,13 @@ GOAL_JAX, GOAL_LOOP = 1.2, 10.0
 @dataclass
 class Problem:
     """One benchmark: ``peers`` maps s4tf, loop and JAX to ``(fn(params, data), params,
-    data)``; ``assemble_loop`` turns the loop's result arrays into s4tf's."""
+    data)``; ``assemble_loop`` turns the loop's result arrays into s4tf's; a ``jacobian``
+    (milliseconds a call) is timed over ``--jacobian-repeats`` calls."""
 
     title: str
     peers: dict
     assemble_loop: Callable[[list], list]
+    jacobian: bool = False
 
 
 def example_loss(ops):
@@ -119,7 +121,7 @@ def jacobian_problem(title: str, kind: str, make, x: np.ndarray, jax) -> Problem
     if jax is not None:
         staged = jax.jit(getattr(jax, kind)(make(theirs)))
         peers["JAX"] = (lambda x, _: staged(x), jax.device_put(x), None)
-    return Problem(title, peers, lambda columns: [np.stack(columns, axis=-1)])
+    return Problem(title, peers, lambda columns: [np.stack(columns, axis=-1)], jacobian=True)
 
 
 def problems(options, jax) -> list[Problem]:
@@ -159,7 +161,8 @@ def benchmark(problem: Problem, options, jax) -> None:
     }
     first = {name: timed_call(fn, p, v)[0] for name, (fn, p, v) in chosen.items()}
     check(problem)
-    times = time_peers(chosen, options.repeats, options.warmup)
+    repeats = options.jacobian_repeats if problem.jacobian else options.repeats
+    times = time_peers(chosen, repeats, options.warmup)
     print(f"\n{problem.title}: median (min) ms per call; first call s")
     for name, values in times.items():
         print(f"  {name:5} {statistics.median(values) * 1e3:10.3f} ms ({min(values) * 1e3:.3f}); first call {first[name]:.2f} s")
@@ -192,7 +195,8 @@ def argument_parser() -> argparse.ArgumentParser:
     parser.add_argument("--batch", type=positive_int, default=128, help="examples of the per-example gradients (default: 128)")
     parser.add_argument("--jacobian-size", type=positive_int, default=256, help="inputs and outputs of the tanh layer (default: 256)")
     parser.add_argument("--hessian-size", type=positive_int, default=64, help="parameters of the Hessian's function (default: 64)")
-    parser.add_argument("--repeats", type=positive_int, default=10, help="timed calls per peer (default: 10)")
+    parser.add_argument("--repeats", type=positive_int, default=10, help="timed calls per peer, per-example gradients (default: 10)")
+    parser.add_argument("--jacobian-repeats", type=positive_int, default=200, help="timed calls per peer, jacrev and hessian (default: 200)")
     parser.add_argument("--warmup", type=int, default=1, help="untimed calls before each block (default: 1)")
     return parser
 
