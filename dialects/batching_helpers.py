@@ -47,4 +47,5 @@ def elementwise_batch(op, ops, operands, batch_dims, **attrs):
             x = to_front(ops, x, d)
             x = ops.reshape(x, (x.shape[0],) + (1,) * (rank + 1 - len(x.shape)) + tuple(x.shape[1:]))
         moved.append(x)
-    return [ops.op(op.name, *moved, **attrs)], [0]
+    results = ops.emit(op.name, moved, attrs)
+    return results, [0] * len(results)

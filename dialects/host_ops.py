@@ -20,7 +20,8 @@ from typing import Callable
 import numpy as np
 
 from s4tf.dialects.attributes import SYMBOL, TENSOR_TYPES
-from s4tf.dialects.op_def import Op
+from s4tf.dialects.batching_helpers import batch_size, with_batch
+from s4tf.dialects.op_def import MissingBatchingRule, Op
 from s4tf.dialects.symbols import unique_symbol
 from s4tf.dialects.types import TensorType, canonical_dtype, shape_str, to_numpy_dtype
 from s4tf.errors import S4tfError
@@ -34,6 +35,9 @@ class HostFunctionError(S4tfError, RuntimeError):
 
 #: Python callables by the symbol ``s4tf.host_call`` names them with.
 HOST_FUNCTIONS: dict[str, Callable] = {}
+#: Symbols of host functions declared vectorized: given every operand with a leading
+#: batch axis, they return every result with one (``vmap`` calls them once per batch).
+VECTORIZED: set[str] = set()
 _SYMBOLS: dict[int, str] = {}
 _LOCK = threading.Lock()
 
@@ -43,15 +47,17 @@ def display_name(fn: Callable) -> str:
     return getattr(fn, "__name__", None) or type(fn).__name__
 
 
-def register_host_function(fn: Callable) -> str:
-    """The symbol of ``fn`` (its name, made unique), registering it on first use."""
+def register_host_function(fn: Callable, vectorized: bool = False) -> str:
+    """The symbol of ``fn`` (its name, made unique), registering it on first use;
+    ``vectorized`` declares that ``fn`` maps over a leading batch axis of all its operands."""
     with _LOCK:
         symbol = _SYMBOLS.get(id(fn))
-        if symbol is not None and HOST_FUNCTIONS[symbol] is fn:
-            return symbol
-        symbol = unique_symbol(display_name(fn), HOST_FUNCTIONS, empty="host_fn")
-        HOST_FUNCTIONS[symbol] = fn
-        _SYMBOLS[id(fn)] = symbol
+        if symbol is None or HOST_FUNCTIONS[symbol] is not fn:
+            symbol = unique_symbol(display_name(fn), HOST_FUNCTIONS, empty="host_fn")
+            HOST_FUNCTIONS[symbol] = fn
+            _SYMBOLS[id(fn)] = symbol
+        if vectorized:
+            VECTORIZED.add(symbol)
         return symbol
 
 
@@ -139,6 +145,23 @@ class HostCall(HostOp):
     def reference(*arrays, callee, result_types):
         return tuple(call_host_function(callee, list(arrays), result_types))
 
+    @staticmethod
+    def batch(ops, operands, batch_dims, *, callee, result_types):
+        """A vectorized host function is called once on the batch: every operand with the
+        batch axis in front (shared ones broadcast), every result with one. Any other is
+        an error: the batch would need one host call per example."""
+        if callee not in VECTORIZED:
+            name = display_name(host_function(callee)) if callee in HOST_FUNCTIONS else callee
+            raise MissingBatchingRule(
+                f"host function '{name}' is called on a batch (vmap): declare s4tf.host({name}, vectorized=True) "
+                "if it takes and returns a leading batch axis on every operand and result"
+            )
+        size = batch_size(operands, batch_dims)
+        args = [with_batch(ops, x, d, size) for x, d in zip(operands, batch_dims)]
+        types = [TensorType((size, *t.shape), t.dtype) for t in result_types]
+        results = ops.emit("host_call", args, {"callee": callee, "result_types": types})
+        return results, [0] * len(results)
+
 
 class Transfer(HostOp):
     """A copy of ``x`` between host and device; the value itself is unchanged."""
@@ -152,6 +175,10 @@ class Transfer(HostOp):
     @staticmethod
     def reference(x):
         return x
+
+    @classmethod
+    def batch(cls, ops, operands, batch_dims):
+        return [ops.op(cls.name, operands[0])], list(batch_dims)
 
 
 class Send(Transfer):

@@ -18,6 +18,7 @@ import numpy as np
 
 from s4tf.dialects import hlo
 from s4tf.dialects.attributes import INT_ARRAY, Choice
+from s4tf.dialects.batching_helpers import batch_size, shifted, to_front, with_batch
 from s4tf.dialects.derivative_helpers import mask
 from s4tf.dialects.op_def import MissingDerivativeRule, Op
 from s4tf.dialects.shape_ops import check_axis
@@ -105,6 +106,21 @@ class Gather(Op):
     @staticmethod
     def jvp(ops, primals, tangents, result, *, axes):
         return ops.op("gather", tangents[0], primals[1], axes=axes)
+
+    @staticmethod
+    def batch(ops, operands, batch_dims, *, axes):
+        """Only ``x`` batched: its batch axis is one more window axis (after the index
+        rows' axes). Only ``indices``: more index rows. Both: each row gets its example's
+        number as a first coordinate, along ``x``'s batch axis."""
+        (x, indices), (x_dim, index_dim) = operands, batch_dims
+        if index_dim is None:
+            result = ops.op("gather", to_front(ops, x, x_dim), indices, axes=shifted(axes))
+            return [result], [len(indices.shape) - 1]
+        indices = to_front(ops, indices, index_dim)
+        if x_dim is None:
+            return [ops.op("gather", x, indices, axes=axes)], [0]
+        x = to_front(ops, x, x_dim)
+        return [ops.op("gather", x, with_lane_coordinate(ops, indices), axes=(0, *shifted(axes)))], [0]
 
     @staticmethod
     def transpose_into(ops, accumulated, cotangent, operands, *, axes):
@@ -201,6 +217,15 @@ class Scatter(Op):
         if kind == "multiply":
             return _multiply_jvp(ops, x, indices, updates, dx, du, axes)
         return _extremum_jvp(ops, x, indices, updates, dx, du, result, axes)
+
+    @staticmethod
+    def batch(ops, operands, batch_dims, *, axes, kind):
+        """Every operand gets the batch axis in front (the unbatched ones broadcast) and
+        each index row its example's number as a first coordinate, along ``x``'s batch
+        axis: one scatter, whose rows of different examples never collide."""
+        size = batch_size(operands, batch_dims)
+        x, indices, updates = (with_batch(ops, v, d, size) for v, d in zip(operands, batch_dims))
+        return [ops.op("scatter", x, with_lane_coordinate(ops, indices), updates, axes=(0, *shifted(axes)), kind=kind)], [0]
 
     @staticmethod
     def transpose(ops, cotangent, operands, linear, *, axes, kind):
@@ -324,6 +349,13 @@ def _neutral(kind: str, dtype: str):
         info = np.iinfo(numpy_dtype)
         return info.max if kind == "min" else info.min
     return np.inf if kind == "min" else -np.inf
+
+
+def with_lane_coordinate(ops, indices):
+    """Batched ``indices`` (batch axis in front) with each row's example number as its
+    first coordinate: ``(size, ..., k)`` -> ``(size, ..., k + 1)``."""
+    lane = ops.iota((*indices.shape[:-1], 1), 0, indices.dtype)
+    return ops.concatenate([lane, indices], axis=len(indices.shape) - 1)
 
 
 # -- pieces of the derivative rules ------------------------------------------------------

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from s4tf.dialects.batching_helpers import shifted, to_front
+from s4tf.dialects.batching_helpers import batch_size, shifted, to_front, with_batch
 from s4tf.dialects import hlo
 from s4tf.dialects.attributes import INT, INT_ARRAY
 from s4tf.dialects.derivative_helpers import sum_tangents
-from s4tf.dialects.op_def import MissingBatchingRule, Op
+from s4tf.dialects.op_def import Op
 from s4tf.dialects.shape_ops import Pad, check_axis
 from s4tf.dialects.types import TensorType, is_float, is_integer, shape_str, to_numpy_dtype
 from s4tf.errors import DTypeError, OpAttributeError, ShapeError
@@ -329,9 +329,9 @@ class Conv2D(Op):
 
     @staticmethod
     def batch(ops, operands, batch_dims, **attrs):
-        if batch_dims[1] is not None:
-            raise MissingBatchingRule("'s4tf.conv2d' has no batching rule for a filter that differs per example")
-        return [_merged_into_images(ops, operands[0], batch_dims[0], lambda x: ops.op("conv2d", x, operands[1], **attrs))], [0]
+        if batch_dims[1] is None:
+            return [_merged_into_images(ops, operands[0], batch_dims[0], lambda x: ops.op("conv2d", x, operands[1], **attrs))], [0]
+        return [_grouped_over_batch(ops, operands, batch_dims, **attrs)], [3]
 
     @staticmethod
     def reference(input, filter, *, strides, padding, lhs_dilation, rhs_dilation, feature_group_count):
@@ -473,6 +473,21 @@ def _merged_into_images(ops, x, batch_dim, apply):
     size, images = x.shape[0], x.shape[1]
     result = apply(ops.reshape(x, (size * images, *x.shape[2:])))
     return ops.reshape(result, (size, images, *result.shape[1:]))
+
+
+def _grouped_over_batch(ops, operands, batch_dims, *, feature_group_count, **attrs):
+    """conv2d with a filter per example, as one grouped convolution (JAX's choice too):
+    example ``b``'s channels become groups ``b * G ... b * G + G - 1`` of ``size * G``, the
+    filters are laid side by side along the output channels, and the result's channels
+    split back into ``(size, O)``: the batch axis is axis 3 of the result."""
+    size = batch_size(operands, batch_dims)
+    x, w = (with_batch(ops, v, d, size) for v, d in zip(operands, batch_dims))
+    _, n, h, width, channels = x.shape
+    _, kh, kw, per_group, out = w.shape
+    x = ops.reshape(ops.transpose(x, (1, 2, 3, 0, 4)), (n, h, width, size * channels))
+    w = ops.reshape(ops.transpose(w, (1, 2, 3, 0, 4)), (kh, kw, per_group, size * out))
+    result = ops.op("conv2d", x, w, feature_group_count=size * feature_group_count, **attrs)
+    return ops.reshape(result, (*result.shape[:3], size, out))
 
 
 class PoolOp(Op):

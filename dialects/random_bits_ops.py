@@ -17,6 +17,7 @@ import numpy as np
 
 from s4tf.dialects import hlo
 from s4tf.dialects.attributes import DTYPE, INT, INT_ARRAY
+from s4tf.dialects.batching_helpers import elementwise_batch, to_front
 from s4tf.dialects.elementwise import BinaryOp, broadcast_shapes
 from s4tf.dialects.op_def import Op
 from s4tf.dialects.types import TensorType, is_integer, shape_str
@@ -100,6 +101,7 @@ class Threefry2x32(Op):
     name = "threefry2x32"
     operands = ("key0", "key1", "x0", "x1")
     results = ("y0", "y1")
+    batch = classmethod(elementwise_batch)
 
     @staticmethod
     def infer(*words):
@@ -160,6 +162,22 @@ class RandomBits(Op):
         else:
             bits = ((high.astype(np.uint64) << np.uint64(32)) | low.astype(np.uint64)).view(np.int64)
         return bits.reshape(shape)
+
+    @staticmethod
+    def batch(ops, operands, batch_dims, *, shape, dtype):
+        """A key per example: the draws of ``reference`` for each key at once, from one
+        ``threefry2x32`` whose keys have the batch axis and whose counters do not."""
+        keys = to_front(ops, operands[0], batch_dims[0])
+        size, count = keys.shape[0], int(np.prod(shape))
+        key0, key1 = (ops.reshape(ops.slice(keys, (0, i), (size, i + 1)), (size, 1)) for i in range(2))
+        counters = ops.reshape(ops.iota((count,), 0, "i32"), (1, count))
+        high, low = ops.emit("threefry2x32", [key0, key1, ops.zeros((1, count), "i32"), counters], {})
+        if dtype == "i32":
+            bits = ops.op("xor", high, low)
+        else:
+            high, low = (ops.op("and", ops.astype(w, "i64"), ops.full((), 0xFFFFFFFF, "i64")) for w in (high, low))
+            bits = ops.op("or", ops.op("shift_left", high, ops.full((), 32, "i64")), low)
+        return [ops.reshape(bits, (size, *shape))], [0]
 
     @staticmethod
     def lower(lowering, key, *, shape, dtype):

@@ -13,7 +13,7 @@ import numpy as np
 from s4tf.dialects.batching_helpers import batch_size, shifted, to_front, with_batch
 from s4tf.dialects import hlo
 from s4tf.dialects.attributes import DTYPE, ELEMENTS, INT, INT_ARRAY
-from s4tf.dialects.op_def import MissingBatchingRule, Op
+from s4tf.dialects.op_def import Op
 from s4tf.dialects.types import BOOL_DTYPE, TensorType, canonical_dtype, shape_str, to_numpy_dtype
 from s4tf.errors import DTypeError, OpAttributeError, ShapeError
 
@@ -540,10 +540,19 @@ class Pad(Op):
 
     @staticmethod
     def batch(ops, operands, batch_dims, *, low, high, interior):
-        if batch_dims[1] is not None:
-            raise MissingBatchingRule("'s4tf.pad' has no batching rule for a padding value that differs per example")
-        x = to_front(ops, operands[0], batch_dims[0])
-        return [ops.op("pad", x, operands[1], low=(0, *low), high=(0, *high), interior=(0, *interior))], [0]
+        """A padding value per example: pad with any value, then select each example's
+        value where a padded mask of ones says the element is padding."""
+        x, value = operands
+        if batch_dims[1] is None:
+            x = to_front(ops, x, batch_dims[0])
+            return [ops.op("pad", x, value, low=(0, *low), high=(0, *high), interior=(0, *interior))], [0]
+        size = batch_size(operands, batch_dims)
+        x = with_batch(ops, x, batch_dims[0], size)
+        padding = {"low": (0, *low), "high": (0, *high), "interior": (0, *interior)}
+        padded = ops.op("pad", x, ops.zeros((), x.dtype), **padding)
+        inside = ops.op("pad", ops.ones(x.shape[1:], "i32"), ops.zeros((), "i32"), **{k: v[1:] for k, v in padding.items()})
+        per_example = ops.reshape(value, (size,) + (1,) * len(low))
+        return [ops.where(ops.equal(inside, ops.ones((), "i32")), padded, per_example)], [0]
 
     @staticmethod
     def reference(x, value, *, low, high, interior):

@@ -21,6 +21,8 @@ compile.
 from __future__ import annotations
 
 from s4tf.dialects import hlo
+from s4tf.dialects.batching_helpers import batch_size, with_batch
+from s4tf.dialects.indexing_ops import with_lane_coordinate
 from s4tf.dialects.op_def import MissingDerivativeRule, Op
 from s4tf.dialects.types import INT_DTYPES, TensorType
 from s4tf.errors import DTypeError, ShapeError
@@ -82,6 +84,19 @@ class TapeWrite(_TapeOp):
         return tape
 
     @staticmethod
+    def batch(ops, operands, batch_dims):
+        """One index: a tape of rows with the batch axis (axis 1). An index per example
+        (a batched ``while`` whose lanes stop at different iterations): a scatter at
+        ``(example, index)``."""
+        size = batch_size(operands, batch_dims)
+        (tape, index, value), (tape_dim, index_dim, value_dim) = operands, batch_dims
+        value = with_batch(ops, value, value_dim, size)
+        if index_dim is None:
+            return [ops.op("tape_write", _batch_in_rows(ops, tape, tape_dim, size), index, value)], [1]
+        coordinates = with_lane_coordinate(ops, ops.reshape(index, (size, 1)))
+        return [ops.op("scatter", with_batch(ops, tape, tape_dim, size), coordinates, value, axes=(0, 1), kind="set")], [0]
+
+    @staticmethod
     def lower(lowering, tape, index, value):
         tape_type, index_type, row = lowering.operand_types
         update = hlo.value("reshape", [value], TensorType((1, *row.shape), row.dtype))
@@ -109,6 +124,17 @@ class TapeRead(_TapeOp):
         return tape[int(index)]
 
     @staticmethod
+    def batch(ops, operands, batch_dims):
+        """One index: a row of the tape with the batch axis in its rows. An index per
+        example: a gather at ``(example, index)``."""
+        size = batch_size(operands, batch_dims)
+        (tape, index), (tape_dim, index_dim) = operands, batch_dims
+        if index_dim is None:
+            return [ops.op("tape_read", _batch_in_rows(ops, tape, tape_dim, size), index)], [0]
+        coordinates = with_lane_coordinate(ops, ops.reshape(index, (size, 1)))
+        return [ops.op("gather", with_batch(ops, tape, tape_dim, size), coordinates, axes=(0, 1))], [0]
+
+    @staticmethod
     def lower(lowering, tape, index):
         _, index_type = lowering.operand_types
         row = lowering.result_type
@@ -117,3 +143,9 @@ class TapeRead(_TapeOp):
             slice_sizes=hlo.i64_array([1, *row.shape]),
         )
         return hlo.value("reshape", [window], row)
+
+
+def _batch_in_rows(ops, tape, batch_dim, size: int):
+    """A batched tape ``(size, K, ...)`` as a tape of batched rows ``(K, size, ...)``."""
+    tape = with_batch(ops, tape, batch_dim, size)
+    return ops.transpose(tape, (1, 0, *range(2, len(tape.shape))))

@@ -28,6 +28,7 @@ from s4tf.creation import *  # noqa: F403  (creation.__all__: its names, listed 
 from s4tf.staged_control_flow import cond, fori_loop, while_loop
 from s4tf.scan import scan
 from s4tf.custom_derivatives import derivative
+from s4tf.custom_batching import batching_rule
 from s4tf.differentiable import move, no_derivative
 from s4tf.pytree import register_pytree_node, register_pytree_node_class
 from s4tf.deploy import (  # noqa: A004  (s4tf.compile)
@@ -58,7 +59,7 @@ int8, int32, int64, bool_ = np.int8, np.int32, np.int64, np.bool_
 bool = bool_  # noqa: A001  (the Array API's name)
 
 __all__ = [
-    "linalg", "random", "function", "host", "StagedFunction", "compile", "load", "save_parameters", "load_parameters", "DeployableModule", "DeployedModule", "grad", "value_and_grad", "jvp", "vjp", "vmap", "jacfwd", "jacrev", "hessian", "derivative", "no_derivative", "move", "register_pytree_node", "register_pytree_node_class", "scan", "Lowered", "Tensor", "name_scope",
+    "linalg", "random", "function", "host", "StagedFunction", "compile", "load", "save_parameters", "load_parameters", "DeployableModule", "DeployedModule", "grad", "value_and_grad", "jvp", "vjp", "vmap", "jacfwd", "jacrev", "hessian", "derivative", "batching_rule", "no_derivative", "move", "register_pytree_node", "register_pytree_node_class", "scan", "Lowered", "Tensor", "name_scope",
     "cond", "while_loop", "fori_loop",
     "lazy", "set_mode", "get_mode", "barrier", "lazy_stats", "LazyStats", "LazyTraceWarning",
     "S4tfError", "ShapeError", "DTypeError", "OpAttributeError", "StagingError", "CompilationError",

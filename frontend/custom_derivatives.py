@@ -79,7 +79,7 @@ def _rule_name(rule, mode: str) -> str:
     return f"{mode.upper()} rule '{getattr(rule, '__name__', 'rule')}'"
 
 
-def _placeholder(tensor_type: TensorType) -> np.ndarray:
+def placeholder(tensor_type: TensorType) -> np.ndarray:
     """An array standing for an input of ``tensor_type`` in a signature (no memory)."""
     return np.broadcast_to(np.zeros((), to_numpy_dtype(tensor_type.dtype)), tensor_type.shape)
 
@@ -112,7 +112,7 @@ def _split_output(output, rule, mode: str):
 def _value_leaves(value, record: FunctionRecord, rule, mode: str, primal_name: str) -> list:
     """The tensor leaves of the rule's value, checked against what the primal returns."""
     leaves, tree = pytree.flatten(value)
-    expected = rebuild_outputs(record, [_placeholder(t) for t in record.result_types])
+    expected = rebuild_outputs(record, [placeholder(t) for t in record.result_types])
     if tree != pytree.flatten(expected)[1]:
         raise S4tfError(
             f"the value of the {_rule_name(rule, mode)} has a different structure from what '{primal_name}' returns"
@@ -131,7 +131,7 @@ def _value_leaves(value, record: FunctionRecord, rule, mode: str, primal_name: s
     return tensors
 
 
-def _located_at(rule):
+def located_at(rule):
     """Errors without a location of the decorated function are located at ``rule``'s definition."""
 
     def decorate(body):
@@ -150,7 +150,7 @@ def _located_at(rule):
 def _vjp_body(rule, record: FunctionRecord, primal_name: str):
     """``(args, cotangents, **static) -> [value leaves..., argument cotangents...]`` for a VJP rule."""
 
-    @_located_at(rule)
+    @located_at(rule)
     def vjp_rule(args, cotangents, **static):
         value, pullback = _split_output(rule(*args, **static), rule, "vjp")
         values = _value_leaves(value, record, rule, "vjp", primal_name)
@@ -176,7 +176,7 @@ def _vjp_body(rule, record: FunctionRecord, primal_name: str):
 def _jvp_body(rule, record: FunctionRecord, primal_name: str):
     """``(args, tangents, **static) -> [value leaves..., result tangents...]`` for a JVP rule."""
 
-    @_located_at(rule)
+    @located_at(rule)
     def jvp_rule(args, tangents, **static):
         leaves, tree = pytree.flatten(args)
         tangent_iter = iter(tangents)
@@ -206,10 +206,10 @@ def _attach_rules(trace, python_fn, function: ir.Operation, record: FunctionReco
     for mode, rule in rules.items():
         if mode == "vjp":
             body = _vjp_body(rule, record, name)
-            extra = [_placeholder(t) for t in record.result_types if is_float(t.dtype)]
+            extra = [placeholder(t) for t in record.result_types if is_float(t.dtype)]
         else:
             body = _jvp_body(rule, record, name)
-            extra = [_placeholder(leaf_spec(leaf)) for leaf in tensor_leaves if _is_float_tensor(leaf)]
+            extra = [placeholder(leaf_spec(leaf)) for leaf in tensor_leaves if _is_float_tensor(leaf)]
         traced = trace.trace_function(
             body, f"{record.symbol}_{mode}_rule", (tuple(args), extra), dict(kwargs), public=False, closure=False
         )

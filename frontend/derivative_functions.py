@@ -23,7 +23,7 @@ from s4tf.passes.autodiff.functions import module_body, symbol_of
 from s4tf.passes.registry import running
 
 
-def _is_finished(function: ir.Operation) -> bool:
+def is_finished(function: ir.Operation) -> bool:
     """A declaration, or a function whose body ends with its return (not one being traced)."""
     blocks = list(function.regions[0].blocks)
     if not blocks:
@@ -37,7 +37,7 @@ def derivative_functions(trace, symbol: str, wrt: list[int], build, pass_name: s
     the finished functions of ``trace``; returns what it returns, once the functions it
     added are in ``trace.module``."""
     functions = [op.operation for op in module_body(trace.module).operations if op.operation.name == "func.func"]
-    finished = [function for function in functions if _is_finished(function)]
+    finished = [function for function in functions if is_finished(function)]
     with trace.context, ir.Location.unknown():
         side = ir.Module.create()
         with ir.InsertionPoint(side.body):
@@ -45,7 +45,8 @@ def derivative_functions(trace, symbol: str, wrt: list[int], build, pass_name: s
                 function.clone()
     with running(pass_name):
         result = build(side.operation, symbol, wrt)
-    known = {symbol_of(function) for function in functions}
+    # functions traced while building (custom batching rules) are in both modules already
+    known = {symbol_of(op.operation) for op in module_body(trace.module).operations if op.operation.name == "func.func"}
     added = [op.operation for op in side.body.operations if symbol_of(op.operation) not in known]
     with trace.context, ir.InsertionPoint(trace.module.body):
         for function in added:

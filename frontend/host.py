@@ -65,12 +65,12 @@ def result_types(result, operands) -> list[TensorType]:
 class HostFunction:
     """``fn`` wrapped for calls on tensors: staged as ``s4tf.host_call`` or run at once."""
 
-    def __init__(self, fn, result=FIRST_OPERAND):
+    def __init__(self, fn, result=FIRST_OPERAND, vectorized=False):
         if not callable(fn):
             raise StagingError(f"s4tf.host takes a callable, got {type(fn).__name__}")
         self.fn = fn
         self.result = result
-        self.symbol = register_host_function(fn)
+        self.symbol = register_host_function(fn, vectorized)
         self.single = not isinstance(result, (tuple, list))
 
     def __call__(self, *operands):
@@ -90,12 +90,14 @@ class HostFunction:
         return f"<s4tf.host {self.symbol}>"
 
 
-def host(fn, result=FIRST_OPERAND) -> HostFunction:
+def host(fn, result=FIRST_OPERAND, vectorized=False) -> HostFunction:
     """``fn`` callable on tensors from staged code; it receives and returns NumPy arrays.
 
     ``result``: the result's shape and dtype (an array, or anything with ``.shape`` and
     ``.dtype``), a tuple of them for several results, ``()`` for none; by default one
     result like the first operand. A result of another shape or dtype is an error naming
-    the host function.
+    the host function. ``vectorized=True`` declares that ``fn`` also takes every operand
+    with a leading batch axis and returns every result with one: under ``s4tf.vmap`` it
+    is called once on the whole batch (otherwise batching the call is an error).
     """
-    return HostFunction(fn, result)
+    return HostFunction(fn, result, vectorized)

@@ -22,7 +22,8 @@ from s4tf.autodiff import _call, _name, _python_function
 from s4tf.derivative_functions import derivative_functions
 from s4tf.dialects.types import TensorType, shape_str, to_numpy_dtype
 from s4tf.errors import S4tfError
-from s4tf.passes.batching import batch_function
+from s4tf.dialects.symbols import find_function
+from s4tf.passes.batching import batch_function, dependent_results
 from s4tf.staging import StagedFunction
 from s4tf.tracing import Static, current_scope, leaf_spec, rebuild_outputs
 
@@ -35,7 +36,8 @@ def vmap(fn, in_axes=0, out_axes=0):
     """``fn`` over a batch: argument leaves are split along their axis in ``in_axes`` (an
     int, ``None`` for an argument shared by every example, or a tuple of those, one per
     argument, as a prefix of the arguments' pytrees); results get their batch axis at
-    ``out_axes`` (an int, or a prefix of the results' pytree)."""
+    ``out_axes`` (an int, ``None`` for a result that depends on no batched argument, or
+    a prefix of the results' pytree)."""
     return _Vmap(fn, in_axes, out_axes)
 
 
@@ -86,12 +88,18 @@ class _Vmap:
         result = rebuild_outputs(record, outputs)
         out_leaves, out_tree = pytree.flatten(result)
         out_axes = _leaf_axes(result, self.out_axes, "out_axes")
+        varying = dependent_results(find_function(trace.module, record.symbol), batched)
         moved = []
-        for leaf, axis in zip(out_leaves, out_axes):
-            if axis is None:
-                raise VmapError("vmap: out_axes=None (an unbatched result) is not supported yet")
+        for leaf, axis, output in zip(out_leaves, out_axes, record.outputs):
             spec = leaf_spec(leaf)
-            moved.append(leaf if isinstance(spec, Static) else _move(leaf, 0, _axis(axis, spec, "result")))
+            if isinstance(spec, Static):
+                moved.append(leaf)
+            elif axis is None:
+                if output in varying:
+                    raise VmapError(f"vmap: out_axes=None for result {output}, which depends on a batched argument")
+                moved.append(leaf[0])  # the same for every example
+            else:
+                moved.append(_move(leaf, 0, _axis(axis, spec, "result")))
         return pytree.unflatten(out_tree, moved)
 
 

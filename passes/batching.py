@@ -7,7 +7,10 @@ lists the batched ones), so a weight that ``vjp``'s forward half hands to its ba
 is not copied once per example. Each op with a batched operand is replaced by its op's batching rule
 (``Op.batch``), which may leave the batch axis of its result anywhere; ops whose operands
 are all unbatched are copied. A call of another function becomes a call of that
-function's batched version, built on demand. An op without a rule is an error at the op.
+function's batched version, built on demand (by its custom batching rule where it has
+one, ``s4tf.custom_batch``). The regions of ``s4tf.if`` and ``s4tf.while`` are outlined
+and batched as functions; a loop whose condition differs per example runs until every
+example is done. An op without a rule is an error at the op.
 
 ```mlir
 func.func @f(%x: tensor<3xf32>, %w: tensor<3xf32>) -> tensor<f32> { ... "s4tf.mul"(%x, %w) ... }
@@ -23,7 +26,7 @@ from s4tf.dialects.batching_helpers import to_front, with_batch
 from s4tf.dialects.ir_builder import IRBuilder
 from s4tf.dialects.op_def import OPS, MissingBatchingRule, lookup, read_attributes
 from s4tf.dialects.symbols import find_function, functions, unique_symbol
-from s4tf.dialects.types import TensorType
+from s4tf.dialects.types import TensorType, is_float
 from s4tf.errors import S4tfError
 from s4tf.mlir import ir
 from s4tf.passes.autodiff.functions import (
@@ -35,14 +38,23 @@ from s4tf.passes.autodiff.functions import (
     return_values,
 )
 from s4tf.passes.diagnostics import location_text
-from s4tf.passes.autodiff.naming import indices_attribute, read_indices
+from s4tf.passes.autodiff.naming import CUSTOM_JVP, CUSTOM_VJP, indices_attribute, read_indices
 from s4tf.passes.autodiff.outline import outlined
 from s4tf.passes.registry import PassFailed, register
 
 BATCHED_OF = "s4tf.batched_of"
 BATCHED = "s4tf.batched"
 BATCH_SIZE = "s4tf.batch_size"
+#: The results of a function batched for a call that have the batch axis (the others do
+#: not depend on a batched argument and stay unbatched); absent: every result has it.
 BATCHED_RESULTS = "s4tf.batched_results"
+#: A function's custom batching rule: the key (a string) of its builder in ``CUSTOM_RULES``.
+CUSTOM_BATCH = "s4tf.custom_batch"
+#: Builders of custom batching rules (``@s4tf.batching_rule``), by key:
+#: ``builder(module, batched, size)`` adds a function of the batched signature (batched
+#: arguments and every result with the batch axis in front) to ``module``, marked with
+#: :func:`mark_batched`, and returns its symbol.
+CUSTOM_RULES: dict = {}
 
 
 class BatchingError(S4tfError):
@@ -62,7 +74,8 @@ def batch_function(module, symbol: str, batched: list[int], size: int, every_res
     """The symbol of ``symbol`` batched along its arguments ``batched`` (``size`` examples),
     built if missing: ``f_batched`` (``f_batched_1``... where that name is taken). With
     ``every_result`` false, results that do not depend on a batched argument stay unbatched
-    and the function lists its batched results in ``s4tf.batched_results``."""
+    and the function lists its batched results in ``s4tf.batched_results`` (a custom rule's
+    function has the batch axis on every result either way)."""
     primal = find_function(module, symbol)
     if primal is None:
         raise BatchingError(f"cannot batch '@{symbol}': no such function in the module")
@@ -73,12 +86,17 @@ def batch_function(module, symbol: str, batched: list[int], size: int, every_res
             and ir.FlatSymbolRefAttr(function.attributes[BATCHED_OF]).value == symbol
             and read_indices(function, BATCHED) == list(batched)
             and ir.IntegerAttr(function.attributes[BATCH_SIZE]).value == size
-            and (batched_results(function) == every if every_result else BATCHED_RESULTS in function.attributes)
+            and (
+                batched_results(function) == every if every_result
+                else BATCHED_RESULTS in function.attributes or CUSTOM_BATCH in primal.attributes
+            )
         ):
             return name
     problem = _signature_problem(primal, symbol, batched)
     if problem:
         raise BatchingError(problem, location_text(primal.location), primal.location)
+    if CUSTOM_BATCH in primal.attributes:
+        return _custom(module, primal, symbol, list(batched), size)
     name = unique_symbol(f"{symbol}_batched", functions(module))
     _build(module, primal, symbol, name, list(batched), size, every_result)
     return name
@@ -89,6 +107,75 @@ def batched_results(function) -> list[int]:
     if BATCHED_RESULTS in function.attributes:
         return read_indices(function, BATCHED_RESULTS)
     return list(range(len(function_type(function).results)))
+
+
+def mark_batched(function, symbol: str, batched: list[int], size: int) -> None:
+    """Record on ``function`` that it is ``@symbol`` batched along ``batched``."""
+    with function.context:
+        function.attributes[BATCHED_OF] = ir.FlatSymbolRefAttr.get(symbol)
+        function.attributes[BATCHED] = indices_attribute(batched)
+        function.attributes[BATCH_SIZE] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), size)
+
+
+def _custom(module, primal, symbol, batched, size) -> str:
+    """The function a custom batching rule's builder adds, checked against the signature
+    ``@f_batched`` would have."""
+    key = ir.StringAttr(primal.attributes[CUSTOM_BATCH]).value
+    builder = CUSTOM_RULES.get(key)
+    if builder is None:
+        raise BatchingError(
+            f"'@{symbol}' has a custom batching rule '{key}' that is not registered in this process",
+            location_text(primal.location), primal.location,
+        )
+    name = builder(module, batched, size)
+    inputs = [TensorType.from_mlir(t) for t in function_type(primal).inputs]
+    expected = (
+        [TensorType((size, *t.shape), t.dtype) if i in batched else t for i, t in enumerate(inputs)],
+        [TensorType((size, *TensorType.from_mlir(t).shape), TensorType.from_mlir(t).dtype) for t in function_type(primal).results],
+    )
+    built = find_function(module, name)
+    got = tuple([TensorType.from_mlir(t) for t in types] for types in (function_type(built).inputs, function_type(built).results))
+    if got != expected:
+        raise BatchingError(f"the custom batching rule of '@{symbol}' built '@{name}' of type {got}, expected {expected}")
+    _batched_derivative_rules(module, primal, built, batched, size)
+    return name
+
+
+def _batched_derivative_rules(module, primal, built, batched, size) -> None:
+    """A function with a custom batching rule and custom derivatives: the rule's function
+    gets the derivative rules batched, so that ``grad(vmap(f))`` uses ``f``'s derivative,
+    as ``vmap(grad(f))`` does. A JVP rule ``(x..., dx...)`` batches along the batched
+    ``x`` and their ``dx``; a VJP rule ``(x..., ct...)`` along the batched ``x`` and every
+    ``ct``, and the cotangents of unbatched arguments are summed over the batch."""
+    inputs = [TensorType.from_mlir(t) for t in function_type(primal).inputs]
+    floats = [i for i, t in enumerate(inputs) if is_float(t.dtype)]
+    if CUSTOM_JVP in primal.attributes:
+        rule = ir.FlatSymbolRefAttr(primal.attributes[CUSTOM_JVP]).value
+        tangents = [len(inputs) + k for k, i in enumerate(floats) if i in batched]
+        with built.context:
+            built.attributes[CUSTOM_JVP] = ir.FlatSymbolRefAttr.get(batch_function(module, rule, batched + tangents, size))
+    if CUSTOM_VJP in primal.attributes:
+        rule = ir.FlatSymbolRefAttr(primal.attributes[CUSTOM_VJP]).value
+        rule_inputs = function_type(find_function(module, rule)).inputs
+        batched_rule = batch_function(module, rule, batched + list(range(len(inputs), len(rule_inputs))), size)
+        batched_function = find_function(module, batched_rule)
+        builder = FunctionBuilder(
+            module, unique_symbol(f"{batched_rule}_summed", functions(module)),
+            [TensorType.from_mlir(t) for t in function_type(batched_function).inputs], primal.location,
+        )
+        # a copy of the body, not a call: reverse mode splits a VJP rule at its cotangents
+        copied = dict(zip(entry_block(batched_function).arguments, builder.arguments))
+        for operation in body_operations(batched_function):
+            builder.clone(operation, copied)
+        outputs = [copied[v] for v in return_values(batched_function)]
+        values = len(function_type(primal).results)
+        with builder.building():
+            cotangents = [
+                ct if i in batched else composition.sum(ct, axis=0) for ct, i in zip(outputs[values:], floats)
+            ]
+        builder.finish(outputs[:values] + cotangents)
+        with built.context:
+            built.attributes[CUSTOM_VJP] = ir.FlatSymbolRefAttr.get(builder.symbol)
 
 
 def _signature_problem(function, symbol: str, batched: list[int]) -> str | None:
@@ -119,6 +206,8 @@ def _build(module, primal, symbol, name, batched, size, every_result):
             _call(module, builder, operation, operand_dims, values, dims, size)
         elif operation.name == "s4tf.if":
             _if(module, builder, operation, f"{symbol}_r{index}", operand_dims, values, dims, size)
+        elif operation.name == "s4tf.while":
+            _while(module, builder, operation, f"{symbol}_r{index}", operand_dims, values, dims, size)
         elif operation.name in OPS and not lookup(operation.name).regions:
             _op(builder, operation, operand_dims, values, dims)
         else:
@@ -133,15 +222,11 @@ def _build(module, primal, symbol, name, batched, size, every_result):
             results = [with_batch(composition, values[v], dims.get(v), size) for v in returned]
         else:
             results = [values[v] if dims.get(v) is None else to_front(composition, values[v], dims[v]) for v in returned]
-    with primal.context:
-        attributes = {
-            BATCHED_OF: ir.FlatSymbolRefAttr.get(symbol),
-            BATCHED: indices_attribute(batched),
-            BATCH_SIZE: ir.IntegerAttr.get(ir.IntegerType.get_signless(64), size),
-        }
-        if not every_result:
-            attributes[BATCHED_RESULTS] = indices_attribute([i for i, v in enumerate(returned) if dims.get(v) is not None])
-        builder.finish(results, attributes)
+    function = builder.finish(results)
+    mark_batched(function, symbol, batched, size)
+    if not every_result:
+        with function.context:
+            function.attributes[BATCHED_RESULTS] = indices_attribute([i for i, v in enumerate(returned) if v in dims])
 
 
 def _op(builder, operation, operand_dims, values, dims):
@@ -169,9 +254,9 @@ def _call(module, builder, operation, operand_dims, values, dims, size):
     function = find_function(module, name)
     result_types = [TensorType.from_mlir(t) for t in function_type(function).results]
     outputs = builder.call(name, operands, result_types, operation.location)
+    values.update(zip(operation.results, outputs))
     for index in batched_results(function):
         dims[operation.results[index]] = 0
-    values.update(zip(operation.results, outputs))
 
 
 def _if(module, builder, operation, prefix, operand_dims, values, dims, size):
@@ -206,6 +291,73 @@ def _if(module, builder, operation, prefix, operand_dims, values, dims, size):
         values[old] = new
         if dim is not None:
             dims[old] = dim
+
+
+def _while(module, builder, operation, prefix, operand_dims, values, dims, size):
+    """``s4tf.while``: its regions, outlined, become functions batched on demand. The
+    carried values that depend on a batched one (iterated to a fixed point through the
+    body) are batched. If the condition depends on none of them, the loop stays a loop
+    with a batched body. Otherwise every carried value is batched and the loop runs while
+    any example's condition holds; an example whose condition is false keeps its values
+    (a ``select`` of the body's results and the carried ones), so each example's results
+    are those of its own trip count. The body also runs on finished examples, whose
+    results are discarded."""
+    cond_name, body_name = outlined(module, operation, prefix)
+    batched = {i for i, d in enumerate(operand_dims) if d is not None}
+    while not (grown := batched | dependent_results(find_function(module, body_name), batched)) <= batched:
+        batched = grown
+    per_example = bool(dependent_results(find_function(module, cond_name), batched))
+    if per_example:
+        batched = set(range(len(operand_dims)))
+    order = sorted(batched)
+    cond, body = (batch_function(module, name, order, size) for name in (cond_name, body_name))
+    with builder.building(operation.location):
+        init = [
+            with_batch(composition, values[v], d, size) if i in batched else values[v]
+            for i, (v, d) in enumerate(zip(operation.operands, operand_dims))
+        ]
+    body_types = [TensorType.from_mlir(t) for t in function_type(find_function(module, body)).results]
+    location = operation.location
+
+    def alive(carried):
+        return IRBuilder.current().call(cond, carried, [TensorType((size,), "i1")], location)[0]
+
+    def step(carried):
+        new = IRBuilder.current().call(body, carried, body_types, location)
+        if not per_example:
+            return [v if i in batched else _first_example(v) for i, v in enumerate(new)]
+        running = alive(carried)
+        return [composition.where(composition.reshape(running, (size,) + (1,) * (len(v.shape) - 1)), v, old) for v, old in zip(new, carried)]
+
+    def keep_going(carry):
+        flags = alive(carry[0])
+        if not per_example:
+            return _first_example(flags)
+        return composition.greater(composition.op("reduce_max", composition.astype(flags, "i32"), axes=(0,), keepdims=False), 0)
+
+    with builder.building(location):
+        (results,) = builder.while_loop(keep_going, lambda carry: (step(carry[0]),), (init,))
+    for index, (old, new) in enumerate(zip(operation.results, results)):
+        values[old] = new
+        if index in batched:
+            dims[old] = 0
+
+
+def dependent_results(function, arguments: set[int]) -> set[int]:
+    """The results of ``function`` that depend on its ``arguments`` (a result of an op
+    depends on every operand of the op; regions read only their own arguments)."""
+    reached = {a for i, a in enumerate(entry_block(function).arguments) if i in arguments}
+    for operation in body_operations(function):
+        if any(v in reached for v in operation.operands):
+            reached.update(operation.results)
+    return {i for i, v in enumerate(return_values(function)) if v in reached}
+
+
+def _first_example(value):
+    """Example 0 of a batched value that is the same for every example."""
+    rank = len(value.shape)
+    first = composition.slice(value, (0,) * rank, (1, *value.shape[1:]))
+    return composition.reshape(first, tuple(value.shape[1:]))
 
 
 def _indices(text: str) -> list[int]:

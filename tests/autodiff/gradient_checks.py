@@ -3,7 +3,8 @@
 ``directional_check(fn, args)``: the JVP along a random direction must match the finite
 difference of ``fn`` along it, and the VJP must satisfy <ct, J v> = <J^T ct, v>.
 ``second_order_check(fn, x)``: the same for the first derivatives of a scalar ``fn``, in
-all four compositions of forward and reverse mode.
+all four compositions of forward and reverse mode. ``numeric_jacobian(fn, x)``: the whole
+Jacobian (a scalar ``fn``'s gradient) by central differences.
 """
 
 import numpy as np
@@ -39,3 +40,14 @@ def second_order_check(fn, x, **tolerances):
     direction = DIRECTIONS.standard_normal(np.shape(x))
     directional_check(s4tf.grad(fn), [x], **tolerances)
     directional_check(lambda v: s4tf.jvp(fn, (v,), (direction,))[1], [x], **tolerances)
+
+
+def numeric_jacobian(fn, x, eps=1e-6):
+    """d fn / d x, shape fn(x).shape + x.shape, by float64 central differences."""
+    columns = []
+    for index in range(x.size):
+        step = np.zeros(x.size)
+        step[index] = eps
+        step = step.reshape(x.shape)
+        columns.append((fn(x + step) - fn(x - step)) / (2 * eps))
+    return np.moveaxis(np.asarray(columns), 0, -1).reshape(np.shape(fn(x)) + x.shape)

@@ -5,6 +5,7 @@ import pytest
 
 import s4tf
 from s4tf.errors import S4tfError
+from tests.autodiff.gradient_checks import numeric_jacobian
 
 X = np.random.default_rng(3).standard_normal((3, 4))
 
@@ -16,15 +17,6 @@ def loss_with_aux(w):
 
 def loss_value(w):
     return np.sum(np.tanh(w) * w)
-
-
-def finite_difference(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        step = np.zeros_like(x)
-        step[i] = eps
-        g[i] = (f(x + step) - f(x - step)) / (2 * eps)
-    return g
 
 
 def check_aux(aux, w):
@@ -44,7 +36,7 @@ def test_grad_has_aux(mode):
             g, aux = np.asarray(g), {k: np.asarray(v) for k, v in aux.items()}
     else:
         g, aux = transform(X)
-    np.testing.assert_allclose(np.asarray(g), finite_difference(loss_value, X), rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(np.asarray(g), numeric_jacobian(loss_value, X), rtol=1e-7, atol=1e-9)
     check_aux(aux, X)
 
 
@@ -55,7 +47,7 @@ def test_value_and_grad_has_aux(staged):
         transform = s4tf.function(transform)
     (value, aux), g = transform(X)
     assert float(np.asarray(value)) == pytest.approx(loss_value(X), rel=1e-12)
-    np.testing.assert_allclose(np.asarray(g), finite_difference(loss_value, X), rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(np.asarray(g), numeric_jacobian(loss_value, X), rtol=1e-7, atol=1e-9)
     check_aux(aux, X)
 
 

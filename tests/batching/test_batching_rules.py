@@ -19,6 +19,10 @@ def _data(*shape, dtype=np.float32):
     return RNG.standard_normal(shape).astype(dtype)
 
 
+def _words(*shape):
+    return RNG.integers(-(2**31), 2**31, shape).astype(np.int32)
+
+
 def _loop(reference, args, in_axes):
     """``reference`` applied example by example, results stacked along axis 0."""
     outputs = []
@@ -114,12 +118,95 @@ CASES = {
         lambda x, f: s4tf.op("conv2d", x, f, strides=(1, 1), padding=(0, 0, 0, 0), lhs_dilation=(1, 1), rhs_dilation=(1, 1), feature_group_count=1),
         lambda x, f: _conv_reference(x, f), [_data(B, 2, 4, 4, 3), _data(3, 3, 3, 5)], (0, None),
     ),
+    # a padding value or a filter per example
+    "pad_batched_value": (
+        lambda x, v: s4tf.op("pad", x, v, low=(1, -1), high=(0, 2), interior=(1, 0)),
+        lambda x, v: _evaluate("pad", x, v, low=(1, -1), high=(0, 2), interior=(1, 0)), [_data(3, 3), _data(B)], (None, 0),
+    ),
+    "pad_both_batched": (
+        lambda x, v: s4tf.op("pad", x, v, low=(1, 0), high=(0, 2), interior=(1, 0)),
+        lambda x, v: _pad_reference(x, v), [_data(3, B, 2), _data(B)], (1, 0),
+    ),
+    "conv2d_batched_filter": (
+        lambda x, f: s4tf.op("conv2d", x, f, strides=(1, 1), padding=(0, 0, 0, 0), lhs_dilation=(1, 1), rhs_dilation=(1, 1), feature_group_count=1),
+        lambda x, f: _conv_reference(x, f), [_data(2, 4, 4, 3), _data(3, 3, 3, B, 5)], (None, 3),
+    ),
+    "conv2d_both_batched_grouped": (
+        _op("conv2d", strides=(2, 1), padding=(1, 0, 0, 1), lhs_dilation=(1, 1), rhs_dilation=(1, 2), feature_group_count=2),
+        lambda x, f: _evaluate("conv2d", x, f, strides=(2, 1), padding=(1, 0, 0, 1), lhs_dilation=(1, 1), rhs_dilation=(1, 2), feature_group_count=2),
+        [_data(B, 2, 5, 5, 4), _data(2, 2, 2, 6, B)], (0, 4),
+    ),
+    # gather and scatter: x batched, indices batched, or both (a lane coordinate)
+    "gather_x_batched": (
+        _op("gather", axes=(1,)), lambda x, i: _evaluate("gather", x, i, axes=(1,)),
+        [_data(3, B, 5), np.int32([[4], [0], [2], [9]])], (1, None),
+    ),
+    "gather_indices_batched": (
+        _op("gather", axes=(0, 2)), lambda x, i: _evaluate("gather", x, i, axes=(0, 2)),
+        [_data(4, 3, 5), RNG.integers(-1, 6, (2, B, 2)).astype(np.int32)], (None, 1),
+    ),
+    "gather_both_batched": (
+        _op("gather", axes=(1,)), lambda x, i: _evaluate("gather", x, i, axes=(1,)),
+        [_data(3, 5, B), RNG.integers(0, 5, (B, 2, 1)).astype(np.int32)], (2, 0),
+    ),
+    "scatter_x_batched_add": (
+        _op("scatter", axes=(0,), kind="add"), lambda x, i, u: _evaluate("scatter", x, i, u, axes=(0,), kind="add"),
+        [_data(B, 5, 3), np.int32([[1], [1], [7], [0]]), _data(4, 3)], (0, None, None),
+    ),
+    "scatter_updates_batched_set": (
+        _op("scatter", axes=(1,), kind="set"), lambda x, i, u: _evaluate("scatter", x, i, u, axes=(1,), kind="set"),
+        [_data(3, 5), np.int32([[4], [0], [-1]]), _data(3, 3, B)], (None, None, 2),
+    ),
+    "scatter_all_batched_max": (
+        _op("scatter", axes=(0, 1), kind="max"), lambda x, i, u: _evaluate("scatter", x, i, u, axes=(0, 1), kind="max"),
+        [_data(B, 4, 3), RNG.integers(0, 3, (B, 5, 2)).astype(np.int32), _data(5, B)], (0, 0, 1),
+    ),
+    # random bits: a key per example draws what that key draws alone
+    "threefry2x32": (
+        lambda *w: s4tf.op("threefry2x32", *w), lambda *w: _evaluate_all("threefry2x32", *w),
+        [_words(B), _words(), _words(3), _words(B, 3)], (0, None, None, 0),
+    ),
+    "random_bits_i32": (
+        _op("random_bits", shape=(2, 3), dtype="i32"), lambda k: _evaluate("random_bits", k, shape=(2, 3), dtype="i32"),
+        [_words(B, 2)], (0,),
+    ),
+    "random_bits_i64": (
+        _op("random_bits", shape=(5,), dtype="i64"), lambda k: _evaluate("random_bits", k, shape=(5,), dtype="i64"),
+        [_words(2, B)], (1,),
+    ),
+    # tapes: one index (rows with the batch axis), or an index per example (lanes of a
+    # batched loop at different iterations)
+    "tape_write_shared_index": (
+        lambda t, i, v: s4tf.op("tape_write", t, i, v), lambda t, i, v: _evaluate("tape_write", t, i, v),
+        [_data(4, 3), np.int32(2), _data(3, B)], (None, None, 1),
+    ),
+    "tape_write_index_per_example": (
+        lambda t, i, v: s4tf.op("tape_write", t, i, v), lambda t, i, v: _evaluate("tape_write", t, i, v),
+        [_data(B, 4, 3), np.int32([3, 0, 1, 3]), _data(3)], (0, 0, None),
+    ),
+    "tape_read_shared_index": (
+        lambda t, i: s4tf.op("tape_read", t, i), lambda t, i: _evaluate("tape_read", t, i),
+        [_data(4, B, 3), np.int32(1)], (1, None),
+    ),
+    "tape_read_index_per_example": (
+        lambda t, i: s4tf.op("tape_read", t, i), lambda t, i: _evaluate("tape_read", t, i),
+        [_data(4, 3), np.int32([3, 0, 1, 2])], (None, 0),
+    ),
 }
 
 
+def _evaluate_all(name, *operands, **attrs):
+    """The results of ``s4tf.<name>``'s own NumPy reference on one example."""
+    return lookup(name).evaluate(list(operands), attrs)
+
+
+def _evaluate(name, *operands, **attrs):
+    return _evaluate_all(name, *operands, **attrs)[0]
+
+
 def _pad_reference(x, value):
-    out = np.full((3 * 2 - 1 + 1, 2 + 2), value, np.float32)
-    out[1::2, :2] = x
+    out = np.full((3 * 2 - 1 + 1, x.shape[1] + 2), value, np.float32)
+    out[1::2, :x.shape[1]] = x
     return out
 
 
@@ -142,19 +229,27 @@ def _conv_reference(x, f):
 @pytest.mark.parametrize("case", list(CASES))
 def test_rule_matches_a_loop_over_the_batch(case):
     fn, reference, args, in_axes = CASES[case]
-    result = np.asarray(s4tf.vmap(fn, in_axes=in_axes)(*args))
-    expected = _loop(reference, args, in_axes)
-    assert result.shape == expected.shape
-    assert result.dtype == expected.dtype
-    np.testing.assert_allclose(result, expected, rtol=2e-5, atol=2e-6)
+    results = s4tf.vmap(fn, in_axes=in_axes)(*args)
+    results = list(results) if isinstance(results, tuple) else [results]
+    expected = _loop(lambda *xs: np.stack(_as_list(reference(*xs))), args, in_axes)
+    for index, result in enumerate(results):
+        result, want = np.asarray(result), expected[:, index]
+        assert result.shape == want.shape
+        assert result.dtype == want.dtype
+        np.testing.assert_allclose(result, want, rtol=2e-5, atol=2e-6)
+
+
+def _as_list(results):
+    return list(results) if isinstance(results, (tuple, list)) else [results]
 
 
 def _generic_elementwise_ops() -> list[str]:
-    """The ops whose rule is the one generic elementwise rule (select, cast and
-    stop_gradient have cases of their own above)."""
+    """The ops whose rule is the one generic elementwise rule (select, cast,
+    stop_gradient and threefry2x32 have cases of their own above)."""
+    own_cases = ("select", "cast", "stop_gradient", "threefry2x32")
     return sorted(
         name.removeprefix("s4tf.") for name, op in OPS.items()
-        if getattr(op.batch, "__func__", None) is elementwise_batch and op.name not in ("select", "cast", "stop_gradient")
+        if getattr(op.batch, "__func__", None) is elementwise_batch and op.name not in own_cases
     )
 
 
@@ -177,9 +272,17 @@ def test_generic_elementwise_rule_matches_a_loop(name):
     np.testing.assert_allclose(result, expected, rtol=2e-5, atol=2e-6)
 
 
-def test_every_op_with_a_batching_rule_is_checked_here():
-    with_rules = {
-        name.removeprefix("s4tf.") for name, op in OPS.items() if next(c for c in op.__mro__ if "batch" in vars(c)) is not Op
-    }
-    checked = {op for op in with_rules if any(case == op or case.startswith(op + "_") for case in CASES)}
-    assert with_rules - checked - set(_generic_elementwise_ops()) == set()
+def _with_rules() -> set[str]:
+    return {name.removeprefix("s4tf.") for name, op in OPS.items() if next(c for c in op.__mro__ if "batch" in vars(c)) is not Op}
+
+
+#: The ops whose batching rules this module checks against a loop over the batch (read by
+#: tests/dialects/test_op_coverage.py).
+BATCHED_OPS = {
+    op for op in _with_rules() if any(case == op or case.startswith(op + "_") for case in CASES)
+} | set(_generic_elementwise_ops())
+
+
+def test_every_op_with_a_batching_rule_is_checked():
+    elsewhere = {"host_call", "send", "recv"}  # test_host_batching.py: host ops never run on the device
+    assert _with_rules() - BATCHED_OPS - elsewhere == set()

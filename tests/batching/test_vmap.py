@@ -15,6 +15,8 @@ RNG = np.random.default_rng(1)
 XS = RNG.standard_normal((5, 3)).astype(np.float32)
 W = RNG.standard_normal((3, 2)).astype(np.float32)
 TOL = {"rtol": 2e-5, "atol": 2e-6}
+#: The ops whose batching this module checks (read by tests/dialects/test_op_coverage.py).
+BATCHED_OPS = {"if"}
 
 
 def layer(x, w):
@@ -24,6 +26,14 @@ def layer(x, w):
 def test_shared_argument_and_out_axes():
     result = s4tf.vmap(layer, in_axes=(0, None), out_axes=1)(XS, W)
     np.testing.assert_allclose(np.asarray(result), np.stack([np.tanh(x @ W) for x in XS], axis=1), **TOL)
+
+
+def test_out_axes_none_for_a_result_that_depends_on_no_batched_argument():
+    scaled, doubled = s4tf.vmap(lambda x, w: (x @ w, w * 2.0), in_axes=(0, None), out_axes=(0, None))(XS, W)
+    np.testing.assert_allclose(np.asarray(scaled), XS @ W, **TOL)
+    np.testing.assert_allclose(np.asarray(doubled), W * 2.0, **TOL)
+    with pytest.raises(S4tfError, match="out_axes=None for result 0, which depends on a batched argument"):
+        s4tf.vmap(lambda x: x * 2.0, out_axes=None)(XS)
 
 
 def test_negative_in_axis_and_python_scalar_argument():
@@ -84,6 +94,24 @@ def test_per_example_gradients_of_an_mlp_equal_the_loop():
         np.testing.assert_allclose(np.asarray(batched[key]), np.stack([np.asarray(g[key]) for g in singles]), rtol=1e-4, atol=1e-6)
 
 
+def test_per_example_gradients_of_an_embedding_and_a_convolution_equal_the_loop():
+    # gather's transpose (a scatter-add at per-example indices) and conv2d's filter gradient
+    table = RNG.standard_normal((6, 4)).astype(np.float32)
+    kernel = RNG.standard_normal((2, 2, 1, 3)).astype(np.float32)
+    ids = np.int32([[0, 5], [2, 2], [5, 1], [3, 0], [4, 4]])
+    images = RNG.standard_normal((5, 1, 4, 4, 1)).astype(np.float32)
+
+    def loss(table, kernel, ids, image):
+        features = snp.conv2d(image, kernel)  # (1, 3, 3, 3)
+        return snp.sum(table[ids] ** 2) + snp.sum(snp.tanh(features))
+
+    grads = s4tf.grad(loss, argnums=(0, 1))
+    batched = s4tf.vmap(grads, in_axes=(None, None, 0, 0))(table, kernel, ids, images)
+    singles = [grads(table, kernel, i, image) for i, image in zip(ids, images)]
+    for index in (0, 1):
+        expected = np.stack([np.asarray(g[index]) for g in singles])
+        np.testing.assert_allclose(np.asarray(batched[index]), expected, rtol=1e-4, atol=1e-5)
+
 
 def test_a_callee_result_no_example_changes_stays_shared():
     """A callee's result that depends on no batched argument (here a weight it hands back,
@@ -119,6 +147,7 @@ def test_per_example_gradients_use_the_weights_unbatched():
     assert "tensor<5x6x1xf32>" not in stablehlo, stablehlo  # 5 copies of v, as a (6, 1) matrix
     expected = np.stack([np.outer(x, v * (1 - np.tanh(x @ w) ** 2)) for x in xs])
     np.testing.assert_allclose(np.asarray(per_example(w, v, xs)), expected, rtol=1e-4, atol=1e-5)
+
 
 @s4tf.function
 def branchy(x, c):
@@ -157,16 +186,33 @@ def test_if_with_an_unbatched_predicate_stays_an_if():
         np.testing.assert_allclose(np.asarray(s4tf.vmap(gated, in_axes=(0, None))(XS, np.float32(p))), expected, **TOL)
 
 
-def test_an_op_without_a_batching_rule_is_an_error_naming_it_at_the_users_line():
+def test_a_staged_python_while_runs_each_example_to_its_own_end():
     @s4tf.function
     def doubling(x):
         while snp.sum(x) < 100.0:
             x = x * 2.0
         return x
 
-    line = doubling.__wrapped__.__code__.co_firstlineno + 2  # the decorator's, then the def's
-    with pytest.raises(S4tfError, match=rf"test_vmap.py:{line}: 's4tf.while' cannot be batched yet \(no batching rule\)"):
-        s4tf.vmap(doubling)(np.abs(XS) + 1.0)
+    xs = np.abs(XS) + 1.0
+    expected = []
+    for x in xs:
+        while x.sum() < 100.0:
+            x = x * 2.0
+        expected.append(x)
+    np.testing.assert_allclose(np.asarray(s4tf.vmap(doubling)(xs)), np.stack(expected), **TOL)
+
+
+def test_a_host_call_that_cannot_take_a_batch_is_an_error_at_the_users_line():
+    def shuffle(x):
+        return x[::-1].copy()
+
+    @s4tf.function
+    def noisy(x):
+        return s4tf.host(shuffle)(x) * 2.0
+
+    line = noisy.__wrapped__.__code__.co_firstlineno + 2  # the decorator's, then the def's
+    with pytest.raises(S4tfError, match=rf"test_vmap.py:{line}: host function 'shuffle' is called on a batch"):
+        s4tf.vmap(noisy)(XS)
 
 
 def test_batch_sizes_must_agree():
@@ -177,12 +223,6 @@ def test_batch_sizes_must_agree():
 def test_in_axes_must_match_the_arguments():
     with pytest.raises(S4tfError, match="in_axes has 1 entries for 2 arguments"):
         s4tf.vmap(layer, in_axes=(0,))(XS, W)
-
-
-def test_a_case_a_rule_does_not_cover_is_an_error_naming_the_op():
-    pad = lambda x, v: s4tf.op("pad", x, v, low=(1,), high=(0,), interior=(0,))  # noqa: E731
-    with pytest.raises(S4tfError, match="'s4tf.pad' has no batching rule for a padding value that differs per example"):
-        s4tf.vmap(pad)(XS, XS[:, 0])
 
 
 def test_grad_and_jvp_of_a_vmapped_function():

@@ -1,30 +1,12 @@
 // RUN: s4tf-opt %s --split-input-file --verify-diagnostics -p 's4tf-batch{function=f batched=0 size=4}'
 
-// An op without a batching rule is an error at that op, naming it (never a loop).
+// A host function not declared vectorized cannot take a batch: an error at the call,
+// saying how to declare it (never a loop of host calls).
 
-func.func @f(%x: tensor<f32>) -> tensor<f32> {
-  // expected-error @below {{'s4tf.while' cannot be batched yet (no batching rule)}}
-  %0 = "s4tf.while"(%x) ({
-  ^bb0(%a: tensor<f32>):
-    %c = "s4tf.constant"() {value = dense<1.0> : tensor<f32>} : () -> tensor<f32>
-    %p = "s4tf.lt"(%a, %c) : (tensor<f32>, tensor<f32>) -> tensor<i1>
-    stablehlo.return %p : tensor<i1>
-  }, {
-  ^bb0(%a: tensor<f32>):
-    %1 = "s4tf.add"(%a, %a) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    stablehlo.return %1 : tensor<f32>
-  }) : (tensor<f32>) -> tensor<f32>
-  return %0 : tensor<f32>
-}
-
-// -----
-
-// A case a rule does not cover is an error naming the op too.
-
-func.func @f(%v: tensor<f32>, %x: tensor<3xf32>) -> tensor<4xf32> {
-  // expected-error @below {{'s4tf.pad' has no batching rule for a padding value that differs per example}}
-  %0 = "s4tf.pad"(%x, %v) {low = array<i64: 1>, high = array<i64: 0>, interior = array<i64: 0>} : (tensor<3xf32>, tensor<f32>) -> tensor<4xf32>
-  return %0 : tensor<4xf32>
+func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @below {{host function 'cpu_solver' is called on a batch (vmap): declare s4tf.host(cpu_solver, vectorized=True)}}
+  %0 = "s4tf.host_call"(%x) {callee = "cpu_solver", result_types = [tensor<3xf32>]} : (tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
 }
 
 // -----
@@ -51,4 +33,15 @@ func.func @f(%x: tensor<3xf32>, %p: tensor<i1>, %y: tensor<3xf32>) -> tensor<3xf
   }) : (tensor<i1>, tensor<3xf32>) -> tensor<3xf32>
   %2 = "s4tf.mul"(%x, %0) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
   return %2 : tensor<3xf32>
+}
+
+// -----
+
+// A custom batching rule is a Python function registered by @s4tf.batching_rule; a
+// module that names one this process does not know is an error at the function.
+
+// expected-error @below {{'@f' has a custom batching rule 'unknown#0' that is not registered in this process}}
+func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> attributes {s4tf.custom_batch = "unknown#0"} {
+  %0 = "s4tf.neg"(%x) : (tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
 }
