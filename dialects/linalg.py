@@ -100,13 +100,32 @@ class DotGeneral(Op):
     @staticmethod
     def batch(ops, operands, batch_dims, *, lhs_batch, rhs_batch, lhs_contract, rhs_contract):
         """Both batched: the batch axis is one more batch axis (result axis 0). One batched:
-        it is a free axis of that operand, the first of its free axes in the result."""
+        it is a free axis of that operand, the first of its free axes in the result.
+
+        Where only ``rhs`` is batched and its own free axes all have size 1 (a matrix times
+        a batch of vectors: a pullback over a basis, as in ``jacrev``), the operands swap, so
+        that the product is one plain matrix product with the batch axis in front, not a
+        product of transposed operands followed by a transpose of its result (the size-1
+        axes go back behind ``lhs``'s free axes by a reshape)::
+
+            dot_general(W: 3x4, v: Bx3x1, contract 0 with 1) -> 4xBx1
+            becomes reshape(dot_general(v: Bx3x1, W: 3x4, contract 1 with 0): Bx1x4) -> Bx4x1
+        """
         lhs, rhs = operands
         lhs_dim, rhs_dim = batch_dims
         if lhs_dim is not None:
             lhs, lhs_batch, lhs_contract = to_front(ops, lhs, lhs_dim), shifted(lhs_batch), shifted(lhs_contract)
         if rhs_dim is not None:
             rhs, rhs_batch, rhs_contract = to_front(ops, rhs, rhs_dim), shifted(rhs_batch), shifted(rhs_contract)
+        if lhs_dim is None:
+            rhs_free = [rhs.shape[a] for a in range(1, len(rhs.shape)) if a not in rhs_batch + rhs_contract]
+            if all(size == 1 for size in rhs_free):
+                dims = {"lhs_batch": rhs_batch, "rhs_batch": lhs_batch, "lhs_contract": rhs_contract, "rhs_contract": lhs_contract}
+                product = ops.op("dot_general", rhs, lhs, **dims)  # (batch axes, B, 1..., lhs free)
+                n = len(lhs_batch)
+                if rhs_free:
+                    product = ops.reshape(product, product.shape[: n + 1] + product.shape[n + 1 + len(rhs_free):] + (1,) * len(rhs_free))
+                return [product], [n]
         if lhs_dim is not None and rhs_dim is not None:
             lhs_batch, rhs_batch, result_dim = (0, *lhs_batch), (0, *rhs_batch), 0
         elif lhs_dim is not None:

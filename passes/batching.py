@@ -1,7 +1,10 @@
 """Batching (``vmap``) as a pass: from ``@f`` build ``@f_batched``, ``f`` over a batch.
 
 Chosen arguments get a leading batch axis of ``size``; every result of ``@f_batched`` has
-one. Each op with a batched operand is replaced by its op's batching rule
+one (an unbatched result is broadcast), except in a callee batched for a call: there a
+result that does not depend on a batched argument stays unbatched (``s4tf.batched_results``
+lists the batched ones), so a weight that ``vjp``'s forward half hands to its backward half
+is not copied once per example. Each op with a batched operand is replaced by its op's batching rule
 (``Op.batch``), which may leave the batch axis of its result anywhere; ops whose operands
 are all unbatched are copied. A call of another function becomes a call of that
 function's batched version, built on demand (by its custom batching rule where it has
@@ -42,6 +45,9 @@ from s4tf.passes.registry import PassFailed, register
 BATCHED_OF = "s4tf.batched_of"
 BATCHED = "s4tf.batched"
 BATCH_SIZE = "s4tf.batch_size"
+#: The results of a function batched for a call that have the batch axis (the others do
+#: not depend on a batched argument and stay unbatched); absent: every result has it.
+BATCHED_RESULTS = "s4tf.batched_results"
 #: A function's custom batching rule: the key (a string) of its builder in ``CUSTOM_RULES``.
 CUSTOM_BATCH = "s4tf.custom_batch"
 #: Builders of custom batching rules (``@s4tf.batching_rule``), by key:
@@ -64,18 +70,26 @@ class BatchingError(S4tfError):
         return located
 
 
-def batch_function(module, symbol: str, batched: list[int], size: int) -> str:
+def batch_function(module, symbol: str, batched: list[int], size: int, every_result: bool = True) -> str:
     """The symbol of ``symbol`` batched along its arguments ``batched`` (``size`` examples),
-    built if missing: ``f_batched`` (``f_batched_1``... where that name is taken)."""
+    built if missing: ``f_batched`` (``f_batched_1``... where that name is taken). With
+    ``every_result`` false, results that do not depend on a batched argument stay unbatched
+    and the function lists its batched results in ``s4tf.batched_results`` (a custom rule's
+    function has the batch axis on every result either way)."""
     primal = find_function(module, symbol)
     if primal is None:
         raise BatchingError(f"cannot batch '@{symbol}': no such function in the module")
+    every = list(range(len(function_type(primal).results)))
     for name, function in functions(module).items():
         if (
             BATCHED_OF in function.attributes
             and ir.FlatSymbolRefAttr(function.attributes[BATCHED_OF]).value == symbol
             and read_indices(function, BATCHED) == list(batched)
             and ir.IntegerAttr(function.attributes[BATCH_SIZE]).value == size
+            and (
+                batched_results(function) == every if every_result
+                else BATCHED_RESULTS in function.attributes or CUSTOM_BATCH in primal.attributes
+            )
         ):
             return name
     problem = _signature_problem(primal, symbol, batched)
@@ -84,8 +98,15 @@ def batch_function(module, symbol: str, batched: list[int], size: int) -> str:
     if CUSTOM_BATCH in primal.attributes:
         return _custom(module, primal, symbol, list(batched), size)
     name = unique_symbol(f"{symbol}_batched", functions(module))
-    _build(module, primal, symbol, name, list(batched), size)
+    _build(module, primal, symbol, name, list(batched), size, every_result)
     return name
+
+
+def batched_results(function) -> list[int]:
+    """The indices of the results of a batched function that have the batch axis (in front)."""
+    if BATCHED_RESULTS in function.attributes:
+        return read_indices(function, BATCHED_RESULTS)
+    return list(range(len(function_type(function).results)))
 
 
 def mark_batched(function, symbol: str, batched: list[int], size: int) -> None:
@@ -170,7 +191,7 @@ def _signature_problem(function, symbol: str, batched: list[int]) -> str | None:
     return None
 
 
-def _build(module, primal, symbol, name, batched, size):
+def _build(module, primal, symbol, name, batched, size, every_result):
     input_types = [TensorType.from_mlir(t) for t in function_type(primal).inputs]
     batched_types = [TensorType((size, *t.shape), t.dtype) if i in batched else t for i, t in enumerate(input_types)]
     builder = FunctionBuilder(module, name, batched_types, primal.location)
@@ -195,20 +216,20 @@ def _build(module, primal, symbol, name, batched, size):
                 location_text(operation.location),
                 operation.location,
             )
+    returned = return_values(primal)
     with builder.building():
-        results = [_to_batch_front(values[v], dims.get(v), size) for v in return_values(primal)]
+        if every_result:
+            results = [with_batch(composition, values[v], dims.get(v), size) for v in returned]
+        else:
+            results = [values[v] if dims.get(v) is None else to_front(composition, values[v], dims[v]) for v in returned]
     function = builder.finish(results)
     mark_batched(function, symbol, batched, size)
     with function.context:
+        if not every_result:
+            function.attributes[BATCHED_RESULTS] = indices_attribute([i for i, v in enumerate(returned) if v in dims])
         for mark in (REMAT, REMAT_ALLOW_CSE):  # s4tf.remat of a function is remat of its batched version
             if mark in primal.attributes:
                 function.attributes[mark] = primal.attributes[mark]
-
-
-def _to_batch_front(value, dim, size):
-    if dim is None:
-        return composition.broadcast_to(value, (size, *value.shape))
-    return to_front(composition, value, dim)
 
 
 def _op(builder, operation, operand_dims, values, dims):
@@ -226,17 +247,19 @@ def _op(builder, operation, operand_dims, values, dims):
 
 
 def _call(module, builder, operation, operand_dims, values, dims, size):
-    """The call of a callee's batched version: its batched operands get their axis in front."""
+    """The call of a callee's batched version: its batched operands get their axis in front;
+    its results that do not depend on them stay unbatched."""
     callee = callee_of(operation)
     batched = [i for i, d in enumerate(operand_dims) if d is not None]
-    name = batch_function(module, callee, batched, size)
+    name = batch_function(module, callee, batched, size, every_result=False)
     with builder.building(operation.location):
         operands = [values[v] if d is None else to_front(composition, values[v], d) for v, d in zip(operation.operands, operand_dims)]
-    result_types = [TensorType.from_mlir(t) for t in function_type(find_function(module, name)).results]
+    function = find_function(module, name)
+    result_types = [TensorType.from_mlir(t) for t in function_type(function).results]
     outputs = builder.call(name, operands, result_types, operation.location)
-    for old, new in zip(operation.results, outputs):
-        values[old] = new
-        dims[old] = 0
+    values.update(zip(operation.results, outputs))
+    for index in batched_results(function):
+        dims[operation.results[index]] = 0
 
 
 def _if(module, builder, operation, prefix, operand_dims, values, dims, size):

@@ -79,6 +79,13 @@ CASES = {
     # batch axis is not in front, and the pass moves it there)
     "dot_general_lhs_batched": (lambda a, b: a @ b, np.matmul, [_data(B, 2, 3), _data(3, 5)], (0, None)),
     "dot_general_rhs_batched": (lambda a, b: a @ b, np.matmul, [_data(2, 3), _data(3, B, 5)], (None, 1)),
+    # only rhs batched, its free axes of size 1: the operands swap (a plain matrix product)
+    "dot_general_matrix_times_batched_vectors": (lambda a, b: a @ b, np.matmul, [_data(2, 3), _data(3, B)], (None, 1)),
+    "dot_general_matrix_times_batched_columns": (lambda a, b: a @ b, np.matmul, [_data(2, 3), _data(3, B, 1)], (None, 1)),
+    "dot_general_matrix_times_batched_vectors_with_batch_axes": (
+        _op("dot_general", lhs_batch=(0,), rhs_batch=(1,), lhs_contract=(2,), rhs_contract=(0,)),
+        lambda a, b: np.einsum("bij,jb->bi", a, b), [_data(2, 4, 3), _data(3, B, 2)], (None, 1),
+    ),
     "dot_general_both_batched": (lambda a, b: a @ b, np.matmul, [_data(2, 3, B), _data(B, 3, 5)], (2, 0)),
     "dot_general_with_batch_axes": (
         _op("dot_general", lhs_batch=(0,), rhs_batch=(1,), lhs_contract=(2,), rhs_contract=(0,)),

@@ -113,6 +113,42 @@ def test_per_example_gradients_of_an_embedding_and_a_convolution_equal_the_loop(
         np.testing.assert_allclose(np.asarray(batched[index]), expected, rtol=1e-4, atol=1e-5)
 
 
+def test_a_callee_result_no_example_changes_stays_shared():
+    """A callee's result that depends on no batched argument (here a weight it hands back,
+    as vjp's forward half does) is used unbatched by the caller: the product stays one
+    matrix product, not 5 copies of the weight; only vmap's own result is broadcast."""
+    inner = s4tf.function(lambda x, w: (snp.sin(x), w * 2.0))
+
+    def f(x, w):
+        s, w2 = inner(x, w)
+        return s @ w2, w2
+
+    mapped = s4tf.vmap(f, in_axes=(0, None))
+    out, ws = mapped(XS, W)
+    np.testing.assert_allclose(np.asarray(out), np.sin(XS) @ (2.0 * W), **TOL)
+    np.testing.assert_allclose(np.asarray(ws), np.broadcast_to(2.0 * W, (5, 3, 2)), **TOL)
+    stablehlo = s4tf.function(mapped).lower(XS, W).stablehlo()
+    assert "tensor<5x3x2xf32>" in stablehlo  # the broadcast result
+    assert "batching_dims" not in stablehlo, stablehlo  # x @ w2 is one (5, 3) @ (3, 2) product
+
+
+def test_per_example_gradients_use_the_weights_unbatched():
+    """vmap(grad(loss)): the weight vjp's forward half passes to its backward half (``v``,
+    for the cotangent of ``w``'s layer) is not broadcast to one copy per example: the
+    backward product with it is a plain matrix product."""
+    def loss(w, v, x):
+        return snp.sum(snp.tanh(x @ w) @ v)
+
+    xs = RNG.standard_normal((5, 4)).astype(np.float32)
+    w = RNG.standard_normal((4, 6)).astype(np.float32)
+    v = RNG.standard_normal(6).astype(np.float32)
+    per_example = s4tf.vmap(s4tf.grad(loss), in_axes=(None, None, 0))
+    stablehlo = s4tf.function(per_example).lower(w, v, xs).stablehlo()
+    assert "tensor<5x6x1xf32>" not in stablehlo, stablehlo  # 5 copies of v, as a (6, 1) matrix
+    expected = np.stack([np.outer(x, v * (1 - np.tanh(x @ w) ** 2)) for x in xs])
+    np.testing.assert_allclose(np.asarray(per_example(w, v, xs)), expected, rtol=1e-4, atol=1e-5)
+
+
 @s4tf.function
 def branchy(x, c):
     if snp.sum(x) > c:

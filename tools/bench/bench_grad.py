@@ -89,21 +89,24 @@ def one_hot_labels(batch: int, seed: int = 1) -> np.ndarray:
     return np.eye(CLASSES, dtype=np.float32)[np.random.default_rng(seed).integers(0, CLASSES, batch)]
 
 
-def _s4tf_waiting(fn):
-    """``fn``, waiting for every result and returning the loss (the first leaf)."""
+def s4tf_waiting(fn, leaf: int = 0):
+    """``fn``, waiting for every result and returning result leaf ``leaf`` (by default the
+    first: the loss), the one the timing copies to the host."""
 
     def call(params, x):
         leaves = [leaf for leaf in pytree.flatten(fn(params, x))[0] if leaf is not None]
-        for leaf in leaves:
-            leaf.block_until_ready()
-        return leaves[0]
+        for each in leaves:
+            each.block_until_ready()
+        return leaves[leaf]
 
     return call
 
 
-def _jax_waiting(jax, fn):
+def jax_waiting(jax, fn, leaf: int = 0):
+    """``fn`` (JAX), waiting for every result and returning result leaf ``leaf``."""
+
     def call(params, x):
-        return jax.tree_util.tree_leaves(jax.block_until_ready(fn(params, x)))[0]
+        return jax.tree_util.tree_leaves(jax.block_until_ready(fn(params, x)))[leaf]
 
     return call
 
@@ -113,14 +116,14 @@ def peers(make_loss, params, x, labels, jax) -> dict:
     loss = make_loss(s4tf_ops(), labels)
     on_device = pytree.tree_map(s4tf.asarray, (params, x))
     chosen = {
-        "s4tf primal": (_s4tf_waiting(s4tf.function(loss)), *on_device),
-        "s4tf value_and_grad": (_s4tf_waiting(s4tf.value_and_grad(loss)), *on_device),
+        "s4tf primal": (s4tf_waiting(s4tf.function(loss)), *on_device),
+        "s4tf value_and_grad": (s4tf_waiting(s4tf.value_and_grad(loss)), *on_device),
     }
     if jax is not None:
         jax_loss = make_loss(jax_ops(jax), labels)
         jax_inputs = jax.device_put((params, x))
-        chosen["JAX primal"] = (_jax_waiting(jax, jax.jit(jax_loss)), *jax_inputs)
-        chosen["JAX value_and_grad"] = (_jax_waiting(jax, jax.jit(jax.value_and_grad(jax_loss))), *jax_inputs)
+        chosen["JAX primal"] = (jax_waiting(jax, jax.jit(jax_loss)), *jax_inputs)
+        chosen["JAX value_and_grad"] = (jax_waiting(jax, jax.jit(jax.value_and_grad(jax_loss))), *jax_inputs)
     return chosen
 
 

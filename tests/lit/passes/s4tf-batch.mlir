@@ -4,7 +4,8 @@
 // s4tf-batch writes @f_batched: the batched argument gets a leading axis of `size`, each op
 // with a batched operand is rewritten by its batching rule, unbatched ops are copied, and a
 // callee is batched on demand. Every result of @f_batched is batched (an unbatched one is
-// broadcast). Numbers: tests/batching/.
+// broadcast); a callee's results that do not depend on its batched arguments stay unbatched
+// (s4tf.batched_results lists the others). Numbers: tests/batching/.
 
 // VALID-NOT: error
 
@@ -72,4 +73,43 @@ func.func @f(%x: tensor<3xf32>, %p: tensor<i1>) -> tensor<3xf32> {
     stablehlo.return %1 : tensor<3xf32>
   }) : (tensor<i1>, tensor<3xf32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
+}
+
+// -----
+
+// A callee hands back an argument that is not batched (as vjp's forward half hands a weight
+// to its backward half): its batched version returns it unbatched, and the caller uses it
+// unbatched, not broadcast to 8 copies. Only @f's own unbatched result is broadcast.
+
+// CHECK-LABEL: func.func private @f_batched(%arg0: tensor<8x3xf32>, %arg1: tensor<3x2xf32>) -> (tensor<8x2xf32>, tensor<8x3x2xf32>)
+// CHECK-NEXT:    %[[C:.*]]:2 = call @g_batched(%arg0, %arg1) : (tensor<8x3xf32>, tensor<3x2xf32>) -> (tensor<8x3xf32>, tensor<3x2xf32>)
+// CHECK-NEXT:    %[[D:.*]] = "s4tf.dot_general"(%[[C]]#0, %[[C]]#1) {lhs_batch = array<i64>, lhs_contract = array<i64: 1>, rhs_batch = array<i64>, rhs_contract = array<i64: 0>} : (tensor<8x3xf32>, tensor<3x2xf32>) -> tensor<8x2xf32>
+// CHECK-NEXT:    %[[B:.*]] = "s4tf.broadcast_in_dim"(%[[C]]#1) {broadcast_dimensions = array<i64: 1, 2>, shape = array<i64: 8, 3, 2>}
+// CHECK-NEXT:    return %[[D]], %[[B]] : tensor<8x2xf32>, tensor<8x3x2xf32>
+// CHECK-LABEL: func.func private @g_batched(%arg0: tensor<8x3xf32>, %arg1: tensor<3x2xf32>) -> (tensor<8x3xf32>, tensor<3x2xf32>)
+// CHECK-SAME:    s4tf.batched_results = array<i64: 0>
+// CHECK-NEXT:    %[[S:.*]] = "s4tf.sin"(%arg0) : (tensor<8x3xf32>) -> tensor<8x3xf32>
+// CHECK-NEXT:    return %[[S]], %arg1 : tensor<8x3xf32>, tensor<3x2xf32>
+func.func @g(%x: tensor<3xf32>, %w: tensor<3x2xf32>) -> (tensor<3xf32>, tensor<3x2xf32>) {
+  %0 = "s4tf.sin"(%x) : (tensor<3xf32>) -> tensor<3xf32>
+  return %0, %w : tensor<3xf32>, tensor<3x2xf32>
+}
+func.func @f(%x: tensor<3xf32>, %w: tensor<3x2xf32>) -> (tensor<2xf32>, tensor<3x2xf32>) {
+  %0:2 = call @g(%x, %w) : (tensor<3xf32>, tensor<3x2xf32>) -> (tensor<3xf32>, tensor<3x2xf32>)
+  %1 = "s4tf.dot_general"(%0#0, %0#1) {lhs_batch = array<i64>, rhs_batch = array<i64>, lhs_contract = array<i64: 0>, rhs_contract = array<i64: 0>} : (tensor<3xf32>, tensor<3x2xf32>) -> tensor<2xf32>
+  return %1, %0#1 : tensor<2xf32>, tensor<3x2xf32>
+}
+
+// -----
+
+// dot_general with only its rhs batched and no free axis of its own (a matrix times a batch
+// of vectors, as in jacrev's pullback over a basis): the operands swap, so the product is
+// one matrix product with the batch axis in front and no transpose follows.
+
+// CHECK-LABEL: func.func private @f_batched(%arg0: tensor<8x3xf32>, %arg1: tensor<3x4xf32>) -> tensor<8x4xf32>
+// CHECK-NEXT:    %[[D:.*]] = "s4tf.dot_general"(%arg0, %arg1) {lhs_batch = array<i64>, lhs_contract = array<i64: 1>, rhs_batch = array<i64>, rhs_contract = array<i64: 0>} : (tensor<8x3xf32>, tensor<3x4xf32>) -> tensor<8x4xf32>
+// CHECK-NEXT:    return %[[D]] : tensor<8x4xf32>
+func.func @f(%v: tensor<3xf32>, %w: tensor<3x4xf32>) -> tensor<4xf32> {
+  %0 = "s4tf.dot_general"(%w, %v) {lhs_batch = array<i64>, rhs_batch = array<i64>, lhs_contract = array<i64: 0>, rhs_contract = array<i64: 0>} : (tensor<3x4xf32>, tensor<3xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
 }
