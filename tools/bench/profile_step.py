@@ -2,6 +2,7 @@
 
 ```
 python tools/bench/profile_step.py                    # MLP at batch 128 and LeNet-5 at batch 64
+python tools/bench/profile_step.py --models transformer  # the encoder block (d 256, 4 heads, seq 128) at batch 8
 python tools/bench/profile_step.py --models mlp --no-dispatches
 ```
 
@@ -222,14 +223,15 @@ def matmul(calls: int, rounds: int, m: int = 128, k: int = 784, n: int = 512) ->
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--models", default="mlp,lenet", help="comma-separated: mlp (batch 128), lenet (batch 64)")
+    parser.add_argument("--models", default="mlp,lenet",
+                        help="comma-separated: mlp (batch 128), lenet (batch 64), transformer (batch 8)")
     parser.add_argument("--calls", type=int, default=100, help="calls timed per measurement")
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds per peer")
     parser.add_argument("--no-dispatches", action="store_true", help="skip the per-dispatch and whole-module benchmarks")
     parser.add_argument("--max-dispatches", type=int, help="time only the first N dispatches (quick runs)")
     options = parser.parse_args(argv)
     print(f"load average {os.getloadavg()[0]:.1f}, {os.cpu_count()} CPUs")
-    for kind, batch in (("mlp", 128), ("lenet", 64)):
+    for kind, batch in (("mlp", 128), ("lenet", 64), ("transformer", 8)):
         if kind not in options.models.split(","):
             continue
         print(f"\n{kind}, batch {batch}")
