@@ -114,18 +114,20 @@ def module_times(stablehlo: str, folder: Path, args) -> dict[str, tuple[float, f
     return times
 
 
-def alternate(peers: dict, calls: int, rounds: int) -> dict[str, float]:
-    """Median seconds per call of each peer, peers alternating in rounds of ``calls``."""
+def alternate(peers: dict, calls: int, rounds: int, cpu: bool = False) -> dict:
+    """Median seconds per call of each peer, peers alternating in rounds of ``calls``; with
+    ``cpu``, ``(wall, CPU)`` medians (this process's CPU time, all threads)."""
     times = {name: [] for name in peers}
     for run in peers.values():
         run()
     for _ in range(rounds):
         for name, run in peers.items():
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             for _ in range(calls):
                 run()
-            times[name].append((time.perf_counter() - start) / calls)
-    return {name: statistics.median(samples) for name, samples in times.items()}
+            times[name].append(((time.perf_counter() - start) / calls, (time.process_time() - start_cpu) / calls))
+    medians = {name: tuple(statistics.median(t[i] for t in samples) for i in (0, 1)) for name, samples in times.items()}
+    return medians if cpu else {name: wall for name, (wall, _) in medians.items()}
 
 
 def call_path(kind: str, batch: int, calls: int, rounds: int) -> None:
