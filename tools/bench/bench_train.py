@@ -193,12 +193,11 @@ def problem(kind: str, batch: int):
     return flops, x, y, train_step(opt), opt
 
 
-def benchmark(kind: str, batch: int, steps: int, rounds: int, peak: float) -> None:
-    flops, x, y, step, opt = problem(kind, batch)
-    model = fresh_model(kind)
+def step_times(kind: str, model, x, y, step, opt, steps: int, rounds: int) -> tuple[dict, float]:
+    """``({peer: [(wall, CPU) seconds per step, per round]}, first loss)``: s4tf's ``step``
+    and JAX-jit's of the same ``kind`` from ``model``'s weights, alternating; the first
+    losses are checked to agree."""
     state = opt.init(model)
-    params_and_state_bytes = 3 * sum(w.nbytes + b.nbytes for w, b in model_leaves(model))
-
     peers = {}
     _, _, first_loss, _ = step(model, state, x, y)
     s4tf_loss = float(np.asarray(first_loss))
@@ -240,6 +239,14 @@ def benchmark(kind: str, batch: int, steps: int, rounds: int, peak: float) -> No
             cpu = time.process_time()
             wall = _time(run)
             times[name].append((wall / steps, (time.process_time() - cpu) / steps))
+    return times, s4tf_loss
+
+
+def benchmark(kind: str, batch: int, steps: int, rounds: int, peak: float) -> None:
+    flops, x, y, step, opt = problem(kind, batch)
+    model = fresh_model(kind)
+    params_and_state_bytes = 3 * sum(w.nbytes + b.nbytes for w, b in model_leaves(model))
+    times, s4tf_loss = step_times(kind, model, x, y, step, opt, steps, rounds)
     memory = {donate: measure_in_subprocess(kind, batch, steps, donate) for donate in (True, False)}
     print(f"\n{kind}, batch {batch}: {flops / 1e9:.3f} GFLOP per step, first loss {s4tf_loss:.4f} (peers agree)")
     print(f"{'peer':<10}{'ms/step':>10}{'GFLOP/s':>10}{'% of sgemm':>12}{'ratio s4tf/peer':>17}"
