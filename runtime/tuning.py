@@ -112,10 +112,11 @@ def load_configs(cpu: str) -> dict[Shape, TileConfig]:
         return {}
 
 
-def save_configs(cpu: str, configs: dict[Shape, TileConfig]) -> Path:
-    """Merge ``configs`` into ``cpu``'s file (a shape given again is replaced); its path."""
+def save_configs(cpu: str, configs: dict[Shape, TileConfig], drop=()) -> Path:
+    """Merge ``configs`` into ``cpu``'s file (a shape given again is replaced), less the
+    shapes in ``drop``; its path."""
     path = tuning_file(cpu)
-    merged = {**load_configs(cpu), **configs}
+    merged = {shape: c for shape, c in {**load_configs(cpu), **configs}.items() if shape not in drop}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"x".join(map(str, s)): c.as_json() for s, c in sorted(merged.items())}, indent=1))
     return path

@@ -100,13 +100,18 @@ def dispatch_times(stablehlo: str, folder: Path, device: str, limit: int | None 
     return times
 
 
+def zero_inputs(args) -> list[str]:
+    """``iree-benchmark-module --input`` values for the step's array arguments, all zeros."""
+    leaves = [leaf for leaf in pytree.flatten(args)[0] if hasattr(leaf, "shape") or isinstance(leaf, Tensor)]
+    return [f"{'x'.join(map(str, np.shape(leaf)))}{'x' if np.ndim(leaf) else ''}{'i32' if np.asarray(leaf).dtype.kind == 'i' else 'f32'}=0"
+            for leaf in leaves]
+
+
 def module_times(stablehlo: str, folder: Path, args) -> dict[str, tuple[float, float]]:
     """Median ``(wall us, CPU us)`` of the whole step in ``iree-benchmark-module``, per driver."""
     vmfb = folder / "step.vmfb"
     vmfb.write_bytes(compile_stablehlo(stablehlo, "cpu"))
-    leaves = [leaf for leaf in pytree.flatten(args)[0] if hasattr(leaf, "shape") or isinstance(leaf, Tensor)]
-    inputs = [f"{'x'.join(map(str, np.shape(leaf)))}{'x' if np.ndim(leaf) else ''}{'i32' if np.asarray(leaf).dtype.kind == 'i' else 'f32'}=0"
-              for leaf in leaves]
+    inputs = zero_inputs(args)
     times = {}
     for device in ("local-task", "local-sync"):
         records = benchmark_module(vmfb, device, "train_step", inputs)

@@ -4,6 +4,7 @@
 python tools/bench/tune_matmuls.py                  # the MLP step's products; keep the winners, then compare
 python tools/bench/tune_matmuls.py --models transformer
 python tools/bench/tune_matmuls.py --compare-only   # compare with the winners already kept
+python tools/bench/tune_matmuls.py --verify-kept --models mlp,transformer   # re-check kept tiles in the whole steps
 ```
 
 IREE dumps one standalone benchmark per dispatch of the step (``--models``: the MLP
@@ -15,7 +16,10 @@ names only its shape, :mod:`s4tf.runtime.tuning`) and timed alone with
 scheduling), CPU time, median of repetitions. The search is staged: register tiles and
 reduction tile under IREE's default workgroup tile, then workgroup tiles under the best
 register tile. A candidate that is not at least ``--margin`` faster than IREE's own choice
-is not kept. Winners go to ``<cache>/tuning/<cpu>-iree<version>.json``, which every later
+is dropped; so is a winner that does not make the whole step (compiled with it, on
+``local-sync``, alternating with the step without it) at least half that margin faster:
+a dispatch alone runs with its operands hot in cache, and tiles good for one dispatch of
+a shape may not be for another of the same shape with another fused epilogue. Winners go to ``<cache>/tuning/<cpu>-iree<version>.json``, which every later
 compilation for this CPU reads.
 
 Then, in this process, alternating: each tuned product alone (``(m, k) @ (k, n)``) through
@@ -40,7 +44,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_train import fresh_model, jax_step, model_leaves, problem  # noqa: E402
-from profile_step import IREE_COMPILE, alternate, benchmark_module, step_stablehlo  # noqa: E402
+from profile_step import IREE_COMPILE, alternate, benchmark_module, step_stablehlo, zero_inputs  # noqa: E402
 
 import s4tf  # noqa: E402
 from s4tf.runtime.compiler import compile_stablehlo  # noqa: E402
@@ -130,6 +134,38 @@ def tune(shape: Shape, benchmark: Path, folder: Path, repetitions: int, margin: 
     return best
 
 
+def step_cpu(stablehlo_path: Path, folder: Path, configs: dict, inputs: list[str], repetitions: int) -> list[float]:
+    """CPU microseconds of the whole step compiled with ``configs``' tiles, on ``local-sync``."""
+    flags = [*compile_flags("cpu"), "--iree-input-type=stablehlo"]
+    if configs:
+        flags.append(f"--iree-codegen-tuning-spec-path={write_spec(configs, folder)}")
+    vmfb = folder / f"step-{len(configs)}.vmfb"
+    subprocess.run([IREE_COMPILE, *flags, str(stablehlo_path), "-o", str(vmfb)], check=True, capture_output=True)
+    return [r["cpu_time"] for r in benchmark_module(vmfb, "local-sync", "train_step", inputs, repetitions=repetitions)]
+
+
+def verify(stablehlo: str, folder: Path, winners: dict, inputs: list[str], repetitions: int, margin: float) -> dict:
+    """The winners that make the whole step faster, added one at a time (a dispatch alone
+    runs with its operands hot in cache and its own epilogue; the step is what counts)."""
+    source = folder / "step.mlir"
+    source.write_text(stablehlo)
+    accepted: dict = {}
+    base = step_cpu(source, folder, accepted, inputs, repetitions)
+    for shape, config in winners.items():
+        trial = step_cpu(source, folder, {**accepted, shape: config}, inputs, repetitions)
+        again = step_cpu(source, folder, accepted, inputs, repetitions)  # alternating: the load moves
+        before, after = statistics.median(base + again), statistics.median(trial)
+        verdict = after < before * (1 - margin / 2)
+        print(f"  whole step with {'x'.join(map(str, shape))}'s tiles: {before / 1e3:.2f} -> {after / 1e3:.2f} ms CPU"
+              f" ({'kept' if verdict else 'dropped'})")
+        if verdict:
+            accepted[shape] = config
+            base = trial
+        else:
+            base = again
+    return accepted
+
+
 def untuned(fn):
     """``fn()`` with the tuning switched off (``S4TF_TUNING=0``) while it compiles."""
     saved = os.environ.get("S4TF_TUNING")
@@ -213,6 +249,8 @@ def main(argv=None) -> None:
     parser.add_argument("--margin", type=float, default=0.05, help="keep a winner only this much faster than IREE's choice")
     parser.add_argument("--calls", type=int, default=20, help="calls per round in the comparisons")
     parser.add_argument("--rounds", type=int, default=7, help="alternating rounds in the comparisons")
+    parser.add_argument("--verify-kept", action="store_true", help="check the kept tiles in the whole steps; drop those that do not help")
+    parser.add_argument("--no-verify", action="store_true", help="keep winners without checking them in the whole step")
     parser.add_argument("--compare-only", action="store_true", help="skip the search; compare with the kept winners")
     parser.add_argument("--max-products", type=int, help="tune only the first N products (quick runs)")
     parser.add_argument("--quick", action="store_true", help="two candidates per product (smoke tests)")
@@ -220,7 +258,19 @@ def main(argv=None) -> None:
     cpu = host_cpu().name
     print(f"load average {os.getloadavg()[0]:.1f}, CPU {cpu}")
     kinds = options.models.split(",")
-    if not options.compare_only:
+    if options.verify_kept:
+        for kind in kinds:
+            _, x, y, step, opt = problem(kind, BATCH[kind])
+            model = fresh_model(kind)
+            args = (model, opt.init(model), x, y)
+            stablehlo = step_stablehlo(step, args)
+            with tempfile.TemporaryDirectory() as folder:
+                shapes = products(stablehlo, Path(folder), options.min_size)
+                kept = {shape: config for shape, config in load_configs(cpu).items() if shape in shapes}
+                print(f"{len(kept)} kept tile(s) for the {kind} step's products")
+                accepted = verify(stablehlo, Path(folder), kept, zero_inputs(args), options.repetitions, options.margin)
+            save_configs(cpu, {}, drop=set(kept) - set(accepted))
+    elif not options.compare_only:
         winners = {}
         for kind in kinds:
             _, x, y, step, opt = problem(kind, BATCH[kind])
@@ -229,10 +279,15 @@ def main(argv=None) -> None:
             with tempfile.TemporaryDirectory() as folder:
                 found = {s: b for s, b in products(stablehlo, Path(folder), options.min_size).items() if s not in winners}
                 print(f"{len(found)} product shapes of the {kind} step to tune: {', '.join('x'.join(map(str, s)) for s in found)}")
+                alone = {}
                 for shape, benchmark in list(found.items())[:options.max_products]:
                     config = tune(shape, benchmark, Path(folder), options.repetitions, options.margin, options.quick)
                     if config is not None:
-                        winners[shape] = config
+                        alone[shape] = config
+                if alone and not options.no_verify:
+                    alone = verify(stablehlo, Path(folder), alone, zero_inputs((model, opt.init(model), x, y)),
+                                   options.repetitions, options.margin)
+                winners.update(alone)
         print(f"kept {len(winners)} winner(s) in {save_configs(cpu, winners)}")
     kept = load_configs(cpu)
     print(f"\nin one process, alternating (load average {os.getloadavg()[0]:.1f}):")
