@@ -39,8 +39,8 @@ def run_configs(configs, steps: int, rounds: int) -> None:
         _, x, y, step, opt = problem(kind, batch)
         model = nn.MLP((784, width, width, 10)) if kind == "mlp" else fresh_model(kind)
         times, _ = step_times(kind, model, x, y, step, opt, steps, rounds)
-        (wall, cpu), (jax_wall, jax_cpu) = ((statistics.median(t[i] for t in times[name]) for i in (0, 1))
-                                            for name in ("s4tf", "JAX jit"))
+        (wall, cpu), (jax_wall, jax_cpu) = [[statistics.median(t[i] for t in times[name]) for i in (0, 1)]
+                                            for name in ("s4tf", "JAX jit")]
         print(f"{ROW_TAG}{kind},{batch},{width or ''},{wall * 1e3:.2f},{cpu * 1e3:.2f},{jax_wall * 1e3:.2f},{jax_cpu * 1e3:.2f}",
               flush=True)
 
