@@ -251,6 +251,8 @@ def matmul(x, y):
             f"matmul: incompatible shapes {tuple(x.shape)} and {tuple(y.shape)}: "
             f"batch dimensions {tuple(x2.shape[:-2])} and {tuple(y2.shape[:-2])} do not broadcast"
         ) from None
+    if y_rank == 2 and x_rank > 2:  # (..., k) by (k, n): one product over all leading axes, the matrix not broadcast
+        return apply1("dot_general", x, y, lhs_batch=(), rhs_batch=(), lhs_contract=(x_rank - 1,), rhs_contract=(0,))
     nb = len(batch)
     if nb:
         x2 = broadcast_to(x2, batch + tuple(x2.shape[-2:]))

@@ -13,7 +13,9 @@ from iree.compiler.version import VERSION as IREE_VERSION
 from s4tf.errors import CompilationError
 from s4tf.runtime.cache import DiskCache, cache_key
 from s4tf.runtime.system_libm import LINK_FLAG, needs_system_libm
-from s4tf.runtime.targets import compile_flags
+from s4tf.runtime.cpu import host_cpu
+from s4tf.runtime.targets import compile_flags, get_target
+from s4tf.runtime.tuning import tuning_flags
 from s4tf.version import __version__
 
 
@@ -22,8 +24,11 @@ def module_cache_key(module_text: str, target: str, flags) -> str:
 
 
 def compile_stablehlo(module_text: str, target: str = "cpu", extra_flags=(), cache: DiskCache | None = None) -> bytes:
-    """The ``.vmfb`` for ``module_text`` on ``target``; served from the cache when present."""
-    flags = compile_flags(target, extra_flags)
+    """The ``.vmfb`` for ``module_text`` on ``target``; served from the cache when present.
+    Code for this machine's CPU takes the tile sizes the autotuner kept (:mod:`s4tf.runtime.tuning`;
+    the spec's file is named by its content, so the key names the tiles)."""
+    host = get_target(target).architecture == "host" and not extra_flags
+    flags = [*compile_flags(target, extra_flags), *tuning_flags(host_cpu().name if host else None)]
     cache = cache or DiskCache()
     key = module_cache_key(module_text, target, flags)
     cached = cache.get(key)

@@ -62,6 +62,7 @@ SHAPES = {
 CONTRACTIONS = {
     "matmul": (lambda x, w: x @ w, [ANY, RNG.standard_normal((4, 2))]),
     "batched_matmul": (lambda x, w: x @ w, [RNG.standard_normal((2, 3, 4)), RNG.standard_normal((2, 4, 5))]),
+    "stacked_by_matrix": (lambda x, w: x @ w, [RNG.standard_normal((2, 3, 4)), RNG.standard_normal((4, 5))]),
     "matvec": (lambda x, v: x @ v, [ANY, ROW]),
     "conv2d": (lambda x, w: s4tf.conv2d(x, w, strides=1, padding="same"),
                [RNG.standard_normal((1, 5, 5, 2)), RNG.standard_normal((3, 3, 2, 3))]),

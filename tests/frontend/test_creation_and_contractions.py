@@ -83,3 +83,11 @@ def test_flip_of_no_axes_is_the_tensor():
     """A 0-d tensor has no axis to reverse (IREE could not compile the empty reverse)."""
     np.testing.assert_array_equal(np.asarray(s4tf.flip(np.float32(2.5))), np.float32(2.5))
     np.testing.assert_array_equal(np.asarray(s4tf.flip(np.arange(3), axis=())), np.arange(3))
+
+
+def test_stacked_rows_by_a_matrix_is_one_product_without_a_broadcast_matrix():
+    """``(..., k) @ (k, n)`` contracts the last axis with the matrix as it is (as XLA's
+    ``jnp.matmul``), rather than broadcasting the matrix to a batch of copies."""
+    text = str(s4tf.function(lambda c, b: c @ b).lower(C, B))
+    assert "broadcast_in_dim" not in text and "lhs_batch = array<i64>" in text
+    check_staged(lambda c, b: c @ b, [C, B], np.matmul(C, B), ops=["dot_general"], scale=10)

@@ -11,8 +11,8 @@ def test_bench_train_prints_step_times_ratios_and_memory():
     assert completed.returncode == 0, completed.stderr
     out = completed.stdout
     assert re.search(r"sgemm peak \(NumPy, 2048x2048 float32\): [\d.]+ GFLOP/s", out)
-    for model, batch in (("mlp", 16), ("lenet", 8)):
+    for model, batch in (("mlp", 16), ("lenet", 8), ("transformer", 1)):
         assert f"{model}, batch {batch}:" in out
-    assert len(re.findall(r"^s4tf\s+[\d.]+\s+[\d.]+", out, re.M)) == 2
-    assert len(re.findall(r"^JAX jit\s+[\d.]+\s+[\d.]+\s+\d+%\s+[\d.]+$", out, re.M)) == 2  # JAX: a test dependency
-    assert len(re.findall(r"memory: parameters \+ Adam state [\d.]+ MB; a step needs [\d.-]+ MB more with donation", out)) == 2
+    assert len(re.findall(r"^s4tf\s+[\d.]+\s+[\d.]+", out, re.M)) == 3
+    assert len(re.findall(r"^JAX jit\s+[\d.]+\s+[\d.]+\s+\d+%\s+[\d.]+\s+[\d.]+\s+[\d.]+$", out, re.M)) == 3  # JAX: a test dependency
+    assert len(re.findall(r"memory: parameters \+ Adam state [\d.]+ MB; a step needs [\d.-]+ MB more with donation", out)) == 3

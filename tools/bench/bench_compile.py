@@ -11,24 +11,34 @@ times its first call: trace, lower to StableHLO, donate, compile (or read the di
 load, run, host copy of the loss. *Cold*: a new, empty ``$S4TF_CACHE_DIR`` each round;
 *warm*: the cache already holds the module, so IREE does not run and the figure is
 s4tf's own work. *trace* is ``step.lower(...)`` alone (tracing into the s4tf dialect).
-The figures are medians over the rounds, in wall-clock time and in this process's CPU
-time (which a loaded machine disturbs less; IREE's compiler runs in a process of its own,
-so a cold call's CPU time leaves it out).
+*JAX* is the first call of a new ``jax.jit`` of the same step (trace, XLA compile, run;
+JAX's persistent cache is off), the peer of the cold figure.
+The figures are medians over the rounds, in wall-clock time and in CPU time (which a
+loaded machine disturbs less): this process's and its finished children's, so a cold
+call's CPU time includes IREE's compiler, which runs in a process of its own, as JAX's
+includes XLA's.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
+import sys
 import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
-from s4tf import nn
-from s4tf.nn.training import train_step
-from s4tf.optim import Adam
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_train import jax_step, model_leaves  # noqa: E402
+
+from s4tf import nn  # noqa: E402
+from s4tf.nn.training import train_step  # noqa: E402
+from s4tf.optim import Adam  # noqa: E402
 
 
 def problem(batch: int):
@@ -40,11 +50,17 @@ def problem(batch: int):
     return opt, model, opt.init(model), x, y
 
 
+def cpu_seconds() -> float:
+    """CPU time of this process and of its finished children (IREE's compiler runs as one)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
 def timed(fn) -> tuple[float, float]:
     """(wall, CPU) seconds of ``fn()``."""
-    wall, cpu = time.perf_counter(), time.process_time()
+    wall, cpu = time.perf_counter(), cpu_seconds()
     fn()
-    return time.perf_counter() - wall, time.process_time() - cpu
+    return time.perf_counter() - wall, cpu_seconds() - cpu
 
 
 def first_call(batch: int) -> tuple[float, float]:
@@ -60,8 +76,20 @@ def trace_only(batch: int) -> tuple[float, float]:
     return timed(lambda: step.lower(model, state, x, y))
 
 
+def jax_first_call(batch: int) -> tuple[float, float]:
+    """Seconds of a new ``jax.jit`` step's first call (trace, compile, run), loss copied to the host."""
+    import jax
+    import jax.numpy as jnp
+
+    _, model, _, x, y = problem(batch)
+    params = jax.device_put(model_leaves(model))
+    zeros = jax.tree.map(jnp.zeros_like, params)
+    step = jax_step("mlp")
+    return timed(lambda: float(step(params, zeros, zeros, jnp.float32(0), x, y)[-1]))
+
+
 def measure(batch: int, rounds: int) -> dict[str, list[tuple[float, float]]]:
-    times: dict[str, list[tuple[float, float]]] = {"cold": [], "warm": [], "trace": []}
+    times: dict[str, list[tuple[float, float]]] = {"cold": [], "JAX": [], "warm": [], "trace": []}
     saved = os.environ.get("S4TF_CACHE_DIR")
     try:
         with tempfile.TemporaryDirectory() as warm_dir:
@@ -71,6 +99,7 @@ def measure(batch: int, rounds: int) -> dict[str, list[tuple[float, float]]]:
                 with tempfile.TemporaryDirectory() as cold_dir:
                     os.environ["S4TF_CACHE_DIR"] = cold_dir
                     times["cold"].append(first_call(batch))
+                times["JAX"].append(jax_first_call(batch))
                 os.environ["S4TF_CACHE_DIR"] = warm_dir
                 times["warm"].append(first_call(batch))
                 times["trace"].append(trace_only(batch))
@@ -93,6 +122,9 @@ def main(argv=None) -> None:
         wall, cpu = ([v[i] * 1e3 for v in values] for i in (0, 1))
         print(f"{name:6} wall median {statistics.median(wall):8.1f} ms (min {min(wall):8.1f})   "
               f"CPU median {statistics.median(cpu):8.1f} ms (min {min(cpu):8.1f})")
+    cold, peer = (statistics.median(v[0] for v in times[name]) for name in ("cold", "JAX"))
+    cold_cpu, peer_cpu = (statistics.median(v[1] for v in times[name]) for name in ("cold", "JAX"))
+    print(f"cold first call / JAX's first call: {cold / peer:.2f} (wall medians), {cold_cpu / peer_cpu:.2f} (CPU medians)")
     print(f"load average {os.getloadavg()[0]:.2f}")
 
 

@@ -1,7 +1,8 @@
 """Benchmark training steps: s4tf's compiled step against JAX-jit, and device memory.
 
 ```
-python tools/bench/bench_train.py                    # MLP 784-512-512-10 at batch 128, LeNet-5 at batch 64
+python tools/bench/bench_train.py                    # MLP 784-512-512-10 at batch 128, LeNet-5 at batch 64,
+                                                     # a transformer encoder block (d 256, 4 heads, seq 128) at batch 8
 python tools/bench/bench_train.py --steps 20 --rounds 3
 ```
 
@@ -10,7 +11,8 @@ update of every parameter. The batch is on the device before timing, for both pe
 as one ``jax.jit`` function of the same model written with ``jax.numpy``. Both start from
 the same weights and take the same batches; the first step's losses are checked against
 each other. Timed: ``--steps`` steps in a row, then a host copy of the last loss (both
-peers run asynchronously), in alternating rounds; the figure is the median per step.
+peers run asynchronously), in alternating rounds; the figures are the medians per step of
+wall time and of this process's CPU time (all threads: a shared machine disturbs it less).
 
 GFLOP/s count multiply-adds of the forward pass times three (forward, and the two
 products of each layer's backward pass), against the machine's sgemm peak measured with
@@ -46,6 +48,10 @@ from s4tf import nn
 from s4tf.nn.training import train_step
 from s4tf.optim import Adam
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import transformer_block  # noqa: E402
 
 LR = 1e-3
 MEMORY_TAG = "training-memory-bytes:"
@@ -123,6 +129,8 @@ def jax_step(kind: str):
     import jax.numpy as jnp
 
     def forward(params, x):
+        if kind == "transformer":
+            return transformer_block.jax_forward(params, x)
         if kind == "lenet":
             (k1, c1), (k2, c2), *dense = params
             def conv(x, kernel, padding):
@@ -160,6 +168,8 @@ def jax_step(kind: str):
 
 def model_leaves(model) -> list:
     """``[(kernel_or_weight, bias), ...]`` of the model's parametrized layers, as NumPy."""
+    if isinstance(model, transformer_block.EncoderBlock):
+        return [(np.asarray(a), np.asarray(b)) for a, b in transformer_block.parameter_pairs(model)]
     return [
         (np.asarray(layer.weight if hasattr(layer, "weight") else layer.filter), np.asarray(layer.bias))
         for layer in model.layers if hasattr(layer, "bias")
@@ -167,26 +177,27 @@ def model_leaves(model) -> list:
 
 
 def fresh_model(kind: str):
+    if kind == "transformer":
+        return transformer_block.encoder_block()
     return nn.MLP((784, 512, 512, 10)) if kind == "mlp" else nn.LeNet5(in_channels=1, num_classes=10)
 
 
 def problem(kind: str, batch: int):
     """``(flops, x, y, step, opt)``: a batch of random inputs and labels, the compiled step."""
     rng = np.random.default_rng(0)
-    shape = (batch, 784) if kind == "mlp" else (batch, 28, 28, 1)
-    flops = mlp_flops(batch) if kind == "mlp" else lenet_flops(batch)
+    shape = {"mlp": (batch, 784), "lenet": (batch, 28, 28, 1), "transformer": (batch, 128, 256)}[kind]
+    flops = {"mlp": mlp_flops, "lenet": lenet_flops, "transformer": transformer_block.flops}[kind](batch)
     x = rng.standard_normal(shape).astype(np.float32)
     y = rng.integers(0, 10, batch).astype(np.int32)
     opt = Adam(LR)
     return flops, x, y, train_step(opt), opt
 
 
-def benchmark(kind: str, batch: int, steps: int, rounds: int, peak: float) -> None:
-    flops, x, y, step, opt = problem(kind, batch)
-    model = fresh_model(kind)
+def step_times(kind: str, model, x, y, step, opt, steps: int, rounds: int) -> tuple[dict, float]:
+    """``({peer: [(wall, CPU) seconds per step, per round]}, first loss)``: s4tf's ``step``
+    and JAX-jit's of the same ``kind`` from ``model``'s weights, alternating; the first
+    losses are checked to agree."""
     state = opt.init(model)
-    params_and_state_bytes = 3 * sum(w.nbytes + b.nbytes for w, b in model_leaves(model))
-
     peers = {}
     _, _, first_loss, _ = step(model, state, x, y)
     s4tf_loss = float(np.asarray(first_loss))
@@ -222,18 +233,30 @@ def benchmark(kind: str, batch: int, steps: int, rounds: int, peak: float) -> No
         peers["JAX jit"] = run_jax
     for run in peers.values():
         run()  # warm-up
-    times = {name: [] for name in peers}
+    times = {name: [] for name in peers}  # (wall, CPU) seconds per step, per round
     for _ in range(rounds):
         for name, run in peers.items():
-            times[name].append(_time(run) / steps)
+            cpu = time.process_time()
+            wall = _time(run)
+            times[name].append((wall / steps, (time.process_time() - cpu) / steps))
+    return times, s4tf_loss
+
+
+def benchmark(kind: str, batch: int, steps: int, rounds: int, peak: float) -> None:
+    flops, x, y, step, opt = problem(kind, batch)
+    model = fresh_model(kind)
+    params_and_state_bytes = 3 * sum(w.nbytes + b.nbytes for w, b in model_leaves(model))
+    times, s4tf_loss = step_times(kind, model, x, y, step, opt, steps, rounds)
     memory = {donate: measure_in_subprocess(kind, batch, steps, donate) for donate in (True, False)}
     print(f"\n{kind}, batch {batch}: {flops / 1e9:.3f} GFLOP per step, first loss {s4tf_loss:.4f} (peers agree)")
-    print(f"{'peer':<10}{'ms/step':>10}{'GFLOP/s':>10}{'% of sgemm':>12}{'ratio s4tf/peer':>17}")
-    ours = statistics.median(times["s4tf"])
+    print(f"{'peer':<10}{'ms/step':>10}{'GFLOP/s':>10}{'% of sgemm':>12}{'ratio s4tf/peer':>17}"
+          f"{'CPU ms/step':>13}{'CPU ratio':>11}")
+    ours, ours_cpu = (statistics.median(t[i] for t in times["s4tf"]) for i in (0, 1))
     for name, samples in times.items():
-        median = statistics.median(samples)
-        ratio = "" if name == "s4tf" else f"{ours / median:.2f}"
-        print(f"{name:<10}{median * 1e3:>10.2f}{flops / median / 1e9:>10.1f}{100 * flops / median / 1e9 / peak:>11.0f}%{ratio:>17}")
+        median, cpu = (statistics.median(t[i] for t in samples) for i in (0, 1))
+        ratio, cpu_ratio = ("", "") if name == "s4tf" else (f"{ours / median:.2f}", f"{ours_cpu / cpu:.2f}")
+        print(f"{name:<10}{median * 1e3:>10.2f}{flops / median / 1e9:>10.1f}{100 * flops / median / 1e9 / peak:>11.0f}%{ratio:>17}"
+              f"{cpu * 1e3:>13.2f}{cpu_ratio:>11}")
     if None not in memory.values():
         print(
             f"memory: parameters + Adam state {params_and_state_bytes / 1e6:.2f} MB; a step needs "
@@ -247,9 +270,10 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=20, help="steps per timed round")
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds per peer")
-    parser.add_argument("--models", default="mlp,lenet", help="comma-separated: mlp (batch 128), lenet (batch 64)")
+    parser.add_argument("--models", default="mlp,lenet,transformer",
+                        help="comma-separated: mlp (batch 128), lenet (batch 64), transformer (batch 8)")
     parser.add_argument("--batch-scale", type=float, default=1.0, help="scale the batch sizes (for quick runs)")
-    parser.add_argument("--memory-of", choices=("mlp", "lenet"), help=argparse.SUPPRESS)  # the subprocess's job
+    parser.add_argument("--memory-of", choices=("mlp", "lenet", "transformer"), help=argparse.SUPPRESS)  # the subprocess's job
     parser.add_argument("--batch", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--no-donation", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
@@ -258,7 +282,7 @@ def main(argv=None) -> None:
         return
     peak = sgemm_peak_gflops()
     print(f"sgemm peak (NumPy, 2048x2048 float32): {peak:.1f} GFLOP/s")
-    for kind, batch in (("mlp", 128), ("lenet", 64)):
+    for kind, batch in (("mlp", 128), ("lenet", 64), ("transformer", 8)):
         if kind in options.models.split(","):
             benchmark(kind, max(1, round(batch * options.batch_scale)), options.steps, options.rounds, peak)
 

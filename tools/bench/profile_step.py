@@ -2,6 +2,7 @@
 
 ```
 python tools/bench/profile_step.py                    # MLP at batch 128 and LeNet-5 at batch 64
+python tools/bench/profile_step.py --models transformer  # the encoder block (d 256, 4 heads, seq 128) at batch 8
 python tools/bench/profile_step.py --models mlp --no-dispatches
 ```
 
@@ -99,13 +100,18 @@ def dispatch_times(stablehlo: str, folder: Path, device: str, limit: int | None 
     return times
 
 
+def zero_inputs(args) -> list[str]:
+    """``iree-benchmark-module --input`` values for the step's array arguments, all zeros."""
+    leaves = [leaf for leaf in pytree.flatten(args)[0] if hasattr(leaf, "shape") or isinstance(leaf, Tensor)]
+    return [f"{'x'.join(map(str, np.shape(leaf)))}{'x' if np.ndim(leaf) else ''}{'i32' if np.asarray(leaf).dtype.kind == 'i' else 'f32'}=0"
+            for leaf in leaves]
+
+
 def module_times(stablehlo: str, folder: Path, args) -> dict[str, tuple[float, float]]:
     """Median ``(wall us, CPU us)`` of the whole step in ``iree-benchmark-module``, per driver."""
     vmfb = folder / "step.vmfb"
     vmfb.write_bytes(compile_stablehlo(stablehlo, "cpu"))
-    leaves = [leaf for leaf in pytree.flatten(args)[0] if hasattr(leaf, "shape") or isinstance(leaf, Tensor)]
-    inputs = [f"{'x'.join(map(str, np.shape(leaf)))}{'x' if np.ndim(leaf) else ''}{'i32' if np.asarray(leaf).dtype.kind == 'i' else 'f32'}=0"
-              for leaf in leaves]
+    inputs = zero_inputs(args)
     times = {}
     for device in ("local-task", "local-sync"):
         records = benchmark_module(vmfb, device, "train_step", inputs)
@@ -113,18 +119,20 @@ def module_times(stablehlo: str, folder: Path, args) -> dict[str, tuple[float, f
     return times
 
 
-def alternate(peers: dict, calls: int, rounds: int) -> dict[str, float]:
-    """Median seconds per call of each peer, peers alternating in rounds of ``calls``."""
+def alternate(peers: dict, calls: int, rounds: int, cpu: bool = False) -> dict:
+    """Median seconds per call of each peer, peers alternating in rounds of ``calls``; with
+    ``cpu``, ``(wall, CPU)`` medians (this process's CPU time, all threads)."""
     times = {name: [] for name in peers}
     for run in peers.values():
         run()
     for _ in range(rounds):
         for name, run in peers.items():
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             for _ in range(calls):
                 run()
-            times[name].append((time.perf_counter() - start) / calls)
-    return {name: statistics.median(samples) for name, samples in times.items()}
+            times[name].append(((time.perf_counter() - start) / calls, (time.process_time() - start_cpu) / calls))
+    medians = {name: tuple(statistics.median(t[i] for t in samples) for i in (0, 1)) for name, samples in times.items()}
+    return medians if cpu else {name: wall for name, (wall, _) in medians.items()}
 
 
 def call_path(kind: str, batch: int, calls: int, rounds: int) -> None:
@@ -222,14 +230,15 @@ def matmul(calls: int, rounds: int, m: int = 128, k: int = 784, n: int = 512) ->
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--models", default="mlp,lenet", help="comma-separated: mlp (batch 128), lenet (batch 64)")
+    parser.add_argument("--models", default="mlp,lenet",
+                        help="comma-separated: mlp (batch 128), lenet (batch 64), transformer (batch 8)")
     parser.add_argument("--calls", type=int, default=100, help="calls timed per measurement")
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds per peer")
     parser.add_argument("--no-dispatches", action="store_true", help="skip the per-dispatch and whole-module benchmarks")
     parser.add_argument("--max-dispatches", type=int, help="time only the first N dispatches (quick runs)")
     options = parser.parse_args(argv)
     print(f"load average {os.getloadavg()[0]:.1f}, {os.cpu_count()} CPUs")
-    for kind, batch in (("mlp", 128), ("lenet", 64)):
+    for kind, batch in (("mlp", 128), ("lenet", 64), ("transformer", 8)):
         if kind not in options.models.split(","):
             continue
         print(f"\n{kind}, batch {batch}")
