@@ -2,7 +2,8 @@
 ``s4tf.take_along_axis``, ``x.at[idx].set(v)`` (and ``add``, ``multiply``, ``min``, ``max``).
 
 Basic indices (ints, slices of any step, ``None``, ``...``) become ``s4tf.slice`` and
-``s4tf.reverse``; integer arrays (in any positions, broadcast together, placed as NumPy
+``s4tf.reverse`` (eagerly, ints are a gather's index operand, so that ``x[i]`` in a loop
+compiles one module, not one per ``i``); integer arrays (in any positions, broadcast together, placed as NumPy
 places them) become one ``s4tf.gather``, and updates through them one ``s4tf.scatter``.
 A boolean mask known on the host (a NumPy array, an eager tensor) is its ``nonzero()``
 indices; a traced mask has no static count of elements, so reading through it is an
@@ -27,7 +28,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from s4tf import lazy_mode
 from s4tf import numpy_api as np_api
+from s4tf.dialects.composition import current_emitter
 from s4tf.dialects.types import BOOL_DTYPE, is_integer, to_numpy_dtype
 from s4tf import dispatch
 from s4tf.errors import S4tfError, ShapeError
@@ -257,13 +260,21 @@ def _batch_from(value, batch_rank: int, position: int | None):
 # -- reading ------------------------------------------------------------------------------
 
 
+def _runs_eagerly() -> bool:
+    """Whether ops run on the device at once here (no trace, not lazy mode): then an int
+    index is a gather's index operand, so ``x[i]`` compiles once for every ``i`` (the
+    static slice a trace gets would compile one module per index)."""
+    return current_emitter() is None and not lazy_mode.mode_is_lazy()
+
+
+
 def getitem(x, index):
     """``x[index]`` as NumPy reads it (a copy): ints, slices of any step, ``None``, ``...``,
     integer arrays in any positions, and boolean masks the host knows."""
     x = np_api._tensor(x)
     plan_ = plan(x.shape, index)
     expanded = np_api.reshape(x, plan_.shape)
-    if not plan_.arrays:
+    if not plan_.arrays and not (_runs_eagerly() and any(isinstance(item, int) for item in plan_.items)):
         start, limit, stride, reversed_axes, counts = _basic(plan_, ints_as_arrays=False)
         window = _window(expanded, plan_.shape, start, limit, stride, reversed_axes)
         return np_api.reshape(window, [c for c, item in zip(counts, plan_.items) if not isinstance(item, int)])

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import s4tf
+from s4tf import eager
 
 X = np.arange(60.0, dtype=np.float32).reshape(5, 3, 4)
 READS = [
@@ -20,6 +21,22 @@ def test_reads_match_numpy(index):
     got = s4tf.function(lambda x: x[index])(X)
     assert got.shape == X[index].shape
     np.testing.assert_array_equal(np.asarray(got), X[index])
+
+
+@pytest.mark.parametrize("index", READS, ids=repr)
+def test_eager_reads_match_numpy(index):
+    got = s4tf.asarray(X)[index]
+    assert got.shape == X[index].shape
+    np.testing.assert_array_equal(np.asarray(got), X[index])
+
+
+def test_eager_int_reads_compile_one_function_for_every_index(monkeypatch):
+    monkeypatch.setattr(eager, "_one_op_functions", type(eager._one_op_functions)())
+    x = s4tf.asarray(X)
+    for index in np.ndindex(X.shape[:2]):
+        assert float(x[index][-1]) == X[index][-1]
+    # the gather at a runtime index, the reshape of x, and (-1) of each row's gather
+    assert eager.cached_functions() <= 4
 
 
 def _numpy_update(x, index, value, kind):
