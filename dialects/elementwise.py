@@ -518,6 +518,74 @@ class Atan2(BinaryOp):
         )
 
 
+class NextAfter(BinaryOp):
+    """The next float after ``lhs`` toward ``rhs`` (``rhs`` where they are equal, NaN where
+    either is). Lowered on the bits: a bitcast to the integer of the float's width, one
+    step up or down, a bitcast back; from zero, the smallest subnormal of ``rhs``'s sign.
+    Operands are compared as integers ordered as the floats, since IREE's CPU code compares
+    subnormals as zero. float32 and float64 only (s4tf has no 16-bit integer to hold a half's bits).
+
+    ```mlir
+    %0 = "s4tf.nextafter"(%x, %y) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    ```
+    """
+
+    name, numpy = "nextafter", staticmethod(np.nextafter)
+    kinds = "float"
+    _BITS = {"f32": "i32", "f64": "i64"}
+
+    @classmethod
+    def infer(cls, lhs, rhs):
+        result = super().infer(lhs, rhs)
+        if result.dtype not in cls._BITS:
+            raise DTypeError(f"nextafter needs float32 or float64 operands, got {result.dtype}")
+        return result
+
+    @classmethod
+    def lower_broadcast(cls, lowering, operands):
+        x, y = operands
+        float_type = lowering.result_type
+        int_type = float_type.with_dtype(cls._BITS[float_type.dtype])
+        flags = float_type.with_dtype(BOOL_DTYPE)
+
+        def splat(number, tensor_type):
+            return hlo.broadcast(hlo.scalar(number, tensor_type.dtype), TensorType((), tensor_type.dtype), tensor_type.shape)
+
+        def compare(a, b, direction, tensor_type):
+            return hlo.compare(a, b, direction, tensor_type.dtype, flags)
+
+        def select(flag, a, b, tensor_type):
+            return hlo.value("select", [flag, a, b], tensor_type)
+
+        bits = hlo.value("bitcast_convert", [x], int_type)
+        sign_mask = splat(np.iinfo(to_numpy_dtype(int_type.dtype)).min, int_type)
+
+        def order(value_bits):  # an integer ordered as the floats: compares without flushing subnormals
+            magnitude = hlo.value("and", [value_bits, hlo.value("not", [sign_mask], int_type)], int_type)
+            negative = compare(value_bits, splat(0, int_type), "LT", int_type)
+            return select(negative, hlo.value("negate", [magnitude], int_type), magnitude, int_type)
+
+        x_order, y_bits = order(bits), hlo.value("bitcast_convert", [y], int_type)
+        y_order = order(y_bits)
+        toward_larger = compare(y_order, x_order, "GT", int_type)
+        positive = compare(x_order, splat(0, int_type), "GT", int_type)
+        away_from_zero = compare(toward_larger, positive, "EQ", flags)  # |x| grows: one step up the bits
+        step = select(away_from_zero, splat(1, int_type), splat(-1, int_type), int_type)
+        stepped = hlo.value("bitcast_convert", [hlo.value("add", [bits, step], int_type)], float_type)
+        y_sign = hlo.value("and", [y_bits, sign_mask], int_type)
+        smallest = hlo.value("bitcast_convert", [hlo.value("or", [y_sign, splat(1, int_type)], int_type)], float_type)
+        at_zero = compare(x_order, splat(0, int_type), "EQ", int_type)
+        result = select(at_zero, smallest, stepped, float_type)
+        result = select(compare(x_order, y_order, "EQ", int_type), y, result, float_type)
+        unordered = hlo.value("or", [compare(x, x, "NE", float_type), compare(y, y, "NE", float_type)], flags)
+        return select(unordered, hlo.value("add", [x, y], float_type), result, float_type)
+
+    @classmethod
+    def jvp(cls, ops, primals, tangents, result):
+        """One step from ``lhs``: its derivative is ``lhs``'s (``rhs`` only picks the direction)."""
+        return tangents[0]
+
+
 class CompareOp(BinaryOp):
     """Elementwise comparison with broadcasting; the result is an ``i1`` tensor.
 

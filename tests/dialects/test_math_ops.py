@@ -15,6 +15,7 @@ from op_testing import (
     covered,
     covers,
     random_array,
+    run_staged,
 )
 
 import s4tf
@@ -67,6 +68,36 @@ def test_atan2_finds_the_quadrant():
     pairs.append((np.float64([0.0, -0.0, 1.0, -1.0, 0.3]), np.float64([-1.0, -1.0, 0.0, 0.0, -2.0])))  # system libm
     expected = [np.arctan2(as_float64(y), as_float64(x)).astype(y.dtype) for y, x in pairs]
     check_pairwise(s4tf.atan2, pairs, expected, ops=["atan2"])
+
+
+def _nextafter_pairs(dtype):
+    info, tiny = np.finfo(dtype), np.finfo(dtype).smallest_subnormal
+    x = [0.0, -0.0, 0.0, 1.0, -1.0, 2.0, -2.0, info.max, np.inf, -np.inf, np.nan, 1.0, info.tiny, tiny, -tiny, 3.5, tiny, -0.0]
+    y = [1.0, 1.0, -1.0, 0.0, -5.0, 0.0, -3.0, np.inf, 0.0, 0.0, 1.0, np.nan, 0.0, 3 * tiny, -3 * tiny, 3.5, -1.0, 0.0]
+    return np.array(x, dtype), np.array(y, dtype)
+
+
+@covers("nextafter")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_nextafter_is_numpys_to_the_bit(dtype):
+    """Every direction, zeros of both signs, subnormals (which IREE's CPU code compares as
+    zero), infinities and NaN; with broadcasting and a Python scalar."""
+    x, y = _nextafter_pairs(dtype)
+    device, reference = run_staged(lambda a, b: (s4tf.nextafter(a, b), s4tf.nextafter(a[:, None], b)), x, y, ops=["nextafter"])
+    with np.errstate(over="ignore"):
+        expected = [np.nextafter(x, y), np.nextafter(x[:, None], y)]
+    bits = np.dtype(f"i{np.dtype(dtype).itemsize}")
+    for got in (device, reference):
+        for result, want in zip(got, expected):
+            assert result.dtype == want.dtype
+            np.testing.assert_array_equal(np.isnan(result), np.isnan(want))
+            np.testing.assert_array_equal(np.where(np.isnan(want), 0, result).view(bits), np.where(np.isnan(want), 0, want).view(bits))
+    np.testing.assert_array_equal(np.asarray(s4tf.nextafter(x, 0)), np.nextafter(x, dtype(0)))
+
+
+def test_nextafter_refuses_half_floats():
+    with pytest.raises(s4tf.DTypeError, match="float32 or float64"):
+        s4tf.nextafter(np.float16(1.0), np.float16(2.0))
 
 
 SHIFTS = {"shift_left": (s4tf.bitwise_left_shift, np.left_shift), "shift_right": (s4tf.bitwise_right_shift, np.right_shift)}

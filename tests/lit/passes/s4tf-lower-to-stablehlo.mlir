@@ -419,6 +419,26 @@ func.func @array_api_families(%x: tensor<4xf32>, %y: tensor<4xf32>, %i: tensor<4
   return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<f32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
 
+// nextafter steps the float's bits as an integer of its width: both operands are bitcast and
+// compared as integers ordered as the floats, one step added, the sum bitcast back; equal
+// operands give rhs, a NaN operand gives x + y.
+
+// NONE-LABEL: func.func @nextafter
+// NONE-NOT:   s4tf.
+// CHECK-LABEL: func.func @nextafter
+// CHECK-SAME:    (%[[X:.*]]: tensor<4xf64>, %[[Y:.*]]: tensor<4xf64>)
+// CHECK:         %[[BITS:.*]] = stablehlo.bitcast_convert %[[X]] : (tensor<4xf64>) -> tensor<4xi64>
+// CHECK:         stablehlo.bitcast_convert %[[Y]] : (tensor<4xf64>) -> tensor<4xi64>
+// CHECK:         %[[SUM:.*]] = stablehlo.add %[[BITS]], %{{.*}} : tensor<4xi64>
+// CHECK-NEXT:    %[[STEPPED:.*]] = stablehlo.bitcast_convert %[[SUM]] : (tensor<4xi64>) -> tensor<4xf64>
+// CHECK:         %[[NAN:.*]] = stablehlo.add %[[X]], %[[Y]] : tensor<4xf64>
+// CHECK-NEXT:    %[[R:.*]] = stablehlo.select %{{.*}}, %[[NAN]], %{{.*}}
+// CHECK-NEXT:    return %[[R]]
+func.func @nextafter(%x: tensor<4xf64>, %y: tensor<4xf64>) -> tensor<4xf64> {
+  %0 = "s4tf.nextafter"(%x, %y) : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
+  return %0 : tensor<4xf64>
+}
+
 // Threefry-2x32 is twenty rounds of add, rotate (two shifts and an or) and xor on i32 words
 // read as unsigned; random_bits runs it on the key and a counter iota.
 
