@@ -22,6 +22,7 @@ from s4tf.dialects.composition import (  # the compositions the derivative rules
     broadcast_in_dim, iota, logical_and, min, ones,
 )
 from s4tf.dialects.composition import apply1, as_operand as _as_operand, as_tensor as _tensor, axes_of as _axes
+from s4tf.dialects.composition import check_device as _check_device
 from s4tf.dialects.composition import elementwise as _elementwise, float_operand as _float_operand
 from s4tf.dialects.composition import no_bool_loop as _no_bool_loop, normalize_axis as _normalize_axis
 from s4tf.dialects.composition import reduction as _reduce, result_dtype as _result_dtype
@@ -112,8 +113,11 @@ select = where
 cast = astype
 
 
-def clip(x, lo, hi):
-    return minimum(maximum(x, lo), hi)
+def clip(x, min=None, max=None):  # noqa: A002  (the Array API's names)
+    """``x`` limited to ``[min, max]``; a bound that is ``None`` limits nothing."""
+    x = _tensor(x)
+    x = x if min is None else maximum(x, min)
+    return x if max is None else minimum(x, max)
 
 
 def square(x):
@@ -123,12 +127,13 @@ def square(x):
 # -- creation ---------------------------------------------------------------------------
 
 
-def ones_like(x, dtype=None):
-    return full_like(x, 1, dtype)
+def ones_like(x, dtype=None, *, device=None):
+    return full_like(x, 1, dtype, device=device)
 
 
-def arange(start, stop=None, step=1, dtype=None):
+def arange(start, stop=None, step=1, dtype=None, *, device=None):
     """``np.arange`` with static bounds, computed on the device from ``s4tf.iota``."""
+    _check_device(device, "arange")
     if stop is None:
         start, stop = 0, start
     dtype = canonical_dtype(dtype) if dtype is not None else _result_dtype(start, stop, step)
