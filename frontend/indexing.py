@@ -98,14 +98,12 @@ def _read_item(item):
         if item.step == 0:
             raise _error("slice step cannot be zero")
         return [item]
-    if isinstance(item, (bool, np.bool_)):
-        raise _error(f"a bool ({item!r}) is not an index; use a boolean array of the indexed axes' shape as a mask")
+    if isinstance(item, (bool, np.bool_)):  # a 0-d mask, as in NumPy
+        return [("mask", np.asarray(item))]
     if isinstance(item, (int, np.integer)):
         return [int(item)]
     mask = _host_mask(item)
     if mask is not None:
-        if mask.ndim == 0:
-            raise _error("a 0-d boolean mask is not supported; use a boolean array of the indexed axes' shape")
         return [("mask", mask)]
     if isinstance(item, Tensor):
         dtype = item.tensor_type.dtype
@@ -150,6 +148,10 @@ def plan(shape, index) -> _Plan:
         if item is None:
             expanded.append(1)
             result.append(builtins.slice(None))
+            continue
+        if isinstance(item, tuple) and item[1].ndim == 0:  # x[True], x[False]: a new axis of 1 or 0 elements
+            expanded.append(1)
+            result.append(np.flatnonzero(item[1]))
             continue
         if isinstance(item, tuple):  # a boolean mask: its nonzero() positions, one array per axis
             mask = item[1]

@@ -13,6 +13,7 @@ READS = [
     np.s_[[0, 2]], np.s_[:, [1, 0], ::-1], np.s_[[0, 1], :, [1, 3]], np.s_[3, 1:, [1, 3]], np.s_[None, [1, 2], ..., 0],
     np.s_[X[:, 0, 0] > 20], np.s_[1, X[0] > 5], np.s_[..., -1], np.s_[::-2, None, 1], np.s_[[[0], [4]], [[0, 1]]],
     np.s_[1:4:2, [-1, 0]], np.s_[[]], np.s_[2, [True, False, True]], np.s_[-1, -1, ::-3], np.s_[np.int64(1), 0:0],
+    np.s_[True], np.s_[2, False], np.s_[None, np.True_, [1, 0]],  # 0-d masks: a new axis of 1 or 0 elements
 ]
 
 
@@ -73,6 +74,13 @@ def test_update_values_broadcast_and_repeated_adds_accumulate():
     np.testing.assert_array_equal(np.asarray(x), np.zeros((4, 3)))  # x itself is unchanged
 
 
+@pytest.mark.parametrize("index", [True, False, np.s_[1, np.True_], np.s_[..., np.False_]], ids=repr)
+def test_updates_through_0d_masks_match_numpy(index):
+    expected = X.copy()
+    expected[index] = 7.0
+    np.testing.assert_array_equal(np.asarray(s4tf.asarray(X).at[index].set(7.0)), expected)
+
+
 def test_take_and_take_along_axis_match_numpy():
     x = np.random.default_rng(0).standard_normal((4, 5)).astype(np.float32)
     order = np.argsort(x, axis=1)
@@ -115,7 +123,6 @@ def test_traced_boolean_mask_updates_as_where():
     (lambda v: v[0.5], "not supported"),
     (lambda v: v[[0.5]], "must be integers or booleans"),
     (lambda v: v[v], "must be integers or booleans, got a tensor of f32"),
-    (lambda v: v[True], "a bool"),
     (lambda v: v[0, 0, 0, 0], "too many indices"),
     (lambda v: v[..., ...], "one ellipsis"),
     (lambda v: v[[0, 1], [0, 1, 2]], "could not be broadcast together"),
