@@ -114,3 +114,29 @@ def test_copy_arguments_are_accepted():
     np.testing.assert_array_equal(np.asarray(s4tf.reshape(x, (2, 3), copy=True)), np.arange(6.0).reshape(2, 3))
     assert s4tf.astype(x, s4tf.float64, copy=False) is x  # tensors are immutable: nothing to copy
     np.testing.assert_array_equal(np.asarray(s4tf.asarray(x, copy=True)), np.arange(6.0))
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.int32, np.int64, np.float16, np.float32, np.float64])
+def test_dlpack_exports_and_imports_host_copies(dtype):
+    array = (np.arange(-3, 9) % 5).astype(dtype).reshape(3, 4)
+    x = s4tf.asarray(array)
+    assert x.__dlpack_device__() == (1, 0)
+    np.testing.assert_array_equal(np.from_dlpack(x), array)
+    imported = s4tf.from_dlpack(array[:, ::-1].copy(), device="cpu")
+    assert isinstance(imported, s4tf.Tensor) and imported.dtype == dtype
+    np.testing.assert_array_equal(np.asarray(imported), array[:, ::-1])
+    assert s4tf.from_dlpack(x, copy=False) is x  # immutable: the tensor itself
+
+
+def test_dlpack_round_trips_through_jax_and_refuses_what_it_cannot_do():
+    import jax.numpy as jnp
+
+    x = s4tf.asarray(np.linspace(-1.0, 1.0, 6, dtype=np.float32))
+    np.testing.assert_array_equal(np.asarray(jnp.from_dlpack(x) * 2), np.asarray(x) * 2)
+    np.testing.assert_array_equal(np.asarray(s4tf.from_dlpack(jnp.arange(4.0))), np.arange(4.0, dtype=np.float32))
+    with pytest.raises(BufferError, match="host copy"):
+        x.__dlpack__(copy=False)
+    with pytest.raises(BufferError, match="kDLCPU"):
+        x.__dlpack__(dl_device=(2, 0))
+    with pytest.raises(BufferError, match="copy=False"):
+        s4tf.from_dlpack(np.ones(2), copy=False)
