@@ -93,10 +93,19 @@ class UnaryOp(Op):
 
     @classmethod
     def lower(cls, lowering, x):
-        return hlo.value(cls.hlo_name, [x], lowering.result_type)
+        result = hlo.value(cls.hlo_name, [x], lowering.result_type)
+        if not cls.keeps_zero:
+            return result
+        result_type = lowering.result_type
+        zero = hlo.broadcast(hlo.scalar(0, result_type.dtype), TensorType((), result_type.dtype), result_type.shape)
+        at_zero = hlo.compare(x, zero, "EQ", result_type.dtype, result_type.with_dtype(BOOL_DTYPE))
+        return hlo.value("select", [at_zero, x, result], result_type)
+
+    #: ``f(+-0)`` is ``+-0``, which IREE's lowering loses for ``-0`` (it gives ``+0``): zeros are returned as they are.
+    keeps_zero = False
 
 
-def _unary(name, numpy, hlo_name, kinds="float", doc="", derivative=None):
+def _unary(name, numpy, hlo_name, kinds="float", doc="", derivative=None, keeps_zero=False):
     """A unary op; without ``derivative`` it is piecewise constant (zero derivative)."""
     return type(
         name.capitalize(),
@@ -104,7 +113,7 @@ def _unary(name, numpy, hlo_name, kinds="float", doc="", derivative=None):
         {
             "name": name, "numpy": staticmethod(numpy), "hlo_name": hlo_name, "kinds": kinds, "__doc__": doc,
             "derivative": None if derivative is None else staticmethod(derivative),
-            "piecewise_constant": derivative is None,
+            "piecewise_constant": derivative is None, "keeps_zero": keeps_zero,
         },
     )
 
@@ -138,7 +147,7 @@ Exp = _unary("exp", np.exp, "exponential", doc="Elementwise ``e**x``.", derivati
 Log = _unary("log", np.log, "log", doc="Elementwise natural logarithm.", derivative=lambda ops, x, y: 1 / x)
 Log1p = _unary(
     "log1p", np.log1p, "log_plus_one", doc="Elementwise ``log(1 + x)``, accurate near 0.",
-    derivative=lambda ops, x, y: 1 / (1 + x),
+    derivative=lambda ops, x, y: 1 / (1 + x), keeps_zero=True,
 )
 Sin = _unary("sin", np.sin, "sine", doc="Elementwise sine.", derivative=lambda ops, x, y: ops.cos(x))
 Cos = _unary("cos", np.cos, "cosine", doc="Elementwise cosine.", derivative=lambda ops, x, y: -ops.sin(x))
@@ -161,7 +170,7 @@ Ceil = _unary("ceil", np.ceil, "ceil", doc="Elementwise ceiling (zero derivative
 Round = _unary("round", np.round, "round_nearest_even", doc="Elementwise rounding, halves to even (zero derivative).")
 Expm1 = _unary(
     "expm1", np.expm1, "exponential_minus_one", doc="Elementwise ``e**x - 1``, accurate near 0.",
-    derivative=lambda ops, x, y: y + 1,
+    derivative=lambda ops, x, y: y + 1, keeps_zero=True,
 )
 Tan = _unary("tan", np.tan, "tan", doc="Elementwise tangent.", derivative=lambda ops, x, y: 1 + y * y)
 Asin = _unary(
@@ -173,7 +182,10 @@ Acos = _unary(
     derivative=lambda ops, x, y: -ops.rsqrt(1 - x * x),
 )
 Atan = _unary("atan", np.arctan, "chlo.atan", doc="Elementwise inverse tangent.", derivative=lambda ops, x, y: 1 / (1 + x * x))
-Sinh = _unary("sinh", np.sinh, "chlo.sinh", doc="Elementwise hyperbolic sine.", derivative=lambda ops, x, y: ops.op("cosh", x))
+Sinh = _unary(
+    "sinh", np.sinh, "chlo.sinh", doc="Elementwise hyperbolic sine.", derivative=lambda ops, x, y: ops.op("cosh", x),
+    keeps_zero=True,
+)
 Cosh = _unary("cosh", np.cosh, "chlo.cosh", doc="Elementwise hyperbolic cosine.", derivative=lambda ops, x, y: ops.op("sinh", x))
 Asinh = _unary(
     "asinh", np.arcsinh, "chlo.asinh", doc="Elementwise inverse hyperbolic sine.",
@@ -185,7 +197,7 @@ Acosh = _unary(
 )
 Atanh = _unary(
     "atanh", np.arctanh, "chlo.atanh", doc="Elementwise inverse hyperbolic tangent.",
-    derivative=lambda ops, x, y: 1 / (1 - x * x),
+    derivative=lambda ops, x, y: 1 / (1 - x * x), keeps_zero=True,
 )
 
 
@@ -385,10 +397,21 @@ class Pow(BinaryOp):
         return _float_power(*operands, result_type)
 
 
+def _sign_bit(x, result_type: TensorType):
+    """Where float ``x`` is negative, ``-0.0`` and ``-inf`` included (``1 / x`` is ``-inf``
+    only for ``-0.0``); a NaN's sign is not read."""
+    dtype, flags = result_type.dtype, result_type.with_dtype(BOOL_DTYPE)
+    zero = hlo.broadcast(hlo.scalar(0, dtype), TensorType((), dtype), result_type.shape)
+    one = hlo.broadcast(hlo.scalar(1, dtype), TensorType((), dtype), result_type.shape)
+    inverse = hlo.value("divide", [one, x], result_type)
+    return hlo.value("or", [hlo.compare(x, zero, "LT", dtype, flags), hlo.compare(inverse, zero, "LT", dtype, flags)], flags)
+
+
 def _float_power(base, exponent, result_type: TensorType):
-    """``base ** exponent`` as C's ``pow``: a negative base to an integer power is
-    ``|base| ** exponent`` with the sign of its parity, to another power NaN; ``x ** 0``
-    and ``1 ** y`` are 1. (IREE's ``stablehlo.power`` is ``exp(y * log(x))``: NaN for
+    """``base ** exponent`` as C's ``pow``: a negative base (``-0.0`` and ``-inf``
+    included) to an odd integer power is ``-(|base| ** exponent)``, to another integer
+    power ``|base| ** exponent``, a finite negative base to a power that is no integer is
+    NaN; ``x ** 0``, ``1 ** y`` and ``(-1) ** +-inf`` are 1. (IREE's ``stablehlo.power`` is ``exp(y * log(x))``: NaN for
     every negative base, except for a few constant exponents that it turns into products,
     and for ``0 ** 0``.)"""
     dtype, flags = result_type.dtype, result_type.with_dtype(BOOL_DTYPE)
@@ -403,10 +426,16 @@ def _float_power(base, exponent, result_type: TensorType):
     half = hlo.value("multiply", [exponent, constant(0.5)], result_type)
     integer = compare(hlo.value("floor", [exponent], result_type), exponent, "EQ")
     odd = hlo.value("and", [integer, compare(hlo.value("floor", [half], result_type), half, "NE")], flags)
-    signed = hlo.value("select", [odd, hlo.value("negate", [magnitude], result_type), magnitude], result_type)
-    negative = hlo.value("select", [integer, signed, constant(np.nan)], result_type)
-    power = hlo.value("select", [compare(base, constant(0), "LT"), negative, magnitude], result_type)
+    negated = hlo.value("and", [odd, _sign_bit(base, result_type)], flags)
+    signed = hlo.value("select", [negated, hlo.value("negate", [magnitude], result_type), magnitude], result_type)
+    finite_negative = hlo.value("and", [compare(base, constant(0), "LT"), compare(base, constant(-np.inf), "GT")], flags)
+    no_power = hlo.value("and", [finite_negative, hlo.value("not", [integer], flags)], flags)
+    power = hlo.value("select", [no_power, constant(np.nan), signed], result_type)
+    minus_one_to_infinity = hlo.value(
+        "and", [compare(base, constant(-1), "EQ"), compare(hlo.value("abs", [exponent], result_type), constant(np.inf), "EQ")], flags
+    )
     one = hlo.value("or", [compare(exponent, constant(0), "EQ"), compare(base, constant(1), "EQ")], flags)
+    one = hlo.value("or", [one, minus_one_to_infinity], flags)
     return hlo.value("select", [one, constant(1), power], result_type)
 
 
@@ -496,7 +525,9 @@ class Atan2(BinaryOp):
     @classmethod
     def lower_broadcast(cls, lowering, operands):
         """IREE's ``atan2`` loses the sign of a zero ``lhs`` (``atan2(-0.0, -1)`` is pi, not
-        -pi); the result has ``lhs``'s sign, so it is given that sign."""
+        -pi); the result has ``lhs``'s sign, so it is given that sign (:func:`_sign_bit`).
+        Its float32 ``atan2`` of two infinities or two zeros is NaN: those are pi/4 or 3pi/4,
+        0 or pi here, as C's."""
         result_type = lowering.result_type
         lhs = operands[0]
         angle = hlo.value("abs", [hlo.value("atan2", operands, result_type)], result_type)
@@ -505,8 +536,20 @@ class Atan2(BinaryOp):
         def constant(number):
             return hlo.broadcast(hlo.scalar(number, result_type.dtype), TensorType((), result_type.dtype), result_type.shape)
 
-        inverse = hlo.value("divide", [constant(1), lhs], result_type)  # -inf only for -0.0
-        negative = hlo.compare(inverse, constant(0), "LT", result_type.dtype, flags)
+        def infinite(x):
+            return hlo.compare(hlo.value("abs", [x], result_type), constant(np.inf), "EQ", result_type.dtype, flags)
+
+        def zero(x):
+            return hlo.compare(x, constant(0), "EQ", result_type.dtype, flags)
+
+        rhs, left = operands[1], _sign_bit(operands[1], result_type)
+        for both, (right_angle, left_angle) in (  # where IREE's f32 atan2 gives NaN
+            (hlo.value("and", [infinite(lhs), infinite(rhs)], flags), (np.pi / 4, 3 * np.pi / 4)),
+            (hlo.value("and", [zero(lhs), zero(rhs)], flags), (0.0, np.pi)),
+        ):
+            corner = hlo.value("select", [left, constant(left_angle), constant(right_angle)], result_type)
+            angle = hlo.value("select", [both, corner, angle], result_type)
+        negative = _sign_bit(lhs, result_type)
         return hlo.value("select", [negative, hlo.value("negate", [angle], result_type), angle], result_type)
 
     @classmethod

@@ -73,13 +73,25 @@ def floor_divide(x, y):
 
 
 def remainder(x, y):
-    """``x % y`` as in Python and NumPy: zero or of the sign of ``y``."""
+    """``x % y`` as in Python and NumPy: zero or of the sign of ``y`` (a zero too: ``0.0 % -2``
+    is ``-0.0``); a finite ``x`` modulo an infinite ``y`` is ``x`` where they have one sign,
+    else ``y``."""
     dtype = _no_bool_loop(_result_dtype(x, y))
-    if is_float(dtype):  # the floored quotient is piecewise constant: no derivative flows through it
-        return _weak_if_all_weak(subtract(x, multiply(stop_gradient(floor(divide(x, y))), y)), x, y)
+    if is_float(dtype):
+        return _weak_if_all_weak(_float_remainder(_as_operand(x, dtype), _as_operand(y, dtype)), x, y)
     lhs, rhs = _as_operand(x, dtype), _as_operand(y, dtype)
     rest = subtract(lhs, multiply(apply1("div", lhs, rhs), rhs))
     return _weak_if_all_weak(where(_rounds_down(rest, rhs), add(rest, rhs), rest), x, y)
+
+
+def _float_remainder(x, y):
+    # the floored quotient is piecewise constant: no derivative flows through it
+    rest = subtract(x, multiply(stop_gradient(floor(divide(x, y))), y))
+    same_sign = logical_or(equal(x, 0), equal(less(x, 0), less(y, 0)))
+    by_infinity = logical_and(equal(abs(y), math.inf), less(abs(x), math.inf))  # where x - 0 * inf is NaN
+    rest = where(by_infinity, where(same_sign, x, y), rest)
+    magnitude = abs(rest)
+    return where(equal(rest, 0), where(less(y, 0), negative(magnitude), magnitude), rest)
 
 
 def _rounds_down(rest, y):

@@ -180,3 +180,35 @@ def test_eager_calls_match_the_staged_ones():
     x = np.array([0.25, -0.5], np.float32)
     np.testing.assert_allclose(np.asarray(s4tf.asinh(x)), np.arcsinh(x), rtol=1e-6)
     np.testing.assert_array_equal(np.asarray(s4tf.bitwise_left_shift(np.int64([3]), 2)), [12])
+
+
+def _special_pairs(dtype):
+    values = np.array([-np.inf, -2.0, -1.0, -0.5, -0.0, 0.0, 0.5, 1.0, 2.0, 3.0, np.inf, np.nan], dtype)
+    return np.repeat(values, len(values)), np.tile(values, len(values))
+
+
+SPECIAL_CASES = {  # the Array API's special cases (signed zeros, infinities) as NumPy computes them
+    "sinh": (lambda x, y: s4tf.sinh(x), lambda x, y: np.sinh(x)),
+    "atanh": (lambda x, y: s4tf.atanh(x), lambda x, y: np.arctanh(x)),
+    "expm1": (lambda x, y: s4tf.expm1(x), lambda x, y: np.expm1(x)),
+    "log1p": (lambda x, y: s4tf.log1p(x), lambda x, y: np.log1p(x)),
+    "atan2": (s4tf.atan2, np.arctan2),
+    "pow": (s4tf.pow, np.power),
+    "remainder": (s4tf.remainder, np.remainder),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", sorted(SPECIAL_CASES))
+def test_special_values_and_signed_zeros_match_numpy(name, dtype):
+    """Every pair of infinities, signed zeros, +-1, NaN and a few finite values, staged and
+    eager: NaN where NumPy's is, the sign of every zero and infinity, the values close."""
+    public, numpy_fn = SPECIAL_CASES[name]
+    x, y = _special_pairs(dtype)
+    with np.errstate(all="ignore"):
+        expected = numpy_fn(x, y)
+    for got in (np.asarray(s4tf.function(public)(x, y)), np.asarray(public(x, y))):
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
+        finite = ~np.isnan(expected)
+        np.testing.assert_array_equal(np.signbit(got[finite]), np.signbit(expected[finite]), err_msg=f"{name} signs")
+        np.testing.assert_allclose(got[finite], expected[finite], rtol=2e-6 if dtype == np.float32 else 1e-13)
