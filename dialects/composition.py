@@ -475,13 +475,11 @@ def normalize_axis(axis: int, rank: int) -> int:
     return axis % rank if rank else 0
 
 
-def reshape(x, *shape, copy=None):
-    """``np.reshape``; one dimension may be ``-1``. Tensors are immutable, so ``copy``
-    changes nothing a caller can see."""
+def reshape(x, shape, *, copy=None):
+    """``np.reshape``; ``shape`` is a tuple or an int, one dimension may be ``-1``. Tensors
+    are immutable, so ``copy`` changes nothing a caller can see."""
     x = as_tensor(x)
-    if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
-        shape = tuple(shape[0])
-    shape = [int(d) for d in shape]
+    shape = [int(d) for d in shape_tuple(shape)]
     if shape.count(-1) > 1:
         raise ShapeError(f"reshape to {tuple(shape)}: only one dimension can be -1")
     if -1 in shape:

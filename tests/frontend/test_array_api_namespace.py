@@ -112,6 +112,8 @@ def test_clip_bounds_are_optional_keywords():
 def test_copy_arguments_are_accepted():
     x = s4tf.asarray(np.arange(6.0))
     np.testing.assert_array_equal(np.asarray(s4tf.reshape(x, (2, 3), copy=True)), np.arange(6.0).reshape(2, 3))
+    assert s4tf.reshape(x, shape=[3, -1]).shape == (3, 2) and s4tf.reshape(x, 6).shape == (6,)
+    assert x.reshape(3, 2).shape == x.reshape((3, 2)).shape == (3, 2)  # the method takes NumPy's two forms
     assert s4tf.astype(x, s4tf.float64, copy=False) is x  # tensors are immutable: nothing to copy
     np.testing.assert_array_equal(np.asarray(s4tf.asarray(x, copy=True)), np.arange(6.0))
 
