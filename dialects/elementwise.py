@@ -94,18 +94,19 @@ class UnaryOp(Op):
     @classmethod
     def lower(cls, lowering, x):
         result = hlo.value(cls.hlo_name, [x], lowering.result_type)
-        if not cls.keeps_zero:
-            return result
         result_type = lowering.result_type
+        if cls.at_zero is None or not is_float(result_type.dtype):
+            return result
         zero = hlo.broadcast(hlo.scalar(0, result_type.dtype), TensorType((), result_type.dtype), result_type.shape)
         at_zero = hlo.compare(x, zero, "EQ", result_type.dtype, result_type.with_dtype(BOOL_DTYPE))
-        return hlo.value("select", [at_zero, x, result], result_type)
+        return hlo.value("select", [at_zero, x if cls.at_zero == "x" else zero, result], result_type)
 
-    #: ``f(+-0)`` is ``+-0``, which IREE's lowering loses for ``-0`` (it gives ``+0``): zeros are returned as they are.
-    keeps_zero = False
+    #: What ``f(+-0)`` is where IREE's lowering gets it wrong: ``"x"`` (``+-0``, where IREE
+    #: gives ``+0`` for ``-0``), ``"+0"`` (where IREE gives ``-0`` for ``-0``), or ``None``.
+    at_zero = None
 
 
-def _unary(name, numpy, hlo_name, kinds="float", doc="", derivative=None, keeps_zero=False):
+def _unary(name, numpy, hlo_name, kinds="float", doc="", derivative=None, at_zero=None):
     """A unary op; without ``derivative`` it is piecewise constant (zero derivative)."""
     return type(
         name.capitalize(),
@@ -113,7 +114,7 @@ def _unary(name, numpy, hlo_name, kinds="float", doc="", derivative=None, keeps_
         {
             "name": name, "numpy": staticmethod(numpy), "hlo_name": hlo_name, "kinds": kinds, "__doc__": doc,
             "derivative": None if derivative is None else staticmethod(derivative),
-            "piecewise_constant": derivative is None, "keeps_zero": keeps_zero,
+            "piecewise_constant": derivative is None, "at_zero": at_zero,
         },
     )
 
@@ -147,7 +148,7 @@ Exp = _unary("exp", np.exp, "exponential", doc="Elementwise ``e**x``.", derivati
 Log = _unary("log", np.log, "log", doc="Elementwise natural logarithm.", derivative=lambda ops, x, y: 1 / x)
 Log1p = _unary(
     "log1p", np.log1p, "log_plus_one", doc="Elementwise ``log(1 + x)``, accurate near 0.",
-    derivative=lambda ops, x, y: 1 / (1 + x), keeps_zero=True,
+    derivative=lambda ops, x, y: 1 / (1 + x), at_zero="x",
 )
 Sin = _unary("sin", np.sin, "sine", doc="Elementwise sine.", derivative=lambda ops, x, y: ops.cos(x))
 Cos = _unary("cos", np.cos, "cosine", doc="Elementwise cosine.", derivative=lambda ops, x, y: -ops.sin(x))
@@ -160,7 +161,7 @@ Abs = _unary(
     "abs", np.abs, "abs", "number", "Elementwise absolute value.",
     derivative=lambda ops, x, y: ops.stop_gradient(ops.sign(x)),
 )
-Sign = _unary("sign", np.sign, "sign", "number", "Elementwise sign: -1, 0 or 1 (zero derivative).")
+Sign = _unary("sign", np.sign, "sign", "number", "Elementwise sign: -1, 0 or 1 (zero derivative).", at_zero="+0")
 Logistic = _unary(
     "logistic", _logistic, "logistic", doc="Elementwise sigmoid ``1 / (1 + e**-x)``.",
     derivative=lambda ops, x, y: y * (1 - y),
@@ -170,7 +171,7 @@ Ceil = _unary("ceil", np.ceil, "ceil", doc="Elementwise ceiling (zero derivative
 Round = _unary("round", np.round, "round_nearest_even", doc="Elementwise rounding, halves to even (zero derivative).")
 Expm1 = _unary(
     "expm1", np.expm1, "exponential_minus_one", doc="Elementwise ``e**x - 1``, accurate near 0.",
-    derivative=lambda ops, x, y: y + 1, keeps_zero=True,
+    derivative=lambda ops, x, y: y + 1, at_zero="x",
 )
 Tan = _unary("tan", np.tan, "tan", doc="Elementwise tangent.", derivative=lambda ops, x, y: 1 + y * y)
 Asin = _unary(
@@ -184,7 +185,7 @@ Acos = _unary(
 Atan = _unary("atan", np.arctan, "chlo.atan", doc="Elementwise inverse tangent.", derivative=lambda ops, x, y: 1 / (1 + x * x))
 Sinh = _unary(
     "sinh", np.sinh, "chlo.sinh", doc="Elementwise hyperbolic sine.", derivative=lambda ops, x, y: ops.op("cosh", x),
-    keeps_zero=True,
+    at_zero="x",
 )
 Cosh = _unary("cosh", np.cosh, "chlo.cosh", doc="Elementwise hyperbolic cosine.", derivative=lambda ops, x, y: ops.op("sinh", x))
 Asinh = _unary(
@@ -197,7 +198,7 @@ Acosh = _unary(
 )
 Atanh = _unary(
     "atanh", np.arctanh, "chlo.atanh", doc="Elementwise inverse hyperbolic tangent.",
-    derivative=lambda ops, x, y: 1 / (1 - x * x), keeps_zero=True,
+    derivative=lambda ops, x, y: 1 / (1 - x * x), at_zero="x",
 )
 
 

@@ -192,6 +192,7 @@ SPECIAL_CASES = {  # the Array API's special cases (signed zeros, infinities) as
     "atanh": (lambda x, y: s4tf.atanh(x), lambda x, y: np.arctanh(x)),
     "expm1": (lambda x, y: s4tf.expm1(x), lambda x, y: np.expm1(x)),
     "log1p": (lambda x, y: s4tf.log1p(x), lambda x, y: np.log1p(x)),
+    "sign": (lambda x, y: s4tf.sign(x), lambda x, y: np.sign(x)),
     "atan2": (s4tf.atan2, np.arctan2),
     "pow": (s4tf.pow, np.power),
     "remainder": (s4tf.remainder, np.remainder),

@@ -27,7 +27,9 @@
 // CHECK-NEXT:    stablehlo.sqrt %[[X]] : tensor<4xf32>
 // CHECK-NEXT:    stablehlo.rsqrt %[[X]] : tensor<4xf32>
 // CHECK-NEXT:    stablehlo.abs %[[X]] : tensor<4xf32>
-// CHECK-NEXT:    stablehlo.sign %[[X]] : tensor<4xf32>
+// CHECK-NEXT:    %[[SIGN:.*]] = stablehlo.sign %[[X]] : tensor<4xf32>
+// CHECK:         %[[ZERO:.*]] = stablehlo.compare EQ, %[[X]], %[[Z:.*]], FLOAT
+// CHECK-NEXT:    stablehlo.select %[[ZERO]], %[[Z]], %[[SIGN]]
 // CHECK-NEXT:    stablehlo.logistic %[[X]] : tensor<4xf32>
 // CHECK-NEXT:    stablehlo.floor %[[X]] : tensor<4xf32>
 // CHECK-NEXT:    stablehlo.ceil %[[X]] : tensor<4xf32>
