@@ -31,7 +31,7 @@ import numpy as np
 from s4tf import lazy_mode
 from s4tf import numpy_api as np_api
 from s4tf.dialects.composition import current_emitter
-from s4tf.dialects.types import BOOL_DTYPE, is_integer, to_numpy_dtype
+from s4tf.dialects.types import BOOL_DTYPE, canonical_dtype, is_integer, to_numpy_dtype
 from s4tf import dispatch
 from s4tf.errors import S4tfError, ShapeError
 from s4tf.locations import user_location
@@ -83,12 +83,22 @@ def _host_mask(item):
     return None
 
 
+def _host_bound(bound):
+    """A slice bound as an int where the host knows it: a 0-d integer eager tensor or
+    NumPy array is one (as in NumPy); a traced one is left for the error."""
+    if isinstance(bound, (Tensor, np.ndarray)) and not isinstance(bound, Tracer) and bound.shape == ():
+        if is_integer(canonical_dtype(bound.dtype)):
+            return int(np.asarray(bound))
+    return bound
+
+
 def _read_item(item):
     """One index entry as a slice, an int, None, Ellipsis, or an integer array (or several,
     for a boolean mask known on the host)."""
     if item is None or item is Ellipsis:
         return [item]
     if isinstance(item, builtins.slice):
+        item = builtins.slice(*(_host_bound(bound) for bound in (item.start, item.stop, item.step)))
         for bound in (item.start, item.stop, item.step):
             if bound is not None and not isinstance(bound, (int, np.integer)):
                 raise _error(

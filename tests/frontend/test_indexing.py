@@ -136,6 +136,12 @@ def test_index_errors_name_the_users_line(read, match):
     assert "test_indexing.py" in str(error.value)
 
 
+def test_eager_0d_integer_tensors_are_slice_bounds_as_in_numpy():
+    x, bounds = s4tf.asarray(X), s4tf.asarray(np.array([1, 3, 2], np.int32))
+    start, stop, step = bounds[0], bounds[1], bounds[2]
+    np.testing.assert_array_equal(np.asarray(x[start:start + stop:step, np.int64(1):np.array(3)]), X[1:4:2, 1:3])
+
+
 def test_a_traced_slice_bound_is_an_error():
     with pytest.raises(s4tf.IndexingError, match="slice bounds must be Python ints"):
         s4tf.function(lambda v, n: v[:n])(X, np.int32(2))
