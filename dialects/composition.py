@@ -202,9 +202,18 @@ def shape_of(value) -> tuple:
     return value.shape if isinstance(value, ArrayValue) else np.shape(value)
 
 
-def asarray(value, dtype=None):
+def check_device(device, function: str) -> None:
+    """The Array API's ``device=`` argument of a creation function: s4tf creates tensors on
+    ``"cpu"`` (its one advertised device) and moves them with ``s4tf.function(target=...)``."""
+    if device is not None and device != "cpu":
+        raise ValueError(f"{function}: s4tf creates tensors on 'cpu' and moves them with s4tf.function(target=...), not device={device!r}")
+
+
+def asarray(value, dtype=None, *, device=None, copy=None):
     """A tensor (or host array, converted where it is used) of ``dtype``; a list or tuple
-    that holds tensors is their stack, so traced values stay traced (and differentiable)."""
+    that holds tensors is their stack, so traced values stay traced (and differentiable).
+    Tensors are immutable, so ``copy`` changes nothing a caller can see."""
+    check_device(device, "asarray")
     if isinstance(value, ArrayValue):
         return value if dtype is None else astype(value, dtype)
     if isinstance(value, (list, tuple)) and _holds_tensor(value):
@@ -400,7 +409,10 @@ def where(condition, x, y):
     return apply1("select", as_operand(condition, "i1"), as_operand(x, dtype), as_operand(y, dtype))
 
 
-def astype(x, dtype):
+def astype(x, dtype, *, copy=True, device=None):
+    """``x`` as ``dtype`` (``x`` itself when it has it: tensors are immutable, so ``copy``
+    changes nothing a caller can see)."""
+    check_device(device, "astype")
     dtype = canonical_dtype(dtype)
     if isinstance(x, ArrayValue) and x.tensor_type.dtype == dtype:
         return x
@@ -414,21 +426,22 @@ def shape_tuple(shape) -> tuple:
     return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
 
 
-def full(shape, fill_value, dtype=None):
+def full(shape, fill_value, dtype=None, *, device=None):
     """``np.full``; with no dtype, the fill value's (a Python int is int32, a float float32)."""
+    check_device(device, "full")
     dtype = canonical_dtype(dtype) if dtype is not None else dtype_of(fill_value)
     value = np.array(fill_value, dtype=to_numpy_dtype(dtype))
     return apply1("constant", value=np.broadcast_to(value, shape_tuple(shape)))  # a splat: one element in memory
 
 
-def zeros(shape, dtype=None):
+def zeros(shape, dtype=None, *, device=None):
     """``np.zeros``; with no dtype, s4tf's default float, float32."""
-    return full(shape, 0, DEFAULT_FLOAT if dtype is None else dtype)
+    return full(shape, 0, DEFAULT_FLOAT if dtype is None else dtype, device=device)
 
 
-def ones(shape, dtype=None):
+def ones(shape, dtype=None, *, device=None):
     """``np.ones``; with no dtype, s4tf's default float, float32."""
-    return full(shape, 1, DEFAULT_FLOAT if dtype is None else dtype)
+    return full(shape, 1, DEFAULT_FLOAT if dtype is None else dtype, device=device)
 
 
 def iota(shape, dimension=0, dtype=np.int32):
@@ -441,12 +454,12 @@ def zeros_unless(value, like):
     return zeros(like.shape, like.dtype) if value is None else value
 
 
-def zeros_like(x, dtype=None):
-    return full_like(x, 0, dtype)
+def zeros_like(x, dtype=None, *, device=None):
+    return full_like(x, 0, dtype, device=device)
 
 
-def full_like(x, fill_value, dtype=None):
-    return full(shape_of(x), fill_value, dtype_of(x) if dtype is None else dtype)
+def full_like(x, fill_value, dtype=None, *, device=None):
+    return full(shape_of(x), fill_value, dtype_of(x) if dtype is None else dtype, device=device)
 
 
 # -- shapes -----------------------------------------------------------------------------
@@ -462,12 +475,11 @@ def normalize_axis(axis: int, rank: int) -> int:
     return axis % rank if rank else 0
 
 
-def reshape(x, *shape):
-    """``np.reshape``; one dimension may be ``-1``."""
+def reshape(x, shape, *, copy=None):
+    """``np.reshape``; ``shape`` is a tuple or an int, one dimension may be ``-1``. Tensors
+    are immutable, so ``copy`` changes nothing a caller can see."""
     x = as_tensor(x)
-    if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
-        shape = tuple(shape[0])
-    shape = [int(d) for d in shape]
+    shape = [int(d) for d in shape_tuple(shape)]
     if shape.count(-1) > 1:
         raise ShapeError(f"reshape to {tuple(shape)}: only one dimension can be -1")
     if -1 in shape:
@@ -548,10 +560,21 @@ def reduction(op_name, x, axis, keepdims):
     return apply1(op_name, x, axes=axes_of(axis, len(x.shape)), keepdims=bool(keepdims))
 
 
-def sum(x, axis=None, keepdims=False):  # noqa: A001  (NumPy's name)
-    """``np.sum``; booleans are counted (summed as int32)."""
+def accumulator_dtype(x, dtype) -> str:
+    """The dtype a sum or product of ``x`` is computed and returned in (the Array API's):
+    ``dtype`` if given, else bools and integers narrower than int32 as int32, others their own."""
+    if dtype is not None:
+        return canonical_dtype(dtype)
+    source = dtype_of(x)
+    if source == BOOL_DTYPE or (is_integer(source) and promote_dtypes(source, DEFAULT_INT) == DEFAULT_INT):
+        return DEFAULT_INT
+    return source
+
+
+def sum(x, axis=None, keepdims=False, dtype=None):  # noqa: A001  (NumPy's name)
+    """``np.sum``; booleans and integers narrower than int32 are summed as int32."""
     x = as_tensor(x)
-    return reduction("reduce_sum", astype(x, DEFAULT_INT) if dtype_of(x) == "i1" else x, axis, keepdims)
+    return reduction("reduce_sum", astype(x, accumulator_dtype(x, dtype)), axis, keepdims)
 
 
 # -- contractions -----------------------------------------------------------------------

@@ -93,10 +93,20 @@ class UnaryOp(Op):
 
     @classmethod
     def lower(cls, lowering, x):
-        return hlo.value(cls.hlo_name, [x], lowering.result_type)
+        result = hlo.value(cls.hlo_name, [x], lowering.result_type)
+        result_type = lowering.result_type
+        if cls.at_zero is None or not is_float(result_type.dtype):
+            return result
+        zero = hlo.broadcast(hlo.scalar(0, result_type.dtype), TensorType((), result_type.dtype), result_type.shape)
+        at_zero = hlo.compare(x, zero, "EQ", result_type.dtype, result_type.with_dtype(BOOL_DTYPE))
+        return hlo.value("select", [at_zero, x if cls.at_zero == "x" else zero, result], result_type)
+
+    #: What ``f(+-0)`` is where IREE's lowering gets it wrong: ``"x"`` (``+-0``, where IREE
+    #: gives ``+0`` for ``-0``), ``"+0"`` (where IREE gives ``-0`` for ``-0``), or ``None``.
+    at_zero = None
 
 
-def _unary(name, numpy, hlo_name, kinds="float", doc="", derivative=None):
+def _unary(name, numpy, hlo_name, kinds="float", doc="", derivative=None, at_zero=None):
     """A unary op; without ``derivative`` it is piecewise constant (zero derivative)."""
     return type(
         name.capitalize(),
@@ -104,7 +114,7 @@ def _unary(name, numpy, hlo_name, kinds="float", doc="", derivative=None):
         {
             "name": name, "numpy": staticmethod(numpy), "hlo_name": hlo_name, "kinds": kinds, "__doc__": doc,
             "derivative": None if derivative is None else staticmethod(derivative),
-            "piecewise_constant": derivative is None,
+            "piecewise_constant": derivative is None, "at_zero": at_zero,
         },
     )
 
@@ -138,7 +148,7 @@ Exp = _unary("exp", np.exp, "exponential", doc="Elementwise ``e**x``.", derivati
 Log = _unary("log", np.log, "log", doc="Elementwise natural logarithm.", derivative=lambda ops, x, y: 1 / x)
 Log1p = _unary(
     "log1p", np.log1p, "log_plus_one", doc="Elementwise ``log(1 + x)``, accurate near 0.",
-    derivative=lambda ops, x, y: 1 / (1 + x),
+    derivative=lambda ops, x, y: 1 / (1 + x), at_zero="x",
 )
 Sin = _unary("sin", np.sin, "sine", doc="Elementwise sine.", derivative=lambda ops, x, y: ops.cos(x))
 Cos = _unary("cos", np.cos, "cosine", doc="Elementwise cosine.", derivative=lambda ops, x, y: -ops.sin(x))
@@ -151,7 +161,7 @@ Abs = _unary(
     "abs", np.abs, "abs", "number", "Elementwise absolute value.",
     derivative=lambda ops, x, y: ops.stop_gradient(ops.sign(x)),
 )
-Sign = _unary("sign", np.sign, "sign", "number", "Elementwise sign: -1, 0 or 1 (zero derivative).")
+Sign = _unary("sign", np.sign, "sign", "number", "Elementwise sign: -1, 0 or 1 (zero derivative).", at_zero="+0")
 Logistic = _unary(
     "logistic", _logistic, "logistic", doc="Elementwise sigmoid ``1 / (1 + e**-x)``.",
     derivative=lambda ops, x, y: y * (1 - y),
@@ -161,7 +171,7 @@ Ceil = _unary("ceil", np.ceil, "ceil", doc="Elementwise ceiling (zero derivative
 Round = _unary("round", np.round, "round_nearest_even", doc="Elementwise rounding, halves to even (zero derivative).")
 Expm1 = _unary(
     "expm1", np.expm1, "exponential_minus_one", doc="Elementwise ``e**x - 1``, accurate near 0.",
-    derivative=lambda ops, x, y: y + 1,
+    derivative=lambda ops, x, y: y + 1, at_zero="x",
 )
 Tan = _unary("tan", np.tan, "tan", doc="Elementwise tangent.", derivative=lambda ops, x, y: 1 + y * y)
 Asin = _unary(
@@ -173,7 +183,10 @@ Acos = _unary(
     derivative=lambda ops, x, y: -ops.rsqrt(1 - x * x),
 )
 Atan = _unary("atan", np.arctan, "chlo.atan", doc="Elementwise inverse tangent.", derivative=lambda ops, x, y: 1 / (1 + x * x))
-Sinh = _unary("sinh", np.sinh, "chlo.sinh", doc="Elementwise hyperbolic sine.", derivative=lambda ops, x, y: ops.op("cosh", x))
+Sinh = _unary(
+    "sinh", np.sinh, "chlo.sinh", doc="Elementwise hyperbolic sine.", derivative=lambda ops, x, y: ops.op("cosh", x),
+    at_zero="x",
+)
 Cosh = _unary("cosh", np.cosh, "chlo.cosh", doc="Elementwise hyperbolic cosine.", derivative=lambda ops, x, y: ops.op("sinh", x))
 Asinh = _unary(
     "asinh", np.arcsinh, "chlo.asinh", doc="Elementwise inverse hyperbolic sine.",
@@ -185,7 +198,7 @@ Acosh = _unary(
 )
 Atanh = _unary(
     "atanh", np.arctanh, "chlo.atanh", doc="Elementwise inverse hyperbolic tangent.",
-    derivative=lambda ops, x, y: 1 / (1 - x * x),
+    derivative=lambda ops, x, y: 1 / (1 - x * x), at_zero="x",
 )
 
 
@@ -418,10 +431,21 @@ class Pow(BinaryOp):
         return _float_power(*operands, result_type)
 
 
+def _sign_bit(x, result_type: TensorType):
+    """Where float ``x`` is negative, ``-0.0`` and ``-inf`` included (``1 / x`` is ``-inf``
+    only for ``-0.0``); a NaN's sign is not read."""
+    dtype, flags = result_type.dtype, result_type.with_dtype(BOOL_DTYPE)
+    zero = hlo.broadcast(hlo.scalar(0, dtype), TensorType((), dtype), result_type.shape)
+    one = hlo.broadcast(hlo.scalar(1, dtype), TensorType((), dtype), result_type.shape)
+    inverse = hlo.value("divide", [one, x], result_type)
+    return hlo.value("or", [hlo.compare(x, zero, "LT", dtype, flags), hlo.compare(inverse, zero, "LT", dtype, flags)], flags)
+
+
 def _float_power(base, exponent, result_type: TensorType):
-    """``base ** exponent`` as C's ``pow``: a negative base to an integer power is
-    ``|base| ** exponent`` with the sign of its parity, to another power NaN; ``x ** 0``
-    and ``1 ** y`` are 1. (IREE's ``stablehlo.power`` is ``exp(y * log(x))``: NaN for
+    """``base ** exponent`` as C's ``pow``: a negative base (``-0.0`` and ``-inf``
+    included) to an odd integer power is ``-(|base| ** exponent)``, to another integer
+    power ``|base| ** exponent``, a finite negative base to a power that is no integer is
+    NaN; ``x ** 0``, ``1 ** y`` and ``(-1) ** +-inf`` are 1. (IREE's ``stablehlo.power`` is ``exp(y * log(x))``: NaN for
     every negative base, except for a few constant exponents that it turns into products,
     and for ``0 ** 0``.)"""
     dtype, flags = result_type.dtype, result_type.with_dtype(BOOL_DTYPE)
@@ -436,10 +460,16 @@ def _float_power(base, exponent, result_type: TensorType):
     half = hlo.value("multiply", [exponent, constant(0.5)], result_type)
     integer = compare(hlo.value("floor", [exponent], result_type), exponent, "EQ")
     odd = hlo.value("and", [integer, compare(hlo.value("floor", [half], result_type), half, "NE")], flags)
-    signed = hlo.value("select", [odd, hlo.value("negate", [magnitude], result_type), magnitude], result_type)
-    negative = hlo.value("select", [integer, signed, constant(np.nan)], result_type)
-    power = hlo.value("select", [compare(base, constant(0), "LT"), negative, magnitude], result_type)
+    negated = hlo.value("and", [odd, _sign_bit(base, result_type)], flags)
+    signed = hlo.value("select", [negated, hlo.value("negate", [magnitude], result_type), magnitude], result_type)
+    finite_negative = hlo.value("and", [compare(base, constant(0), "LT"), compare(base, constant(-np.inf), "GT")], flags)
+    no_power = hlo.value("and", [finite_negative, hlo.value("not", [integer], flags)], flags)
+    power = hlo.value("select", [no_power, constant(np.nan), signed], result_type)
+    minus_one_to_infinity = hlo.value(
+        "and", [compare(base, constant(-1), "EQ"), compare(hlo.value("abs", [exponent], result_type), constant(np.inf), "EQ")], flags
+    )
     one = hlo.value("or", [compare(exponent, constant(0), "EQ"), compare(base, constant(1), "EQ")], flags)
+    one = hlo.value("or", [one, minus_one_to_infinity], flags)
     return hlo.value("select", [one, constant(1), power], result_type)
 
 
@@ -529,7 +559,9 @@ class Atan2(BinaryOp):
     @classmethod
     def lower_broadcast(cls, lowering, operands):
         """IREE's ``atan2`` loses the sign of a zero ``lhs`` (``atan2(-0.0, -1)`` is pi, not
-        -pi); the result has ``lhs``'s sign, so it is given that sign."""
+        -pi); the result has ``lhs``'s sign, so it is given that sign (:func:`_sign_bit`).
+        Its float32 ``atan2`` of two infinities or two zeros is NaN: those are pi/4 or 3pi/4,
+        0 or pi here, as C's."""
         result_type = lowering.result_type
         lhs = operands[0]
         angle = hlo.value("abs", [hlo.value("atan2", operands, result_type)], result_type)
@@ -538,8 +570,20 @@ class Atan2(BinaryOp):
         def constant(number):
             return hlo.broadcast(hlo.scalar(number, result_type.dtype), TensorType((), result_type.dtype), result_type.shape)
 
-        inverse = hlo.value("divide", [constant(1), lhs], result_type)  # -inf only for -0.0
-        negative = hlo.compare(inverse, constant(0), "LT", result_type.dtype, flags)
+        def infinite(x):
+            return hlo.compare(hlo.value("abs", [x], result_type), constant(np.inf), "EQ", result_type.dtype, flags)
+
+        def zero(x):
+            return hlo.compare(x, constant(0), "EQ", result_type.dtype, flags)
+
+        rhs, left = operands[1], _sign_bit(operands[1], result_type)
+        for both, (right_angle, left_angle) in (  # where IREE's f32 atan2 gives NaN
+            (hlo.value("and", [infinite(lhs), infinite(rhs)], flags), (np.pi / 4, 3 * np.pi / 4)),
+            (hlo.value("and", [zero(lhs), zero(rhs)], flags), (0.0, np.pi)),
+        ):
+            corner = hlo.value("select", [left, constant(left_angle), constant(right_angle)], result_type)
+            angle = hlo.value("select", [both, corner, angle], result_type)
+        negative = _sign_bit(lhs, result_type)
         return hlo.value("select", [negative, hlo.value("negate", [angle], result_type), angle], result_type)
 
     @classmethod
@@ -549,6 +593,74 @@ class Atan2(BinaryOp):
         return sum_tangents(
             ops, [scale(tangents[0], rhs / norm), scale(tangents[1], -lhs / norm)], result
         )
+
+
+class NextAfter(BinaryOp):
+    """The next float after ``lhs`` toward ``rhs`` (``rhs`` where they are equal, NaN where
+    either is). Lowered on the bits: a bitcast to the integer of the float's width, one
+    step up or down, a bitcast back; from zero, the smallest subnormal of ``rhs``'s sign.
+    Operands are compared as integers ordered as the floats, since IREE's CPU code compares
+    subnormals as zero. float32 and float64 only (s4tf has no 16-bit integer to hold a half's bits).
+
+    ```mlir
+    %0 = "s4tf.nextafter"(%x, %y) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    ```
+    """
+
+    name, numpy = "nextafter", staticmethod(np.nextafter)
+    kinds = "float"
+    _BITS = {"f32": "i32", "f64": "i64"}
+
+    @classmethod
+    def infer(cls, lhs, rhs):
+        result = super().infer(lhs, rhs)
+        if result.dtype not in cls._BITS:
+            raise DTypeError(f"nextafter needs float32 or float64 operands, got {result.dtype}")
+        return result
+
+    @classmethod
+    def lower_broadcast(cls, lowering, operands):
+        x, y = operands
+        float_type = lowering.result_type
+        int_type = float_type.with_dtype(cls._BITS[float_type.dtype])
+        flags = float_type.with_dtype(BOOL_DTYPE)
+
+        def splat(number, tensor_type):
+            return hlo.broadcast(hlo.scalar(number, tensor_type.dtype), TensorType((), tensor_type.dtype), tensor_type.shape)
+
+        def compare(a, b, direction, tensor_type):
+            return hlo.compare(a, b, direction, tensor_type.dtype, flags)
+
+        def select(flag, a, b, tensor_type):
+            return hlo.value("select", [flag, a, b], tensor_type)
+
+        bits = hlo.value("bitcast_convert", [x], int_type)
+        sign_mask = splat(np.iinfo(to_numpy_dtype(int_type.dtype)).min, int_type)
+
+        def order(value_bits):  # an integer ordered as the floats: compares without flushing subnormals
+            magnitude = hlo.value("and", [value_bits, hlo.value("not", [sign_mask], int_type)], int_type)
+            negative = compare(value_bits, splat(0, int_type), "LT", int_type)
+            return select(negative, hlo.value("negate", [magnitude], int_type), magnitude, int_type)
+
+        x_order, y_bits = order(bits), hlo.value("bitcast_convert", [y], int_type)
+        y_order = order(y_bits)
+        toward_larger = compare(y_order, x_order, "GT", int_type)
+        positive = compare(x_order, splat(0, int_type), "GT", int_type)
+        away_from_zero = compare(toward_larger, positive, "EQ", flags)  # |x| grows: one step up the bits
+        step = select(away_from_zero, splat(1, int_type), splat(-1, int_type), int_type)
+        stepped = hlo.value("bitcast_convert", [hlo.value("add", [bits, step], int_type)], float_type)
+        y_sign = hlo.value("and", [y_bits, sign_mask], int_type)
+        smallest = hlo.value("bitcast_convert", [hlo.value("or", [y_sign, splat(1, int_type)], int_type)], float_type)
+        at_zero = compare(x_order, splat(0, int_type), "EQ", int_type)
+        result = select(at_zero, smallest, stepped, float_type)
+        result = select(compare(x_order, y_order, "EQ", int_type), y, result, float_type)
+        unordered = hlo.value("or", [compare(x, x, "NE", float_type), compare(y, y, "NE", float_type)], flags)
+        return select(unordered, hlo.value("add", [x, y], float_type), result, float_type)
+
+    @classmethod
+    def jvp(cls, ops, primals, tangents, result):
+        """One step from ``lhs``: its derivative is ``lhs``'s (``rhs`` only picks the direction)."""
+        return tangents[0]
 
 
 class CompareOp(BinaryOp):

@@ -1,7 +1,8 @@
 """``s4tf`` as an Array API namespace (standard 2024.12): data-type functions (``finfo``,
 ``iinfo``, ``result_type``, ``can_cast``, ``isdtype``), constants, the inspection namespace,
 and the tensor attributes the standard asks for (``x.mT``, ``x.device``,
-``x.__array_namespace__()``, the ``^``, ``<<`` and ``>>`` operators).
+``x.__array_namespace__()``, the ``^``, ``<<`` and ``>>`` operators), and DLPack
+(``from_dlpack``, ``x.__dlpack__()``, through host copies).
 
 ```python
 import numpy as np, s4tf
@@ -25,7 +26,8 @@ import numpy as np
 
 from s4tf.dialects.types import BOOL_DTYPE, DTYPES, canonical_dtype, is_float, is_integer, promote_dtypes, to_numpy_dtype
 from s4tf.errors import DTypeError
-from s4tf.numpy_api import _result_dtype, _tensor, dtype_of, full, invert, power
+from s4tf.dialects.composition import check_device
+from s4tf.numpy_api import _result_dtype, _tensor, asarray, dtype_of, full, invert, power
 from s4tf.tensor import Tensor
 
 __array_api_version__ = "2024.12"
@@ -192,6 +194,40 @@ def _to_device(self, device, /, *, stream=None):
     return self
 
 
+# -- DLPack -----------------------------------------------------------------------------
+
+#: DLPack's device type of the host memory a tensor is exported into.
+_DLPACK_CPU = 1
+
+
+def _dlpack(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
+    """A DLPack capsule of a host copy of the elements: a tensor's buffer is the device's,
+    and it is immutable, so a consumer is never handed it to write into (``copy=False``
+    is a ``BufferError``)."""
+    if copy is False:
+        raise BufferError("s4tf exports a tensor through DLPack as a host copy (tensors are immutable); copy=False cannot be met")
+    if dl_device is not None and tuple(dl_device) != (_DLPACK_CPU, 0):
+        raise BufferError(f"s4tf exports a tensor through DLPack into host memory (kDLCPU, 0), not {tuple(dl_device)}")
+    return self.numpy().__dlpack__(max_version=max_version)
+
+
+def _dlpack_device(self, /):
+    return (_DLPACK_CPU, 0)
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+    """A tensor of the elements of ``x``, any DLPack producer (a NumPy array, a JAX or
+    PyTorch array on the CPU); an s4tf tensor is returned as it is (it is immutable, so a
+    copy would change nothing). Other producers' memory is copied to the device, so
+    ``copy=False`` is a ``BufferError`` for them."""
+    check_device(device, "from_dlpack")
+    if isinstance(x, Tensor):
+        return x
+    if copy is False:
+        raise BufferError("from_dlpack: s4tf copies a producer's memory to the device; copy=False cannot be met")
+    return asarray(np.from_dlpack(x))
+
+
 def attach() -> None:
     """Give :class:`Tensor` the Array API's attributes; called once when ``s4tf`` is imported."""
     from s4tf.creation import matrix_transpose
@@ -204,6 +240,8 @@ def attach() -> None:
     Tensor.__array_namespace__ = _namespace
     Tensor.device = property(lambda self: getattr(self, "target", "cpu"))
     Tensor.to_device = _to_device
+    Tensor.__dlpack__ = _dlpack
+    Tensor.__dlpack_device__ = _dlpack_device
     if not hasattr(Tensor, "__index__"):
         Tensor.__index__ = lambda self: int(self.numpy()) if self.shape == () and is_integer(self.tensor_type.dtype) else _not_an_index(self)
     Tensor.__complex__ = lambda self: complex(self.numpy())
@@ -214,6 +252,6 @@ def _not_an_index(tensor):
 
 
 __all__ = [
-    "__array_api_version__", "__array_namespace_info__", "bitwise_invert", "can_cast", "conj", "e", "finfo", "iinfo",
-    "imag", "inf", "isdtype", "nan", "newaxis", "pi", "pow", "real", "result_type",
+    "__array_api_version__", "__array_namespace_info__", "bitwise_invert", "can_cast", "conj", "e", "finfo",
+    "from_dlpack", "iinfo", "imag", "inf", "isdtype", "nan", "newaxis", "pi", "pow", "real", "result_type",
 ]

@@ -27,12 +27,14 @@ from s4tf.numpy_api import (  # noqa: A004  (NumPy's names: slice)
     dtype_of, equal, expand_dims, full, iota, less_equal, multiply, reshape, shape_of, subtract, transpose, where,
     zeros,
 )
+from s4tf.numpy_api import _check_device
 from s4tf.numpy_api import slice as _slice
 from s4tf.tensor import Tensor
 
 
 def eye(n_rows, n_cols=None, k=0, dtype=None, device=None):
     """Ones on the ``k``-th diagonal of an ``n_rows`` by ``n_cols`` matrix, zeros elsewhere."""
+    _check_device(device, "eye")
     shape = (int(n_rows), int(n_rows if n_cols is None else n_cols))
     on_diagonal = equal(subtract(iota(shape, 1), iota(shape, 0)), k)
     return astype(on_diagonal, DEFAULT_FLOAT if dtype is None else dtype)
@@ -40,6 +42,7 @@ def eye(n_rows, n_cols=None, k=0, dtype=None, device=None):
 
 def linspace(start, stop, num, dtype=None, device=None, endpoint=True):
     """``num`` evenly spaced numbers from ``start`` to ``stop`` (included with ``endpoint``)."""
+    _check_device(device, "linspace")
     dtype = canonical_dtype(dtype) if dtype is not None else DEFAULT_FLOAT
     num = int(num)
     if num < 0:
@@ -56,11 +59,11 @@ def linspace(start, stop, num, dtype=None, device=None, endpoint=True):
 
 def empty(shape, dtype=None, device=None):
     """A tensor of ``shape`` (filled with zeros: s4tf has no uninitialized memory to offer)."""
-    return zeros(shape, dtype)
+    return zeros(shape, dtype, device=device)
 
 
 def empty_like(x, dtype=None, device=None):
-    return zeros(shape_of(x), dtype_of(x) if dtype is None else dtype)
+    return zeros(shape_of(x), dtype_of(x) if dtype is None else dtype, device=device)
 
 
 def meshgrid(*arrays, indexing="xy"):

@@ -2,7 +2,8 @@
 ``s4tf.take_along_axis``, ``x.at[idx].set(v)`` (and ``add``, ``multiply``, ``min``, ``max``).
 
 Basic indices (ints, slices of any step, ``None``, ``...``) become ``s4tf.slice`` and
-``s4tf.reverse``; integer arrays (in any positions, broadcast together, placed as NumPy
+``s4tf.reverse`` (eagerly, ints are a gather's index operand, so that ``x[i]`` in a loop
+compiles one module, not one per ``i``); integer arrays (in any positions, broadcast together, placed as NumPy
 places them) become one ``s4tf.gather``, and updates through them one ``s4tf.scatter``.
 A boolean mask known on the host (a NumPy array, an eager tensor) is its ``nonzero()``
 indices; a traced mask has no static count of elements, so reading through it is an
@@ -27,8 +28,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from s4tf import lazy_mode
 from s4tf import numpy_api as np_api
-from s4tf.dialects.types import BOOL_DTYPE, is_integer, to_numpy_dtype
+from s4tf.dialects.composition import current_emitter
+from s4tf.dialects.types import BOOL_DTYPE, canonical_dtype, is_integer, to_numpy_dtype
 from s4tf import dispatch
 from s4tf.errors import S4tfError, ShapeError
 from s4tf.locations import user_location
@@ -80,12 +83,22 @@ def _host_mask(item):
     return None
 
 
+def _host_bound(bound):
+    """A slice bound as an int where the host knows it: a 0-d integer eager tensor or
+    NumPy array is one (as in NumPy); a traced one is left for the error."""
+    if isinstance(bound, (Tensor, np.ndarray)) and not isinstance(bound, Tracer) and bound.shape == ():
+        if is_integer(canonical_dtype(bound.dtype)):
+            return int(np.asarray(bound))
+    return bound
+
+
 def _read_item(item):
     """One index entry as a slice, an int, None, Ellipsis, or an integer array (or several,
     for a boolean mask known on the host)."""
     if item is None or item is Ellipsis:
         return [item]
     if isinstance(item, builtins.slice):
+        item = builtins.slice(*(_host_bound(bound) for bound in (item.start, item.stop, item.step)))
         for bound in (item.start, item.stop, item.step):
             if bound is not None and not isinstance(bound, (int, np.integer)):
                 raise _error(
@@ -95,14 +108,12 @@ def _read_item(item):
         if item.step == 0:
             raise _error("slice step cannot be zero")
         return [item]
-    if isinstance(item, (bool, np.bool_)):
-        raise _error(f"a bool ({item!r}) is not an index; use a boolean array of the indexed axes' shape as a mask")
+    if isinstance(item, (bool, np.bool_)):  # a 0-d mask, as in NumPy
+        return [("mask", np.asarray(item))]
     if isinstance(item, (int, np.integer)):
         return [int(item)]
     mask = _host_mask(item)
     if mask is not None:
-        if mask.ndim == 0:
-            raise _error("a 0-d boolean mask is not supported; use a boolean array of the indexed axes' shape")
         return [("mask", mask)]
     if isinstance(item, Tensor):
         dtype = item.tensor_type.dtype
@@ -147,6 +158,10 @@ def plan(shape, index) -> _Plan:
         if item is None:
             expanded.append(1)
             result.append(builtins.slice(None))
+            continue
+        if isinstance(item, tuple) and item[1].ndim == 0:  # x[True], x[False]: a new axis of 1 or 0 elements
+            expanded.append(1)
+            result.append(np.flatnonzero(item[1]))
             continue
         if isinstance(item, tuple):  # a boolean mask: its nonzero() positions, one array per axis
             mask = item[1]
@@ -257,13 +272,21 @@ def _batch_from(value, batch_rank: int, position: int | None):
 # -- reading ------------------------------------------------------------------------------
 
 
+def _runs_eagerly() -> bool:
+    """Whether ops run on the device at once here (no trace, not lazy mode): then an int
+    index is a gather's index operand, so ``x[i]`` compiles once for every ``i`` (the
+    static slice a trace gets would compile one module per index)."""
+    return current_emitter() is None and not lazy_mode.mode_is_lazy()
+
+
+
 def getitem(x, index):
     """``x[index]`` as NumPy reads it (a copy): ints, slices of any step, ``None``, ``...``,
     integer arrays in any positions, and boolean masks the host knows."""
     x = np_api._tensor(x)
     plan_ = plan(x.shape, index)
     expanded = np_api.reshape(x, plan_.shape)
-    if not plan_.arrays:
+    if not plan_.arrays and not (_runs_eagerly() and any(isinstance(item, int) for item in plan_.items)):
         start, limit, stride, reversed_axes, counts = _basic(plan_, ints_as_arrays=False)
         window = _window(expanded, plan_.shape, start, limit, stride, reversed_axes)
         return np_api.reshape(window, [c for c, item in zip(counts, plan_.items) if not isinstance(item, int)])

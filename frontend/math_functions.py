@@ -1,6 +1,6 @@
 """``s4tf.<name>``: the Array API's elementwise functions beyond :mod:`s4tf.numpy_api`'s:
 inverse and hyperbolic trigonometry, ``atan2``, ``hypot``, ``expm1``, ``log2``,
-``logaddexp``, ``erf``, the float predicates, ``trunc``, ``copysign``, bitwise xor and shifts.
+``logaddexp``, ``erf``, the float predicates, ``trunc``, ``copysign``, ``nextafter``, bitwise xor and shifts.
 
 ```python
 import numpy as np, s4tf
@@ -126,6 +126,11 @@ def copysign(x1, x2):
     return _weak_if_all_weak(where(signbit(_as_operand(x2, dtype)), negative(magnitude), magnitude), x1, x2)
 
 
+def nextafter(x1, x2):
+    """The next float after ``x1`` toward ``x2``, elementwise (float32 and float64)."""
+    return _elementwise("nextafter", x1, x2, dtype=_float_dtype(x1, x2))
+
+
 def reciprocal(x):
     return 1 / _float_operand(x)
 
@@ -170,5 +175,5 @@ __all__ = [
     "acos", "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "asin", "asinh",
     "atan", "atan2", "atanh", "bitwise_left_shift", "bitwise_right_shift", "bitwise_xor", "copysign", "cosh", "erf",
     "expm1", "hypot", "isfinite", "isinf", "isnan", "left_shift", "log10", "log2", "logaddexp", "logical_xor",
-    "positive", "reciprocal", "right_shift", "signbit", "sinh", "tan", "trunc",
+    "nextafter", "positive", "reciprocal", "right_shift", "signbit", "sinh", "tan", "trunc",
 ]

@@ -22,6 +22,7 @@ from s4tf.dialects.composition import (  # the compositions the derivative rules
     broadcast_in_dim, iota, logical_and, min, ones,
 )
 from s4tf.dialects.composition import apply1, as_operand as _as_operand, as_tensor as _tensor, axes_of as _axes
+from s4tf.dialects.composition import check_device as _check_device
 from s4tf.dialects.composition import elementwise as _elementwise, float_operand as _float_operand
 from s4tf.dialects.composition import no_bool_loop as _no_bool_loop, normalize_axis as _normalize_axis
 from s4tf.dialects.composition import reduction as _reduce, result_dtype as _result_dtype
@@ -72,13 +73,25 @@ def floor_divide(x, y):
 
 
 def remainder(x, y):
-    """``x % y`` as in Python and NumPy: zero or of the sign of ``y``."""
+    """``x % y`` as in Python and NumPy: zero or of the sign of ``y`` (a zero too: ``0.0 % -2``
+    is ``-0.0``); a finite ``x`` modulo an infinite ``y`` is ``x`` where they have one sign,
+    else ``y``."""
     dtype = _no_bool_loop(_result_dtype(x, y))
-    if is_float(dtype):  # the floored quotient is piecewise constant: no derivative flows through it
-        return _weak_if_all_weak(subtract(x, multiply(stop_gradient(floor(divide(x, y))), y)), x, y)
+    if is_float(dtype):
+        return _weak_if_all_weak(_float_remainder(_as_operand(x, dtype), _as_operand(y, dtype)), x, y)
     lhs, rhs = _as_operand(x, dtype), _as_operand(y, dtype)
     rest = subtract(lhs, multiply(apply1("div", lhs, rhs), rhs))
     return _weak_if_all_weak(where(_rounds_down(rest, rhs), add(rest, rhs), rest), x, y)
+
+
+def _float_remainder(x, y):
+    # the floored quotient is piecewise constant: no derivative flows through it
+    rest = subtract(x, multiply(stop_gradient(floor(divide(x, y))), y))
+    same_sign = logical_or(equal(x, 0), equal(less(x, 0), less(y, 0)))
+    by_infinity = logical_and(equal(abs(y), math.inf), less(abs(x), math.inf))  # where x - 0 * inf is NaN
+    rest = where(by_infinity, where(same_sign, x, y), rest)
+    magnitude = abs(rest)
+    return where(equal(rest, 0), where(less(y, 0), negative(magnitude), magnitude), rest)
 
 
 def _rounds_down(rest, y):
@@ -112,8 +125,11 @@ select = where
 cast = astype
 
 
-def clip(x, lo, hi):
-    return minimum(maximum(x, lo), hi)
+def clip(x, min=None, max=None):  # noqa: A002  (the Array API's names)
+    """``x`` limited to ``[min, max]``; a bound that is ``None`` limits nothing."""
+    x = _tensor(x)
+    x = x if min is None else maximum(x, min)
+    return x if max is None else minimum(x, max)
 
 
 def square(x):
@@ -123,12 +139,13 @@ def square(x):
 # -- creation ---------------------------------------------------------------------------
 
 
-def ones_like(x, dtype=None):
-    return full_like(x, 1, dtype)
+def ones_like(x, dtype=None, *, device=None):
+    return full_like(x, 1, dtype, device=device)
 
 
-def arange(start, stop=None, step=1, dtype=None):
+def arange(start, stop=None, step=1, dtype=None, *, device=None):
     """``np.arange`` with static bounds, computed on the device from ``s4tf.iota``."""
+    _check_device(device, "arange")
     if stop is None:
         start, stop = 0, start
     dtype = canonical_dtype(dtype) if dtype is not None else _result_dtype(start, stop, step)

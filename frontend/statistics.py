@@ -15,7 +15,8 @@ computed in it, and those of bools too, as the Array API asks.
 
 from __future__ import annotations
 
-from s4tf.dialects.types import BOOL_DTYPE, canonical_dtype, is_float, is_integer, promote_dtypes
+from s4tf.dialects.composition import accumulator_dtype
+from s4tf.dialects.types import BOOL_DTYPE, is_float
 from s4tf.dispatch import apply1
 from s4tf.errors import DTypeError, ShapeError
 from s4tf.numpy_api import (  # noqa: A004  (NumPy's names: max, min, sum)
@@ -25,20 +26,10 @@ from s4tf.numpy_api import (  # noqa: A004  (NumPy's names: max, min, sum)
 from s4tf.numpy_api import slice as _slice
 
 
-def _accumulator_dtype(x, dtype) -> str:
-    """The dtype a sum or product of ``x`` is computed and returned in."""
-    if dtype is not None:
-        return canonical_dtype(dtype)
-    source = dtype_of(x)
-    if source == BOOL_DTYPE or (is_integer(source) and promote_dtypes(source, DEFAULT_INT) == DEFAULT_INT):
-        return DEFAULT_INT
-    return source
-
-
 def prod(x, axis=None, dtype=None, keepdims=False):
     """Product over ``axis`` (all axes when ``None``); the product of nothing is 1."""
     x = _tensor(x)
-    x = astype(x, _accumulator_dtype(x, dtype))
+    x = astype(x, accumulator_dtype(x, dtype))
     return apply1("reduce_prod", x, axes=_axes(axis, len(x.shape)), keepdims=bool(keepdims))
 
 
@@ -102,7 +93,7 @@ def _scan(op_name, x, axis, dtype, include_initial, identity):
             x = reshape(x, (1,))
         axis = 0
     axis = _normalize_axis(axis, len(x.shape))
-    x = astype(x, _accumulator_dtype(x, dtype))
+    x = astype(x, accumulator_dtype(x, dtype))
     result = apply1(op_name, x, axis=axis, reverse=False) if x.shape[axis] else x
     if include_initial:
         shape = list(x.shape)

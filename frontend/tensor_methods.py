@@ -30,7 +30,8 @@ _BINARY = {
 
 
 def _reshape(self, *shape):
-    return np_api.reshape(self, *shape)
+    """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``, as NumPy's method."""
+    return np_api.reshape(self, shape[0] if len(shape) == 1 else shape)
 
 
 def attach() -> None:

@@ -15,6 +15,7 @@ from op_testing import (
     covered,
     covers,
     random_array,
+    run_staged,
 )
 
 import s4tf
@@ -67,6 +68,36 @@ def test_atan2_finds_the_quadrant():
     pairs.append((np.float64([0.0, -0.0, 1.0, -1.0, 0.3]), np.float64([-1.0, -1.0, 0.0, 0.0, -2.0])))  # system libm
     expected = [np.arctan2(as_float64(y), as_float64(x)).astype(y.dtype) for y, x in pairs]
     check_pairwise(s4tf.atan2, pairs, expected, ops=["atan2"])
+
+
+def _nextafter_pairs(dtype):
+    info, tiny = np.finfo(dtype), np.finfo(dtype).smallest_subnormal
+    x = [0.0, -0.0, 0.0, 1.0, -1.0, 2.0, -2.0, info.max, np.inf, -np.inf, np.nan, 1.0, info.tiny, tiny, -tiny, 3.5, tiny, -0.0]
+    y = [1.0, 1.0, -1.0, 0.0, -5.0, 0.0, -3.0, np.inf, 0.0, 0.0, 1.0, np.nan, 0.0, 3 * tiny, -3 * tiny, 3.5, -1.0, 0.0]
+    return np.array(x, dtype), np.array(y, dtype)
+
+
+@covers("nextafter")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_nextafter_is_numpys_to_the_bit(dtype):
+    """Every direction, zeros of both signs, subnormals (which IREE's CPU code compares as
+    zero), infinities and NaN; with broadcasting and a Python scalar."""
+    x, y = _nextafter_pairs(dtype)
+    device, reference = run_staged(lambda a, b: (s4tf.nextafter(a, b), s4tf.nextafter(a[:, None], b)), x, y, ops=["nextafter"])
+    with np.errstate(over="ignore"):
+        expected = [np.nextafter(x, y), np.nextafter(x[:, None], y)]
+    bits = np.dtype(f"i{np.dtype(dtype).itemsize}")
+    for got in (device, reference):
+        for result, want in zip(got, expected):
+            assert result.dtype == want.dtype
+            np.testing.assert_array_equal(np.isnan(result), np.isnan(want))
+            np.testing.assert_array_equal(np.where(np.isnan(want), 0, result).view(bits), np.where(np.isnan(want), 0, want).view(bits))
+    np.testing.assert_array_equal(np.asarray(s4tf.nextafter(x, 0)), np.nextafter(x, dtype(0)))
+
+
+def test_nextafter_refuses_half_floats():
+    with pytest.raises(s4tf.DTypeError, match="float32 or float64"):
+        s4tf.nextafter(np.float16(1.0), np.float16(2.0))
 
 
 SHIFTS = {"shift_left": (s4tf.bitwise_left_shift, np.left_shift), "shift_right": (s4tf.bitwise_right_shift, np.right_shift)}
@@ -149,3 +180,36 @@ def test_eager_calls_match_the_staged_ones():
     x = np.array([0.25, -0.5], np.float32)
     np.testing.assert_allclose(np.asarray(s4tf.asinh(x)), np.arcsinh(x), rtol=1e-6)
     np.testing.assert_array_equal(np.asarray(s4tf.bitwise_left_shift(np.int64([3]), 2)), [12])
+
+
+def _special_pairs(dtype):
+    values = np.array([-np.inf, -2.0, -1.0, -0.5, -0.0, 0.0, 0.5, 1.0, 2.0, 3.0, np.inf, np.nan], dtype)
+    return np.repeat(values, len(values)), np.tile(values, len(values))
+
+
+SPECIAL_CASES = {  # the Array API's special cases (signed zeros, infinities) as NumPy computes them
+    "sinh": (lambda x, y: s4tf.sinh(x), lambda x, y: np.sinh(x)),
+    "atanh": (lambda x, y: s4tf.atanh(x), lambda x, y: np.arctanh(x)),
+    "expm1": (lambda x, y: s4tf.expm1(x), lambda x, y: np.expm1(x)),
+    "log1p": (lambda x, y: s4tf.log1p(x), lambda x, y: np.log1p(x)),
+    "sign": (lambda x, y: s4tf.sign(x), lambda x, y: np.sign(x)),
+    "atan2": (s4tf.atan2, np.arctan2),
+    "pow": (s4tf.pow, np.power),
+    "remainder": (s4tf.remainder, np.remainder),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", sorted(SPECIAL_CASES))
+def test_special_values_and_signed_zeros_match_numpy(name, dtype):
+    """Every pair of infinities, signed zeros, +-1, NaN and a few finite values, staged and
+    eager: NaN where NumPy's is, the sign of every zero and infinity, the values close."""
+    public, numpy_fn = SPECIAL_CASES[name]
+    x, y = _special_pairs(dtype)
+    with np.errstate(all="ignore"):
+        expected = numpy_fn(x, y)
+    for got in (np.asarray(s4tf.function(public)(x, y)), np.asarray(public(x, y))):
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
+        finite = ~np.isnan(expected)
+        np.testing.assert_array_equal(np.signbit(got[finite]), np.signbit(expected[finite]), err_msg=f"{name} signs")
+        np.testing.assert_allclose(got[finite], expected[finite], rtol=2e-6 if dtype == np.float32 else 1e-13)

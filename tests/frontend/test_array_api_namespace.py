@@ -68,3 +68,77 @@ def test_the_standards_names_for_numpys_functions_and_real_complex_parts():
     assert operator.index(s4tf.asarray(np.int64(4))) == 4 and complex(s4tf.asarray(np.float32(1.5))) == 1.5 + 0j
     with pytest.raises(TypeError, match="only a 0-d integer tensor"):
         operator.index(s4tf.asarray(x))
+
+
+CREATION = {
+    "asarray": lambda device: s4tf.asarray([1, 2], device=device),
+    "arange": lambda device: s4tf.arange(3, device=device),
+    "full": lambda device: s4tf.full((2,), 7, device=device),
+    "full_like": lambda device: s4tf.full_like(np.ones(2), 7, device=device),
+    "zeros": lambda device: s4tf.zeros((2,), device=device),
+    "zeros_like": lambda device: s4tf.zeros_like(np.ones(2), device=device),
+    "ones": lambda device: s4tf.ones((2,), device=device),
+    "ones_like": lambda device: s4tf.ones_like(np.ones(2), device=device),
+    "empty": lambda device: s4tf.empty((2,), device=device),
+    "eye": lambda device: s4tf.eye(2, device=device),
+    "linspace": lambda device: s4tf.linspace(0, 1, 2, device=device),
+    "astype": lambda device: s4tf.astype(np.ones(2), s4tf.int32, device=device),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CREATION))
+def test_creation_takes_the_standards_device_argument(name):
+    assert CREATION[name](None).device == CREATION[name]("cpu").device == "cpu"
+    with pytest.raises(ValueError, match="not device='vulkan'"):
+        CREATION[name]("vulkan")
+
+
+def test_sum_takes_a_dtype_and_widens_small_integers_as_the_standard_says():
+    x = np.array([[100, 100], [-7, 3]], np.int8)
+    assert s4tf.sum(x).dtype == np.int32 and int(s4tf.sum(x)) == int(x.astype(np.int64).sum())
+    np.testing.assert_array_equal(np.asarray(s4tf.sum(x, axis=0, dtype=s4tf.int64)), x.sum(axis=0, dtype=np.int64))
+    np.testing.assert_allclose(np.asarray(s4tf.sum(np.float32([0.5, 2.0]), dtype=s4tf.float64)), 2.5)
+    assert s4tf.sum(np.array([True, True, False])).dtype == np.int32
+
+
+def test_clip_bounds_are_optional_keywords():
+    x = np.arange(-3, 4, dtype=np.float32)
+    np.testing.assert_array_equal(np.asarray(s4tf.clip(x, min=-1)), np.clip(x, -1, None))
+    np.testing.assert_array_equal(np.asarray(s4tf.clip(x, max=2)), np.clip(x, None, 2))
+    np.testing.assert_array_equal(np.asarray(s4tf.clip(x)), x)
+    np.testing.assert_array_equal(np.asarray(s4tf.clip(x, -1, 2)), np.clip(x, -1, 2))
+
+
+def test_copy_arguments_are_accepted():
+    x = s4tf.asarray(np.arange(6.0))
+    np.testing.assert_array_equal(np.asarray(s4tf.reshape(x, (2, 3), copy=True)), np.arange(6.0).reshape(2, 3))
+    assert s4tf.reshape(x, shape=[3, -1]).shape == (3, 2) and s4tf.reshape(x, 6).shape == (6,)
+    assert x.reshape(3, 2).shape == x.reshape((3, 2)).shape == (3, 2)  # the method takes NumPy's two forms
+    assert s4tf.astype(x, s4tf.float64, copy=False) is x  # tensors are immutable: nothing to copy
+    np.testing.assert_array_equal(np.asarray(s4tf.asarray(x, copy=True)), np.arange(6.0))
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.int32, np.int64, np.float16, np.float32, np.float64])
+def test_dlpack_exports_and_imports_host_copies(dtype):
+    array = (np.arange(-3, 9) % 5).astype(dtype).reshape(3, 4)
+    x = s4tf.asarray(array)
+    assert x.__dlpack_device__() == (1, 0)
+    np.testing.assert_array_equal(np.from_dlpack(x), array)
+    imported = s4tf.from_dlpack(array[:, ::-1].copy(), device="cpu")
+    assert isinstance(imported, s4tf.Tensor) and imported.dtype == dtype
+    np.testing.assert_array_equal(np.asarray(imported), array[:, ::-1])
+    assert s4tf.from_dlpack(x, copy=False) is x  # immutable: the tensor itself
+
+
+def test_dlpack_round_trips_through_jax_and_refuses_what_it_cannot_do():
+    import jax.numpy as jnp
+
+    x = s4tf.asarray(np.linspace(-1.0, 1.0, 6, dtype=np.float32))
+    np.testing.assert_array_equal(np.asarray(jnp.from_dlpack(x) * 2), np.asarray(x) * 2)
+    np.testing.assert_array_equal(np.asarray(s4tf.from_dlpack(jnp.arange(4.0))), np.arange(4.0, dtype=np.float32))
+    with pytest.raises(BufferError, match="host copy"):
+        x.__dlpack__(copy=False)
+    with pytest.raises(BufferError, match="kDLCPU"):
+        x.__dlpack__(dl_device=(2, 0))
+    with pytest.raises(BufferError, match="copy=False"):
+        s4tf.from_dlpack(np.ones(2), copy=False)

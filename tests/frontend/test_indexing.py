@@ -6,12 +6,14 @@ import numpy as np
 import pytest
 
 import s4tf
+from s4tf import eager
 
 X = np.arange(60.0, dtype=np.float32).reshape(5, 3, 4)
 READS = [
     np.s_[[0, 2]], np.s_[:, [1, 0], ::-1], np.s_[[0, 1], :, [1, 3]], np.s_[3, 1:, [1, 3]], np.s_[None, [1, 2], ..., 0],
     np.s_[X[:, 0, 0] > 20], np.s_[1, X[0] > 5], np.s_[..., -1], np.s_[::-2, None, 1], np.s_[[[0], [4]], [[0, 1]]],
     np.s_[1:4:2, [-1, 0]], np.s_[[]], np.s_[2, [True, False, True]], np.s_[-1, -1, ::-3], np.s_[np.int64(1), 0:0],
+    np.s_[True], np.s_[2, False], np.s_[None, np.True_, [1, 0]],  # 0-d masks: a new axis of 1 or 0 elements
 ]
 
 
@@ -20,6 +22,22 @@ def test_reads_match_numpy(index):
     got = s4tf.function(lambda x: x[index])(X)
     assert got.shape == X[index].shape
     np.testing.assert_array_equal(np.asarray(got), X[index])
+
+
+@pytest.mark.parametrize("index", READS, ids=repr)
+def test_eager_reads_match_numpy(index):
+    got = s4tf.asarray(X)[index]
+    assert got.shape == X[index].shape
+    np.testing.assert_array_equal(np.asarray(got), X[index])
+
+
+def test_eager_int_reads_compile_one_function_for_every_index(monkeypatch):
+    monkeypatch.setattr(eager, "_one_op_functions", type(eager._one_op_functions)())
+    x = s4tf.asarray(X)
+    for index in np.ndindex(X.shape[:2]):
+        assert float(x[index][-1]) == X[index][-1]
+    # the gather at a runtime index, the reshape of x, and (-1) of each row's gather
+    assert eager.cached_functions() <= 4
 
 
 def _numpy_update(x, index, value, kind):
@@ -54,6 +72,13 @@ def test_update_values_broadcast_and_repeated_adds_accumulate():
     np.testing.assert_array_equal(np.asarray(x.at[[1, 1, 3]].add(rows)), [[0, 0, 0], [2, 4, 6], [0, 0, 0], [1, 2, 3]])
     np.testing.assert_array_equal(np.asarray(x.at[::-1, 0].set([1.0, 2.0, 3.0, 4.0])[:, 0]), [4, 3, 2, 1])
     np.testing.assert_array_equal(np.asarray(x), np.zeros((4, 3)))  # x itself is unchanged
+
+
+@pytest.mark.parametrize("index", [True, False, np.s_[1, np.True_], np.s_[..., np.False_]], ids=repr)
+def test_updates_through_0d_masks_match_numpy(index):
+    expected = X.copy()
+    expected[index] = 7.0
+    np.testing.assert_array_equal(np.asarray(s4tf.asarray(X).at[index].set(7.0)), expected)
 
 
 def test_take_and_take_along_axis_match_numpy():
@@ -98,7 +123,6 @@ def test_traced_boolean_mask_updates_as_where():
     (lambda v: v[0.5], "not supported"),
     (lambda v: v[[0.5]], "must be integers or booleans"),
     (lambda v: v[v], "must be integers or booleans, got a tensor of f32"),
-    (lambda v: v[True], "a bool"),
     (lambda v: v[0, 0, 0, 0], "too many indices"),
     (lambda v: v[..., ...], "one ellipsis"),
     (lambda v: v[[0, 1], [0, 1, 2]], "could not be broadcast together"),
@@ -110,6 +134,12 @@ def test_index_errors_name_the_users_line(read, match):
     with pytest.raises(s4tf.IndexingError, match=match) as error:
         s4tf.function(read)(X)
     assert "test_indexing.py" in str(error.value)
+
+
+def test_eager_0d_integer_tensors_are_slice_bounds_as_in_numpy():
+    x, bounds = s4tf.asarray(X), s4tf.asarray(np.array([1, 3, 2], np.int32))
+    start, stop, step = bounds[0], bounds[1], bounds[2]
+    np.testing.assert_array_equal(np.asarray(x[start:start + stop:step, np.int64(1):np.array(3)]), X[1:4:2, 1:3])
 
 
 def test_a_traced_slice_bound_is_an_error():

@@ -1,6 +1,6 @@
 """The Array API standard's own test suite against s4tf (``tools/bench/array_api_tests.sh``).
 
-Long (an hour on two cores): marked ``array_api``, run only with ``-m array_api`` and a
+Long (about 15 minutes on two shared cores with --max-examples=3): marked ``array_api``, run only with ``-m array_api`` and a
 checkout of data-apis/array-api-tests in ``S4TF_ARRAY_API_TESTS``; see docs/array-api.md."""
 
 import os
@@ -12,7 +12,7 @@ import pytest
 
 SCRIPT = Path(__file__).parents[2] / "tools" / "bench" / "array_api_tests.sh"
 #: The share of the main namespace's tests that pass (docs/array-api.md records the figure).
-FLOOR = 0.80
+FLOOR = 0.95
 
 
 def _counts(line: str) -> tuple[int, int]:

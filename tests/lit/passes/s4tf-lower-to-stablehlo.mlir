@@ -18,14 +18,18 @@
 // CHECK-NEXT:    stablehlo.negate %[[X]] : tensor<4xf32>
 // CHECK-NEXT:    stablehlo.exponential %[[X]] : tensor<4xf32>
 // CHECK-NEXT:    stablehlo.log %[[X]] : tensor<4xf32>
-// CHECK-NEXT:    stablehlo.log_plus_one %[[X]] : tensor<4xf32>
+// CHECK-NEXT:    %[[LOG1P:.*]] = stablehlo.log_plus_one %[[X]] : tensor<4xf32>
+// CHECK:         %[[ZERO:.*]] = stablehlo.compare EQ, %[[X]], %{{.*}}
+// CHECK-NEXT:    stablehlo.select %[[ZERO]], %[[X]], %[[LOG1P]]
 // CHECK-NEXT:    stablehlo.sine %[[X]] : tensor<4xf32>
 // CHECK-NEXT:    stablehlo.cosine %[[X]] : tensor<4xf32>
 // CHECK-NEXT:    stablehlo.tanh %[[X]] : tensor<4xf32>
 // CHECK-NEXT:    stablehlo.sqrt %[[X]] : tensor<4xf32>
 // CHECK-NEXT:    stablehlo.rsqrt %[[X]] : tensor<4xf32>
 // CHECK-NEXT:    stablehlo.abs %[[X]] : tensor<4xf32>
-// CHECK-NEXT:    stablehlo.sign %[[X]] : tensor<4xf32>
+// CHECK-NEXT:    %[[SIGN:.*]] = stablehlo.sign %[[X]] : tensor<4xf32>
+// CHECK:         %[[ZERO:.*]] = stablehlo.compare EQ, %[[X]], %[[Z:.*]], FLOAT
+// CHECK-NEXT:    stablehlo.select %[[ZERO]], %[[Z]], %[[SIGN]]
 // CHECK-NEXT:    stablehlo.logistic %[[X]] : tensor<4xf32>
 // CHECK-NEXT:    stablehlo.floor %[[X]] : tensor<4xf32>
 // CHECK-NEXT:    stablehlo.ceil %[[X]] : tensor<4xf32>
@@ -65,12 +69,19 @@ func.func @unary(%x: tensor<4xf32>, %i: tensor<4xi32>, %b: tensor<4xi1>) -> (ten
 // CHECK-NEXT:    stablehlo.subtract %[[YB2]], %[[X]] : tensor<4x3xf32>
 // CHECK-NEXT:    stablehlo.multiply %[[X]], %[[X]] : tensor<4x3xf32>
 // CHECK-NEXT:    stablehlo.divide %[[I]], %[[I]] : tensor<4xi32>
-// Float pow is C's pow, from IREE's power of |y|: signed by the parity of an integer
-// exponent where y < 0 (NaN for other exponents), and 1 for y ** 0 and 1 ** y.
+// Float pow is C's pow, from IREE's power of |y|: negated for an odd integer exponent where
+// y's sign bit is set (y < 0 or 1 / y < 0: -0.0 and -inf too), NaN for a finite negative y
+// to a power that is no integer, and 1 for y ** 0, 1 ** y and (-1) ** +-inf.
 // CHECK-NEXT:    %[[ABS:.*]] = stablehlo.abs %[[Y]] : tensor<3xf32>
 // CHECK-NEXT:    %[[MAG:.*]] = stablehlo.power %[[ABS]], %[[Y]] : tensor<3xf32>
-// CHECK:         %[[NEG:.*]] = stablehlo.compare LT, %[[Y]], {{.*}}
-// CHECK-NEXT:    stablehlo.select %[[NEG]], {{.*}}, %[[MAG]]
+// CHECK:         %[[INV:.*]] = stablehlo.divide %{{.*}}, %[[Y]]
+// CHECK-NEXT:    %[[LT:.*]] = stablehlo.compare LT, %[[Y]], {{.*}}
+// CHECK-NEXT:    %[[INVLT:.*]] = stablehlo.compare LT, %[[INV]], {{.*}}
+// CHECK-NEXT:    %[[SIGN:.*]] = stablehlo.or %[[LT]], %[[INVLT]]
+// CHECK-NEXT:    %[[NEG:.*]] = stablehlo.and %{{.*}}, %[[SIGN]]
+// CHECK-NEXT:    %[[MINUS:.*]] = stablehlo.negate %[[MAG]]
+// CHECK-NEXT:    %[[SIGNED:.*]] = stablehlo.select %[[NEG]], %[[MINUS]], %[[MAG]]
+// CHECK:         stablehlo.select %{{.*}}, %{{.*}}, %[[SIGNED]]
 // CHECK:         stablehlo.or
 // CHECK:         stablehlo.select
 // CHECK-NEXT:    stablehlo.maximum %[[Y]], %[[Y]] : tensor<3xf32>
@@ -356,7 +367,8 @@ func.func @huge_splats() -> (tensor<100000x100000xbf16>, tensor<100000x100000xi1
 }
 
 // The Array API families: inverse and hyperbolic trigonometry and erf through CHLO, atan2
-// keeping the sign of zero (a select on the sign of 1/x), bitwise xor and shifts, the
+// keeping the sign of zero (a select on x < 0 or 1/x < 0) and C's angles where both
+// operands are infinite or zero, bitwise xor and shifts, the
 // product reduction, scans as reduce_window (a reversed scan pads on the other side), and a
 // stable sort of a fresh iota (IREE sorts argument buffers in place) whose permutation
 // gathers the values.
@@ -369,19 +381,26 @@ func.func @huge_splats() -> (tensor<100000x100000xbf16>, tensor<100000x100000xi1
 // CHECK-NEXT:    chlo.asin %[[X]]
 // CHECK-NEXT:    chlo.acos %[[X]]
 // CHECK-NEXT:    chlo.atan %[[X]]
-// CHECK-NEXT:    chlo.sinh %[[X]]
+// CHECK-NEXT:    %[[SINH:.*]] = chlo.sinh %[[X]]
+// CHECK:         stablehlo.select %{{.*}}, %[[X]], %[[SINH]]
 // CHECK-NEXT:    chlo.cosh %[[X]]
 // CHECK-NEXT:    chlo.asinh %[[X]]
 // CHECK-NEXT:    chlo.acosh %[[X]]
-// CHECK-NEXT:    chlo.atanh %[[X]]
-// CHECK-NEXT:    stablehlo.exponential_minus_one %[[X]]
+// CHECK-NEXT:    %[[ATANH:.*]] = chlo.atanh %[[X]]
+// CHECK:         stablehlo.select %{{.*}}, %[[X]], %[[ATANH]]
+// CHECK-NEXT:    %[[EXPM1:.*]] = stablehlo.exponential_minus_one %[[X]]
+// CHECK:         stablehlo.select %{{.*}}, %[[X]], %[[EXPM1]]
 // CHECK-NEXT:    chlo.erf %[[X]]
 // CHECK-NEXT:    %[[A:.*]] = stablehlo.atan2 %[[X]], %[[Y]]
 // CHECK-NEXT:    %[[ABS:.*]] = stablehlo.abs %[[A]]
+// CHECK:         %[[INFINITE:.*]] = stablehlo.select %{{.*}}, %{{.*}}, %[[ABS]]
+// CHECK:         %[[ANGLE:.*]] = stablehlo.select %{{.*}}, %{{.*}}, %[[INFINITE]]
 // CHECK:         %[[INV:.*]] = stablehlo.divide %{{.*}}, %[[X]]
-// CHECK:         %[[NEG:.*]] = stablehlo.compare LT, %[[INV]]
-// CHECK-NEXT:    %[[MINUS:.*]] = stablehlo.negate %[[ABS]]
-// CHECK-NEXT:    stablehlo.select %[[NEG]], %[[MINUS]], %[[ABS]]
+// CHECK-NEXT:    %[[LT:.*]] = stablehlo.compare LT, %[[X]]
+// CHECK-NEXT:    %[[INVLT:.*]] = stablehlo.compare LT, %[[INV]]
+// CHECK-NEXT:    %[[NEG:.*]] = stablehlo.or %[[LT]], %[[INVLT]]
+// CHECK-NEXT:    %[[MINUS:.*]] = stablehlo.negate %[[ANGLE]]
+// CHECK-NEXT:    stablehlo.select %[[NEG]], %[[MINUS]], %[[ANGLE]]
 // CHECK-NEXT:    stablehlo.xor %[[I]], %[[I]]
 // CHECK-NEXT:    stablehlo.shift_left %[[I]], %[[I]]
 // CHECK-NEXT:    stablehlo.shift_right_arithmetic %[[I]], %[[I]]
@@ -417,6 +436,26 @@ func.func @array_api_families(%x: tensor<4xf32>, %y: tensor<4xf32>, %i: tensor<4
   %18 = "s4tf.cumprod"(%x) {axis = 0 : i64, reverse = true} : (tensor<4xf32>) -> tensor<4xf32>
   %19 = "s4tf.sort"(%x, %y) {axis = 0 : i64, descending = false} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<f32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// nextafter steps the float's bits as an integer of its width: both operands are bitcast and
+// compared as integers ordered as the floats, one step added, the sum bitcast back; equal
+// operands give rhs, a NaN operand gives x + y.
+
+// NONE-LABEL: func.func @nextafter
+// NONE-NOT:   s4tf.
+// CHECK-LABEL: func.func @nextafter
+// CHECK-SAME:    (%[[X:.*]]: tensor<4xf64>, %[[Y:.*]]: tensor<4xf64>)
+// CHECK:         %[[BITS:.*]] = stablehlo.bitcast_convert %[[X]] : (tensor<4xf64>) -> tensor<4xi64>
+// CHECK:         stablehlo.bitcast_convert %[[Y]] : (tensor<4xf64>) -> tensor<4xi64>
+// CHECK:         %[[SUM:.*]] = stablehlo.add %[[BITS]], %{{.*}} : tensor<4xi64>
+// CHECK-NEXT:    %[[STEPPED:.*]] = stablehlo.bitcast_convert %[[SUM]] : (tensor<4xi64>) -> tensor<4xf64>
+// CHECK:         %[[NAN:.*]] = stablehlo.add %[[X]], %[[Y]] : tensor<4xf64>
+// CHECK-NEXT:    %[[R:.*]] = stablehlo.select %{{.*}}, %[[NAN]], %{{.*}}
+// CHECK-NEXT:    return %[[R]]
+func.func @nextafter(%x: tensor<4xf64>, %y: tensor<4xf64>) -> tensor<4xf64> {
+  %0 = "s4tf.nextafter"(%x, %y) : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
+  return %0 : tensor<4xf64>
 }
 
 // Threefry-2x32 is twenty rounds of add, rotate (two shifts and an or) and xor on i32 words
