@@ -85,6 +85,9 @@ MAX_SCRATCH_TAPE_BYTES = {"cpu": 512 * 1024, None: 32 * 1024}
 #: gradient of a 10,000-step loop ran in 100 ms instead of 1.7 s but took 80 s instead of
 #: 3 s to compile; larger tensors indexed dynamically are tapes in memory instead.
 MAX_SLICE = 64
+#: Multiply-adds one ``dot_general`` in the loop may make (a 32x32 matrix times a vector:
+#: 1,024), each ``vector.contract`` unrolled into vector multiply-adds by LLVM.
+MAX_DOT_PRODUCTS = 16 * 1024
 MAX_DYNAMIC_VECTOR_BYTES = 1024
 #: A tensor indexed by a dynamic slice or update that is larger than
 #: :data:`MAX_DYNAMIC_VECTOR_BYTES` is a *tape*: held as a tensor in memory inside the
@@ -469,7 +472,7 @@ class _Emitter:
             raise Unsupported(f"'{op.name}'", op)
         name = _short_name(op)
         tape = next((v for v in op.operands if v in self.tapes), None)
-        if tape is not None and name != "while" and (name not in ("dynamic_slice", "dynamic_update_slice")
+        if tape is not None and name != "while" and (name not in ("dynamic_slice", "dynamic_update_slice", "gather")
                                                      or op.operands[0] != tape or op.operands[1] in self.tapes):
             raise Unsupported(f"'{op.name}' on the tape {tape.type} (a tape is only sliced and updated)", op)
         method = getattr(self, f"op_{name}", None)
@@ -545,6 +548,87 @@ class _Emitter:
         types = kind.text if predicate_kind.scalar else f"{predicate_kind.text}, {kind.text}"
         self.emit(f"{result} = arith.select {predicate}, {left}, {right} : {types}", op.location)
         return [result]
+
+    def op_clamp(self, op):
+        """``min(max(x, low), high)``; a scalar bound is broadcast to ``x``'s shape."""
+        (low, low_kind), (value, kind), (high, high_kind) = (self.value(v) for v in op.operands)
+        bounds = []
+        for bound, bound_kind in ((low, low_kind), (high, high_kind)):
+            if bound_kind.scalar and not kind.scalar:
+                broadcast = self.fresh()
+                self.emit(f"{broadcast} = vector.broadcast {bound} : {bound_kind.text} to {kind.text}", op.location)
+                bound = broadcast
+            bounds.append(bound)
+        table = FLOAT_OPS if kind.is_float else INTEGER_OPS
+        raised, result = self.fresh(), self.fresh()
+        self.emit(f"{raised} = {table['maximum']} {value}, {bounds[0]} : {kind.text}", op.location)
+        self.emit(f"{result} = {table['minimum']} {raised}, {bounds[1]} : {kind.text}", op.location)
+        return [result]
+
+    def op_dot_general(self, op):
+        """A ``vector.contract`` of the operands' n-D vectors (IREE's ``llvm-cpu`` lowers it
+        to multiply-adds); at most :data:`MAX_DOT_PRODUCTS` products, floats only.
+
+        ``W h`` (``32x32`` by ``32x1``, contracting ``[1] x [0]``) becomes
+        ``vector.contract {indexing_maps = [(d0, d1, d2) -> (d0, d2), (d0, d1, d2) -> (d2, d1),
+        (d0, d1, d2) -> (d0, d1)], iterator_types = [parallel, parallel, reduction]}``."""
+        (left, left_kind), (right, right_kind) = (self.value(v) for v in op.operands)
+        target = Kind(op.results[0].type)
+        if not (left_kind.is_float and left_kind.element == right_kind.element == target.element):
+            raise Unsupported(f"a matrix product of {left_kind.element} and {right_kind.element} into "
+                              f"{target.element} (floats of one type only)", op)
+        if left_kind.scalar or right_kind.scalar:
+            raise Unsupported("a matrix product of a scalar", op)
+        numbers = str(op.attributes["dot_dimension_numbers"])
+
+        def dims(name):
+            found = re.search(rf"{name} = \[([^\]]*)\]", numbers)
+            return [int(n) for n in re.findall(r"\d+", found.group(1))] if found else []
+
+        batch = list(zip(dims("lhs_batching_dimensions"), dims("rhs_batching_dimensions")))
+        contracting = list(zip(dims("lhs_contracting_dimensions"), dims("rhs_contracting_dimensions")))
+        left_free = [a for a in range(len(left_kind.shape)) if a not in dict(batch) and a not in dict(contracting)]
+        right_used = {b for _, b in batch} | {b for _, b in contracting}
+        right_free = [a for a in range(len(right_kind.shape)) if a not in right_used]
+        # iteration space: batch, left free, right free (the result's order), then contracting
+        count = len(batch) + len(left_free) + len(right_free) + len(contracting)
+        left_map, right_map = [None] * len(left_kind.shape), [None] * len(right_kind.shape)
+        position = 0
+        for a, b in batch:
+            left_map[a] = right_map[b] = position
+            position += 1
+        for a in left_free:
+            left_map[a] = position
+            position += 1
+        for b in right_free:
+            right_map[b] = position
+            position += 1
+        result_dims = list(range(position))
+        for a, b in contracting:
+            left_map[a] = right_map[b] = position
+            position += 1
+        products = target.count * int(np.prod([left_kind.shape[a] for a, _ in contracting] or [1]))
+        if products > MAX_DOT_PRODUCTS:
+            raise Unsupported(f"a matrix product of {products} multiply-adds (at most {MAX_DOT_PRODUCTS})", op)
+        names = ", ".join(f"d{i}" for i in range(count))
+
+        def affine(axes):
+            return f"affine_map<({names}) -> ({', '.join(f'd{i}' for i in axes)})>"
+
+        iterators = ", ".join(['"parallel"'] * len(result_dims)
+                              + ['"reduction"'] * len(contracting))
+        left_shaped, right_shaped = self.unflatten(left, left_kind), self.unflatten(right, right_kind)
+        accumulator = self.zero(target.with_element(target.element, shape=[]) if target.scalar else
+                                Kind(ir.RankedTensorType.get(target.shape, ir.Type.parse(target.element))))
+        if not target.scalar and target.shaped != target.text:
+            accumulator = self.unflatten(accumulator, target)
+        shaped = self.fresh()
+        self.vector_bytes += target.vector_bytes
+        self.emit(f"{shaped} = vector.contract {{indexing_maps = [{affine(left_map)}, {affine(right_map)}, "
+                  f"{affine(result_dims)}], iterator_types = [{iterators}], kind = #vector.kind<add>}} "
+                  f"{left_shaped}, {right_shaped}, {accumulator} : {left_kind.shaped}, {right_kind.shaped} "
+                  f"into {target.shaped}", op.location)
+        return [shaped if target.scalar else self.flatten(shaped, target)]
 
     def op_convert(self, op):
         (value, source) = self.value(op.operands[0])
@@ -644,8 +728,39 @@ class _Emitter:
 
     def op_dynamic_slice(self, op):
         (value, source), *starts = (self.value(v) for v in op.operands)
-        target = Kind(op.results[0].type)
         sizes = list(ir.DenseI64ArrayAttr(op.attributes["slice_sizes"]))
+        return self.dynamic_slice(value, source, starts, sizes, Kind(op.results[0].type), op)
+
+    def op_gather(self, op):
+        """A gather of one slice at one start index vector (``xs[i]``: a row at a scalar
+        index) is a ``dynamic_slice`` of the same sizes (StableHLO clamps both alike),
+        starting at 0 along the axes the index does not name; other gathers are not."""
+        (value, source), (indices, index_kind) = (self.value(v) for v in op.operands)
+        numbers = str(op.attributes["dimension_numbers"])
+        fields = {name: [int(n) for n in re.findall(r"-?\d+", items)]
+                  for name, items in re.findall(r"(\w+) = \[([^\]]*)\]", numbers)}
+        vector_dim = re.search(r"index_vector_dim = (\d+)", numbers)
+        target = Kind(op.results[0].type)
+        if index_kind.scalar or len(index_kind.shape) != 1 or (vector_dim and int(vector_dim.group(1)) != 0) \
+                or fields.get("operand_batching_dims") or fields.get("offset_dims") != list(range(len(target.shape))):
+            raise Unsupported("a gather of more than one slice (one start index vector only)", op)
+        starts, zero = [], None
+        positions = fields.get("start_index_map", [])
+        for axis in range(len(source.shape)):
+            if axis in positions:
+                element = self.fresh()
+                self.emit(f"{element} = vector.extract {indices}[{positions.index(axis)}] : {index_kind.element} "
+                          f"from {index_kind.text}", op.location)
+                starts.append((element, index_kind.with_element(index_kind.element, shape=[])))
+            else:
+                zero = zero or (self.zero(index_kind.with_element(index_kind.element, shape=[])),
+                                index_kind.with_element(index_kind.element, shape=[]))
+                starts.append(zero)
+        sizes = list(ir.DenseI64ArrayAttr(op.attributes["slice_sizes"]))
+        return self.dynamic_slice(value, source, starts, sizes, target, op)
+
+    def dynamic_slice(self, value: str, source: Kind, starts, sizes, target: Kind, op) -> list[str]:
+        """The slice of ``sizes`` of ``value`` at ``starts`` (clamped), as ``target``."""
         if source.memory:  # read from the tape in memory
             shaped, result = self.fresh(), self.fresh()
             indices = ", ".join(self.clamped_starts(source, sizes, starts))
@@ -807,7 +922,7 @@ def _tapes(loop: ir.Operation) -> tuple[set, set]:
                 returned = list(region.blocks[0].operations)[-1].operands
                 for result, value in zip(operation.results, returned):
                     union(result, value)
-        elif name in ("stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice"):
+        elif name in ("stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice", "stablehlo.gather"):
             source = ir.RankedTensorType(operation.operands[0].type)
             element = str(source.element_type)
             if source.has_static_shape and element in _ELEMENT_BYTES and element != "i1" and \
