@@ -37,7 +37,11 @@ constant, a broadcast or reshape, a reduction with one of add/mul/max/min/and/or
 ``dynamic_slice``/``dynamic_update_slice`` of at most :data:`MAX_SLICE` elements of a
 vector of at most :data:`MAX_DYNAMIC_VECTOR_BYTES`, or of any row of a tape (a tape is used
 by nothing else; one the loop writes starts from a splat constant, so its buffer is made
-inside the dispatch), or a nested ``if``/``while`` of such ops (the tables
+inside the dispatch), a ``gather`` of one slice at one start index vector (``xs[i]``, taken
+as the ``dynamic_slice`` it equals), a ``clamp``, a float ``dot_general`` of at most
+:data:`MAX_DOT_PRODUCTS` multiply-adds (a ``vector.contract`` of the operands' n-D vectors:
+matrix-vector products, reverse mode's outer products and transposed products), or a
+nested ``if``/``while`` of such ops (the tables
 :data:`FLOAT_OPS`, :data:`INTEGER_OPS`, and the ``op_*`` methods of :class:`_Emitter`);
 (4) all its vector values together take at most :data:`MAX_STACK_BYTES` for the target
 (LLVM keeps large vectors on a worker thread's stack), and the tapes it writes that nobody

@@ -202,10 +202,11 @@ def test_a_loop_with_a_large_matmul_stays_host_stepped_with_a_remark_at_its_line
 
 
 def rnn(w, u, h, xs, n):
-    """The RNN cell of tools/bench/bench_loops.py: matrix-vector products and a row read."""
+    """The RNN cell of tools/bench/bench_loops.py with a bias: matrix-vector products, a
+    row read, a broadcast constant."""
     i = n * 0
     while i < n:
-        h = s4tf.tanh(w @ h + u @ xs[i])
+        h = s4tf.tanh(w @ h + u @ xs[i] - 0.05)
         i = i + 1
     return h
 
@@ -213,7 +214,7 @@ def rnn(w, u, h, xs, n):
 def rnn_numpy(w, u, h, xs, n):
     h = h.astype(np.float64)
     for i in range(n):
-        h = np.tanh(w.astype(np.float64) @ h + u.astype(np.float64) @ xs[i].astype(np.float64))
+        h = np.tanh(w.astype(np.float64) @ h + u.astype(np.float64) @ xs[i].astype(np.float64) - 0.05)
     return h
 
 
