@@ -124,21 +124,32 @@ func.func @matmul_loop(%w: tensor<64x64xf32>, %h: tensor<64x8xf32>, %n: tensor<i
 
 // -----
 
-// An RNN cell, h = tanh(W h + U xs[i]): each small dot_general is a vector.contract of the
-// operands' n-D vectors (W read once before the loop, not carried); the row read xs[i] (a
-// gather of one row at a clamped index) is a transfer_read of a row of xs, a read-only
-// tape in memory (100x16xf32 is more than 1 KiB), at the clamped index.
+// An RNN cell, h = tanh(W h + U xs[i]): each small dot_general is unrolled over its
+// contracted positions: W h is 32 columns of W (shuffles of W's elements, the same every
+// iteration: LLVM hoists them), each times a broadcast element of h, summed with math.fma;
+// W is read from the region's input once, before the loop, not carried. The row read
+// xs[i] (a gather of one row at a clamped index) is a transfer_read of a row of xs, a
+// read-only tape in memory (100x16xf32 is more than 1 KiB), at the clamped index.
 // CHECK-LABEL: func.func @rnn_cell
 // CHECK:         flow.dispatch.region
-// CHECK:           %[[W:.*]] = vector.transfer_read %arg0{{.*}} : tensor<32x32xf32>, vector<32x32xf32>
+// CHECK:           %[[R:.*]] = vector.transfer_read %arg0{{.*}} : tensor<32x32xf32>, vector<32x32xf32>
+// CHECK:           %[[W:.*]] = vector.shape_cast %[[R]] : vector<32x32xf32> to vector<1024xf32>
 // CHECK:           scf.while
 // CHECK:           } do {
-// CHECK:             vector.contract {{.*}}iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %{{.*}}, %{{.*}}, %{{.*}} : vector<32x32xf32>, vector<32x1xf32> into vector<32x1xf32>
+// CHECK-NEXT:      ^bb0(%{{.*}}: i32, %[[H:.*]]: vector<32xf32>):
+// CHECK-NEXT:        %[[C0:.*]] = vector.shuffle %[[W]], %[[W]] [0, 32, 64, {{.*}}, 992] : vector<1024xf32>, vector<1024xf32>
+// CHECK-NEXT:        %[[H0:.*]] = vector.extract %[[H]][0] : f32 from vector<32xf32>
+// CHECK-NEXT:        %[[B0:.*]] = vector.broadcast %[[H0]] : f32 to vector<32xf32>
+// CHECK-NEXT:        %[[P0:.*]] = arith.mulf %[[C0]], %[[B0]] : vector<32xf32>
+// CHECK-NEXT:        %[[C1:.*]] = vector.shuffle %[[W]], %[[W]] [1, 33, 65, {{.*}}, 993] : vector<1024xf32>, vector<1024xf32>
+// CHECK-NEXT:        %[[H1:.*]] = vector.extract %[[H]][1] : f32 from vector<32xf32>
+// CHECK-NEXT:        %[[B1:.*]] = vector.broadcast %[[H1]] : f32 to vector<32xf32>
+// CHECK-NEXT:        math.fma %[[C1]], %[[B1]], %[[P0]] : vector<32xf32>
 // CHECK:             arith.maxsi
 // CHECK:             arith.minsi
 // CHECK:             %[[ROW:.*]] = arith.index_cast %{{.*}} : i32 to index
 // CHECK:             vector.transfer_read %arg3[%[[ROW]], %{{.*}}], %{{.*}} {in_bounds = [true, true]} : tensor<100x16xf32>, vector<1x16xf32>
-// CHECK:             vector.contract {{.*}} : vector<32x16xf32>, vector<16x1xf32> into vector<32x1xf32>
+// CHECK:             math.fma
 // CHECK:             math.tanh %{{.*}} : vector<32xf32>
 // CHECK-NOT:     stablehlo.while
 func.func @rnn_cell(%w: tensor<32x32xf32>, %u: tensor<32x16xf32>, %h: tensor<32xf32>, %xs: tensor<100x16xf32>, %n: tensor<i32>) -> tensor<32xf32> {
@@ -323,21 +334,24 @@ func.func @sign(%x: tensor<3xf32>, %n: tensor<i32>) -> tensor<3xf32> {
 
 // -----
 
-// Reverse mode's matrix products: W^T g (contracting W's rows, [0] x [0]) and the outer
-// product g h^T accumulated into dW ([1] x [1] over axes of size 1) are vector.contracts
-// too; dW (32x32 floats, 4 KiB) is carried as a vector.
-// CHECK-DAG:   #[[TRANSPOSED:.*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
-// CHECK-DAG:   #[[RIGHT:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
-// CHECK-DAG:   #[[RESULT:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
-// CHECK-DAG:   #[[COLUMN:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
-// CHECK-DAG:   #[[ROW:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// Reverse mode's matrix products: W^T g (contracting W's rows, [0] x [0]: each row of W
+// times an element of g) and the outer product g h^T accumulated into dW ([1] x [1] over
+// axes of size 1: one multiply of 1,024 elements); dW (32x32 floats, 4 KiB) is carried
+// as a vector.
 // CHECK-LABEL: func.func @backward_products
 // CHECK:         flow.dispatch.region
 // CHECK:           scf.while
 // CHECK:           } do {
-// CHECK:             vector.contract {indexing_maps = [#[[TRANSPOSED]], #[[RIGHT]], #[[RESULT]]]{{.*}} : vector<32x32xf32>, vector<32x1xf32> into vector<32x1xf32>
-// CHECK:             vector.contract {indexing_maps = [#[[COLUMN]], #[[ROW]], #[[RESULT]]]{{.*}} : vector<32x1xf32>, vector<32x1xf32> into vector<32x32xf32>
-// CHECK:             arith.addf %{{.*}}, %{{.*}} : vector<1024xf32>
+// CHECK-NEXT:      ^bb0(%{{.*}}: i32, %[[G:.*]]: vector<32xf32>, %[[DW:.*]]: vector<1024xf32>):
+// CHECK-NEXT:        %[[ROW0:.*]] = vector.shuffle %[[W:.*]], %[[W]] [0, 1, 2, {{.*}}, 31] : vector<1024xf32>, vector<1024xf32>
+// CHECK-NEXT:        %[[G0:.*]] = vector.extract %[[G]][0] : f32 from vector<32xf32>
+// CHECK-NEXT:        %[[B0:.*]] = vector.broadcast %[[G0]] : f32 to vector<32xf32>
+// CHECK-NEXT:        arith.mulf %[[ROW0]], %[[B0]] : vector<32xf32>
+// CHECK-NEXT:        vector.shuffle %[[W]], %[[W]] [32, 33, 34, {{.*}}, 63] : vector<1024xf32>, vector<1024xf32>
+// CHECK:             %[[LEFT:.*]] = vector.shuffle %[[G]], %[[G]] [0, 0, {{.*}}, 31, 31] : vector<32xf32>, vector<32xf32>
+// CHECK-NEXT:        %[[RIGHT:.*]] = vector.shuffle %[[H:.*]], %[[H]] [0, 1, {{.*}}, 30, 31] : vector<32xf32>, vector<32xf32>
+// CHECK-NEXT:        %[[OUTER:.*]] = arith.mulf %[[LEFT]], %[[RIGHT]] : vector<1024xf32>
+// CHECK-NEXT:        arith.addf %[[DW]], %[[OUTER]] : vector<1024xf32>
 // CHECK-NOT:     stablehlo.while
 func.func @backward_products(%w: tensor<32x32xf32>, %g: tensor<32x1xf32>, %h: tensor<32x1xf32>, %n: tensor<i32>) -> tensor<32x32xf32> {
   %one = stablehlo.constant dense<1> : tensor<i32>
