@@ -240,6 +240,27 @@ def test_rnn_cell_with_matrix_vector_products_and_a_row_read_runs_inside_one_dis
         np.testing.assert_allclose(got, rnn_numpy(w, u, h, clamped, n), rtol=1e-5, atol=2e-6)
 
 
+def batched_products(a, h, n):
+    for _ in range(n):
+        h = s4tf.tanh(a @ h)
+    return h
+
+
+def test_batched_matrix_products_inside_the_dispatch():
+    """``a @ h`` on (2, 4, 4) arrays: a dot_general with a batch axis, unrolled the same way."""
+    rng = np.random.default_rng(1)
+    a = (rng.standard_normal((2, 4, 4)) * 0.5).astype(np.float32)
+    h = rng.standard_normal((2, 4, 3)).astype(np.float32)
+    trips = [0, 1, 7]
+    results = run_both(batched_products, [(a, h, np.int32(n)) for n in trips])
+    for n, ((host,), (got,)) in zip(trips, results):
+        np.testing.assert_allclose(got, host, rtol=1e-6, atol=1e-6)
+        want = h.astype(np.float64)
+        for _ in range(n):
+            want = np.tanh(a.astype(np.float64) @ want)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
 def rnn_gradient(w, u, h, xs, n):
     return s4tf.grad(lambda w, u, h: (s4tf.function(rnn)(w, u, h, xs, n) * xs[0, :1]).sum(), argnums=(0, 1, 2))(w, u, h)
 
