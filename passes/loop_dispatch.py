@@ -90,8 +90,10 @@ MAX_SCRATCH_TAPE_BYTES = {"cpu": 512 * 1024, None: 32 * 1024}
 #: 3 s to compile; larger tensors indexed dynamically are tapes in memory instead.
 MAX_SLICE = 64
 #: Multiply-adds one ``dot_general`` in the loop may make (a 32x32 matrix times a vector:
-#: 1,024), unrolled over its contracted positions into vector multiply-adds.
-MAX_DOT_PRODUCTS = 16 * 1024
+#: 1,024), unrolled over its contracted positions into vector multiply-adds. Compile time
+#: grows fast: the RNN of ``tools/bench/bench_loops.py`` with 32 hidden units (1,024) compiles
+#: in 2-6 s, with 64 (4,096) in 35 s (load 8).
+MAX_DOT_PRODUCTS = 2048
 MAX_DYNAMIC_VECTOR_BYTES = 1024
 #: A tensor indexed by a dynamic slice or update that is larger than
 #: :data:`MAX_DYNAMIC_VECTOR_BYTES` is a *tape*: held as a tensor in memory inside the

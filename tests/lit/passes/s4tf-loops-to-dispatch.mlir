@@ -100,7 +100,7 @@ func.func @newton(%a: tensor<3xf64>) -> tensor<3xf64> {
 // CHECK:             scf.while
 func.func @matmul_loop(%w: tensor<64x64xf32>, %h: tensor<64x8xf32>, %n: tensor<i32>) -> tensor<64x8xf32> {
   %one = stablehlo.constant dense<1> : tensor<i32>
-  // expected-warning @below {{loop stays host-stepped: the loop has a matrix product of 32768 multiply-adds (at most 16384)}}
+  // expected-warning @below {{loop stays host-stepped: the loop has a matrix product of 32768 multiply-adds (at most 2048)}}
   %r:2 = stablehlo.while(%i = %one, %v = %h) : tensor<i32>, tensor<64x8xf32>
   cond {
     %c = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
