@@ -37,7 +37,11 @@ constant, a broadcast or reshape, a reduction with one of add/mul/max/min/and/or
 ``dynamic_slice``/``dynamic_update_slice`` of at most :data:`MAX_SLICE` elements of a
 vector of at most :data:`MAX_DYNAMIC_VECTOR_BYTES`, or of any row of a tape (a tape is used
 by nothing else; one the loop writes starts from a splat constant, so its buffer is made
-inside the dispatch), or a nested ``if``/``while`` of such ops (the tables
+inside the dispatch), a ``gather`` of one slice at one start index vector (``xs[i]``, taken
+as the ``dynamic_slice`` it equals), a ``clamp``, a float ``dot_general`` of at most
+:data:`MAX_DOT_PRODUCTS` multiply-adds (shuffles and multiply-adds, :meth:`_Emitter.op_dot_general`:
+matrix-vector products, reverse mode's outer products and transposed products), or a
+nested ``if``/``while`` of such ops (the tables
 :data:`FLOAT_OPS`, :data:`INTEGER_OPS`, and the ``op_*`` methods of :class:`_Emitter`);
 (4) all its vector values together take at most :data:`MAX_STACK_BYTES` for the target
 (LLVM keeps large vectors on a worker thread's stack), and the tapes it writes that nobody
@@ -85,6 +89,11 @@ MAX_SCRATCH_TAPE_BYTES = {"cpu": 512 * 1024, None: 32 * 1024}
 #: gradient of a 10,000-step loop ran in 100 ms instead of 1.7 s but took 80 s instead of
 #: 3 s to compile; larger tensors indexed dynamically are tapes in memory instead.
 MAX_SLICE = 64
+#: Multiply-adds one ``dot_general`` in the loop may make (a 32x32 matrix times a vector:
+#: 1,024), unrolled over its contracted positions into vector multiply-adds. Compile time
+#: grows fast: the RNN of ``tools/bench/bench_loops.py`` with 32 hidden units (1,024) compiles
+#: in 2-6 s, with 64 (4,096) in 35 s (load 8).
+MAX_DOT_PRODUCTS = 2048
 MAX_DYNAMIC_VECTOR_BYTES = 1024
 #: A tensor indexed by a dynamic slice or update that is larger than
 #: :data:`MAX_DYNAMIC_VECTOR_BYTES` is a *tape*: held as a tensor in memory inside the
@@ -469,7 +478,7 @@ class _Emitter:
             raise Unsupported(f"'{op.name}'", op)
         name = _short_name(op)
         tape = next((v for v in op.operands if v in self.tapes), None)
-        if tape is not None and name != "while" and (name not in ("dynamic_slice", "dynamic_update_slice")
+        if tape is not None and name != "while" and (name not in ("dynamic_slice", "dynamic_update_slice", "gather")
                                                      or op.operands[0] != tape or op.operands[1] in self.tapes):
             raise Unsupported(f"'{op.name}' on the tape {tape.type} (a tape is only sliced and updated)", op)
         method = getattr(self, f"op_{name}", None)
@@ -546,6 +555,98 @@ class _Emitter:
         self.emit(f"{result} = arith.select {predicate}, {left}, {right} : {types}", op.location)
         return [result]
 
+    def op_clamp(self, op):
+        """``min(max(x, low), high)``; a scalar bound is broadcast to ``x``'s shape."""
+        (low, low_kind), (value, kind), (high, high_kind) = (self.value(v) for v in op.operands)
+        bounds = []
+        for bound, bound_kind in ((low, low_kind), (high, high_kind)):
+            if bound_kind.scalar and not kind.scalar:
+                broadcast = self.fresh()
+                self.emit(f"{broadcast} = vector.broadcast {bound} : {bound_kind.text} to {kind.text}", op.location)
+                bound = broadcast
+            bounds.append(bound)
+        table = FLOAT_OPS if kind.is_float else INTEGER_OPS
+        raised, result = self.fresh(), self.fresh()
+        self.emit(f"{raised} = {table['maximum']} {value}, {bounds[0]} : {kind.text}", op.location)
+        self.emit(f"{result} = {table['minimum']} {raised}, {bounds[1]} : {kind.text}", op.location)
+        return [result]
+
+    def op_dot_general(self, op):
+        """Unrolled over the contracted positions: for each, the operands' elements in the
+        result's layout (``vector.shuffle``s; a matrix the loop does not change gives the
+        same ones every iteration, which LLVM hoists out of the loop) multiplied and added
+        (``math.fma``); at most :data:`MAX_DOT_PRODUCTS` products, floats only. A product
+        with a scalar result is a multiply and a ``vector.reduction``.
+
+        ``W h`` (``32x32`` by ``32x1``, contracting ``[1] x [0]``): 32 columns of ``W``,
+        each times a broadcast element of ``h``, summed. (A ``vector.contract`` instead ran
+        the RNN of ``tools/bench/bench_loops.py`` at 0.48-0.67 us an iteration, this at
+        0.09-0.11 us: ``docs/control-flow.md``.)"""
+        (left, left_kind), (right, right_kind) = (self.value(v) for v in op.operands)
+        target = Kind(op.results[0].type)
+        if not (left_kind.is_float and left_kind.element == right_kind.element == target.element):
+            raise Unsupported(f"a matrix product of {left_kind.element} and {right_kind.element} into "
+                              f"{target.element} (floats of one type only)", op)
+        if left_kind.scalar or right_kind.scalar:
+            raise Unsupported("a matrix product of a scalar", op)
+        numbers = str(op.attributes["dot_dimension_numbers"])
+
+        def dims(name):
+            found = re.search(rf"{name} = \[([^\]]*)\]", numbers)
+            return [int(n) for n in re.findall(r"\d+", found.group(1))] if found else []
+
+        batch = list(zip(dims("lhs_batching_dimensions"), dims("rhs_batching_dimensions")))
+        contracting = list(zip(dims("lhs_contracting_dimensions"), dims("rhs_contracting_dimensions")))
+        left_free = [a for a in range(len(left_kind.shape)) if a not in dict(batch) and a not in dict(contracting)]
+        right_used = {b for _, b in batch} | {b for _, b in contracting}
+        right_free = [a for a in range(len(right_kind.shape)) if a not in right_used]
+        # iteration space: batch, left free, right free (the result's order), then contracting
+        left_map, right_map = [None] * len(left_kind.shape), [None] * len(right_kind.shape)
+        position = 0
+        for a, b in batch:
+            left_map[a] = right_map[b] = position
+            position += 1
+        for a in left_free:
+            left_map[a] = position
+            position += 1
+        for b in right_free:
+            right_map[b] = position
+            position += 1
+        for a, b in contracting:
+            left_map[a] = right_map[b] = position
+            position += 1
+        depth = int(np.prod([left_kind.shape[a] for a, _ in contracting] or [1]))
+        if target.count * depth > MAX_DOT_PRODUCTS:
+            raise Unsupported(f"a matrix product of {target.count * depth} multiply-adds (at most {MAX_DOT_PRODUCTS})", op)
+        # the flat position in each operand of every (result element, contracted position)
+        sizes = [0] * position
+        for axis, at in enumerate(left_map):
+            sizes[at] = left_kind.shape[axis]
+        for axis, at in enumerate(right_map):
+            sizes[at] = right_kind.shape[axis]
+        grid = np.indices(sizes).reshape(position, target.count, depth)
+        left_at = np.ravel_multi_index([grid[at] for at in left_map], left_kind.shape)
+        right_at = np.ravel_multi_index([grid[at] for at in right_map], right_kind.shape)
+        if target.scalar:  # one dot product: the elements in contraction order, multiplied and summed
+            vector = Kind(ir.RankedTensorType.get([depth], ir.Type.parse(target.element)))
+            product, result = self.fresh(), self.fresh()
+            self.emit(f"{product} = arith.mulf {self.shuffle(left, left_kind, left_at[0], vector, op.location)}, "
+                      f"{self.shuffle(right, right_kind, right_at[0], vector, op.location)} : {vector.text}", op.location)
+            self.emit(f"{result} = vector.reduction <add>, {product} : {vector.text} into {target.element}", op.location)
+            return [result]
+        total = None
+        for column in range(depth):
+            left_part = self.shuffle(left, left_kind, left_at[:, column], target, op.location)
+            right_part = self.shuffle(right, right_kind, right_at[:, column], target, op.location)
+            result = self.fresh()
+            if total is None:
+                self.emit(f"{result} = arith.mulf {left_part}, {right_part} : {target.text}", op.location)
+            else:
+                self.emit(f"{result} = math.fma {left_part}, {right_part}, {total} : {target.text}", op.location)
+            total = result
+        self.vector_bytes += 2 * depth * target.vector_bytes
+        return [total]
+
     def op_convert(self, op):
         (value, source) = self.value(op.operands[0])
         target = Kind(op.results[0].type)
@@ -596,6 +697,12 @@ class _Emitter:
         if len(indices) > MAX_SHUFFLE:
             raise Unsupported(f"a broadcast or reduction making {len(indices)} elements (at most {MAX_SHUFFLE})")
         result = self.fresh()
+        if len(set(int(i) for i in indices)) == 1:  # one element, repeated
+            element = self.fresh()
+            self.emit(f"{element} = vector.extract {value}[{int(indices[0])}] : {source.element} from {source.text}",
+                      location)
+            self.emit(f"{result} = vector.broadcast {element} : {source.element} to {target.text}", location)
+            return result
         mask = ", ".join(str(int(i)) for i in indices)
         self.emit(f"{result} = vector.shuffle {value}, {value} [{mask}] : {source.text}, {source.text}", location)
         return result
@@ -644,8 +751,39 @@ class _Emitter:
 
     def op_dynamic_slice(self, op):
         (value, source), *starts = (self.value(v) for v in op.operands)
-        target = Kind(op.results[0].type)
         sizes = list(ir.DenseI64ArrayAttr(op.attributes["slice_sizes"]))
+        return self.dynamic_slice(value, source, starts, sizes, Kind(op.results[0].type), op)
+
+    def op_gather(self, op):
+        """A gather of one slice at one start index vector (``xs[i]``: a row at a scalar
+        index) is a ``dynamic_slice`` of the same sizes (StableHLO clamps both alike),
+        starting at 0 along the axes the index does not name; other gathers are not."""
+        (value, source), (indices, index_kind) = (self.value(v) for v in op.operands)
+        numbers = str(op.attributes["dimension_numbers"])
+        fields = {name: [int(n) for n in re.findall(r"-?\d+", items)]
+                  for name, items in re.findall(r"(\w+) = \[([^\]]*)\]", numbers)}
+        vector_dim = re.search(r"index_vector_dim = (\d+)", numbers)
+        target = Kind(op.results[0].type)
+        if index_kind.scalar or len(index_kind.shape) != 1 or (vector_dim and int(vector_dim.group(1)) != 0) \
+                or fields.get("operand_batching_dims") or fields.get("offset_dims") != list(range(len(target.shape))):
+            raise Unsupported("a gather of more than one slice (one start index vector only)", op)
+        starts, zero = [], None
+        positions = fields.get("start_index_map", [])
+        for axis in range(len(source.shape)):
+            if axis in positions:
+                element = self.fresh()
+                self.emit(f"{element} = vector.extract {indices}[{positions.index(axis)}] : {index_kind.element} "
+                          f"from {index_kind.text}", op.location)
+                starts.append((element, index_kind.with_element(index_kind.element, shape=[])))
+            else:
+                zero = zero or (self.zero(index_kind.with_element(index_kind.element, shape=[])),
+                                index_kind.with_element(index_kind.element, shape=[]))
+                starts.append(zero)
+        sizes = list(ir.DenseI64ArrayAttr(op.attributes["slice_sizes"]))
+        return self.dynamic_slice(value, source, starts, sizes, target, op)
+
+    def dynamic_slice(self, value: str, source: Kind, starts, sizes, target: Kind, op) -> list[str]:
+        """The slice of ``sizes`` of ``value`` at ``starts`` (clamped), as ``target``."""
         if source.memory:  # read from the tape in memory
             shaped, result = self.fresh(), self.fresh()
             indices = ", ".join(self.clamped_starts(source, sizes, starts))
@@ -807,7 +945,7 @@ def _tapes(loop: ir.Operation) -> tuple[set, set]:
                 returned = list(region.blocks[0].operations)[-1].operands
                 for result, value in zip(operation.results, returned):
                     union(result, value)
-        elif name in ("stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice"):
+        elif name in ("stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice", "stablehlo.gather"):
             source = ir.RankedTensorType(operation.operands[0].type)
             element = str(source.element_type)
             if source.has_static_shape and element in _ELEMENT_BYTES and element != "i1" and \

@@ -90,35 +90,91 @@ func.func @newton(%a: tensor<3xf64>) -> tensor<3xf64> {
 
 // -----
 
-// A loop doing a matrix product stays host-stepped (with remarks=true: a warning says why);
-// the elementwise loop nested in it still becomes a dispatch.
+// A loop doing a large matrix product (64x64 by 64x8: 32,768 multiply-adds, more than
+// MAX_DOT_PRODUCTS) stays host-stepped (with remarks=true: a warning says why); the
+// elementwise loop nested in it still becomes a dispatch.
 // CHECK-LABEL: func.func @matmul_loop
 // CHECK:         stablehlo.while
 // CHECK:           stablehlo.dot_general
 // CHECK:           flow.dispatch.region
 // CHECK:             scf.while
-func.func @matmul_loop(%w: tensor<2x2xf32>, %h: tensor<2xf32>, %n: tensor<i32>) -> tensor<2xf32> {
+func.func @matmul_loop(%w: tensor<64x64xf32>, %h: tensor<64x8xf32>, %n: tensor<i32>) -> tensor<64x8xf32> {
   %one = stablehlo.constant dense<1> : tensor<i32>
-  // expected-warning @below {{loop stays host-stepped: the loop has 'stablehlo.dot_general' on f32 (not an elementwise op this pass knows)}}
-  %r:2 = stablehlo.while(%i = %one, %v = %h) : tensor<i32>, tensor<2xf32>
+  // expected-warning @below {{loop stays host-stepped: the loop has a matrix product of 32768 multiply-adds (at most 2048)}}
+  %r:2 = stablehlo.while(%i = %one, %v = %h) : tensor<i32>, tensor<64x8xf32>
   cond {
     %c = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
     stablehlo.return %c : tensor<i1>
   } do {
-    %m = stablehlo.dot_general %w, %v, contracting_dims = [1] x [0] : (tensor<2x2xf32>, tensor<2xf32>) -> tensor<2xf32>
-    %inner:2 = stablehlo.while(%k = %one, %u = %m) : tensor<i32>, tensor<2xf32>
+    %m = stablehlo.dot_general %w, %v, contracting_dims = [1] x [0] : (tensor<64x64xf32>, tensor<64x8xf32>) -> tensor<64x8xf32>
+    %inner:2 = stablehlo.while(%k = %one, %u = %m) : tensor<i32>, tensor<64x8xf32>
     cond {
       %c = stablehlo.compare LT, %k, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
       stablehlo.return %c : tensor<i1>
     } do {
-      %t = stablehlo.tanh %u : tensor<2xf32>
+      %t = stablehlo.tanh %u : tensor<64x8xf32>
       %k1 = stablehlo.add %k, %one : tensor<i32>
-      stablehlo.return %k1, %t : tensor<i32>, tensor<2xf32>
+      stablehlo.return %k1, %t : tensor<i32>, tensor<64x8xf32>
     }
     %j = stablehlo.add %i, %one : tensor<i32>
-    stablehlo.return %j, %inner#1 : tensor<i32>, tensor<2xf32>
+    stablehlo.return %j, %inner#1 : tensor<i32>, tensor<64x8xf32>
   }
-  return %r#1 : tensor<2xf32>
+  return %r#1 : tensor<64x8xf32>
+}
+
+// -----
+
+// An RNN cell, h = tanh(W h + U xs[i]): each small dot_general is unrolled over its
+// contracted positions: W h is 32 columns of W (shuffles of W's elements, the same every
+// iteration: LLVM hoists them), each times a broadcast element of h, summed with math.fma;
+// W is read from the region's input once, before the loop, not carried. The row read
+// xs[i] (a gather of one row at a clamped index) is a transfer_read of a row of xs, a
+// read-only tape in memory (100x16xf32 is more than 1 KiB), at the clamped index.
+// CHECK-LABEL: func.func @rnn_cell
+// CHECK:         flow.dispatch.region
+// CHECK:           %[[R:.*]] = vector.transfer_read %arg0{{.*}} : tensor<32x32xf32>, vector<32x32xf32>
+// CHECK:           %[[W:.*]] = vector.shape_cast %[[R]] : vector<32x32xf32> to vector<1024xf32>
+// CHECK:           scf.while
+// CHECK:           } do {
+// CHECK-NEXT:      ^bb0(%{{.*}}: i32, %[[H:.*]]: vector<32xf32>):
+// CHECK-NEXT:        %[[C0:.*]] = vector.shuffle %[[W]], %[[W]] [0, 32, 64, {{.*}}, 992] : vector<1024xf32>, vector<1024xf32>
+// CHECK-NEXT:        %[[H0:.*]] = vector.extract %[[H]][0] : f32 from vector<32xf32>
+// CHECK-NEXT:        %[[B0:.*]] = vector.broadcast %[[H0]] : f32 to vector<32xf32>
+// CHECK-NEXT:        %[[P0:.*]] = arith.mulf %[[C0]], %[[B0]] : vector<32xf32>
+// CHECK-NEXT:        %[[C1:.*]] = vector.shuffle %[[W]], %[[W]] [1, 33, 65, {{.*}}, 993] : vector<1024xf32>, vector<1024xf32>
+// CHECK-NEXT:        %[[H1:.*]] = vector.extract %[[H]][1] : f32 from vector<32xf32>
+// CHECK-NEXT:        %[[B1:.*]] = vector.broadcast %[[H1]] : f32 to vector<32xf32>
+// CHECK-NEXT:        math.fma %[[C1]], %[[B1]], %[[P0]] : vector<32xf32>
+// CHECK:             arith.maxsi
+// CHECK:             arith.minsi
+// CHECK:             %[[ROW:.*]] = arith.index_cast %{{.*}} : i32 to index
+// CHECK:             vector.transfer_read %arg3[%[[ROW]], %{{.*}}], %{{.*}} {in_bounds = [true, true]} : tensor<100x16xf32>, vector<1x16xf32>
+// CHECK:             math.fma
+// CHECK:             math.tanh %{{.*}} : vector<32xf32>
+// CHECK-NOT:     stablehlo.while
+func.func @rnn_cell(%w: tensor<32x32xf32>, %u: tensor<32x16xf32>, %h: tensor<32xf32>, %xs: tensor<100x16xf32>, %n: tensor<i32>) -> tensor<32xf32> {
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %last = stablehlo.constant dense<99> : tensor<1xi32>
+  %r:2 = stablehlo.while(%i = %zero, %v = %h) : tensor<i32>, tensor<32xf32>
+  cond {
+    %c = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %v2 = stablehlo.reshape %v : (tensor<32xf32>) -> tensor<32x1xf32>
+    %wh = stablehlo.dot_general %w, %v2, contracting_dims = [1] x [0] : (tensor<32x32xf32>, tensor<32x1xf32>) -> tensor<32x1xf32>
+    %i1 = stablehlo.reshape %i : (tensor<i32>) -> tensor<1xi32>
+    %ic = stablehlo.clamp %zero, %i1, %last : (tensor<i32>, tensor<1xi32>, tensor<1xi32>) -> tensor<1xi32>
+    %x = "stablehlo.gather"(%xs, %ic) <{dimension_numbers = #stablehlo.gather<offset_dims = [0], collapsed_slice_dims = [0], start_index_map = [0]>, indices_are_sorted = false, slice_sizes = array<i64: 1, 16>}> : (tensor<100x16xf32>, tensor<1xi32>) -> tensor<16xf32>
+    %x2 = stablehlo.reshape %x : (tensor<16xf32>) -> tensor<16x1xf32>
+    %ux = stablehlo.dot_general %u, %x2, contracting_dims = [1] x [0] : (tensor<32x16xf32>, tensor<16x1xf32>) -> tensor<32x1xf32>
+    %sum = stablehlo.add %wh, %ux : tensor<32x1xf32>
+    %s = stablehlo.reshape %sum : (tensor<32x1xf32>) -> tensor<32xf32>
+    %t = stablehlo.tanh %s : tensor<32xf32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %t : tensor<i32>, tensor<32xf32>
+  }
+  return %r#1 : tensor<32xf32>
 }
 
 // -----
@@ -274,4 +330,43 @@ func.func @sign(%x: tensor<3xf32>, %n: tensor<i32>) -> tensor<3xf32> {
     stablehlo.return %j, %s : tensor<i32>, tensor<3xf32>
   }
   return %r#1 : tensor<3xf32>
+}
+
+// -----
+
+// Reverse mode's matrix products: W^T g (contracting W's rows, [0] x [0]: each row of W
+// times an element of g) and the outer product g h^T accumulated into dW ([1] x [1] over
+// axes of size 1: one multiply of 1,024 elements); dW (32x32 floats, 4 KiB) is carried
+// as a vector.
+// CHECK-LABEL: func.func @backward_products
+// CHECK:         flow.dispatch.region
+// CHECK:           scf.while
+// CHECK:           } do {
+// CHECK-NEXT:      ^bb0(%{{.*}}: i32, %[[G:.*]]: vector<32xf32>, %[[DW:.*]]: vector<1024xf32>):
+// CHECK-NEXT:        %[[ROW0:.*]] = vector.shuffle %[[W:.*]], %[[W]] [0, 1, 2, {{.*}}, 31] : vector<1024xf32>, vector<1024xf32>
+// CHECK-NEXT:        %[[G0:.*]] = vector.extract %[[G]][0] : f32 from vector<32xf32>
+// CHECK-NEXT:        %[[B0:.*]] = vector.broadcast %[[G0]] : f32 to vector<32xf32>
+// CHECK-NEXT:        arith.mulf %[[ROW0]], %[[B0]] : vector<32xf32>
+// CHECK-NEXT:        vector.shuffle %[[W]], %[[W]] [32, 33, 34, {{.*}}, 63] : vector<1024xf32>, vector<1024xf32>
+// CHECK:             %[[LEFT:.*]] = vector.shuffle %[[G]], %[[G]] [0, 0, {{.*}}, 31, 31] : vector<32xf32>, vector<32xf32>
+// CHECK-NEXT:        %[[RIGHT:.*]] = vector.shuffle %[[H:.*]], %[[H]] [0, 1, {{.*}}, 30, 31] : vector<32xf32>, vector<32xf32>
+// CHECK-NEXT:        %[[OUTER:.*]] = arith.mulf %[[LEFT]], %[[RIGHT]] : vector<1024xf32>
+// CHECK-NEXT:        arith.addf %[[DW]], %[[OUTER]] : vector<1024xf32>
+// CHECK-NOT:     stablehlo.while
+func.func @backward_products(%w: tensor<32x32xf32>, %g: tensor<32x1xf32>, %h: tensor<32x1xf32>, %n: tensor<i32>) -> tensor<32x32xf32> {
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %dw0 = stablehlo.constant dense<0.0> : tensor<32x32xf32>
+  %r:3 = stablehlo.while(%i = %zero, %v = %g, %dw = %dw0) : tensor<i32>, tensor<32x1xf32>, tensor<32x32xf32>
+  cond {
+    %c = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %wt = stablehlo.dot_general %w, %v, contracting_dims = [0] x [0] : (tensor<32x32xf32>, tensor<32x1xf32>) -> tensor<32x1xf32>
+    %outer = stablehlo.dot_general %v, %h, contracting_dims = [1] x [1] : (tensor<32x1xf32>, tensor<32x1xf32>) -> tensor<32x32xf32>
+    %dw1 = stablehlo.add %dw, %outer : tensor<32x32xf32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %wt, %dw1 : tensor<i32>, tensor<32x1xf32>, tensor<32x32xf32>
+  }
+  return %r#2 : tensor<32x32xf32>
 }
