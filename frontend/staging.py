@@ -172,8 +172,9 @@ class StagedFunction:
         self._converted = None
         self.target = get_target(target).name
         self._compiled: dict[tuple, Compiled] = {}
-        #: The same compiled functions keyed by :func:`flat_key`, for calls without pytrees.
-        self._by_flat_key: dict[tuple, Compiled] = {}
+        #: The same compiled functions keyed by :func:`flat_key` of the arguments when they
+        #: are leaves, else by ``(tree, flat_key(leaves))``: one lookup, no signature.
+        self._by_leaf_key: dict[tuple, Compiled] = {}
 
     @property
     def python_fn(self):
@@ -192,10 +193,16 @@ class StagedFunction:
         if lazy_mode.mode_is_lazy() and lazy_mode.records_call(self):
             return lazy_mode.record_call(self, args, kwargs)
         key = None if kwargs else flat_key(args)
-        compiled = self._by_flat_key.get(key) if key is not None else None
+        compiled = self._by_leaf_key.get(key) if key is not None else None
         if compiled is not None:  # the arguments are leaves of types seen before: one lookup
             return compiled(args)
         leaves, tree = pytree.flatten((args, kwargs))
+        tree_key = None if key is not None else flat_key(leaves)
+        if tree_key is not None:
+            tree_key = (tree, tree_key)
+            compiled = self._by_leaf_key.get(tree_key)
+            if compiled is not None:  # a pytree of the structure and leaf types seen before
+                return compiled(leaves)
         try:
             signature_key = signature(leaves, tree)
             compiled = self._compiled.get(signature_key)
@@ -203,8 +210,8 @@ class StagedFunction:
                 compiled = self._compiled[signature_key] = self._compile(args, kwargs)
         except S4tfError as error:
             raise error.with_traceback(None) from None
-        if key is not None:
-            self._by_flat_key[key] = compiled
+        if key is not None or tree_key is not None:
+            self._by_leaf_key[key if key is not None else tree_key] = compiled
         return compiled(leaves)
 
     def lower(self, *args, **kwargs) -> Lowered:
