@@ -18,7 +18,10 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable
 
+import numpy as np
+
 from s4tf.errors import S4tfError
+from s4tf.tensor import Tensor
 
 
 class PytreeError(S4tfError):
@@ -43,6 +46,9 @@ class TreeDef:
 LEAF = TreeDef("leaf")
 
 _REGISTERED: dict[type, tuple[Callable, Callable]] = {}
+
+#: Leaves whose exact type is one of these are arrays (no node check can match them).
+_ARRAY_TYPES = frozenset((Tensor, np.ndarray))
 
 
 def register_pytree_node(cls: type, flatten_fn: Callable, unflatten_fn: Callable) -> None:
@@ -84,6 +90,8 @@ def children_of(value) -> tuple[str, Any, list]:
         return "none", None, []
     if type(value) in _REGISTERED:
         return _registered_children(value)
+    if type(value) in _ARRAY_TYPES:  # the common leaves, before the checks for nodes
+        return "leaf", None, []
     if isinstance(value, tuple) and hasattr(type(value), "_fields"):
         return "namedtuple", type(value), list(value)
     if isinstance(value, tuple):

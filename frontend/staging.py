@@ -101,18 +101,21 @@ class Compiled:
     def __call__(self, leaves):
         if self._input_leaves is None:
             self._input_leaves = [i for i, leaf in enumerate(leaves) if not isinstance(leaf_spec(leaf), Static)]
-        tensors = [leaves[i] for i in self._input_leaves]
-        inputs = [module_input(leaf, self.module.device) for leaf in tensors]
+        input_leaves = self._input_leaves
+        tensors = leaves if len(input_leaves) == len(leaves) else [leaves[i] for i in input_leaves]
+        device = self.module.device
+        inputs = [module_input(leaf, device) for leaf in tensors]
         if self.donated:
-            counts = Counter(map(id, tensors))
+            repeated = len(set(map(id, tensors))) < len(tensors) and Counter(map(id, tensors))
             for position in self.donated:
                 given = tensors[position]
-                if not isinstance(given, Tensor) or counts[id(given)] > 1:  # never write into the caller's arrays
-                    inputs[position] = np.array(given)  # or into a buffer another input reads
+                if not isinstance(given, Tensor) or (repeated and repeated[id(given)] > 1):  # never write into the
+                    inputs[position] = np.array(given)  # caller's arrays, or into a buffer another input reads
         raw = self.module.invoke(self.lowered.entry, inputs)
         if self._result_types is None:
             self._result_types = static_types(self.lowered.record.result_types, raw, self.module.target)
-        results = [Tensor(r, self.module.target, tensor_type=t) for r, t in zip(raw, self._result_types)]
+        target = self.module.target
+        results = [Tensor(r, target, tensor_type=t) for r, t in zip(raw, self._result_types)]
         for position in self.donated:
             if isinstance(tensors[position], Tensor) and inputs[position] is tensors[position].device_array:
                 tensors[position].donate(self.lowered.entry)
@@ -131,6 +134,32 @@ def module_input(value, device: str):
     return np.asarray(value)
 
 
+_SCALARS = frozenset((bool, int, float, str))
+
+
+def flat_key(args) -> tuple | None:
+    """A key that determines the :func:`~s4tf.tracing.signature` of ``args`` when each is a
+    leaf: a ``Tensor`` (its type), a NumPy array (shape and dtype), a NumPy scalar (its type)
+    or a Python scalar or string (type and value); ``None`` for anything else (pytrees,
+    array-likes, subclasses), which takes the general path. Finer than the signature (a
+    NumPy array and a Tensor of one type differ), so each key names one compiled function.
+    """
+    key = []
+    for arg in args:
+        kind = type(arg)
+        if kind is Tensor:
+            key.append(arg.tensor_type)
+        elif kind is np.ndarray:
+            key.append((arg.shape, arg.dtype))
+        elif kind in _SCALARS:
+            key.append((kind, arg))
+        elif isinstance(arg, np.generic):
+            key.append(kind)
+        else:
+            return None
+    return tuple(key)
+
+
 class StagedFunction:
     """A Python function staged into the s4tf dialect and run through IREE."""
 
@@ -143,6 +172,9 @@ class StagedFunction:
         self._converted = None
         self.target = get_target(target).name
         self._compiled: dict[tuple, Compiled] = {}
+        #: The same compiled functions keyed by :func:`flat_key` of the arguments when they
+        #: are leaves, else by ``(tree, flat_key(leaves))``: one lookup, no signature.
+        self._by_leaf_key: dict[tuple, Compiled] = {}
 
     @property
     def python_fn(self):
@@ -158,16 +190,28 @@ class StagedFunction:
         scope = current_scope()
         if scope is not None:
             return scope.trace.call(self.python_fn, self.__name__, args, kwargs)
-        if lazy_mode.records_call(self):
+        if lazy_mode.mode_is_lazy() and lazy_mode.records_call(self):
             return lazy_mode.record_call(self, args, kwargs)
+        key = None if kwargs else flat_key(args)
+        compiled = self._by_leaf_key.get(key) if key is not None else None
+        if compiled is not None:  # the arguments are leaves of types seen before: one lookup
+            return compiled(args)
         leaves, tree = pytree.flatten((args, kwargs))
+        tree_key = None if key is not None else flat_key(leaves)
+        if tree_key is not None:
+            tree_key = (tree, tree_key)
+            compiled = self._by_leaf_key.get(tree_key)
+            if compiled is not None:  # a pytree of the structure and leaf types seen before
+                return compiled(leaves)
         try:
-            key = signature(leaves, tree)
-            compiled = self._compiled.get(key)
+            signature_key = signature(leaves, tree)
+            compiled = self._compiled.get(signature_key)
             if compiled is None:
-                compiled = self._compiled[key] = self._compile(args, kwargs)
+                compiled = self._compiled[signature_key] = self._compile(args, kwargs)
         except S4tfError as error:
             raise error.with_traceback(None) from None
+        if key is not None or tree_key is not None:
+            self._by_leaf_key[key if key is not None else tree_key] = compiled
         return compiled(leaves)
 
     def lower(self, *args, **kwargs) -> Lowered:

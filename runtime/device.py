@@ -29,6 +29,7 @@ import numpy as np
 from s4tf.dialects.types import TensorType
 from s4tf.errors import S4tfError
 from s4tf.runtime.cpu import Cpu, host_cpu
+from s4tf.runtime.invocation import prepared_call
 from s4tf.runtime.parameters import parameters_module
 from s4tf.runtime.reflection import Recorded, ReflectionError, recorded
 from s4tf.runtime.targets import DEVICES, TARGETS, check_device, get_target, targets_with_format
@@ -192,6 +193,7 @@ class LoadedModule:
         try:
             self._context = iree_runtime.SystemContext(vm_modules=[*modules, vm_module], config=config)
             self._functions = getattr(self._context.modules, self.name)
+            self._calls: dict = {}  # per function: a PreparedCall, or IREE's wrapper
         except Exception as error:  # whatever IREE raises for a module it refuses
             format_match = _EXECUTABLE_FORMAT.search(str(error))
             if "INCOMPATIBLE" in str(error) and format_match:
@@ -246,12 +248,28 @@ class LoadedModule:
 
     def invoke(self, function: str, arguments: list) -> list:
         """Call ``function``; results are returned as a list of DeviceArrays."""
-        self._check_function(function)
+        call = self._calls.get(function)
+        if call is None:
+            call = self._calls[function] = self._prepare_call(function)
         try:
-            results = self._functions[function](*arguments)
+            return call(arguments)
         except Exception as error:  # IREE reports wrong inputs and failed runs with several classes
             raise InvocationError(f"calling '{function}': {iree_message(error)}") from None
-        if results is None:
-            return []
-        return list(results) if isinstance(results, tuple) else [results]
+
+    def _prepare_call(self, function: str):
+        """``call(arguments) -> list`` of ``function`` (:mod:`s4tf.runtime.invocation`)."""
+        vm_function = self.vm_function(function)
+        declaration = self._reflection[function].get("iree.abi.declaration", "")
+        prepared = prepared_call(self.vm_context, self._context.config.device, vm_function, declaration)
+        if prepared is not None:
+            return prepared
+        wrapper = self._functions[function]
+
+        def call(arguments):
+            results = wrapper(*arguments)
+            if results is None:
+                return []
+            return list(results) if isinstance(results, tuple) else [results]
+
+        return call
 

@@ -1,8 +1,11 @@
 """The call path of a staged function: what a call computes once per signature, not per call."""
 
 import numpy as np
+import pytest
 
 import s4tf
+from s4tf.runtime.invocation import PreparedCall, tensor_result_count
+from s4tf.tensor import DonatedTensorError
 from s4tf import tensor as tensor_module
 from s4tf.nn.training import train_step
 from s4tf.optim import Adam
@@ -49,3 +52,62 @@ def test_training_steps_agree_with_the_first_calls_signature_precomputed():
         losses.append(float(loss))
     assert losses[-1] < losses[0]
     assert len(step._compiled) == 1
+
+
+def test_calls_with_leaf_arguments_take_one_compiled_function_per_signature_and_check_types():
+    @s4tf.function
+    def scale(x, factor):
+        return x * factor
+
+    x32 = np.array([1.0, 2.0], np.float32)
+    for _ in range(2):  # the second round takes the lookup by leaf types
+        assert scale(x32, 3).dtype == np.float32
+        np.testing.assert_array_equal(np.asarray(scale(s4tf.asarray(x32), 3)), [3.0, 6.0])
+        np.testing.assert_array_equal(np.asarray(scale(x32, 2)), [2.0, 4.0])  # a static value is part of the key
+        assert scale(x32.astype(np.float64), 3).dtype == np.float64  # another dtype: its own function
+        assert scale(np.float32(2.0), 3).shape == ()  # a 0-d input stays 0-d
+        assert scale(np.ones((2, 2), np.float32), 3).shape == (2, 2)
+        np.testing.assert_array_equal(np.asarray(scale(x32, 2.5)), [2.5, 5.0])  # 2.5 and 2 differ in type
+    assert len(scale._compiled) == 6  # a NumPy array and a Tensor of one type share a signature
+
+
+def test_pytree_calls_of_a_seen_structure_find_their_function_and_keep_donation_safe():
+    @s4tf.function(donate_argnums=(0,))
+    def update(params, lr):
+        return {name: p - lr for name, p in params.items()}
+
+    host = {"w": np.ones(3, np.float32), "b": np.zeros(2, np.float32)}
+    params = update(host, 0.5)  # NumPy inputs are copied, never written into
+    for _ in range(3):
+        old = params
+        params = update(params, 0.5)
+        with pytest.raises(DonatedTensorError, match="donated to 'update'"):
+            np.asarray(old["w"])
+    np.testing.assert_array_equal(host["w"], np.ones(3, np.float32))
+    np.testing.assert_allclose(np.asarray(params["w"]), [-1.0] * 3)
+    np.testing.assert_allclose(np.asarray(params["b"]), [-2.0] * 2)
+    with pytest.raises(s4tf.S4tfError):  # a leaf of another kind still goes through the signature's checks
+        update({"w": object(), "b": np.zeros(2, np.float32)}, 0.5)
+    assert len(update._compiled) == 1
+
+
+def test_results_come_through_the_prepared_call_and_read_as_host_copies():
+    @s4tf.function
+    def both(x):
+        return x + 1.0, (x * 2.0).sum()
+
+    compiled_input = np.arange(3, dtype=np.float32)
+    first, total = both(compiled_input)
+    (compiled,) = both._compiled.values()
+    assert isinstance(compiled.module._calls[compiled.lowered.entry], PreparedCall)
+    host = np.asarray(first)
+    second, _ = both(compiled_input + 10)
+    np.testing.assert_array_equal(host, [1.0, 2.0, 3.0])  # the copy read before is not changed by the next call
+    np.testing.assert_array_equal(np.asarray(second), [11.0, 12.0, 13.0])
+    assert total.shape == () and float(total) == 6.0
+
+
+def test_tensor_result_count_reads_iree_declarations():
+    assert tensor_result_count("sync func @f(%input0: tensor<2xf32>) -> (%output0: tensor<2xf32>, %output1: tensor<f32>)") == 2
+    assert tensor_result_count("sync func @f(%input0: tensor<2xf32>)") == 0
+    assert tensor_result_count("sync func @f() -> (%output0: !hal.buffer_view)") is None

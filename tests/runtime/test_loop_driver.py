@@ -10,7 +10,7 @@ import s4tf
 from s4tf.runtime.compile_and_load import compile_and_load
 from s4tf.runtime.compiler import compile_stablehlo
 from s4tf.runtime.device import LoadedModule
-from s4tf.runtime.loop_driver import MAX_TENSOR_BYTES, driver_for, loop_bound
+from s4tf.runtime.loop_driver import MAX_TENSOR_BYTES, dispatch_bound, driver_for, loop_bound
 from s4tf.staging import lowering_pipeline
 
 
@@ -42,7 +42,10 @@ def test_a_host_stepped_loop_is_loop_bound_and_other_modules_are_not():
     assert driver_for(text, "local-task") == "local-sync"
     assert driver_for(text, "vulkan") == "vulkan"
     straight = s4tf.function(lambda w, h: s4tf.tanh(w @ h)).lower(w, h).stablehlo(lowering_pipeline("cpu"))
-    assert not loop_bound(straight) and driver_for(straight, "local-task") == "local-task"
+    assert not loop_bound(straight) and dispatch_bound(straight) and driver_for(straight, "local-task") == "local-sync"
+    big = np.ones((256, 256), np.float32)  # 256 KiB: a straight-line module with it stays on local-task
+    large = s4tf.function(lambda w, h: s4tf.tanh(w @ h)).lower(big, big).stablehlo(lowering_pipeline("cpu"))
+    assert not loop_bound(large) and not dispatch_bound(large) and driver_for(large, "local-task") == "local-task"
     # a loop moved into one dispatch is loop-bound too: local-sync calls it faster
     relax = s4tf.function(lambda x, n: s4tf.fori_loop(0, n, lambda i, x: x * 0.5 + 1.0, x))
     in_dispatch = relax.lower(h, np.int32(3)).stablehlo(lowering_pipeline("cpu"))
