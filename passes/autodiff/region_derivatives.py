@@ -303,9 +303,13 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
     with backward.building(location):
         segments = composition.op("div", count + (stride - 1), stride)
         segment_tapes = _empty_tapes([types[i] for i in recorded], rows)  # reused by every segment
-        _, cotangents, _ = _while(
-            lambda carry: carry[0] > 0, segment, (segments, backward.arguments[len(residual_types):], segment_tapes)
-        )
+        # Each cotangent enters the loop through a barrier of its own: when two of them are
+        # zero constants (two loop invariants, W and U of an RNN, read only in the loop),
+        # IREE 3.13 packs them into one allocation, and at 0 iterations passes that buffer
+        # twice on the branch leaving the loop, where its VM register allocator moves the
+        # first copy and leaves the second null ("ref is null" when called; IREE #24753).
+        seeds = [composition.op("optimization_barrier", c) for c in backward.arguments[len(residual_types):]]
+        _, cotangents, _ = _while(lambda carry: carry[0] > 0, segment, (segments, seeds, segment_tapes))
     with location.context:
         backward.finish([cotangents[active.index(i)] for i in given])
     return name
