@@ -72,20 +72,25 @@ def test_rnn_value_and_gradient(target, steps):
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("steps", [0, pytest.param(1, marks=pytest.mark.xfail(strict=True, reason=(
-    "IREE 3.13 host-stepped, from 1 trip on: 'ref is null' (2 trips: 'indirect buffer reference slot 0 is out "
-    "range'); not the zero-trip fault; inside one dispatch (the cpu default) the gradient is right")))])
+@pytest.mark.parametrize("steps", [0, 1, 2])
 def test_a_counted_loop_with_two_invariants(target, steps):
+    """Once failed host-stepped from 1 trip on ("ref is null"; 2 trips: "indirect buffer
+    reference slot 0 is out range"), the cotangents of a and b sharing an allocation."""
     a = np.array([0.5, -1.5, 2.0], np.float32)
     b = np.array([0.25, 1.0, -0.75], np.float32)
     x = np.array([1.0, 2.0, -3.0], np.float32)
     args = (a, b, x, np.int32(steps))
     (value,) = run_host_stepped(affine, args, target)
-    np.testing.assert_array_equal(value, x if steps == 0 else a * x + b)
+    states = [x]
+    for _ in range(steps):
+        states.append(a * states[-1] + b)
+    np.testing.assert_array_equal(value, states[-1])
     da, db, dx = run_host_stepped(affine_gradient, args, target)
-    want = (np.zeros(3), np.zeros(3), np.ones(3)) if steps == 0 else (x, np.ones(3), a)
+    # x_n = a^n x + b (a^(n-1) + ... + 1): d/da = sum_k a^(n-1-k) x_k, d/db = sum_k a^k, d/dx = a^n
+    want = (sum((a ** (steps - 1 - k) * states[k] for k in range(steps)), np.zeros(3)),
+            sum((a ** k for k in range(steps)), np.zeros(3)), a ** steps)
     for got, w in zip((da, db, dx), want):
-        np.testing.assert_array_equal(got, w.astype(np.float32))
+        np.testing.assert_allclose(got, w, rtol=1e-6)
 
 
 @pytest.mark.parametrize("target", TARGETS)
