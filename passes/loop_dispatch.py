@@ -496,6 +496,11 @@ class _Emitter:
         self.emit(f"{result} = {table[name]} {', '.join(n for n, _ in operands)} : {kind.text}", op.location)
         return [result]
 
+    def op_optimization_barrier(self, op):
+        """The identity: its operands' vectors. (Reverse mode's barriers shape IREE's host-side
+        allocations of a host-stepped loop; inside a dispatch there are none.)"""
+        return [self.value(v)[0] for v in op.operands]
+
     # -- ops needing more than one arith/math op -----------------------------------------
     def op_constant(self, op):
         return [self.constant(op.attributes["value"], Kind(op.results[0].type), op.location)]

@@ -248,6 +248,16 @@ def _recording_loop(keep_going, body, init, tapes, recorded, stride, rows: int):
     return values, tapes
 
 
+def _barriers(cotangents):
+    """Each cotangent through an ``optimization_barrier`` of its own, where it enters the
+    backward loop and where a segment hands it on. Without them IREE 3.13 packs cotangents
+    (zeros of W and U, read only in the loop; a and b of ``a * x + b``) into one allocation
+    and hands that buffer twice along a branch of the host-stepped loop, where its VM
+    register allocator moves the first copy and leaves the second null: "ref is null" when
+    called, at 0 iterations (the RNN) or from 1 on (two invariants). IREE #24753."""
+    return [composition.op("optimization_barrier", c) for c in cotangents]
+
+
 def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows: int, active, given, location) -> str:
     """``@<prefix>_lin(tapes..., kept..., n, stride, dx[given]...) -> dy[active]...`` and its
     transpose ``(tapes..., kept..., n, stride, ct[active]...) -> ct_x[given]...``: the loop
@@ -298,14 +308,13 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
             seeds = [by_index[i] if i in by_index else composition.zeros_like(state[i]) for i in floats]
             return position, body_vjp(*state, *seeds)
 
-        return index, _while(lambda c: c[0] > 0, step, (length, cotangents))[1], inner_tapes
+        return index, _barriers(_while(lambda c: c[0] > 0, step, (length, cotangents))[1]), inner_tapes
 
     with backward.building(location):
         segments = composition.op("div", count + (stride - 1), stride)
         segment_tapes = _empty_tapes([types[i] for i in recorded], rows)  # reused by every segment
-        _, cotangents, _ = _while(
-            lambda carry: carry[0] > 0, segment, (segments, backward.arguments[len(residual_types):], segment_tapes)
-        )
+        seeds = _barriers(backward.arguments[len(residual_types):])
+        _, cotangents, _ = _while(lambda carry: carry[0] > 0, segment, (segments, seeds, segment_tapes))
     with location.context:
         backward.finish([cotangents[active.index(i)] for i in given])
     return name

@@ -370,3 +370,31 @@ func.func @backward_products(%w: tensor<32x32xf32>, %g: tensor<32x1xf32>, %h: te
   }
   return %r#2 : tensor<32x32xf32>
 }
+
+// -----
+
+// An optimization_barrier in the body (reverse mode puts one on each cotangent a segment
+// hands on) is the identity inside the dispatch: no op, the loop still one region.
+// CHECK-LABEL: func.func @barrier
+// CHECK:         flow.dispatch.region
+// CHECK-NOT:       optimization_barrier
+// CHECK:           scf.while
+// CHECK:             %[[Y:.*]] = math.sin %{{.*}} : vector<2xf32>
+// CHECK-NOT:         optimization_barrier
+// CHECK:             scf.yield %{{.*}}, %[[Y]] : i32, vector<2xf32>
+// VULKAN-LABEL: func.func @barrier
+// VULKAN:         stablehlo.optimization_barrier
+func.func @barrier(%x: tensor<2xf32>, %n: tensor<i32>) -> tensor<2xf32> {
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %one, %v = %x) : tensor<i32>, tensor<2xf32>
+  cond {
+    %c = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %s = stablehlo.sine %v : tensor<2xf32>
+    %y = stablehlo.optimization_barrier %s : tensor<2xf32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %y : tensor<i32>, tensor<2xf32>
+  }
+  return %r#1 : tensor<2xf32>
+}

@@ -45,12 +45,15 @@ func.func @f(%p: tensor<i1>, %x: tensor<3xf32>) -> tensor<3xf32> attributes {s4t
 // backward loop goes over the segments between checkpoints, last first: it re-records the
 // segment from its checkpoint into a second tape, then runs the segment backwards, each
 // state read from that tape (and run forward to its iteration when the segment is longer
-// than the tape) and fed to the body's VJP.
+// than the tape) and fed to the body's VJP. The cotangents enter it through barriers of
+// their own (IREE's "ref is null" at 0 iterations otherwise: region_derivatives.py).
 
 // CHECK-LABEL: func.func private @f_linearize_r0_lin_transpose(%arg0: tensor<1025x3xf32>, %arg1: tensor<3xf32>, %arg2: tensor<i32>, %arg3: tensor<i32>, %arg4: tensor<3xf32>, %arg5: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
 // CHECK:         %[[SEGMENTS:.*]] = "s4tf.div"(%{{.*}}, %arg3)
 // CHECK-NEXT:    %[[SECOND:.*]] = "s4tf.constant"() {value = dense<0.000000e+00> : tensor<1025x3xf32>}
-// CHECK-NEXT:    "s4tf.while"(%[[SEGMENTS]], %arg4, %arg5, %[[SECOND]], %arg3, %arg2, %arg0, %arg1)
+// CHECK-NEXT:    %[[SEED_V:.*]] = "s4tf.optimization_barrier"(%arg4)
+// CHECK-NEXT:    %[[SEED_B:.*]] = "s4tf.optimization_barrier"(%arg5)
+// CHECK-NEXT:    "s4tf.while"(%[[SEGMENTS]], %[[SEED_V]], %[[SEED_B]], %[[SECOND]], %arg3, %arg2, %arg0, %arg1)
 // CHECK:         }, {
 // CHECK-NEXT:    ^bb0(%[[S:.*]]: tensor<i32>, %[[CV:.*]]: tensor<3xf32>, %[[CB:.*]]: tensor<3xf32>, %[[T2:.*]]: tensor<1025x3xf32>, %[[STRIDE:.*]]: tensor<i32>, %{{.*}}: tensor<i32>, %[[TP:.*]]: tensor<1025x3xf32>, %[[KB:.*]]: tensor<3xf32>):
 // CHECK:           %[[PREV:.*]] = "s4tf.sub"(%[[S]],
