@@ -11,6 +11,7 @@ from s4tf.runtime.compile_and_load import compile_and_load
 from s4tf.runtime.compiler import compile_stablehlo
 from s4tf.runtime.device import LoadedModule
 from s4tf.runtime.loop_driver import MAX_TENSOR_BYTES, dispatch_bound, driver_for, loop_bound
+from s4tf.passes.loop_dispatch import MAX_DOT_PRODUCTS
 from s4tf.staging import lowering_pipeline
 
 
@@ -28,7 +29,9 @@ def numpy_rnn(w, h, xs, n):
     return h
 
 
-def inputs(size=4, steps=5):
+def inputs(size=64, steps=5):
+    """``w h`` of ``size``**2 multiply-adds: 64 is over s4tf-loops-to-dispatch's limit, so the loop
+    stays host-stepped (a smaller RNN runs inside one dispatch)."""
     rng = np.random.default_rng(1)
     return (rng.standard_normal((size, size)) / size).astype(np.float32), np.ones(size, np.float32), \
         rng.standard_normal((steps, size)).astype(np.float32)
@@ -36,6 +39,7 @@ def inputs(size=4, steps=5):
 
 def test_a_host_stepped_loop_is_loop_bound_and_other_modules_are_not():
     w, h, xs = inputs()
+    assert w.size > MAX_DOT_PRODUCTS
     lowered = s4tf.function(rnn).lower(w, h, xs, np.int32(0))
     text = lowered.stablehlo(lowering_pipeline("cpu"))
     assert "stablehlo.while" in text and loop_bound(text)

@@ -25,7 +25,7 @@ import s4tf
 from s4tf import pytree
 from s4tf.dialects.types import to_numpy_dtype
 
-from bench_grad import _jax_waiting, _s4tf_waiting
+from bench_grad import jax_waiting, s4tf_waiting
 from bench_mlp import load_jax, positive_int, time_peers, timed_call, versions
 
 
@@ -88,14 +88,14 @@ def check(params, x, jax) -> None:
 def peers(params, x, jax) -> dict:
     on_device = pytree.tree_map(s4tf.asarray, (params, x))
     chosen = {
-        f"s4tf {name}": (_s4tf_waiting(s4tf.value_and_grad(s4tf_peer(remat))), *on_device)
+        f"s4tf {name}": (s4tf_waiting(s4tf.value_and_grad(s4tf_peer(remat))), *on_device)
         for name, remat in (("plain", False), ("remat", True))
     }
     if jax is not None:
         jax_inputs = jax.device_put((params, x))
         for name, remat in (("plain", False), ("checkpoint", True)):
             step = jax.jit(jax.value_and_grad(jax_peer(jax, remat)))
-            chosen[f"JAX {name}"] = (_jax_waiting(jax, step), *jax_inputs)
+            chosen[f"JAX {name}"] = (jax_waiting(jax, step), *jax_inputs)
     return chosen
 
 

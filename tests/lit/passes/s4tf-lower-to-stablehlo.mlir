@@ -60,6 +60,18 @@ func.func @unary(%x: tensor<4xf32>, %i: tensor<4xi32>, %b: tensor<4xi1>) -> (ten
   return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xi32>, tensor<4xi1>, tensor<4xf32>
 }
 
+// optimization_barrier (s4tf.remat's recomputation) is StableHLO's, kept for any element type.
+// CHECK-LABEL: func.func @barrier
+// CHECK-SAME:    (%[[X:.*]]: tensor<4xf32>, %[[I:.*]]: tensor<2xi32>)
+// CHECK-NEXT:    %[[BX:.*]] = stablehlo.optimization_barrier %[[X]] : tensor<4xf32>
+// CHECK-NEXT:    %[[BI:.*]] = stablehlo.optimization_barrier %[[I]] : tensor<2xi32>
+// CHECK-NEXT:    return %[[BX]], %[[BI]] :
+func.func @barrier(%x: tensor<4xf32>, %i: tensor<2xi32>) -> (tensor<4xf32>, tensor<2xi32>) {
+  %0 = "s4tf.optimization_barrier"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = "s4tf.optimization_barrier"(%i) : (tensor<2xi32>) -> tensor<2xi32>
+  return %0, %1 : tensor<4xf32>, tensor<2xi32>
+}
+
 // Broadcasting operands get a broadcast_in_dim aligned on trailing axes; others are used as is.
 // CHECK-LABEL: func.func @binary
 // CHECK-SAME:    (%[[X:.*]]: tensor<4x3xf32>, %[[Y:.*]]: tensor<3xf32>, %[[I:.*]]: tensor<4xi32>, %[[B:.*]]: tensor<4xi1>)
