@@ -663,6 +663,39 @@ class NextAfter(BinaryOp):
         return tangents[0]
 
 
+class SignBit(UnaryOp):
+    """Whether the sign bit is set, elementwise: true for negative numbers, ``-0.0``,
+    ``-inf`` and NaNs with the sign bit (NumPy's ``signbit``). Lowered on the bits: a
+    bitcast to the integer of the float's width, compared with zero (16-bit floats are
+    widened to float32 first, which keeps the sign).
+
+    ```mlir
+    %0 = "s4tf.signbit"(%x) : (tensor<4xf32>) -> tensor<4xi1>
+    ```
+    """
+
+    name, numpy = "signbit", staticmethod(np.signbit)
+    piecewise_constant = True
+    _BITS = {"f32": "i32", "f64": "i64"}
+
+    @classmethod
+    def infer(cls, x):
+        _check_kind(x.dtype, cls.kinds)
+        return x.with_dtype(BOOL_DTYPE)
+
+    @classmethod
+    def lower(cls, lowering, x):
+        flags = lowering.result_type
+        float_type = lowering.operand_types[0]
+        if float_type.dtype not in cls._BITS:
+            float_type = float_type.with_dtype("f32")
+            x = hlo.value("convert", [x], float_type)
+        int_type = float_type.with_dtype(cls._BITS[float_type.dtype])
+        bits = hlo.value("bitcast_convert", [x], int_type)
+        zero = hlo.broadcast(hlo.scalar(0, int_type.dtype), TensorType((), int_type.dtype), int_type.shape)
+        return hlo.compare(bits, zero, "LT", int_type.dtype, flags)
+
+
 class CompareOp(BinaryOp):
     """Elementwise comparison with broadcasting; the result is an ``i1`` tensor.
 

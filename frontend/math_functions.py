@@ -110,13 +110,12 @@ def trunc(x):
 
 
 def signbit(x):
-    """Whether the sign bit is set: true for negative numbers and ``-0.0`` (NaN's sign is
-    not read: false)."""
+    """Whether the sign bit is set: true for negative numbers, ``-0.0`` and NaNs with the
+    sign bit (``-np.nan``), as NumPy's."""
     x = _tensor(x)
     if not is_float(dtype_of(x)):
         return less(x, 0)
-    negative_zero = logical_and(equal(x, 0), less(1 / stop_gradient(where(equal(x, 0), x, 1)), 0))
-    return less(x, 0) | negative_zero
+    return _elementwise("signbit", x)
 
 
 def copysign(x1, x2):

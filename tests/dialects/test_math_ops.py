@@ -100,6 +100,20 @@ def test_nextafter_refuses_half_floats():
         s4tf.nextafter(np.float16(1.0), np.float16(2.0))
 
 
+@covers("signbit")
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_signbit_reads_the_sign_bit(dtype):
+    """Negative numbers, both zeros, both infinities, subnormals and NaNs of both signs,
+    staged (through IREE and the reference) and eager; integers compare with zero."""
+    tiny = np.finfo(dtype).smallest_subnormal
+    x = np.array([-np.nan, np.nan, -0.0, 0.0, -1.5, 2.0, -np.inf, np.inf, -tiny, tiny], dtype)
+    device, reference = run_staged(lambda a: s4tf.signbit(a), x, ops=["signbit"])
+    for got in (device[0], reference[0], np.asarray(s4tf.signbit(x))):
+        assert got.dtype == np.bool_
+        np.testing.assert_array_equal(got, np.signbit(x))
+    np.testing.assert_array_equal(np.asarray(s4tf.signbit(np.array([-3, 0, 4], np.int32))), [True, False, False])
+
+
 SHIFTS = {"shift_left": (s4tf.bitwise_left_shift, np.left_shift), "shift_right": (s4tf.bitwise_right_shift, np.right_shift)}
 
 

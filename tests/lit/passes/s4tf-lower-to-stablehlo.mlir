@@ -470,6 +470,21 @@ func.func @nextafter(%x: tensor<4xf64>, %y: tensor<4xf64>) -> tensor<4xf64> {
   return %0 : tensor<4xf64>
 }
 
+// signbit reads the sign bit: a bitcast to the integer of the float's width, compared with
+// zero (so -0.0 and -NaN count as negative).
+
+// NONE-LABEL: func.func @signbit
+// NONE-NOT:   s4tf.
+// CHECK-LABEL: func.func @signbit
+// CHECK-SAME:    (%[[X:.*]]: tensor<4xf32>)
+// CHECK:         %[[BITS:.*]] = stablehlo.bitcast_convert %[[X]] : (tensor<4xf32>) -> tensor<4xi32>
+// CHECK:         %[[R:.*]] = stablehlo.compare LT, %[[BITS]], %{{.*}}, SIGNED : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi1>
+// CHECK-NEXT:    return %[[R]]
+func.func @signbit(%x: tensor<4xf32>) -> tensor<4xi1> {
+  %0 = "s4tf.signbit"(%x) : (tensor<4xf32>) -> tensor<4xi1>
+  return %0 : tensor<4xi1>
+}
+
 // Threefry-2x32 is twenty rounds of add, rotate (two shifts and an or) and xor on i32 words
 // read as unsigned; random_bits runs it on the key and a counter iota.
 
