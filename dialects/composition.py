@@ -27,7 +27,7 @@ import functools
 import numpy as np
 
 from s4tf.dialects.types import BOOL_DTYPE, TensorType, canonical_dtype, is_float, is_integer, promote_dtypes, to_numpy_dtype
-from s4tf.errors import DTypeError, ShapeError
+from s4tf.errors import DeviceError, DTypeError, ShapeError
 from s4tf.locations import user_location
 
 #: s4tf's default dtypes: of Python scalars alone, and of tensors created with no dtype.
@@ -206,7 +206,10 @@ def check_device(device, function: str) -> None:
     """The Array API's ``device=`` argument of a creation function: s4tf creates tensors on
     ``"cpu"`` (its one advertised device) and moves them with ``s4tf.function(target=...)``."""
     if device is not None and device != "cpu":
-        raise ValueError(f"{function}: s4tf creates tensors on 'cpu' and moves them with s4tf.function(target=...), not device={device!r}")
+        raise DeviceError(
+            f"{function}: s4tf creates tensors on 'cpu' and moves them with s4tf.function(target=...), not device={device!r}",
+            str(user_location() or "") or None,
+        )
 
 
 def asarray(value, dtype=None, *, device=None, copy=None):

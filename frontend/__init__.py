@@ -37,7 +37,7 @@ from s4tf.deploy import (  # noqa: A004  (s4tf.compile)
     DeployableModule, DeployedModule, compile, load, load_parameters, save_parameters,
 )
 from s4tf.errors import (
-    CompilationError, DTypeError, OpAttributeError, S4tfError, ShapeError, StagingError, ZeroDerivativeWarning,
+    CompilationError, DeviceError, DTypeError, OpAttributeError, S4tfError, ShapeError, StagingError, ZeroDerivativeWarning,
 )
 from s4tf.host import host
 from s4tf.indexing import ImmutableTensorError, IndexingError, gather, getitem, scatter, take, take_along_axis
@@ -64,7 +64,7 @@ __all__ = [
     "linalg", "random", "function", "host", "StagedFunction", "compile", "load", "save_parameters", "load_parameters", "DeployableModule", "DeployedModule", "grad", "value_and_grad", "jvp", "vjp", "vmap", "jacfwd", "jacrev", "hessian", "derivative", "batching_rule", "remat", "saved_residuals", "no_derivative", "move", "register_pytree_node", "register_pytree_node_class", "scan", "Lowered", "Tensor", "name_scope",
     "cond", "while_loop", "fori_loop",
     "lazy", "set_mode", "get_mode", "barrier", "lazy_stats", "LazyStats", "LazyTraceWarning",
-    "S4tfError", "ShapeError", "DTypeError", "OpAttributeError", "StagingError", "CompilationError",
+    "S4tfError", "ShapeError", "DTypeError", "DeviceError", "OpAttributeError", "StagingError", "CompilationError",
     "ZeroDerivativeWarning", "IndexingError", "ImmutableTensorError", "gather", "getitem", "scatter", "take", "take_along_axis",
     "float16", "float32", "float64", "bfloat16", "int8", "int32", "int64", "bool_", "bool",
     *numpy_api.__all__,

@@ -33,6 +33,10 @@ class OpAttributeError(S4tfError, ValueError):
     """An op attribute that is missing or of the wrong kind."""
 
 
+class DeviceError(S4tfError, ValueError):
+    """A ``device=`` that s4tf does not create tensors on (it creates them on ``"cpu"``)."""
+
+
 class StagingError(S4tfError, TypeError):
     """Python code or values that cannot be staged (e.g. ``bool()`` of a traced tensor)."""
 

@@ -89,8 +89,10 @@ CREATION = {
 @pytest.mark.parametrize("name", sorted(CREATION))
 def test_creation_takes_the_standards_device_argument(name):
     assert CREATION[name](None).device == CREATION[name]("cpu").device == "cpu"
-    with pytest.raises(ValueError, match="not device='vulkan'"):
+    with pytest.raises(s4tf.DeviceError, match="not device='vulkan'") as raised:
         CREATION[name]("vulkan")
+    assert isinstance(raised.value, ValueError)  # the standard's error for a bad device
+    assert raised.value.location.startswith(f"{__file__}:")  # the user's line, here the lambda's
 
 
 def test_sum_takes_a_dtype_and_widens_small_integers_as_the_standard_says():
