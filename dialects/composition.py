@@ -439,12 +439,14 @@ def full(shape, fill_value, dtype=None, *, device=None):
 
 def zeros(shape, dtype=None, *, device=None):
     """``np.zeros``; with no dtype, s4tf's default float, float32."""
-    return full(shape, 0, DEFAULT_FLOAT if dtype is None else dtype, device=device)
+    check_device(device, "zeros")
+    return full(shape, 0, DEFAULT_FLOAT if dtype is None else dtype)
 
 
 def ones(shape, dtype=None, *, device=None):
     """``np.ones``; with no dtype, s4tf's default float, float32."""
-    return full(shape, 1, DEFAULT_FLOAT if dtype is None else dtype, device=device)
+    check_device(device, "ones")
+    return full(shape, 1, DEFAULT_FLOAT if dtype is None else dtype)
 
 
 def iota(shape, dimension=0, dtype=np.int32):
