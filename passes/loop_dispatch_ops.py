@@ -223,7 +223,7 @@ class OpRules:
             if source.is_float:
                 return [arith.CmpFOp(arith.CmpFPredicate.UNE, value, self.zero(source), loc=op.location).result]
             return [arith.CmpIOp(arith.CmpIPredicate.ne, value, self.zero(source), loc=op.location).result]
-        wider = ELEMENT_BYTES[to] > ELEMENT_BYTES[fro]
+        wider = fro == "i1" or ELEMENT_BYTES[to] > ELEMENT_BYTES[fro]  # i1 takes a byte, as i8 does
         if source.is_float and target.is_float:
             cast = arith.ExtFOp if wider else arith.TruncFOp
         elif target.is_float:
