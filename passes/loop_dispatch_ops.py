@@ -64,9 +64,10 @@ def minor_identity(source_rank: int, vector_rank: int) -> ir.AffineMap:
 
 
 class OpRules:
-    """The ``op_<name>`` method for each StableHLO op that is more than one arith/math op of
-    :data:`FLOAT_OPS`/:data:`INTEGER_OPS` (the emitter builds those), and the helpers they
-    share. Each takes the op and returns the values of its results."""
+    """:meth:`elementwise` for the ops of :data:`FLOAT_OPS`/:data:`INTEGER_OPS`, an
+    ``op_<name>`` method for each other StableHLO op, and the helpers they share. Each takes
+    the op and returns the values of its results; the emitter provides ``value``, ``kind``,
+    the constants (``splat``, ``zero``, ...) and the regions (``block``, ``while_loop``)."""
 
     def elementwise(self, op):
         """One op of :data:`FLOAT_OPS` or :data:`INTEGER_OPS`, on the operands' values."""
