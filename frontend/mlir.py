@@ -1,8 +1,9 @@
 """The one place s4tf imports MLIR's Python bindings from.
 
 The bindings ship inside ``iree-base-compiler`` (``iree.compiler.ir``); every other
-module imports ``ir``, ``passmanager`` and ``func`` from here so that the source of
-MLIR can change in one place.
+module imports ``ir``, ``passmanager`` and the dialects' op builders (``func``; ``arith``,
+``math``, ``vector``, ``scf``, ``tensor`` and IREE's ``flow`` for the ops a pass builds)
+from here so that the source of MLIR can change in one place.
 """
 
 import re
@@ -10,10 +11,11 @@ import subprocess
 
 from iree.compiler import ir, passmanager
 from iree.compiler._mlir_libs import _mlir
-from iree.compiler.dialects import func
+from iree.compiler.dialects import arith, flow, func, math, scf, tensor, vector
 from iree.compiler.tools.binaries import find_tool
 
-__all__ = ["ir", "passmanager", "func", "new_context", "parse_module", "registered_dialects"]
+__all__ = ["ir", "passmanager", "arith", "flow", "func", "math", "scf", "tensor", "vector", "new_context", "parse_module",
+           "registered_dialects"]
 
 _mlir.globals.append_dialect_search_prefix("s4tf.dialects")  # finds s4tf/dialects/s4tf.py: see there
 

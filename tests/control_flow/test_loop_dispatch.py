@@ -395,3 +395,29 @@ def test_sign_runs_inside_the_dispatch():
         for _ in range(n):
             want = np.clip(want * np.float32(1.7) - np.float32(0.3) * np.sign(want), np.float32(-2.0), np.float32(3.0))
         np.testing.assert_allclose(got, want, rtol=1e-6 * (n + 1))  # IREE may fuse a multiply-add
+
+
+def count_above(x, n):
+    """A boolean mask widened to int8 inside the loop (``i1`` to ``i8``: ``arith.extui``) and
+    a 2-D constant that is not one value repeated (a vector of its elements in row-major order)."""
+    counts = s4tf.astype(x * 0, np.int8)
+    for _ in range(n):
+        x = x * 0.5 + np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], np.float32)
+        counts = counts + s4tf.astype(x > 4.0, np.int8)
+    return x, counts
+
+
+def test_booleans_widened_to_int8_and_a_two_dimensional_constant_inside_the_dispatch():
+    x = np.array([[0.5, 9.0, -2.0], [7.0, 0.0, 12.0]], np.float32)
+    trips = [0, 1, 5]
+    results = run_both(count_above, [(x, np.int32(n)) for n in trips])
+    table = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], np.float32)
+    for n, (host, got) in zip(trips, results):
+        want_x, want_counts = x.copy(), np.zeros(x.shape, np.int8)
+        for _ in range(n):
+            want_x = want_x * np.float32(0.5) + table
+            want_counts += (want_x > 4.0).astype(np.int8)
+        for g, h, w in zip(got, host, (want_x, want_counts)):
+            assert g.dtype == w.dtype
+            np.testing.assert_array_equal(g, h)
+            np.testing.assert_allclose(g, w, rtol=1e-6 * (n + 1))

@@ -398,3 +398,34 @@ func.func @barrier(%x: tensor<2xf32>, %n: tensor<i32>) -> tensor<2xf32> {
   }
   return %r#1 : tensor<2xf32>
 }
+
+// -----
+
+// A boolean widened to i8 is arith.extui (i1 takes a byte, as i8 does), and a constant that
+// is not one value repeated is a vector of its elements in row-major order.
+// CHECK-LABEL: func.func @widen
+// CHECK:         flow.dispatch.region
+// CHECK:           arith.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> : vector<4xf32>
+// CHECK:           scf.while
+// CHECK:             %[[B:.*]] = arith.cmpf ogt, %{{.*}}, %{{.*}} : vector<4xf32>
+// CHECK:             arith.extui %[[B]] : vector<4xi1> to vector<4xi8>
+// VULKAN-LABEL: func.func @widen
+// VULKAN:         stablehlo.while
+func.func @widen(%x: tensor<2x2xf32>, %n: tensor<i32>) -> tensor<2x2xi8> {
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %table = stablehlo.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %none = stablehlo.constant dense<0> : tensor<2x2xi8>
+  %r:3 = stablehlo.while(%i = %one, %v = %x, %k = %none) : tensor<i32>, tensor<2x2xf32>, tensor<2x2xi8>
+  cond {
+    %c = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %y = stablehlo.add %v, %table : tensor<2x2xf32>
+    %b = stablehlo.compare GT, %y, %table : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xi1>
+    %w = stablehlo.convert %b : (tensor<2x2xi1>) -> tensor<2x2xi8>
+    %k1 = stablehlo.add %k, %w : tensor<2x2xi8>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %y, %k1 : tensor<i32>, tensor<2x2xf32>, tensor<2x2xi8>
+  }
+  return %r#2 : tensor<2x2xi8>
+}
