@@ -39,10 +39,10 @@ vector of at most :data:`MAX_DYNAMIC_VECTOR_BYTES`, or of any row of a tape (a t
 by nothing else; one the loop writes starts from a splat constant, so its buffer is made
 inside the dispatch), a ``gather`` of one slice at one start index vector (``xs[i]``, taken
 as the ``dynamic_slice`` it equals), a ``clamp``, a float ``dot_general`` of at most
-:data:`MAX_DOT_PRODUCTS` multiply-adds (shuffles and multiply-adds, :meth:`OpRules.op_dot_general`:
+:data:`MAX_DOT_PRODUCTS` multiply-adds (shuffles and multiply-adds, :meth:`~s4tf.passes.loop_dispatch_ops.OpRules.op_dot_general`:
 matrix-vector products, reverse mode's outer products and transposed products), or a
-nested ``if``/``while`` of such ops (the tables
-:data:`FLOAT_OPS`, :data:`INTEGER_OPS`, and the ``op_*`` methods of :class:`OpRules`);
+nested ``if``/``while`` of such ops (
+the tables ``FLOAT_OPS``, ``INTEGER_OPS`` and the ``op_*`` methods of ``OpRules`` in :mod:`s4tf.passes.loop_dispatch_ops`);
 (4) all its vector values together take at most :data:`MAX_STACK_BYTES` for the target
 (LLVM keeps large vectors on a worker thread's stack), and the tapes it writes that nobody
 reads after it at most :data:`MAX_SCRATCH_TAPE_BYTES`. Other loops stay host-stepped;
@@ -56,15 +56,18 @@ with ``remarks=true`` the pass says at each such loop why (a warning at its loca
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from s4tf.mlir import ir
 from s4tf.passes.availability import TARGET_NAMES
 from s4tf.passes.loop_dispatch_criterion import (  # noqa: F401  (the pass's public names)
     DISPATCH_TARGETS, MAX_CARRIED_BYTES, MAX_DOT_PRODUCTS, MAX_DYNAMIC_VECTOR_BYTES, MAX_SCRATCH_TAPE_BYTES, MAX_SHUFFLE,
     MAX_SLICE, MAX_STACK_BYTES, MAX_TAPE_BYTES, MAX_VALUE_BYTES, Kind, Unsupported,
 )
-from s4tf.passes.loop_dispatch_emitter import Emitter
-from s4tf.passes.loop_dispatch_ops import FLOAT_OPS, INTEGER_OPS, OpRules  # noqa: F401  (the pass's public names)
 from s4tf.passes.registry import emit_warning, register
+
+if TYPE_CHECKING:
+    from s4tf.passes.loop_dispatch_emitter import Emitter
 
 
 def dispatch_problem(emitter: Emitter, target: str) -> str | None:
@@ -114,6 +117,8 @@ def _loops(root: ir.Operation) -> list[ir.Operation]:
 )
 def loops_to_dispatch(module: ir.Operation, target: str = "cpu", remarks: bool = False) -> None:
     pending = _loops(module)
+    if pending:  # the emitter's op builders are imported only for a module with a loop
+        from s4tf.passes.loop_dispatch_emitter import Emitter
     while pending:
         loop = pending.pop(0)
         emitter = Emitter(loop)
