@@ -41,8 +41,7 @@ inside the dispatch), a ``gather`` of one slice at one start index vector (``xs[
 as the ``dynamic_slice`` it equals), a ``clamp``, a float ``dot_general`` of at most
 :data:`MAX_DOT_PRODUCTS` multiply-adds (shuffles and multiply-adds, :meth:`~s4tf.passes.loop_dispatch_ops.OpRules.op_dot_general`:
 matrix-vector products, reverse mode's outer products and transposed products), or a
-nested ``if``/``while`` of such ops (
-the tables ``FLOAT_OPS``, ``INTEGER_OPS`` and the ``op_*`` methods of ``OpRules`` in :mod:`s4tf.passes.loop_dispatch_ops`);
+nested ``if``/``while`` of such ops (the tables ``FLOAT_OPS``, ``INTEGER_OPS`` and the ``op_*`` methods of ``OpRules`` in :mod:`s4tf.passes.loop_dispatch_ops`);
 (4) all its vector values together take at most :data:`MAX_STACK_BYTES` for the target
 (LLVM keeps large vectors on a worker thread's stack), and the tapes it writes that nobody
 reads after it at most :data:`MAX_SCRATCH_TAPE_BYTES`. Other loops stay host-stepped;
