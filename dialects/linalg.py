@@ -433,7 +433,10 @@ class _ConvGeometry:
         of the padded, dilated input) contracted with the cotangent over batch and
         positions, batched over the channel groups. IREE runs these products several times
         faster than the equivalent convolution, whose kernel would be as large as the
-        output."""
+        output. The input is transposed once to channels first, so each window is a
+        row-major (channels, positions) operand: IREE (3.13, AVX2) otherwise transposed
+        every window on its own (LeNet-5's second convolution at batch 64: 4.0 against
+        2.3 ms CPU for its filter gradient)."""
         top, bottom, left, right = self.padding
         if any(self.padding) or self.lhs_dilation != (1, 1):
             input = ops.op(
@@ -444,21 +447,23 @@ class _ConvGeometry:
         if self.groups > 1:  # channels C as (G, C/G), cotangent's O as (G, O/G)
             input = ops.reshape(input, (*input.shape[:3], self.groups, -1))
             cotangent = ops.reshape(cotangent, (*cotangent.shape[:3], self.groups, -1))
-            batch_axes = ((3,), (3,))
+            batch_axes = ((0,), (3,))
         batch, out_h, out_w = cotangent.shape[:3]
         channels = tuple(input.shape[3:])
-        ones = (1,) * len(channels)
+        lead = len(channels)
+        input = ops.transpose(input, (*range(3, 3 + lead), 0, 1, 2))  # (C, N, H, W) or (G, C/G, N, H, W)
+        ones = (1,) * lead
         taps = []
         for row in range(self.filter_shape[0]):
             for column in range(self.filter_shape[1]):
                 first_row, first_column = row * self.rhs_dilation[0], column * self.rhs_dilation[1]
-                start = (0, first_row, first_column, *(0 for _ in channels))
+                start = (*(0 for _ in channels), 0, first_row, first_column)
                 limit = (
-                    batch, first_row + (out_h - 1) * self.strides[0] + 1,
-                    first_column + (out_w - 1) * self.strides[1] + 1, *channels,
+                    *channels, batch, first_row + (out_h - 1) * self.strides[0] + 1,
+                    first_column + (out_w - 1) * self.strides[1] + 1,
                 )
-                window = ops.slice(input, start, limit, (1, *self.strides, *ones))
-                taps.append(ops.dot_general(window, cotangent, ((0, 1, 2), (0, 1, 2)), batch_axes))
+                window = ops.slice(input, start, limit, (*ones, 1, *self.strides))
+                taps.append(ops.dot_general(window, cotangent, ((lead, lead + 1, lead + 2), (0, 1, 2)), batch_axes))
         stacked = ops.stack(taps)  # (taps, C, O) or (taps, G, C/G, O/G)
         if self.groups > 1:
             stacked = ops.transpose(stacked, (0, 2, 1, 3))

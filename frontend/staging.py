@@ -38,10 +38,10 @@ from s4tf.tracing import FunctionRecord, Static, Trace, current_scope, leaf_spec
 #: shares work between them (a training step's two forward passes become one) and buffer
 #: donation (:mod:`s4tf.donation`) sees every op that reads a donated input. Last,
 #: convolutions are put in the forms IREE runs fast (:mod:`s4tf.passes.conv_filters`,
-#: :mod:`s4tf.passes.conv_channels`).
+#: :mod:`s4tf.passes.conv_taps`, :mod:`s4tf.passes.conv_channels`).
 LOWERING_PIPELINE = (
     "s4tf-verify,s4tf-canonicalize,s4tf-lower-to-stablehlo,inline,canonicalize,cse,symbol-dce,"
-    "s4tf-materialize-conv-filters,s4tf-pad-conv-channels"
+    "s4tf-materialize-conv-filters,s4tf-full-convs-to-matmul,s4tf-pad-conv-channels"
 )
 
 

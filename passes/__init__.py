@@ -1,7 +1,7 @@
 """Passes over s4tf modules, registered by kebab-case name (see :mod:`s4tf.passes.registry`)."""
 
 from s4tf.passes import (  # noqa: F401  (register the passes)
-    canonicalize, check_availability, conv_channels, conv_filters, donation, export, loop_dispatch, lower_to_stablehlo,
+    canonicalize, check_availability, conv_channels, conv_filters, conv_taps, donation, export, loop_dispatch, lower_to_stablehlo,
     partition, verify,
 )
 from s4tf.passes.autodiff import derivatives  # noqa: F401  (registers s4tf-jvp and s4tf-vjp)

@@ -31,6 +31,15 @@ NHWC_HWIO = "#stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>"
 CHANNELS = 4
 
 
+def zero_scalar(element_type: ir.Type) -> ir.Value:
+    """A new ``stablehlo.constant`` float zero of rank 0 (a ``stablehlo.pad`` value)."""
+    scalar_type = ir.RankedTensorType.get([], element_type)
+    return ir.Operation.create(
+        "stablehlo.constant", results=[scalar_type],
+        attributes={"value": ir.DenseElementsAttr.get_splat(scalar_type, ir.FloatAttr.get(element_type, 0.0))},
+    ).results[0]
+
+
 def _one_channel(convolution: ir.Operation) -> bool:
     attributes = convolution.attributes
     if str(attributes["dimension_numbers"]) != NHWC_HWIO:
@@ -70,9 +79,6 @@ def pad_conv_channels(module: ir.Operation) -> None:
         input_value, filter_value = convolution.operands[:2]
         element_type = ir.RankedTensorType(input_value.type).element_type
         with ir.InsertionPoint(convolution), convolution.location:
-            zero = ir.Operation.create(
-                "stablehlo.constant", results=[ir.RankedTensorType.get([], element_type)],
-                attributes={"value": ir.DenseElementsAttr.get_splat(ir.RankedTensorType.get([], element_type), ir.FloatAttr.get(element_type, 0.0))},
-            ).results[0]
+            zero = zero_scalar(element_type)
             convolution.operands[0] = _pad_axis(input_value, zero, 3)
             convolution.operands[1] = _pad_axis(filter_value, zero, 2)

@@ -16,8 +16,8 @@ For each model, from the StableHLO that ``s4tf.nn.training.train_step`` compiles
   IREE's runtime overhead (scheduling, barriers, allocation);
 - **call path**: in this process, the time of each piece of ``StagedFunction.__call__``
   (flattening and signature, argument conversion, donation bookkeeping, the IREE call,
-  wrapping results) over many calls, against the step called straight through IREE and
-  against JAX-jit's step, alternating;
+  wrapping results) over many calls, against the step called straight through IREE (on
+  the device's driver and on ``local-sync``) and against JAX-jit's step, alternating;
 - **matmul**: the step's largest product (the first layer's forward) alone, through IREE,
   NumPy (OpenBLAS) and JAX-jit, alternating.
 
@@ -179,7 +179,14 @@ def call_path(kind: str, batch: int, calls: int, rounds: int) -> None:
     def direct():
         function(*raw_inputs)
 
-    peers = {"s4tf staged call": staged, "IREE call, same module": direct}
+    # the same module on local-sync (dispatches on the calling thread; its arrays are host memory too)
+    synchronous = LoadedModule(compile_stablehlo(step_stablehlo(step, (model, state, x, y)), "cpu"), driver="local-sync")
+    sync_function = synchronous._functions[compiled.lowered.entry]
+
+    def direct_sync():
+        sync_function(*raw_inputs)
+
+    peers = {"s4tf staged call": staged, "IREE call, same module": direct, "IREE call, local-sync": direct_sync}
     try:
         import jax
         import jax.numpy as jnp
@@ -197,11 +204,11 @@ def call_path(kind: str, batch: int, calls: int, rounds: int) -> None:
             loss.block_until_ready()
 
         peers["JAX jit"] = jax_run
-    medians = alternate(peers, calls // 5 or 1, rounds)
-    reference = medians.get("JAX jit")
-    for name, seconds in medians.items():
-        ratio = f"  ({seconds / reference:.2f}x JAX)" if reference else ""
-        print(f"  {name:<24}{seconds * 1e3:8.2f} ms{ratio}")
+    medians = alternate(peers, calls // 5 or 1, rounds, cpu=True)
+    wall_reference, cpu_reference = medians.get("JAX jit", (None, None))
+    for name, (wall, cpu) in medians.items():
+        ratios = f"  ({wall / wall_reference:.2f}x JAX wall, {cpu / cpu_reference:.2f}x CPU)" if wall_reference else ""
+        print(f"  {name:<24}{wall * 1e3:8.2f} ms wall {cpu * 1e3:8.2f} ms CPU{ratios}")
 
 
 def matmul(calls: int, rounds: int, m: int = 128, k: int = 784, n: int = 512) -> None:
