@@ -5,9 +5,10 @@ starts IREE in the background (:mod:`s4tf.runtime.background_compile`) and evalu
 staged s4tf-dialect module with the ops' references
 (:func:`s4tf.dialects.reference.run_function`). Results are ordinary Tensors of the
 declared dtypes and shapes; donated Tensors are given away as on the compiled path.
-Later calls while IREE works are interpreted too; once the module is compiled, every call runs it. An error
-IREE reports in the background is raised at the next call, and at every call after it.
-A module the references cannot evaluate (an op with no NumPy rule for these operands)
+Later calls made while IREE still works are interpreted too (measured against waiting
+for IREE: docs/benchmarks.md, "The cold first call"); once the module is compiled, every
+call runs it. An error IREE reports in the background is raised at the next call, and
+at every call after it. A module the references cannot evaluate (an op with no NumPy rule for these operands)
 waits for IREE.
 
 What chooses this path (:mod:`s4tf.first_call`, the CPU target, not partitioned, not
