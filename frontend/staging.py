@@ -250,12 +250,12 @@ class StagedFunction:
         that runs calls through the ops' references until IREE has compiled it."""
         if not (self.tiered and self.target == "cpu" and get_first_call() == "interpret"):
             return self._compile(args, kwargs)
-        from s4tf.tiered_call import TieredCall  # it builds on this module
-
         lowered, module_text, donated = self._lower_for_iree(args, kwargs)
         module = load_cached(module_text, self.target)
         if module is not None:
             return Compiled(lowered, module, donated)
+        from s4tf.tiered_call import TieredCall  # it builds on this module (and a cached module needs none of it)
+
         return TieredCall(lowered, module_text, self.target, donated, self._compiled_now)
 
     def _compiled_now(self, tiered, compiled: Compiled) -> None:
