@@ -25,11 +25,9 @@ Functions without source (lambdas typed at a prompt, builtins) are traced as the
 from __future__ import annotations
 
 import ast
-import copy
-import functools
 import inspect
-import linecache
 import sys
+import textwrap
 import types
 
 from s4tf import numpy_api, pytree
@@ -101,27 +99,26 @@ def _convert(fn):
 
 
 def _parse(fn) -> ast.FunctionDef | None:
-    """``fn``'s definition, at its lines and columns in its file (a copy: callers rewrite it).
-    Found in the file's syntax tree by name and first line, not by ``inspect.getsource``,
-    whose tokenizer costs a new process 15 to 40 ms to set up (docs/benchmarks.md)."""
-    code = fn.__code__
-    tree = _file_tree(code.co_filename, "".join(linecache.getlines(code.co_filename, fn.__globals__)))
-    if tree is None:
-        return None
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef) and node.name == code.co_name and \
-                (node.decorator_list[0] if node.decorator_list else node).lineno == code.co_firstlineno:
-            return copy.deepcopy(node)
-    return None
-
-
-@functools.lru_cache(maxsize=8)
-def _file_tree(filename: str, source: str) -> ast.Module | None:
-    """The syntax tree of a source file (``None``: none, or not Python)."""
+    """``fn``'s definition, at its lines and columns in its file."""
     try:
-        return ast.parse(source, filename) if source else None
-    except (SyntaxError, ValueError):
+        lines, first_line = inspect.getsourcelines(fn)
+    except (OSError, TypeError):
         return None
+    source = textwrap.dedent("".join(lines))
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef) or tree.body[0].name != fn.__code__.co_name:
+        return None
+    indent = len(lines[0]) - len(source.splitlines(keepends=True)[0])
+    ast.increment_lineno(tree, first_line - 1)
+    for node in ast.walk(tree):
+        if "col_offset" in node._attributes and hasattr(node, "col_offset"):
+            node.col_offset += indent
+            if getattr(node, "end_col_offset", None) is not None:
+                node.end_col_offset += indent
+    return tree.body[0]
 
 
 # -- what converted code calls ---------------------------------------------------------

@@ -254,7 +254,7 @@ class StagedFunction:
         module = load_cached(module_text, self.target)
         if module is not None:
             return Compiled(lowered, module, donated)
-        from s4tf.tiered_call import TieredCall  # it builds on this module (and a cached module needs none of it)
+        from s4tf.tiered_call import TieredCall  # it builds on this module
 
         return TieredCall(lowered, module_text, self.target, donated, self._compiled_now)
 
