@@ -247,7 +247,7 @@ class StagedFunction:
     def _first_compile(self, args, kwargs):
         """:meth:`_compile`, or where the module is not cached and first calls may be
         interpreted (:mod:`s4tf.first_call`, CPU target), a :class:`~s4tf.tiered_call.TieredCall`
-        that runs calls through the ops' references until IREE has compiled it."""
+        that runs the first call through the ops' references while IREE compiles it."""
         if not (self.tiered and self.target == "cpu" and get_first_call() == "interpret"):
             return self._compile(args, kwargs)
         lowered, module_text, donated = self._lower_for_iree(args, kwargs)

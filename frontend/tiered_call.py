@@ -5,9 +5,10 @@ starts IREE in the background (:mod:`s4tf.runtime.background_compile`) and evalu
 staged s4tf-dialect module with the ops' references
 (:func:`s4tf.dialects.reference.run_function`). Results are ordinary Tensors of the
 declared dtypes and shapes; donated Tensors are given away as on the compiled path.
-Later calls made while IREE still works are interpreted too (measured against waiting
-for IREE: docs/benchmarks.md, "The cold first call"); once the module is compiled, every
-call runs it. An error IREE reports in the background is raised at the next call, and
+Later calls wait for IREE and run its module: interpreting them too reached the 10th call
+of an MLP sooner, but a LeNet training loop interpreted step after step (its convolutions
+in NumPy) for minutes while the compiler got less CPU (docs/benchmarks.md, "The cold first
+call"). An error IREE reports in the background is raised at the next call, and
 at every call after it. A module the references cannot evaluate (an op with no NumPy rule for these operands)
 waits for IREE.
 
@@ -45,8 +46,8 @@ def given_away(tensors, donated, device: str) -> list[int]:
 
 
 class TieredCall:
-    """One signature of a staged function: interpreted until IREE's module is ready,
-    then that module's :class:`~s4tf.staging.Compiled` (handed to ``on_ready``)."""
+    """One signature of a staged function: its first call interpreted while IREE compiles,
+    later ones through IREE's module's :class:`~s4tf.staging.Compiled` (handed to ``on_ready``)."""
 
     def __init__(self, lowered: Lowered, module_text: str, target: str, donated: list, on_ready):
         self.lowered = lowered
@@ -57,7 +58,6 @@ class TieredCall:
         self.future = compile_in_background(module_text, target)
         self.compiled: Compiled | None = None
         self.error: S4tfError | None = None
-        self.interpretable = True
         self.interpreted_calls = 0  #: calls run through the references
         self._lock = threading.Lock()
         self._input_leaves = None
@@ -66,7 +66,7 @@ class TieredCall:
         self._input_dtypes = [to_numpy_dtype(TensorType.from_mlir(t).dtype) for t in function_type.inputs]
 
     def __call__(self, leaves):
-        if self.compiled is None and self.error is None and self.interpretable and not self.future.done():
+        if self.interpreted_calls == 0 and self.error is None and not self.future.done():
             results = self.interpret(leaves)
             if results is not None:
                 return results
@@ -82,7 +82,6 @@ class TieredCall:
             with np.errstate(all="ignore"):  # IREE does not warn of overflow or division by zero either
                 raw = run_function(self.lowered.module, self.lowered.entry, arrays)
         except Exception:  # an op whose reference cannot run these operands: IREE's module will
-            self.interpretable = False
             return None
         results = []
         for array, declared in zip(raw, self.lowered.record.result_types):

@@ -162,6 +162,16 @@ def test_integer_and_bool_results():
     assert_same(interpreted, compiled)
 
 
+def test_the_second_call_waits_for_iree():
+    fn = s4tf.function(lambda x: s4tf.tanh(x) * 3.0)
+    x = np.linspace(-1, 1, 5, dtype=np.float32)
+    first = np.asarray(fn(x))
+    tiered = only_signature(fn)
+    second = np.asarray(fn(x))  # IREE is still at work: this call waits for it
+    assert tiered.interpreted_calls == 1 and only_signature(fn) is tiered.compiled
+    np.testing.assert_allclose(first, second, rtol=2e-6)
+
+
 def test_cached_module_runs_compiled_at_once():
     def double(x):
         return x * 2.0

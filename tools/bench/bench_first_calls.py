@@ -1,5 +1,5 @@
-"""First calls with a cold module cache: tiered (interpreted while IREE compiles) against
-waiting for IREE, and against JAX-jit's first calls, in one process, alternating.
+"""First calls with a cold module cache: tiered (the first interpreted while IREE compiles)
+against waiting for IREE, and against JAX-jit's first calls, in one process, alternating.
 
 ```
 python tools/bench/bench_first_calls.py                 # 3 rounds, both programs
@@ -12,10 +12,8 @@ from a new function and an empty ``$S4TF_CACHE_DIR`` and makes ``--calls`` calls
 with a host copy of its result (the forward pass's logits, the step's loss; the step's
 model and state go on to the next call). Peers:
 
-* ``tiered``: s4tf's default (``S4TF_FIRST_CALL=interpret``): calls run through the NumPy
-  references until IREE, compiling in a background thread, is done;
-* ``tiered-wait``: the same first call, then the second waits for IREE (the other policy
-  for calls made while IREE compiles);
+* ``tiered``: s4tf's default (``S4TF_FIRST_CALL=interpret``): the first call runs through
+  the NumPy references while IREE compiles in a background thread; the second waits for it;
 * ``compile``: ``S4TF_FIRST_CALL=compile``, the first call waits for IREE;
 * ``JAX``: a new ``jax.jit`` (its first call traces and compiles with XLA).
 
@@ -45,7 +43,7 @@ from bench_train import jax_step, model_leaves  # noqa: E402
 import s4tf  # noqa: E402
 from s4tf.nn.training import train_step  # noqa: E402
 
-PEERS = ("tiered", "tiered-wait", "compile", "JAX")
+PEERS = ("tiered", "compile", "JAX")
 
 
 def wait_for_iree(fn) -> None:
@@ -108,9 +106,7 @@ def calls(make, peer: str, batch: int, count: int) -> list[float]:
             s4tf.set_first_call("compile" if peer == "compile" else "interpret")
         fn, call = make(batch)
         ends, start = [], time.perf_counter()
-        for index in range(count):
-            if peer == "tiered-wait" and index == 1:
-                wait_for_iree(fn)
+        for _ in range(count):
             call()
             ends.append(time.perf_counter() - start)
         if peer != "JAX":
