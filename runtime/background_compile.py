@@ -16,11 +16,13 @@ from __future__ import annotations
 
 from concurrent.futures import Future, ThreadPoolExecutor
 
+from s4tf.runtime.cache import DiskCache
 from s4tf.runtime.compiler import compile_stablehlo
 
 _COMPILER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="s4tf-compile")
 
 
 def compile_in_background(module_text: str, target: str = "cpu") -> Future:
-    """A ``Future`` of :func:`~s4tf.runtime.compiler.compile_stablehlo`'s ``.vmfb`` (through the cache)."""
-    return _COMPILER.submit(compile_stablehlo, module_text, target)
+    """A ``Future`` of :func:`~s4tf.runtime.compiler.compile_stablehlo`'s ``.vmfb``, through
+    the cache that ``$S4TF_CACHE_DIR`` names now (not when the compilation starts)."""
+    return _COMPILER.submit(compile_stablehlo, module_text, target, cache=DiskCache())
