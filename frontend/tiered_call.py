@@ -28,7 +28,7 @@ from s4tf.dialects.symbols import functions
 from s4tf.dialects.types import TensorType, to_numpy_dtype
 from s4tf.errors import S4tfError
 from s4tf.mlir import ir
-from s4tf.runtime.background_compile import compile_in_background
+from s4tf.runtime.background_compile import BackgroundCompile
 from s4tf.runtime.compile_and_load import compile_and_load
 from s4tf.runtime.device import to_device
 from s4tf.runtime.targets import get_target
@@ -55,7 +55,7 @@ class TieredCall:
         self.target = target
         self.donated = donated
         self.on_ready = on_ready
-        self.future = compile_in_background(module_text, target)
+        self.compilation = BackgroundCompile(module_text, target)
         self.compiled: Compiled | None = None
         self.error: S4tfError | None = None
         self.interpreted_calls = 0  #: calls run through the references
@@ -66,7 +66,7 @@ class TieredCall:
         self._input_dtypes = [to_numpy_dtype(TensorType.from_mlir(t).dtype) for t in function_type.inputs]
 
     def __call__(self, leaves):
-        if self.interpreted_calls == 0 and self.error is None and not self.future.done():
+        if self.interpreted_calls == 0 and self.error is None and not self.compilation.done():
             results = self.interpret(leaves)
             if results is not None:
                 return results
@@ -99,7 +99,7 @@ class TieredCall:
             if self.compiled is None:
                 if self.error is None:
                     try:
-                        vmfb = self.future.result()
+                        vmfb = self.compilation.result()
                         module = compile_and_load(self.module_text, self.target, vmfb=vmfb)
                     except S4tfError as error:
                         self.error = error
