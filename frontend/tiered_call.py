@@ -8,9 +8,10 @@ declared dtypes and shapes; donated Tensors are given away as on the compiled pa
 Later calls wait for IREE and run its module: interpreting them too reached the 10th call
 of an MLP sooner, but a LeNet training loop interpreted step after step (its convolutions
 in NumPy) for minutes while the compiler got less CPU (docs/benchmarks.md, "The cold first
-call"). An error IREE reports in the background is raised at the next call, and
-at every call after it. A module the references cannot evaluate (an op with no NumPy rule for these operands)
-waits for IREE.
+call"); one whose module is still queued behind other compilations compiles it at once.
+An error IREE reports in the background is raised at the next call, and at every call
+after it. A module the references cannot evaluate (an op with no NumPy rule for these
+operands) waits for IREE.
 
 What chooses this path (:mod:`s4tf.first_call`, the CPU target, not partitioned, not
 lazy, not ``s4tf.compile``) is :meth:`s4tf.staging.StagedFunction.__call__`'s.
