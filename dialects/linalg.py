@@ -8,6 +8,8 @@ HWIO filter).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from s4tf.dialects.batching_helpers import batch_size, shifted, to_front, with_batch
@@ -21,11 +23,16 @@ from s4tf.errors import DTypeError, OpAttributeError, ShapeError
 from s4tf.mlir import ir
 
 
-def _einsum(subscripts: str, *operands: np.ndarray) -> np.ndarray:
-    """``np.einsum``; bf16, which it does not support, is computed in float32."""
+def _computable(*operands: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``operands``, in float32 if bf16 (which NumPy's products do not support)."""
     if any(operand.dtype == to_numpy_dtype("bf16") for operand in operands):
-        operands = tuple(operand.astype(np.float32) for operand in operands)
-    return np.einsum(subscripts, *operands)
+        return tuple(operand.astype(np.float32) for operand in operands)
+    return operands
+
+
+def _einsum(subscripts: str, *operands: np.ndarray) -> np.ndarray:
+    """``np.einsum``; bf16 is computed in float32."""
+    return np.einsum(subscripts, *_computable(*operands))
 
 
 def _check_number_operands(lhs: TensorType, rhs: TensorType) -> None:
@@ -72,19 +79,19 @@ class DotGeneral(Op):
 
     @staticmethod
     def reference(lhs, rhs, *, lhs_batch, rhs_batch, lhs_contract, rhs_contract):
-        letters = iter("abcdefghijklmnopqrstuvwxyz")
-        lhs_sub = [None] * lhs.ndim
-        rhs_sub = [None] * rhs.ndim
-        for a, b in zip(lhs_batch + lhs_contract, rhs_batch + rhs_contract):
-            lhs_sub[a] = rhs_sub[b] = next(letters)
-        lhs_sub = [s or next(letters) for s in lhs_sub]
-        rhs_sub = [s or next(letters) for s in rhs_sub]
-        out = (
-            [lhs_sub[a] for a in lhs_batch]
-            + [s for i, s in enumerate(lhs_sub) if i not in lhs_batch + lhs_contract]
-            + [s for i, s in enumerate(rhs_sub) if i not in rhs_batch + rhs_contract]
+        """As one ``np.matmul`` of ``(batch, lhs free, contracted)`` by ``(batch, contracted,
+        rhs free)``, so float products run in BLAS (``np.einsum`` is 20 times slower)."""
+        lhs_free = [i for i in range(lhs.ndim) if i not in lhs_batch + lhs_contract]
+        rhs_free = [i for i in range(rhs.ndim) if i not in rhs_batch + rhs_contract]
+        batch = [lhs.shape[a] for a in lhs_batch]
+        sizes = [math.prod(lhs.shape[a] for a in axes) for axes in (lhs_batch, lhs_free, lhs_contract)]
+        right = math.prod(rhs.shape[a] for a in rhs_free)
+        lhs, rhs = _computable(lhs, rhs)
+        product = np.matmul(
+            lhs.transpose(*lhs_batch, *lhs_free, *lhs_contract).reshape(sizes),
+            rhs.transpose(*rhs_batch, *rhs_contract, *rhs_free).reshape(sizes[0], sizes[2], right),
         )
-        return _einsum(f"{''.join(lhs_sub)},{''.join(rhs_sub)}->{''.join(out)}", lhs, rhs)
+        return product.reshape((*batch, *(lhs.shape[a] for a in lhs_free), *(rhs.shape[a] for a in rhs_free)))
 
     @staticmethod
     def lower(lowering, lhs, rhs, *, lhs_batch, rhs_batch, lhs_contract, rhs_contract):

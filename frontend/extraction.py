@@ -112,6 +112,8 @@ class ExtractedFunction(StagedFunction):
 
     #: The passes that partition it (a subclass may add passes that keep the partition).
     partition_pipeline = PARTITION_PIPELINE
+    #: Host programs call Python: never through the references (:mod:`s4tf.tiered_call`).
+    tiered = False
 
     def __init__(self, python_fn, target: str = "cpu", warn_transfers: bool = False, timeout_s: float = DEFAULT_TIMEOUT_S,
                  autograph: bool = True):

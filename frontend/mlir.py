@@ -33,6 +33,13 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+#: The dialects loaded into every new context: those whose ops s4tf creates by name
+#: (``ir.Operation.create``), which MLIR would otherwise take for unregistered ops. Every
+#: other registered dialect loads when parsed text names it or a pass depends on it.
+#: Loading all of IREE's (MLIR's default) cost 12-17 ms of CPU per context, a third of a
+#: new process's first call over a warm cache (docs/benchmarks.md).
+LOADED_DIALECTS = ("builtin", "func", "stablehlo", "chlo", "util")
+
 _mlir.globals.append_dialect_search_prefix("s4tf.dialects")  # finds s4tf/dialects/s4tf.py: see there
 
 
@@ -42,7 +49,7 @@ def new_context() -> ir.Context:
     s4tf ops are unregistered (the wheel cannot define dialects from Python), so
     they are checked by the ``s4tf-verify`` pass rather than by MLIR itself.
     """
-    context = ir.Context()
+    context = ir.Context(load_on_create_dialects=LOADED_DIALECTS)
     context.allow_unregistered_dialects = True
     return context
 

@@ -24,11 +24,12 @@ import numpy as np
 from s4tf import autograph, lazy_mode, pytree
 from s4tf.donation import donated_positions
 from s4tf.errors import S4tfError
+from s4tf.first_call import get_first_call
 from s4tf.mlir import ir
 from s4tf.passes.donation import aliased_arguments, donation_pass
 from s4tf.passes.pipeline import run_pipeline
 from s4tf.runtime.device import LoadedModule
-from s4tf.runtime.compile_and_load import compile_and_load
+from s4tf.runtime.compile_and_load import compile_and_load, load_cached
 from s4tf.runtime.targets import get_target
 from s4tf.tensor import Tensor
 from s4tf.tracing import FunctionRecord, Static, Trace, current_scope, leaf_spec, rebuild_outputs, signature
@@ -163,6 +164,9 @@ def flat_key(args) -> tuple | None:
 class StagedFunction:
     """A Python function staged into the s4tf dialect and run through IREE."""
 
+    #: Whether a first call may run through the ops' references while IREE compiles.
+    tiered = True
+
     def __init__(self, python_fn, target: str = "cpu", donate_argnums=(), autograph: bool = True):
         functools.update_wrapper(self, python_fn)
         self.donate_argnums = tuple(donate_argnums)
@@ -207,7 +211,7 @@ class StagedFunction:
             signature_key = signature(leaves, tree)
             compiled = self._compiled.get(signature_key)
             if compiled is None:
-                compiled = self._compiled[signature_key] = self._compile(args, kwargs)
+                compiled = self._compiled[signature_key] = self._first_compile(args, kwargs)
         except S4tfError as error:
             raise error.with_traceback(None) from None
         if key is not None or tree_key is not None:
@@ -227,13 +231,38 @@ class StagedFunction:
         return Lowered(trace, record)
 
     def _compile(self, args, kwargs) -> Compiled:
+        lowered, module_text, donated = self._lower_for_iree(args, kwargs)
+        return Compiled(lowered, compile_and_load(module_text, self.target), donated)
+
+    def _lower_for_iree(self, args, kwargs) -> tuple[Lowered, str, list]:
+        """The staged module, its StableHLO text for IREE, and the donated input positions."""
         lowered = self._lower(args, kwargs)
         pipeline = lowering_pipeline(self.target)
         if self.donate_argnums:
             pipeline += "," + donation_pass(lowered.entry, donated_positions(args, self.donate_argnums))
         module = lowered.lowered_module(pipeline)
         donated = aliased_arguments(module, lowered.entry) if self.donate_argnums else []
-        return Compiled(lowered, compile_and_load(str(module), self.target), donated)
+        return lowered, str(module), donated
+
+    def _first_compile(self, args, kwargs):
+        """:meth:`_compile`, or where the module is not cached and first calls may be
+        interpreted (:mod:`s4tf.first_call`, CPU target), a :class:`~s4tf.tiered_call.TieredCall`
+        that runs the first call through the ops' references while IREE compiles it."""
+        if not (self.tiered and self.target == "cpu" and get_first_call() == "interpret"):
+            return self._compile(args, kwargs)
+        lowered, module_text, donated = self._lower_for_iree(args, kwargs)
+        module = load_cached(module_text, self.target)
+        if module is not None:
+            return Compiled(lowered, module, donated)
+        from s4tf.tiered_call import TieredCall  # it builds on this module
+
+        return TieredCall(lowered, module_text, self.target, donated, self._compiled_now)
+
+    def _compiled_now(self, tiered, compiled: Compiled) -> None:
+        """Calls of ``tiered``'s signature go to ``compiled`` from now on."""
+        for table in (self._compiled, self._by_leaf_key):
+            for key in [k for k, v in table.items() if v is tiered]:
+                table[key] = compiled
 
     def __repr__(self):
         return f"<s4tf.function {self.__name__}>"

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from s4tf.runtime.cache import DiskCache
-from s4tf.runtime.compiler import compile_stablehlo, module_cache_key
+from s4tf.runtime.compiler import cached_vmfb, compile_stablehlo, compiled_module_key
 from s4tf.runtime.device import LoadedModule, ModuleLoadError, WrongTargetError
 from s4tf.runtime.loop_driver import driver_for
-from s4tf.runtime.targets import compile_flags, get_target, host_architecture
+from s4tf.runtime.targets import get_target, host_architecture
 
 
-def compile_and_load(module_text: str, target: str = "cpu", cache: DiskCache | None = None) -> LoadedModule:
+def compile_and_load(module_text: str, target: str = "cpu", cache: DiskCache | None = None,
+                     vmfb: bytes | None = None) -> LoadedModule:
     """Compile (or fetch from the cache) and load on the target's device (a loop-bound CPU
-    module on IREE's ``local-sync`` driver: :mod:`s4tf.runtime.loop_driver`); a cached
-    module that fails to load is discarded and recompiled."""
+    module on IREE's ``local-sync`` driver: :mod:`s4tf.runtime.loop_driver`); ``vmfb``: the
+    module compiled already (in the background: :mod:`s4tf.runtime.background_compile`). A
+    module that fails to load is discarded from the cache and recompiled."""
     description = get_target(target)
     if not description.runs_on(description.device):
         raise WrongTargetError(
@@ -20,10 +22,16 @@ def compile_and_load(module_text: str, target: str = "cpu", cache: DiskCache | N
             f"s4tf.compile(..., target='{target}') or s4tf-compile and run it on {description.where_it_runs()}"
         )
     cache = cache or DiskCache()
-    vmfb = compile_stablehlo(module_text, target, cache=cache)
     driver = driver_for(module_text, description.driver)
     try:
-        return LoadedModule(vmfb, description.device, driver=driver)
+        return LoadedModule(vmfb or compile_stablehlo(module_text, target, cache=cache), description.device, driver=driver)
     except ModuleLoadError:
-        cache.discard(module_cache_key(module_text, target, compile_flags(target)))
+        cache.discard(compiled_module_key(module_text, target))
         return LoadedModule(compile_stablehlo(module_text, target, cache=cache), description.device, driver=driver)
+
+
+def load_cached(module_text: str, target: str = "cpu", cache: DiskCache | None = None) -> LoadedModule | None:
+    """The module of ``module_text`` loaded from the cache, or ``None`` if the cache lacks it."""
+    cache = cache or DiskCache()
+    vmfb = cached_vmfb(module_text, target, cache)
+    return None if vmfb is None else compile_and_load(module_text, target, cache, vmfb)

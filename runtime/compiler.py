@@ -23,14 +23,29 @@ def module_cache_key(module_text: str, target: str, flags) -> str:
     return cache_key(module_text, target, " ".join(flags), __version__, IREE_VERSION)
 
 
-def compile_stablehlo(module_text: str, target: str = "cpu", extra_flags=(), cache: DiskCache | None = None) -> bytes:
-    """The ``.vmfb`` for ``module_text`` on ``target``; served from the cache when present.
-    Code for this machine's CPU takes the tile sizes the autotuner kept (:mod:`s4tf.runtime.tuning`;
+def _flags_and_key(module_text: str, target: str, extra_flags) -> tuple[list[str], str]:
+    """IREE's flags for ``module_text`` on ``target``, and the module's cache key. Code for
+    this machine's CPU takes the tile sizes the autotuner kept (:mod:`s4tf.runtime.tuning`;
     the spec's file is named by its content, so the key names the tiles)."""
     host = get_target(target).architecture == "host" and not extra_flags
     flags = [*compile_flags(target, extra_flags), *tuning_flags(host_cpu().name if host else None)]
+    return flags, module_cache_key(module_text, target, flags)
+
+
+def compiled_module_key(module_text: str, target: str = "cpu") -> str:
+    """The cache key under which :func:`compile_stablehlo` keeps ``module_text``'s module."""
+    return _flags_and_key(module_text, target, ())[1]
+
+
+def cached_vmfb(module_text: str, target: str = "cpu", cache: DiskCache | None = None) -> bytes | None:
+    """The cached ``.vmfb`` for ``module_text`` on ``target``, or ``None`` (IREE does not run)."""
+    return (cache or DiskCache()).get(compiled_module_key(module_text, target))
+
+
+def compile_stablehlo(module_text: str, target: str = "cpu", extra_flags=(), cache: DiskCache | None = None) -> bytes:
+    """The ``.vmfb`` for ``module_text`` on ``target``; served from the cache when present."""
+    flags, key = _flags_and_key(module_text, target, extra_flags)
     cache = cache or DiskCache()
-    key = module_cache_key(module_text, target, flags)
     cached = cache.get(key)
     if cached is not None:
         return cached

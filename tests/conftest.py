@@ -1,4 +1,7 @@
-"""Test-wide set-up: compiled modules go to a private cache, never the user's; the arm64
+"""Test-wide set-up: compiled modules go to a private cache, never the user's; first calls
+wait for IREE (``S4TF_FIRST_CALL=compile``: a first call run through the NumPy references
+would test them instead of IREE's lowering; tests/frontend/test_tiered_first_call.py turns
+them on); the arm64
 runner for tests of phone modules under qemu; the ``peer`` and ``array_api`` tests only when asked for."""
 
 import os
@@ -11,6 +14,7 @@ from s4tf.errors import S4tfError
 from s4tf.runtime.qemu import Arm64Runner
 
 os.environ.setdefault("S4TF_CACHE_DIR", tempfile.mkdtemp(prefix="s4tf-test-cache-"))
+os.environ["S4TF_FIRST_CALL"] = "compile"
 
 
 @pytest.fixture(scope="session")

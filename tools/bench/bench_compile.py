@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_train import jax_step, model_leaves  # noqa: E402
 
-from s4tf import nn  # noqa: E402
+from s4tf import nn, set_first_call  # noqa: E402
 from s4tf.nn.training import train_step  # noqa: E402
 from s4tf.optim import Adam  # noqa: E402
 
@@ -116,6 +116,7 @@ def main(argv=None) -> None:
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--rounds", type=int, default=7)
     options = parser.parse_args(argv)
+    set_first_call("compile")  # cold first calls wait for IREE; tiered ones: bench_first_calls.py
     times = measure(options.batch, options.rounds)
     print(f"MLP 784-512-512-10 training step (Adam, donation), batch {options.batch}, {options.rounds} rounds")
     for name, values in times.items():
