@@ -17,7 +17,7 @@ from iree.compiler._mlir_libs import _mlir
 from iree.compiler.dialects import func
 from iree.compiler.tools.binaries import find_tool
 
-__all__ = ["ir", "passmanager", "arith", "flow", "func", "math", "scf", "tensor", "vector", "new_context", "parse_module",
+__all__ = ["ir", "passmanager", "arith", "flow", "func", "math", "scf", "tensor", "vector", "new_context", "load_dialects", "parse_module",
            "registered_dialects"]
 
 _LAZY_DIALECTS = ("arith", "flow", "math", "scf", "tensor", "vector")
@@ -39,6 +39,13 @@ def __getattr__(name: str):
 #: Loading all of IREE's (MLIR's default) cost 12-17 ms of CPU per context, a third of a
 #: new process's first call over a warm cache (docs/benchmarks.md).
 LOADED_DIALECTS = ("builtin", "func", "stablehlo", "chlo", "util")
+
+def load_dialects(context: ir.Context, names) -> None:
+    """Load ``names`` into ``context`` (beyond :data:`LOADED_DIALECTS`) before building
+    their ops: an op of a dialect not loaded would be built as an unregistered op."""
+    for name in names:
+        context.dialects[name]
+
 
 _mlir.globals.append_dialect_search_prefix("s4tf.dialects")  # finds s4tf/dialects/s4tf.py: see there
 

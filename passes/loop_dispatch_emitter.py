@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from s4tf.mlir import arith, flow, ir, scf, tensor, vector
+from s4tf.mlir import arith, flow, ir, load_dialects, scf, tensor, vector
 from s4tf.passes.ir_walk import defining_op
 from s4tf.passes.loop_dispatch_criterion import Kind, Unsupported, outside_values, tapes, unchanged
 from s4tf.passes.loop_dispatch_ops import OpRules, minor_identity, short_name
@@ -47,7 +47,11 @@ class Emitter(OpRules):
     """Builds the dispatch region of one loop, one op of the loop at a time (the op rules:
     :class:`~s4tf.passes.loop_dispatch_ops.OpRules`)."""
 
+    #: The dialects whose ops the region is built of.
+    DIALECTS = ("arith", "flow", "math", "scf", "tensor", "vector")
+
     def __init__(self, loop: ir.Operation):
+        load_dialects(loop.context, self.DIALECTS)
         self.loop = loop
         self.names: dict = {}  # ir.Value of the loop -> (the ir.Value holding it, Kind)
         self.inputs: list[ir.Value] = []  # values from outside the loop that the region reads, in order
