@@ -6,12 +6,14 @@ from s4tf.runtime.cache import DiskCache
 from s4tf.runtime.compiler import compile_stablehlo, module_cache_key
 from s4tf.runtime.device import LoadedModule, ModuleLoadError, WrongTargetError
 from s4tf.runtime.loop_driver import driver_for
+from s4tf.runtime.product_modules import product_driver
 from s4tf.runtime.targets import compile_flags, get_target, host_architecture
 
 
 def compile_and_load(module_text: str, target: str = "cpu", cache: DiskCache | None = None) -> LoadedModule:
-    """Compile (or fetch from the cache) and load on the target's device (a loop-bound CPU
-    module on IREE's ``local-sync`` driver: :mod:`s4tf.runtime.loop_driver`); a cached
+    """Compile (or fetch from the cache) and load on the target's device (a loop-bound,
+    dispatch-bound or product-bound CPU module on IREE's ``local-sync`` driver:
+    :mod:`s4tf.runtime.loop_driver`, :mod:`s4tf.runtime.product_modules`); a cached
     module that fails to load is discarded and recompiled."""
     description = get_target(target)
     if not description.runs_on(description.device):
@@ -21,7 +23,7 @@ def compile_and_load(module_text: str, target: str = "cpu", cache: DiskCache | N
         )
     cache = cache or DiskCache()
     vmfb = compile_stablehlo(module_text, target, cache=cache)
-    driver = driver_for(module_text, description.driver)
+    driver = product_driver(module_text, driver_for(module_text, description.driver))
     try:
         return LoadedModule(vmfb, description.device, driver=driver)
     except ModuleLoadError:

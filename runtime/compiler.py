@@ -14,7 +14,8 @@ from s4tf.errors import CompilationError
 from s4tf.runtime.cache import DiskCache, cache_key
 from s4tf.runtime.system_libm import LINK_FLAG, needs_system_libm
 from s4tf.runtime.cpu import host_cpu
-from s4tf.runtime.targets import compile_flags, get_target
+from s4tf.runtime.product_modules import data_tiling_flags
+from s4tf.runtime.targets import compile_flags, get_target, host_architecture
 from s4tf.runtime.tuning import tuning_flags
 from s4tf.version import __version__
 
@@ -26,9 +27,11 @@ def module_cache_key(module_text: str, target: str, flags) -> str:
 def compile_stablehlo(module_text: str, target: str = "cpu", extra_flags=(), cache: DiskCache | None = None) -> bytes:
     """The ``.vmfb`` for ``module_text`` on ``target``; served from the cache when present.
     Code for this machine's CPU takes the tile sizes the autotuner kept (:mod:`s4tf.runtime.tuning`;
-    the spec's file is named by its content, so the key names the tiles)."""
+    the spec's file is named by its content, so the key names the tiles), and a product-bound
+    module IREE's data tiling (:mod:`s4tf.runtime.product_modules`)."""
     host = get_target(target).architecture == "host" and not extra_flags
-    flags = [*compile_flags(target, extra_flags), *tuning_flags(host_cpu().name if host else None)]
+    flags = [*compile_flags(target, extra_flags), *tuning_flags(host_cpu().name if host else None),
+             *data_tiling_flags(module_text, host_architecture() if host else None)]
     cache = cache or DiskCache()
     key = module_cache_key(module_text, target, flags)
     cached = cache.get(key)
