@@ -1,4 +1,4 @@
-"""Product-bound CPU modules (:mod:`s4tf.runtime.product_modules`): which modules are, and
+"""Product modules on the CPU (:mod:`s4tf.runtime.product_modules`): which modules are, and
 that the data-tiled module IREE makes of them, on ``local-sync``, computes what NumPy does,
 its value and gradient (against float64 finite differences)."""
 
@@ -9,7 +9,8 @@ import pytest
 
 import s4tf
 from s4tf.runtime.compile_and_load import compile_and_load
-from s4tf.runtime.product_modules import DATA_TILING_FLAGS, MAX_TENSOR_BYTES, data_tiling_flags, product_bound, product_driver
+from s4tf.runtime.product_modules import (DATA_TILING_FLAGS, MAX_TENSOR_BYTES, data_tiling_flags, product_bound, product_driver,
+                                          product_module)
 from s4tf.runtime.targets import host_architecture
 from s4tf.staging import lowering_pipeline
 
@@ -39,14 +40,16 @@ def test_which_modules_are_product_bound():
     assert product_driver(text, "local-task") == "local-sync" and product_driver(text, "vulkan") == "vulkan"
     assert data_tiling_flags(text, "x86_64") == list(DATA_TILING_FLAGS)
     assert data_tiling_flags(text, "aarch64") == [] and data_tiling_flags(text, None) == []
-    assert not product_bound(lowered_text(two_layers, *inputs(width=64)))  # all small: dispatch-bound instead
-    assert not product_bound(lowered_text(two_layers, *inputs(dtype=np.float64)))  # float64 products
-    side = int(np.sqrt(MAX_TENSOR_BYTES / 4)) + 1
-    assert not product_bound(lowered_text(lambda a, b: a @ b, *(np.ones((side, side), np.float32),) * 2))
-    assert not product_bound(lowered_text(lambda a: s4tf.tanh(a) * 2, np.ones((256, 256), np.float32)))  # no product
+    assert not product_module(lowered_text(two_layers, *inputs(width=64)))  # all small: dispatch-bound instead
+    assert not product_module(lowered_text(two_layers, *inputs(dtype=np.float64)))  # float64 products
+    side = int(np.sqrt(MAX_TENSOR_BYTES / 4)) + 1  # larger: data tiled, on local-task
+    large = lowered_text(lambda a, b: a @ b, *(np.ones((side, side), np.float32),) * 2)
+    assert product_module(large) and not product_bound(large) and product_driver(large, "local-task") == "local-task"
+    assert data_tiling_flags(large, "x86_64") == list(DATA_TILING_FLAGS)
+    assert not product_module(lowered_text(lambda a: s4tf.tanh(a) * 2, np.ones((256, 256), np.float32)))  # no product
     conv = lowered_text(lambda x, k, w: (s4tf.conv2d(x, k).reshape((8, -1)) @ w).sum(),
                         np.ones((8, 16, 16, 1), np.float32), np.ones((3, 3, 1, 4), np.float32), np.ones((14 * 14 * 4, 512), np.float32))
-    assert "stablehlo.convolution" in conv and not product_bound(conv)
+    assert "stablehlo.convolution" in conv and not product_module(conv)
 
 
 def test_data_tiling_can_be_turned_off(monkeypatch):
