@@ -1,6 +1,6 @@
 """How a CPU module whose work is float32 matrix products is compiled and driven.
 
-A *product module* is straight-line code whose time is its ``stablehlo.dot_general``\ s:
+A *product module* is straight-line code whose time is its ``stablehlo.dot_general`` ops:
 no convolution, no loop, static shapes, every product on float32, and a tensor over
 :data:`s4tf.runtime.loop_driver.SMALL_TENSOR_BYTES` (smaller modules are dispatch-bound and
 handled there). On an x86-64 host it is compiled with IREE's data tiling from global
