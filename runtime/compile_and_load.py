@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from s4tf.runtime.cache import DiskCache
-from s4tf.runtime.compiler import compile_stablehlo, module_cache_key
+from s4tf.runtime.compiler import compile_stablehlo, module_cache_key, module_flags
 from s4tf.runtime.device import LoadedModule, ModuleLoadError, WrongTargetError
 from s4tf.runtime.loop_driver import driver_for
 from s4tf.runtime.product_modules import product_driver
-from s4tf.runtime.targets import compile_flags, get_target, host_architecture
+from s4tf.runtime.targets import get_target, host_architecture
 
 
 def compile_and_load(module_text: str, target: str = "cpu", cache: DiskCache | None = None) -> LoadedModule:
@@ -27,5 +27,5 @@ def compile_and_load(module_text: str, target: str = "cpu", cache: DiskCache | N
     try:
         return LoadedModule(vmfb, description.device, driver=driver)
     except ModuleLoadError:
-        cache.discard(module_cache_key(module_text, target, compile_flags(target)))
+        cache.discard(module_cache_key(module_text, target, module_flags(module_text, target)))
         return LoadedModule(compile_stablehlo(module_text, target, cache=cache), description.device, driver=driver)

@@ -24,14 +24,20 @@ def module_cache_key(module_text: str, target: str, flags) -> str:
     return cache_key(module_text, target, " ".join(flags), __version__, IREE_VERSION)
 
 
-def compile_stablehlo(module_text: str, target: str = "cpu", extra_flags=(), cache: DiskCache | None = None) -> bytes:
-    """The ``.vmfb`` for ``module_text`` on ``target``; served from the cache when present.
+def module_flags(module_text: str, target: str = "cpu", extra_flags=()) -> list[str]:
+    """What IREE is told for ``module_text`` on ``target`` (and what its cache key names).
     Code for this machine's CPU takes the tile sizes the autotuner kept (:mod:`s4tf.runtime.tuning`;
-    the spec's file is named by its content, so the key names the tiles), and a product-bound
+    the spec's file is named by its content, so the key names the tiles), and a product
     module IREE's data tiling (:mod:`s4tf.runtime.product_modules`)."""
     host = get_target(target).architecture == "host" and not extra_flags
-    flags = [*compile_flags(target, extra_flags), *tuning_flags(host_cpu().name if host else None),
-             *data_tiling_flags(module_text, host_architecture() if host else None)]
+    return [*compile_flags(target, extra_flags), *tuning_flags(host_cpu().name if host else None),
+            *data_tiling_flags(module_text, host_architecture() if host else None)]
+
+
+def compile_stablehlo(module_text: str, target: str = "cpu", extra_flags=(), cache: DiskCache | None = None) -> bytes:
+    """The ``.vmfb`` for ``module_text`` on ``target`` (flags: :func:`module_flags`); served
+    from the cache when present."""
+    flags = module_flags(module_text, target, extra_flags)
     cache = cache or DiskCache()
     key = module_cache_key(module_text, target, flags)
     cached = cache.get(key)

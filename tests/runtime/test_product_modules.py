@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 import s4tf
+from s4tf.runtime.cache import DiskCache
 from s4tf.runtime.compile_and_load import compile_and_load
+from s4tf.runtime.compiler import module_cache_key, module_flags
 from s4tf.runtime.product_modules import (DATA_TILING_FLAGS, MAX_TENSOR_BYTES, data_tiling_flags, product_bound, product_driver,
                                           product_module)
 from s4tf.runtime.targets import host_architecture
@@ -86,3 +88,16 @@ def test_derivatives_of_data_tiled_modules_against_finite_differences():
         np.testing.assert_allclose((g1 * d1).sum() + (g2 * d2).sum(), numeric, rtol=1e-4)
         tangent = s4tf.jvp(lambda a, b: two_layers(a, b, x), (w1, w2), (d1.astype(np.float32), d2.astype(np.float32)))[1]
         np.testing.assert_allclose(float(np.asarray(tangent)), numeric, rtol=1e-4)
+
+
+@pytest.mark.skipif(host_architecture() != "x86_64", reason="data tiling is chosen for x86-64 hosts")
+def test_a_cached_product_module_that_does_not_load_is_compiled_again(tmp_path):
+    """The entry discarded is the one its data-tiling flags name (:func:`module_flags`)."""
+    w1, w2, x = inputs()
+    text = lowered_text(two_layers, w1, w2, x)
+    cache = DiskCache(tmp_path)
+    assert set(DATA_TILING_FLAGS) <= set(module_flags(text, "cpu"))
+    cache.put(module_cache_key(text, "cpu", module_flags(text, "cpu")), b"not an IREE module")
+    module = compile_and_load(text, "cpu", cache=cache)
+    (result,) = module.invoke(s4tf.function(two_layers).lower(w1, w2, x).entry, [w1, w2, x])
+    np.testing.assert_allclose(result.to_host(), numpy_two_layers(*(a.astype(np.float64) for a in (w1, w2, x))), rtol=1e-4)
