@@ -14,7 +14,8 @@ from s4tf.errors import CompilationError
 from s4tf.runtime.cache import DiskCache, cache_key
 from s4tf.runtime.system_libm import LINK_FLAG, needs_system_libm
 from s4tf.runtime.cpu import host_cpu
-from s4tf.runtime.targets import compile_flags, get_target
+from s4tf.runtime.product_modules import data_tiling_flags
+from s4tf.runtime.targets import compile_flags, get_target, host_architecture
 from s4tf.runtime.tuning import tuning_flags
 from s4tf.version import __version__
 
@@ -23,18 +24,19 @@ def module_cache_key(module_text: str, target: str, flags) -> str:
     return cache_key(module_text, target, " ".join(flags), __version__, IREE_VERSION)
 
 
-def _flags_and_key(module_text: str, target: str, extra_flags) -> tuple[list[str], str]:
-    """IREE's flags for ``module_text`` on ``target``, and the module's cache key. Code for
-    this machine's CPU takes the tile sizes the autotuner kept (:mod:`s4tf.runtime.tuning`;
-    the spec's file is named by its content, so the key names the tiles)."""
+def module_flags(module_text: str, target: str = "cpu", extra_flags=()) -> list[str]:
+    """What IREE is told for ``module_text`` on ``target`` (and what its cache key names).
+    Code for this machine's CPU takes the tile sizes the autotuner kept (:mod:`s4tf.runtime.tuning`;
+    the spec's file is named by its content, so the key names the tiles), and a product
+    module IREE's data tiling (:mod:`s4tf.runtime.product_modules`)."""
     host = get_target(target).architecture == "host" and not extra_flags
-    flags = [*compile_flags(target, extra_flags), *tuning_flags(host_cpu().name if host else None)]
-    return flags, module_cache_key(module_text, target, flags)
+    return [*compile_flags(target, extra_flags), *tuning_flags(host_cpu().name if host else None),
+            *data_tiling_flags(module_text, host_architecture() if host else None)]
 
 
 def compiled_module_key(module_text: str, target: str = "cpu") -> str:
     """The cache key under which :func:`compile_stablehlo` keeps ``module_text``'s module."""
-    return _flags_and_key(module_text, target, ())[1]
+    return module_cache_key(module_text, target, module_flags(module_text, target))
 
 
 def cached_vmfb(module_text: str, target: str = "cpu", cache: DiskCache | None = None) -> bytes | None:
@@ -43,8 +45,10 @@ def cached_vmfb(module_text: str, target: str = "cpu", cache: DiskCache | None =
 
 
 def compile_stablehlo(module_text: str, target: str = "cpu", extra_flags=(), cache: DiskCache | None = None) -> bytes:
-    """The ``.vmfb`` for ``module_text`` on ``target``; served from the cache when present."""
-    flags, key = _flags_and_key(module_text, target, extra_flags)
+    """The ``.vmfb`` for ``module_text`` on ``target`` (flags: :func:`module_flags`); served
+    from the cache when present."""
+    flags = module_flags(module_text, target, extra_flags)
+    key = module_cache_key(module_text, target, flags)
     cache = cache or DiskCache()
     cached = cache.get(key)
     if cached is not None:

@@ -39,7 +39,7 @@ _DYNAMIC = re.compile(r"tensor<[^>]*\?")
 _TENSOR = re.compile(r"tensor<((?:\d+x)*)(bf16|[fiu]\d+)>")
 
 
-def _largest_tensor_bytes(module_text: str) -> int:
+def largest_tensor_bytes(module_text: str) -> int:
     largest = 0
     for dims, element in _TENSOR.findall(module_text):
         count = 1
@@ -54,13 +54,13 @@ def loop_bound(module_text: str) -> bool:
     and no tensor of more than :data:`MAX_TENSOR_BYTES` (dynamic shapes count as large)."""
     if not _LOOP.search(module_text) or _DYNAMIC.search(module_text):
         return False
-    return _largest_tensor_bytes(module_text) <= MAX_TENSOR_BYTES
+    return largest_tensor_bytes(module_text) <= MAX_TENSOR_BYTES
 
 
 def dispatch_bound(module_text: str) -> bool:
     """Whether ``module_text`` (lowered StableHLO) has no tensor of more than
     :data:`SMALL_TENSOR_BYTES` (dynamic shapes count as large)."""
-    return not _DYNAMIC.search(module_text) and _largest_tensor_bytes(module_text) <= SMALL_TENSOR_BYTES
+    return not _DYNAMIC.search(module_text) and largest_tensor_bytes(module_text) <= SMALL_TENSOR_BYTES
 
 
 def driver_for(module_text: str, driver: str) -> str:

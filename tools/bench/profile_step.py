@@ -52,7 +52,8 @@ from s4tf.donation import donated_positions  # noqa: E402
 from s4tf.passes.donation import donation_pass  # noqa: E402
 from s4tf.runtime.compiler import compile_stablehlo  # noqa: E402
 from s4tf.runtime.device import LoadedModule, to_device  # noqa: E402
-from s4tf.runtime.targets import compile_flags  # noqa: E402
+from s4tf.runtime.product_modules import data_tiling_flags  # noqa: E402
+from s4tf.runtime.targets import compile_flags, host_architecture  # noqa: E402
 from s4tf.staging import lowering_pipeline, module_input  # noqa: E402
 from s4tf.tensor import Tensor  # noqa: E402
 from s4tf.tracing import rebuild_outputs, signature  # noqa: E402
@@ -86,7 +87,7 @@ def dispatch_times(stablehlo: str, folder: Path, device: str, limit: int | None 
     ``limit`` of them), alone."""
     source, dumps = folder / "step.mlir", folder / "dispatches"
     source.write_text(stablehlo)
-    flags = compile_flags("cpu")
+    flags = [*compile_flags("cpu"), *data_tiling_flags(stablehlo, host_architecture())]  # as s4tf compiles the step
     subprocess.run([IREE_COMPILE, *flags, "--iree-input-type=stablehlo",
                     f"--iree-hal-dump-executable-benchmarks-to={dumps}", str(source), "-o", os.devnull], check=True)
     times = []
