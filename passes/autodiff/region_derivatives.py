@@ -286,6 +286,12 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
         read = dict(zip(recorded, (composition.op("tape_read", tape, row) for tape in segment_tapes)))
         return [read[i] if i in read else invariants[i] for i in range(len(types))]
 
+    def vjp_step(state, cotangents):
+        """The body's VJP at ``state``: the cotangents before that iteration."""
+        by_index = dict(zip(active, cotangents))
+        seeds = [by_index[i] if i in by_index else composition.zeros_like(state[i]) for i in floats]
+        return body_vjp(*state, *seeds)
+
     def segment(carry):
         """Segment ``index`` (``stride`` iterations from its checkpoint), run backwards: its
         states are recomputed into checkpoints of their own (every ``inner``-th one, all of
@@ -304,17 +310,25 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
             state = _while(
                 lambda c: c[0] < position, lambda c: (c[0] + 1, body(*c[1])), (checkpoint * inner, state_at(inner_tapes, checkpoint))
             )[1]
-            by_index = dict(zip(active, cotangents))
-            seeds = [by_index[i] if i in by_index else composition.zeros_like(state[i]) for i in floats]
-            return position, body_vjp(*state, *seeds)
+            return position, vjp_step(state, cotangents)
 
         return index, _barriers(_while(lambda c: c[0] > 0, step, (length, cotangents))[1]), inner_tapes
 
-    with backward.building(location):
+    def from_tape(*cotangents):
+        """Every iteration's state is on the forward tape (``stride`` 1: at most ``rows``
+        iterations): one loop, last iteration first, reading them."""
+        step = lambda carry: (carry[0] - 1, vjp_step(state_at(tapes, carry[0] - 1), carry[1]))  # noqa: E731
+        return _barriers(_while(lambda c: c[0] > 0, step, (count, list(cotangents)))[1])
+
+    def replayed(*cotangents):
+        """Segments of ``stride`` iterations, last first, each replayed from its checkpoint."""
         segments = composition.op("div", count + (stride - 1), stride)
         segment_tapes = _empty_tapes([types[i] for i in recorded], rows)  # reused by every segment
+        return _while(lambda carry: carry[0] > 0, segment, (segments, list(cotangents), segment_tapes))[1]
+
+    with backward.building(location):
         seeds = _barriers(backward.arguments[len(residual_types):])
-        _, cotangents, _ = _while(lambda carry: carry[0] > 0, segment, (segments, seeds, segment_tapes))
+        cotangents = _cond(stride == 1, from_tape, replayed, seeds)
     with location.context:
         backward.finish([cotangents[active.index(i)] for i in given])
     return name
