@@ -28,14 +28,18 @@ primal op, then a call of a linear map known only by its transpose:
   again, writing the carried values before every ``stride``-th iteration into a tape of
   ``K`` checkpoints (``dialects/tape.py``; ``stride = ceil(n / K)``, ``K`` at most
   ``CHECKPOINTS`` and within ``TAPE_BYTES``). Values the body passes through unchanged (a
-  bound, a captured tensor) are kept once. The transpose is an ``s4tf.while`` over the
-  segments between checkpoints, last first: it re-records the segment's states from its
+  bound, a captured tensor) are kept once. While ``stride`` is 1 (``n <= K``) the tape
+  holds every iteration's state, and the transpose is one ``s4tf.while``, last iteration
+  first, feeding each state and the cotangents to the body's VJP ``@f_r0_body_vjp``
+  (which recomputes that iteration's linearization); an ``s4tf.if`` on ``stride == 1``
+  chooses it. Otherwise the transpose is an ``s4tf.while`` over the segments between
+  checkpoints, last first: it re-records the segment's states from its
   checkpoint into a second tape (every ``ceil(stride / K)``-th of them: all while
   ``n <= K^2``), then runs the segment's iterations backwards, each state read from that
-  tape (or recomputed from the nearest one) and fed with the cotangents to the body's VJP
-  ``@f_r0_body_vjp`` (which recomputes that iteration's linearization). Memory:
-  ``2 (K + 1)`` rows of the changing carried values, whatever ``n``; time: three forward
-  runs of the body per iteration and one body VJP (more only beyond ``K^2`` iterations).
+  tape (or recomputed from the nearest one) and fed with the cotangents to the body's VJP.
+  Memory: ``2 (K + 1)`` rows of the changing carried values, whatever ``n``; time: two
+  forward runs of the body per iteration and one body VJP up to ``K`` iterations, three
+  and one up to ``K^2``, more beyond.
   Tapes are static because IREE 3.13 got loop-carried ``tensor<?x...>`` tapes wrong.
 """
 
@@ -317,7 +321,10 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
     def from_tape(*cotangents):
         """Every iteration's state is on the forward tape (``stride`` 1: at most ``rows``
         iterations): one loop, last iteration first, reading them."""
-        step = lambda carry: (carry[0] - 1, vjp_step(state_at(tapes, carry[0] - 1), carry[1]))  # noqa: E731
+        def step(carry):
+            position = carry[0] - 1
+            return position, vjp_step(state_at(tapes, position), carry[1])
+
         return _barriers(_while(lambda c: c[0] > 0, step, (count, list(cotangents)))[1])
 
     def replayed(*cotangents):
