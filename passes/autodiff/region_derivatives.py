@@ -318,24 +318,32 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
 
         return index, _barriers(_while(lambda c: c[0] > 0, step, (length, cotangents))[1]), inner_tapes
 
-    def from_tape(*cotangents):
-        """Every iteration's state is on the forward tape (``stride`` 1: at most ``rows``
-        iterations): one loop, last iteration first, reading them."""
+    def from_tape(dense, cotangents):
+        """While ``dense`` (``stride`` 1: at most ``rows`` iterations) every iteration's state
+        is on the forward tape: one loop, last iteration first, reading them (no iteration
+        otherwise)."""
+
         def step(carry):
             position = carry[0] - 1
             return position, vjp_step(state_at(tapes, position), carry[1])
 
-        return _barriers(_while(lambda c: c[0] > 0, step, (count, list(cotangents)))[1])
+        start = composition.where(dense, count, np.int32(0))
+        return _barriers(_while(lambda c: c[0] > 0, step, (start, cotangents))[1])
 
-    def replayed(*cotangents):
-        """Segments of ``stride`` iterations, last first, each replayed from its checkpoint."""
-        segments = composition.op("div", count + (stride - 1), stride)
+    def replayed(dense, cotangents):
+        """Unless ``dense``: the segments of ``stride`` iterations, last first, each replayed
+        from its checkpoint (no segment otherwise)."""
+        segments = composition.where(dense, np.int32(0), composition.op("div", count + (stride - 1), stride))
         segment_tapes = _empty_tapes([types[i] for i in recorded], rows)  # reused by every segment
-        return _while(lambda carry: carry[0] > 0, segment, (segments, list(cotangents), segment_tapes))[1]
+        return _while(lambda carry: carry[0] > 0, segment, (segments, cotangents, segment_tapes))[1]
 
     with backward.building(location):
-        seeds = _barriers(backward.arguments[len(residual_types):])
-        cotangents = _cond(stride == 1, from_tape, replayed, seeds)
+        # two loops one after the other, one of them without iterations, rather than an
+        # s4tf.if: vmap runs both branches of an if with a batched predicate, and IREE 3.13
+        # fails those two loops side by side ("operand #11 does not dominate this use",
+        # iree-util-propagate-subranges)
+        dense = stride == 1
+        cotangents = replayed(dense, from_tape(dense, _barriers(backward.arguments[len(residual_types):])))
     with location.context:
         backward.finish([cotangents[active.index(i)] for i in given])
     return name
