@@ -31,11 +31,11 @@ primal op, then a call of a linear map known only by its transpose:
   bound, a captured tensor) are kept once. While ``stride`` is 1 (``n <= K``) the tape
   holds every iteration's state, and the transpose is one ``s4tf.while``, last iteration
   first, feeding each state and the cotangents to the body's VJP ``@f_r0_body_vjp``
-  (which recomputes that iteration's linearization); an ``s4tf.if`` on ``stride == 1``
-  chooses it. Otherwise the transpose is an ``s4tf.while`` over the segments between
-  checkpoints, last first: it re-records the segment's states from its
-  checkpoint into a second tape (every ``ceil(stride / K)``-th of them: all while
-  ``n <= K^2``), then runs the segment's iterations backwards, each state read from that
+  (which recomputes that iteration's linearization). Otherwise that loop runs no
+  iteration, and the next one, an ``s4tf.while`` over the segments between checkpoints
+  (none with a stride of 1), does the work, last segment first: it re-records the
+  segment's states from its checkpoint into a second tape (every ``ceil(stride / K)``-th
+  of them: all while ``n <= K^2``), then runs the segment's iterations backwards, each state read from that
   tape (or recomputed from the nearest one) and fed with the cotangents to the body's VJP.
   Memory: ``2 (K + 1)`` rows of the changing carried values, whatever ``n``; time: two
   forward runs of the body per iteration and one body VJP up to ``K`` iterations, three
