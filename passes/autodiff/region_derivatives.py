@@ -29,13 +29,13 @@ primal op, then a call of a linear map known only by its transpose:
   ``K`` checkpoints (``dialects/tape.py``; ``stride = ceil(n / K)``, ``K`` at most
   ``CHECKPOINTS`` and within ``TAPE_BYTES``). Values the body passes through unchanged (a
   bound, a captured tensor) are kept once. While ``stride`` is 1 (``n <= K``) the tape
-  holds every iteration's state, and the transpose is one ``s4tf.while``, last iteration
-  first, feeding each state and the cotangents to the body's VJP ``@f_r0_body_vjp``
-  (which recomputes that iteration's linearization). Otherwise that loop runs no
-  iteration, and the next one, an ``s4tf.while`` over the segments between checkpoints
-  (none with a stride of 1), does the work, last segment first: it re-records the
-  segment's states from its checkpoint into a second tape (every ``ceil(stride / K)``-th
-  of them: all while ``n <= K^2``), then runs the segment's iterations backwards, each state read from that
+  holds every iteration's state, and the transpose's last loop, last iteration first,
+  feeds each state and the cotangents to the body's VJP ``@f_r0_body_vjp`` (which
+  recomputes that iteration's linearization). Otherwise that loop runs no iteration, and
+  the one before it, over the segments between checkpoints (none with a stride of 1),
+  does the work, last segment first: it re-records the segment's states from its
+  checkpoint into a second tape (every ``ceil(stride / K)``-th of them: all while
+  ``n <= K^2``), then runs the segment's iterations backwards, each state read from that
   tape (or recomputed from the nearest one) and fed with the cotangents to the body's VJP.
   Memory: ``2 (K + 1)`` rows of the changing carried values, whatever ``n``; time: two
   forward runs of the body per iteration and one body VJP up to ``K`` iterations, three
@@ -341,9 +341,12 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
         # two loops one after the other, one of them without iterations, rather than an
         # s4tf.if: vmap runs both branches of an if with a batched predicate, and IREE 3.13
         # fails those two loops side by side ("operand #11 does not dominate this use",
-        # iree-util-propagate-subranges)
+        # iree-util-propagate-subranges); with the segments second, a stride over 1 failed
+        # ("indirect buffer reference slot 0 is out range", Newton's method in
+        # tests/control_flow/test_loop_dispatch.py)
         dense = stride == 1
-        cotangents = replayed(dense, from_tape(dense, _barriers(backward.arguments[len(residual_types):])))
+        seeds = _barriers(backward.arguments[len(residual_types):])
+        cotangents = from_tape(dense, _barriers(replayed(dense, seeds)))
     with location.context:
         backward.finish([cotangents[active.index(i)] for i in given])
     return name
