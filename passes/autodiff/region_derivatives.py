@@ -29,11 +29,12 @@ primal op, then a call of a linear map known only by its transpose:
   ``K`` checkpoints (``dialects/tape.py``; ``stride = ceil(n / K)``, ``K`` at most
   ``CHECKPOINTS`` and within ``TAPE_BYTES``). Values the body passes through unchanged (a
   bound, a captured tensor) are kept once. While ``stride`` is 1 (``n <= K``) the tape
-  holds every iteration's state, and the transpose's last loop, last iteration first,
-  feeds each state and the cotangents to the body's VJP ``@f_r0_body_vjp`` (which
-  recomputes that iteration's linearization). Otherwise that loop runs no iteration, and
-  the one before it, over the segments between checkpoints (none with a stride of 1),
-  does the work, last segment first: it re-records the segment's states from its
+  holds every iteration's state, and the transpose is one ``s4tf.while``, last iteration
+  first, feeding each state and the cotangents to the body's VJP ``@f_r0_body_vjp``
+  (which recomputes that iteration's linearization); an ``s4tf.if`` on ``stride == 1``
+  chooses it, marked ``SHORTCUT`` so that ``vmap`` runs the general branch alone.
+  Otherwise the transpose is an ``s4tf.while`` over the segments between
+  checkpoints, last first: it re-records the segment's states from its
   checkpoint into a second tape (every ``ceil(stride / K)``-th of them: all while
   ``n <= K^2``), then runs the segment's iterations backwards, each state read from that
   tape (or recomputed from the nearest one) and fed with the cotangents to the body's VJP.
@@ -48,6 +49,7 @@ from __future__ import annotations
 import numpy as np
 
 from s4tf.dialects import composition
+from s4tf.dialects.control_flow import SHORTCUT
 from s4tf.dialects.ir_builder import IRBuilder
 from s4tf.dialects.types import TensorType, is_float, to_numpy_dtype
 from s4tf.mlir import ir
@@ -318,35 +320,27 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
 
         return index, _barriers(_while(lambda c: c[0] > 0, step, (length, cotangents))[1]), inner_tapes
 
-    def from_tape(dense, cotangents):
-        """While ``dense`` (``stride`` 1: at most ``rows`` iterations) every iteration's state
-        is on the forward tape: one loop, last iteration first, reading them (no iteration
-        otherwise)."""
-
+    def from_tape(*cotangents):
+        """Every iteration's state is on the forward tape (``stride`` 1: at most ``rows``
+        iterations): one loop, last iteration first, reading them."""
         def step(carry):
             position = carry[0] - 1
             return position, vjp_step(state_at(tapes, position), carry[1])
 
-        start = composition.where(dense, count, np.int32(0))
-        return _barriers(_while(lambda c: c[0] > 0, step, (start, cotangents))[1])
+        return _barriers(_while(lambda c: c[0] > 0, step, (count, list(cotangents)))[1])
 
-    def replayed(dense, cotangents):
-        """Unless ``dense``: the segments of ``stride`` iterations, last first, each replayed
-        from its checkpoint (no segment otherwise)."""
-        segments = composition.where(dense, np.int32(0), composition.op("div", count + (stride - 1), stride))
+    def replayed(*cotangents):
+        """Segments of ``stride`` iterations, last first, each replayed from its checkpoint."""
+        segments = composition.op("div", count + (stride - 1), stride)
         segment_tapes = _empty_tapes([types[i] for i in recorded], rows)  # reused by every segment
-        return _while(lambda carry: carry[0] > 0, segment, (segments, cotangents, segment_tapes))[1]
+        return _while(lambda carry: carry[0] > 0, segment, (segments, list(cotangents), segment_tapes))[1]
 
     with backward.building(location):
-        # two loops one after the other, one of them without iterations, rather than an
-        # s4tf.if: vmap runs both branches of an if with a batched predicate, and IREE 3.13
-        # fails those two loops side by side ("operand #11 does not dominate this use",
-        # iree-util-propagate-subranges); with the segments second, a stride over 1 failed
-        # ("indirect buffer reference slot 0 is out range", Newton's method in
-        # tests/control_flow/test_loop_dispatch.py)
-        dense = stride == 1
         seeds = _barriers(backward.arguments[len(residual_types):])
-        cotangents = from_tape(dense, _barriers(replayed(dense, seeds)))
+        cotangents = _cond(stride == 1, from_tape, replayed, seeds)
+        if cotangents:  # from_tape is replayed's shortcut: vmap runs replayed alone (IREE 3.13
+            # failed the two loops side by side: "operand #11 does not dominate this use")
+            cotangents[0].value.owner.attributes[SHORTCUT] = ir.UnitAttr.get(location.context)
     with location.context:
         backward.finish([cotangents[active.index(i)] for i in given])
     return name
