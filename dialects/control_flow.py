@@ -16,6 +16,11 @@ from s4tf.dialects.regions import move_operations, region_problem, single_block,
 from s4tf.mlir import ir
 
 PREDICATE = "tensor<i1>"
+#: A unit attribute of an ``s4tf.if`` whose ``then`` branch computes what its ``else``
+#: branch computes, faster where the predicate holds (reverse mode through a loop short
+#: enough to read every state from its tape): with a predicate per example, ``vmap`` runs
+#: the ``else`` branch alone.
+SHORTCUT = "s4tf.shortcut"
 
 
 class RegionOp(Op):

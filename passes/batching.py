@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from s4tf.dialects import composition
 from s4tf.dialects.batching_helpers import to_front, with_batch
+from s4tf.dialects.control_flow import SHORTCUT
 from s4tf.dialects.ir_builder import IRBuilder
 from s4tf.dialects.op_def import OPS, MissingBatchingRule, lookup, read_attributes
 from s4tf.dialects.symbols import find_function, functions, unique_symbol
@@ -265,7 +266,9 @@ def _call(module, builder, operation, operand_dims, values, dims, size):
 def _if(module, builder, operation, prefix, operand_dims, values, dims, size):
     """``s4tf.if``: its branches, outlined, become functions batched on demand. With an
     unbatched predicate it stays an ``s4tf.if`` calling them; with a batched one both run
-    and each result is a ``select`` (the ``select`` op's batching rule) between them."""
+    and each result is a ``select`` (the ``select`` op's batching rule) between them, or,
+    where the ``then`` branch is a :data:`SHORTCUT` to the ``else`` branch's results, the
+    ``else`` branch alone runs."""
     branches = outlined(module, operation, prefix)
     pred, arg_dims = operand_dims[0], operand_dims[1:]
     batched = [i for i, d in enumerate(arg_dims) if d is not None]
@@ -282,6 +285,8 @@ def _if(module, builder, operation, prefix, operand_dims, values, dims, size):
     with builder.building(operation.location):
         if pred is None:
             results = builder.cond(values[operation.operands[0]], calling(branches[0]), calling(branches[1]), args)
+        elif SHORTCUT in operation.attributes:
+            results = builder.call(branches[1], args, result_types, operation.location)
         else:
             taken = [builder.call(name, args, result_types, operation.location) for name in branches]
             select = lookup("select")

@@ -28,14 +28,19 @@ primal op, then a call of a linear map known only by its transpose:
   again, writing the carried values before every ``stride``-th iteration into a tape of
   ``K`` checkpoints (``dialects/tape.py``; ``stride = ceil(n / K)``, ``K`` at most
   ``CHECKPOINTS`` and within ``TAPE_BYTES``). Values the body passes through unchanged (a
-  bound, a captured tensor) are kept once. The transpose is an ``s4tf.while`` over the
-  segments between checkpoints, last first: it re-records the segment's states from its
+  bound, a captured tensor) are kept once. While ``stride`` is 1 (``n <= K``) the tape
+  holds every iteration's state, and the transpose is one ``s4tf.while``, last iteration
+  first, feeding each state and the cotangents to the body's VJP ``@f_r0_body_vjp``
+  (which recomputes that iteration's linearization); an ``s4tf.if`` on ``stride == 1``
+  chooses it, marked ``SHORTCUT`` so that ``vmap`` runs the general branch alone.
+  Otherwise the transpose is an ``s4tf.while`` over the segments between
+  checkpoints, last first: it re-records the segment's states from its
   checkpoint into a second tape (every ``ceil(stride / K)``-th of them: all while
   ``n <= K^2``), then runs the segment's iterations backwards, each state read from that
-  tape (or recomputed from the nearest one) and fed with the cotangents to the body's VJP
-  ``@f_r0_body_vjp`` (which recomputes that iteration's linearization). Memory:
-  ``2 (K + 1)`` rows of the changing carried values, whatever ``n``; time: three forward
-  runs of the body per iteration and one body VJP (more only beyond ``K^2`` iterations).
+  tape (or recomputed from the nearest one) and fed with the cotangents to the body's VJP.
+  Memory: ``2 (K + 1)`` rows of the changing carried values, whatever ``n``; time: two
+  forward runs of the body per iteration and one body VJP up to ``K`` iterations, three
+  and one up to ``K^2``, more beyond.
   Tapes are static because IREE 3.13 got loop-carried ``tensor<?x...>`` tapes wrong.
 """
 
@@ -44,6 +49,7 @@ from __future__ import annotations
 import numpy as np
 
 from s4tf.dialects import composition
+from s4tf.dialects.control_flow import SHORTCUT
 from s4tf.dialects.ir_builder import IRBuilder
 from s4tf.dialects.types import TensorType, is_float, to_numpy_dtype
 from s4tf.mlir import ir
@@ -286,6 +292,12 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
         read = dict(zip(recorded, (composition.op("tape_read", tape, row) for tape in segment_tapes)))
         return [read[i] if i in read else invariants[i] for i in range(len(types))]
 
+    def vjp_step(state, cotangents):
+        """The body's VJP at ``state``: the cotangents before that iteration."""
+        by_index = dict(zip(active, cotangents))
+        seeds = [by_index[i] if i in by_index else composition.zeros_like(state[i]) for i in floats]
+        return body_vjp(*state, *seeds)
+
     def segment(carry):
         """Segment ``index`` (``stride`` iterations from its checkpoint), run backwards: its
         states are recomputed into checkpoints of their own (every ``inner``-th one, all of
@@ -304,17 +316,31 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
             state = _while(
                 lambda c: c[0] < position, lambda c: (c[0] + 1, body(*c[1])), (checkpoint * inner, state_at(inner_tapes, checkpoint))
             )[1]
-            by_index = dict(zip(active, cotangents))
-            seeds = [by_index[i] if i in by_index else composition.zeros_like(state[i]) for i in floats]
-            return position, body_vjp(*state, *seeds)
+            return position, vjp_step(state, cotangents)
 
         return index, _barriers(_while(lambda c: c[0] > 0, step, (length, cotangents))[1]), inner_tapes
 
-    with backward.building(location):
+    def from_tape(*cotangents):
+        """Every iteration's state is on the forward tape (``stride`` 1: at most ``rows``
+        iterations): one loop, last iteration first, reading them."""
+        def step(carry):
+            position = carry[0] - 1
+            return position, vjp_step(state_at(tapes, position), carry[1])
+
+        return _barriers(_while(lambda c: c[0] > 0, step, (count, list(cotangents)))[1])
+
+    def replayed(*cotangents):
+        """Segments of ``stride`` iterations, last first, each replayed from its checkpoint."""
         segments = composition.op("div", count + (stride - 1), stride)
         segment_tapes = _empty_tapes([types[i] for i in recorded], rows)  # reused by every segment
+        return _while(lambda carry: carry[0] > 0, segment, (segments, list(cotangents), segment_tapes))[1]
+
+    with backward.building(location):
         seeds = _barriers(backward.arguments[len(residual_types):])
-        _, cotangents, _ = _while(lambda carry: carry[0] > 0, segment, (segments, seeds, segment_tapes))
+        cotangents = _cond(stride == 1, from_tape, replayed, seeds)
+        if cotangents:  # from_tape is replayed's shortcut: vmap runs replayed alone (IREE 3.13
+            # failed the two loops side by side: "operand #11 does not dominate this use")
+            cotangents[0].value.owner.attributes[SHORTCUT] = ir.UnitAttr.get(location.context)
     with location.context:
         backward.finish([cotangents[active.index(i)] for i in given])
     return name

@@ -267,14 +267,14 @@ def rnn_gradient(w, u, h, xs, n):
 
 @pytest.mark.parametrize("steps", [0, 1, 7, 100])
 def test_rnn_gradient_records_and_replays_its_tapes_inside_dispatches(steps):
-    """The counting, recording and backward loops (tapes of h rows in memory; the
-    outer-product and transposed products of reverse mode as vector.contracts) are three
-    dispatch regions; the gradient with respect to W, U and h0 equals the host-stepped
+    """The counting and recording loops and both backward loops (the one reading the
+    forward tape, for at most 1,024 steps, and the two-level one; tapes of h rows in
+    memory) are four dispatch regions; the gradient with respect to W, U and h0 equals the host-stepped
     lowering's to rounding, and float64 central differences of NumPy's RNN along a random
     direction. At 0 steps: dW = dU = 0 and dh0 = xs[0, 0] (the host-stepped lowering once
     failed there with IREE's "ref is null": see passes/autodiff/region_derivatives.py)."""
     w, u, h, xs = rnn_arguments(max(steps, 1), hidden=8, features=4, seed=steps)
-    ((host, got),) = run_both(rnn_gradient, [(w, u, h, xs, np.int32(steps))], regions=3)
+    ((host, got),) = run_both(rnn_gradient, [(w, u, h, xs, np.int32(steps))], regions=4)
     for g, want in zip(got, host):
         np.testing.assert_allclose(g, want, rtol=1e-5, atol=1e-6)
     if steps == 0:
@@ -327,13 +327,14 @@ def relax_gradient(x, n):
 
 def test_reverse_mode_through_a_loop_runs_all_its_loops_inside_dispatches():
     """The loop counting the iterations, the loop writing the checkpoint tapes (1,025 rows,
-    held in memory inside the dispatch) and the backward loop reading them, with the
-    segment replays nested in it, are three dispatch regions and no host-stepped loop; the
-    gradient is bit-identical to the host-stepped lowering's, for 0, 1 and many iterations,
-    and beyond 1,024 (a stride of 3 between checkpoints)."""
+    held in memory inside the dispatch) and the two backward loops reading them (straight
+    from the forward tape up to 1,024 iterations; beyond, segment by segment with the
+    replays nested in it) are four dispatch regions and no host-stepped loop; the gradient
+    is bit-identical to the host-stepped lowering's, for 0, 1 and many iterations, 1,024
+    (the last with a stride of 1) and beyond (strides of 2 and 3 between checkpoints)."""
     x = np.array([0.3, 1.2, -2.0], np.float32)
-    trips = [0, 1, 40, 2500, 7]
-    results = run_both(relax_gradient, [(x, np.int32(n)) for n in trips], regions=3, whiles=False)
+    trips = [0, 1, 40, 2500, 1024, 1025, 7]
+    results = run_both(relax_gradient, [(x, np.int32(n)) for n in trips], regions=4, whiles=False)
     for n, ((host,), (got,)) in zip(trips, results):
         np.testing.assert_array_equal(got, host)
         state, want = x.astype(np.float64), np.ones(3)
@@ -349,15 +350,20 @@ def newton_gradient(a):
 
 def test_reverse_mode_through_newton_on_1000_float64s_with_tapes_in_memory():
     """The counting loop and the loop writing tapes of 33 rows of 8,000 bytes (more than any
-    vector this pass makes) run inside dispatches; the backward loop stays host-stepped
-    (its 1,000-element vectors exceed MAX_STACK_BYTES), the replays nested in it do not.
-    The trip count differs per call (a different a); the gradient is 0.5 / sqrt(a)."""
+    vector this pass makes) run inside dispatches, and so does the backward loop that reads
+    every state from that tape (at most 32 iterations: 0 to 7 here); the two-level backward
+    loop for more iterations stays host-stepped (its 1,000-element vectors exceed
+    MAX_STACK_BYTES), the replays nested in it do not (powers of 4 up to 4**40: about 45
+    iterations, a stride of 2). The trip count differs per call (a different a); the
+    gradient is 0.5 / sqrt(a) (1 where the loop runs zero times: x = a), bit-identical to
+    the host-stepped lowering's."""
     rng = np.random.default_rng(3)
-    calls = [(rng.uniform(0.5, 50.0, 1000),), (np.full(1000, 4.0),), (rng.uniform(1.0, 2.0, 1000),)]
-    results = run_both(newton_gradient, calls, regions=3, whiles=True)
+    calls = [(rng.uniform(0.5, 50.0, 1000),), (np.full(1000, 4.0),), (rng.uniform(1.0, 2.0, 1000),), (np.ones(1000),),
+             (4.0 ** rng.integers(0, 41, 1000),)]
+    results = run_both(newton_gradient, calls, regions=4, whiles=True)
     for (a,), ((host,), (got,)) in zip(calls, results):
         np.testing.assert_array_equal(got, host)
-        np.testing.assert_allclose(got, 0.5 / np.sqrt(a), rtol=1e-12)
+        np.testing.assert_allclose(got, np.ones(1000) if np.all(a == 1.0) else 0.5 / np.sqrt(a), rtol=1e-12)
 
 
 def test_loops_whose_vectors_outgrow_a_default_worker_stack_stay_host_stepped_on_phones():

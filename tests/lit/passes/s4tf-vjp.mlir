@@ -42,31 +42,51 @@ func.func @f(%p: tensor<i1>, %x: tensor<3xf32>) -> tensor<3xf32> attributes {s4t
 // while: the forward pass runs the loop once to count its iterations, then again writing
 // every stride-th state of %v into a tape of 1,024 checkpoints plus a spare row (the other
 // iterations write the spare row); %b passes through unchanged and is kept once. The
-// backward loop goes over the segments between checkpoints, last first: it re-records the
-// segment from its checkpoint into a second tape, then runs the segment backwards, each
-// state read from that tape (and run forward to its iteration when the segment is longer
-// than the tape) and fed to the body's VJP. The cotangents enter it through barriers of
-// their own (IREE's "ref is null" at 0 iterations otherwise: region_derivatives.py).
+// cotangents enter the backward pass through barriers of their own (IREE's "ref is null"
+// at 0 iterations otherwise: region_derivatives.py). With a stride of 1 (at most 1,024
+// iterations) the tape holds every iteration's state: one loop, last iteration first,
+// reads it and applies the body's VJP. Otherwise the backward loop goes over the segments
+// between checkpoints, last first: it re-records the segment from its checkpoint into a
+// second tape, then runs the segment backwards, each state read from that tape (and run
+// forward to its iteration when the segment is longer than the tape) and fed to the
+// body's VJP.
 
 // CHECK-LABEL: func.func private @f_linearize_r0_lin_transpose(%arg0: tensor<1025x3xf32>, %arg1: tensor<3xf32>, %arg2: tensor<i32>, %arg3: tensor<i32>, %arg4: tensor<3xf32>, %arg5: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
-// CHECK:         %[[SEGMENTS:.*]] = "s4tf.div"(%{{.*}}, %arg3)
-// CHECK-NEXT:    %[[SECOND:.*]] = "s4tf.constant"() {value = dense<0.000000e+00> : tensor<1025x3xf32>}
 // CHECK-NEXT:    %[[SEED_V:.*]] = "s4tf.optimization_barrier"(%arg4)
 // CHECK-NEXT:    %[[SEED_B:.*]] = "s4tf.optimization_barrier"(%arg5)
-// CHECK-NEXT:    "s4tf.while"(%[[SEGMENTS]], %[[SEED_V]], %[[SEED_B]], %[[SECOND]], %arg3, %arg2, %arg0, %arg1)
+// CHECK-NEXT:    %[[ONE:.*]] = "s4tf.constant"() {value = dense<1> : tensor<i32>}
+// CHECK-NEXT:    %[[DENSE:.*]] = "s4tf.eq"(%arg3, %[[ONE]])
+// CHECK-NEXT:    %[[CT:.*]]:2 = "s4tf.if"(%[[DENSE]], %[[SEED_V]], %[[SEED_B]], %arg0, %arg1, %arg2, %arg3) ({
+// CHECK-NEXT:    ^bb0(%[[CV:.*]]: tensor<3xf32>, %[[CB:.*]]: tensor<3xf32>, %[[TP:.*]]: tensor<1025x3xf32>, %[[KB:.*]]: tensor<3xf32>, %[[COUNT:.*]]: tensor<i32>, %{{.*}}: tensor<i32>):
+// CHECK-NEXT:      %[[BACK:.*]]:5 = "s4tf.while"(%[[COUNT]], %[[CV]], %[[CB]], %[[TP]], %[[KB]])
+// CHECK:           }, {
+// CHECK-NEXT:      ^bb0(%[[I:.*]]: tensor<i32>, %[[C1:.*]]: tensor<3xf32>, %[[C2:.*]]: tensor<3xf32>, %[[T:.*]]: tensor<1025x3xf32>, %[[B:.*]]: tensor<3xf32>):
+// CHECK:             %[[PREV:.*]] = "s4tf.sub"(%[[I]],
+// CHECK-NEXT:        %[[STATE:.*]] = "s4tf.tape_read"(%[[T]], %[[PREV]])
+// CHECK-NEXT:        %[[VJP:.*]]:4 = func.call @f_r0_body_vjp(%[[STATE]], %[[B]], %[[C1]], %[[C2]])
+// CHECK-NEXT:        stablehlo.return %[[PREV]], %[[VJP]]#2, %[[VJP]]#3, %[[T]], %[[B]]
+// CHECK:           "s4tf.optimization_barrier"(%[[BACK]]#1)
+// CHECK-NEXT:      "s4tf.optimization_barrier"(%[[BACK]]#2)
 // CHECK:         }, {
-// CHECK-NEXT:    ^bb0(%[[S:.*]]: tensor<i32>, %[[CV:.*]]: tensor<3xf32>, %[[CB:.*]]: tensor<3xf32>, %[[T2:.*]]: tensor<1025x3xf32>, %[[STRIDE:.*]]: tensor<i32>, %{{.*}}: tensor<i32>, %[[TP:.*]]: tensor<1025x3xf32>, %[[KB:.*]]: tensor<3xf32>):
-// CHECK:           %[[PREV:.*]] = "s4tf.sub"(%[[S]],
-// CHECK:           %[[LENGTH:.*]] = "s4tf.minimum"(%[[STRIDE]],
-// CHECK:           %[[SAVED:.*]] = "s4tf.tape_read"(%[[TP]], %[[PREV]])
-// CHECK:           %[[SEGMENT:.*]]:6 = "s4tf.while"(%[[SAVED]], %[[KB]], %[[T2]], %{{.*}}, %[[LENGTH]], %{{.*}})
-// CHECK:             "s4tf.tape_write"
-// CHECK:             func.call @f_r0_body(
-// CHECK:           "s4tf.while"(%[[LENGTH]], %[[CV]], %[[CB]], %{{.*}}, %[[SEGMENT]]#2, %[[KB]])
-// CHECK:             %[[STATE:.*]] = "s4tf.tape_read"
-// CHECK:             %[[UPTO:.*]]:4 = "s4tf.while"(%{{.*}}, %[[STATE]], %{{.*}}, %{{.*}})
+// CHECK-NEXT:    ^bb0(%[[CV:.*]]: tensor<3xf32>, %[[CB:.*]]: tensor<3xf32>, %[[TP:.*]]: tensor<1025x3xf32>, %[[KB:.*]]: tensor<3xf32>, %{{.*}}: tensor<i32>, %{{.*}}: tensor<i32>):
+// CHECK:           %[[SEGMENTS:.*]] = "s4tf.div"(
+// CHECK-NEXT:      %[[SECOND:.*]] = "s4tf.constant"() {value = dense<0.000000e+00> : tensor<1025x3xf32>}
+// CHECK-NEXT:      "s4tf.while"(%[[SEGMENTS]], %[[CV]], %[[CB]], %[[SECOND]], %{{.*}}, %{{.*}}, %[[TP]], %[[KB]])
+// CHECK:           }, {
+// CHECK-NEXT:      ^bb0(%[[S:.*]]: tensor<i32>, %[[CV:.*]]: tensor<3xf32>, %[[CB:.*]]: tensor<3xf32>, %[[T2:.*]]: tensor<1025x3xf32>, %[[STRIDE:.*]]: tensor<i32>, %{{.*}}: tensor<i32>, %[[TP:.*]]: tensor<1025x3xf32>, %[[KB:.*]]: tensor<3xf32>):
+// CHECK:             %[[PREV:.*]] = "s4tf.sub"(%[[S]],
+// CHECK:             %[[LENGTH:.*]] = "s4tf.minimum"(%[[STRIDE]],
+// CHECK:             %[[SAVED:.*]] = "s4tf.tape_read"(%[[TP]], %[[PREV]])
+// CHECK:             %[[SEGMENT:.*]]:6 = "s4tf.while"(%[[SAVED]], %[[KB]], %[[T2]], %{{.*}}, %[[LENGTH]], %{{.*}})
+// CHECK:               "s4tf.tape_write"
 // CHECK:               func.call @f_r0_body(
-// CHECK:             func.call @f_r0_body_vjp(%[[UPTO]]#1, %[[UPTO]]#2, %{{.*}}, %{{.*}})
+// CHECK:             "s4tf.while"(%[[LENGTH]], %[[CV]], %[[CB]], %{{.*}}, %[[SEGMENT]]#2, %[[KB]])
+// CHECK:               %[[STATE:.*]] = "s4tf.tape_read"
+// CHECK:               %[[UPTO:.*]]:4 = "s4tf.while"(%{{.*}}, %[[STATE]], %{{.*}}, %{{.*}})
+// CHECK:                 func.call @f_r0_body(
+// CHECK:               func.call @f_r0_body_vjp(%[[UPTO]]#1, %[[UPTO]]#2, %{{.*}}, %{{.*}})
+// CHECK:         }) {s4tf.shortcut} : (tensor<i1>, tensor<3xf32>, tensor<3xf32>, tensor<1025x3xf32>
+// CHECK-NEXT:    return %[[CT]]#0, %[[CT]]#1
 // CHECK-LABEL: func.func private @f_vjp_fwd(%arg0: tensor<3xf32>, %arg1: tensor<3xf32>) -> (tensor<3xf32>, tensor<1025x3xf32>, tensor<3xf32>, tensor<i32>, tensor<i32>)
 // CHECK:         %[[COUNTED:.*]]:3 = "s4tf.while"(%arg0, %arg1, %{{.*}}) ({
 // CHECK:         %[[STRIDE:.*]] = "s4tf.maximum"
