@@ -43,17 +43,24 @@ _PRODUCT = re.compile(r"\bstablehlo\.dot(?:_general)?\b[^\n]*->\s*(tensor<[^>]*>
 _EXCLUDED = re.compile(r"\bstablehlo\.(?:convolution|while)\b|\bscf\.while\b|tensor<[^>]*\?")
 
 
-def product_module(module_text: str) -> bool:
-    """Whether ``module_text`` (lowered StableHLO) is a product module (see the module docstring)."""
+def _product_tensor_bytes(module_text: str) -> int | None:
+    """The bytes of the largest tensor of a product module, ``None`` for any other module."""
     results = _PRODUCT.findall(module_text)
     if not results or not all(result.endswith("xf32>") for result in results) or _EXCLUDED.search(module_text):
-        return False
-    return largest_tensor_bytes(module_text) > SMALL_TENSOR_BYTES
+        return None
+    largest = largest_tensor_bytes(module_text)
+    return largest if largest > SMALL_TENSOR_BYTES else None
+
+
+def product_module(module_text: str) -> bool:
+    """Whether ``module_text`` (lowered StableHLO) is a product module (see the module docstring)."""
+    return _product_tensor_bytes(module_text) is not None
 
 
 def product_bound(module_text: str) -> bool:
     """Whether ``module_text`` is a product module with no tensor over :data:`MAX_TENSOR_BYTES`."""
-    return product_module(module_text) and largest_tensor_bytes(module_text) <= MAX_TENSOR_BYTES
+    largest = _product_tensor_bytes(module_text)
+    return largest is not None and largest <= MAX_TENSOR_BYTES
 
 
 def data_tiling_enabled() -> bool:
