@@ -106,21 +106,26 @@ class Compiled:
         tensors = leaves if len(input_leaves) == len(leaves) else [leaves[i] for i in input_leaves]
         device = self.module.device
         inputs = [module_input(leaf, device) for leaf in tensors]
-        if self.donated:
-            repeated = len(set(map(id, tensors))) < len(tensors) and Counter(map(id, tensors))
-            for position in self.donated:
-                given = tensors[position]
-                if not isinstance(given, Tensor) or (repeated and repeated[id(given)] > 1):  # never write into the
-                    inputs[position] = np.array(given)  # caller's arrays, or into a buffer another input reads
+        given = given_away(tensors, self.donated, device) if self.donated else ()
+        for position in self.donated:
+            if position not in given:  # never write into the caller's arrays, or into a buffer another input reads
+                inputs[position] = np.array(tensors[position])
         raw = self.module.invoke(self.lowered.entry, inputs)
         if self._result_types is None:
             self._result_types = static_types(self.lowered.record.result_types, raw, self.module.target)
         target = self.module.target
         results = [Tensor(r, target, tensor_type=t) for r, t in zip(raw, self._result_types)]
-        for position in self.donated:
-            if isinstance(tensors[position], Tensor) and inputs[position] is tensors[position].device_array:
-                tensors[position].donate(self.lowered.entry)
+        for position in given:
+            tensors[position].donate(self.lowered.entry)
         return rebuild_outputs(self.lowered.record, results)
+
+
+def given_away(tensors, donated, device: str) -> list[int]:
+    """The ``donated`` positions whose buffers a call gives to the module: Tensors on
+    ``device``, each passed once (any other donated input is copied)."""
+    repeated = len(set(map(id, tensors))) < len(tensors) and Counter(map(id, tensors))
+    return [p for p in donated if isinstance(tensors[p], Tensor) and get_target(tensors[p].target).device == device
+            and not (repeated and repeated[id(tensors[p])] > 1)]
 
 
 def static_types(declared, results, target: str) -> list:

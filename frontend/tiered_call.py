@@ -20,7 +20,6 @@ lazy, not ``s4tf.compile``) is :meth:`s4tf.staging.StagedFunction.__call__`'s.
 from __future__ import annotations
 
 import threading
-from collections import Counter
 
 import numpy as np
 
@@ -33,17 +32,9 @@ from s4tf.runtime.background_compile import BackgroundCompile
 from s4tf.runtime.compile_and_load import compile_and_load
 from s4tf.runtime.device import to_device
 from s4tf.runtime.targets import get_target
-from s4tf.staging import Compiled, Lowered
+from s4tf.staging import Compiled, Lowered, given_away
 from s4tf.tensor import Tensor
 from s4tf.tracing import Static, leaf_spec, rebuild_outputs
-
-
-def given_away(tensors, donated, device: str) -> list[int]:
-    """The ``donated`` positions whose buffers :class:`~s4tf.staging.Compiled` gives to the
-    module: Tensors on ``device``, each passed once (it copies any other donated input)."""
-    counts = Counter(map(id, tensors))
-    return [p for p in donated if isinstance(tensors[p], Tensor)
-            and get_target(tensors[p].target).device == device and counts[id(tensors[p])] == 1]
 
 
 class TieredCall:
