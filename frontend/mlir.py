@@ -18,7 +18,7 @@ from iree.compiler.dialects import func
 from iree.compiler.tools.binaries import find_tool
 
 __all__ = ["ir", "passmanager", "arith", "flow", "func", "math", "scf", "tensor", "vector", "new_context", "load_dialects", "parse_module",
-           "registered_dialects"]
+           "registered_dialects", "UnsafeTextError"]
 
 _LAZY_DIALECTS = ("arith", "flow", "math", "scf", "tensor", "vector")
 
@@ -64,10 +64,46 @@ def new_context() -> ir.Context:
 _PARSED_LOCATION = re.compile(r'loc\("-":(\d+):(\d+)\)')
 
 
+class UnsafeTextError(ValueError):
+    """Text that MLIR's parser would spend minutes and gigabytes on, or abort the process
+    over, rejected before it parses; ``line`` and ``column`` count from 1, as MLIR's do."""
+
+    def __init__(self, message: str, line: int, column: int):
+        self.message, self.line, self.column = message, line, column
+        super().__init__(f"{line}:{column}: {message}")
+
+
+#: StableHLO's pretty convolution layout, ``dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]``:
+#: its parser sizes a vector by the largest spatial index (2**31 takes 46 s and 16 GiB;
+#: 2**63 - 1 aborts in LLVM), so an index no layout can hold is refused first.
+_CONV_LAYOUT = re.compile(r"dim_numbers\s*=\s*(\[[^\]]*\])\s*x\s*(\[[^\]]*\])\s*->\s*(\[[^\]]*\])")
+_INDEX = re.compile(r"\d+")
+
+
+def screen_text(text: str) -> None:
+    """Raise :class:`UnsafeTextError` on text that MLIR's parser cannot be trusted with:
+    a convolution layout naming a spatial dimension beyond its own length."""
+    if "dim_numbers" not in text:
+        return
+    for layout in _CONV_LAYOUT.finditer(text):
+        for group in (1, 2, 3):
+            entries = layout.group(group)
+            for index in _INDEX.finditer(entries):
+                if int(index.group()) >= entries.count(",") + 1:
+                    offset = layout.start(group) + index.start()
+                    line = text.count("\n", 0, offset) + 1
+                    column = offset - text.rfind("\n", 0, offset)
+                    raise UnsafeTextError(
+                        f"custom op 'stablehlo.convolution' names spatial dimension {index.group()} in {entries},"
+                        " a layout of fewer dimensions", line, column)
+
+
 def parse_module(text: str, source_name: str) -> ir.Module:
     """``ir.Module.parse(text)`` with the locations the parser gives named ``source_name``
     (the bindings name every parsed string ``"-"``), as mlir-opt names them by the file.
-    Locations written in the text stay as they are."""
+    Locations written in the text stay as they are. Text :func:`screen_text` refuses
+    raises :class:`UnsafeTextError`."""
+    screen_text(text)
     module = ir.Module.parse(text)
 
     def named(location):

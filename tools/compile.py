@@ -35,7 +35,7 @@ from s4tf.deploy import build, exported_functions, lower_for, stage, weights_of
 from s4tf.dialects.symbols import functions
 from s4tf.dialects.types import to_numpy_dtype
 from s4tf.errors import CompilationError, S4tfError
-from s4tf.mlir import ir, new_context
+from s4tf.mlir import UnsafeTextError, ir, new_context, parse_module
 from s4tf.passes.diagnostics import format_mlir_error
 from s4tf.passes.ir_walk import s4tf_ops
 from s4tf.passes.pipeline import PRINT_IR_VARIABLE, run_pipeline
@@ -121,9 +121,11 @@ def mlir_source(path: str, entry_points) -> Source:
         raise UsageError(f"cannot read {path}: {error}") from None
     with new_context():
         try:
-            module = ir.Module.parse(text)
+            module = parse_module(text, path)
         except ir.MLIRError as error:
             raise CompilationError(format_mlir_error(error, path)) from None
+        except UnsafeTextError as error:
+            raise CompilationError(f"{path}:{error.line}:{error.column}: error: {error.message}") from None
         has_s4tf = bool(s4tf_ops(module.operation))
         public = tuple(
             name for name, function in functions(module).items()

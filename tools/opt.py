@@ -23,7 +23,7 @@ import warnings
 from dataclasses import dataclass, field
 
 from s4tf.errors import S4tfError
-from s4tf.mlir import ir, new_context, parse_module, registered_dialects
+from s4tf.mlir import UnsafeTextError, ir, new_context, parse_module, registered_dialects
 from s4tf.passes.diagnostics import Message, error_messages, messages, parse_location
 from s4tf.passes.pipeline import PassPipelineError, build_pass_manager, known_passes_message, run_pipeline
 from s4tf.passes.registry import PASSES, DiagnosticWarning
@@ -89,6 +89,8 @@ def process_chunk(text: str, first_line: int, pipeline: str, options: argparse.N
                 )
         except ir.MLIRError as error:  # the input does not parse
             failure = error_messages(error, buffer_name)
+        except UnsafeTextError as error:
+            failure = [Message(buffer_name, error.line, error.column, "error", error.message)]
         except PassPipelineError as error:
             failure = error.messages
     return ChunkResult(output, produced + _warning_messages(caught, buffer_name) + failure)

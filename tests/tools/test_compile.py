@@ -42,6 +42,12 @@ func.func @scale(%x: tensor<4xf64>) -> tensor<4xf64> {
 }
 """
 
+STABLEHLO_CONVOLUTION = """func.func @f(%x: tensor<1x8x8x4xf32>, %t: tensor<3x3x4x2xf32>) -> tensor<1x6x6x2xf32> {
+  %0 = stablehlo.convolution(%x, %t) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x8x8x4xf32>, tensor<3x3x4x2xf32>) -> tensor<1x6x6x2xf32>
+  return %0 : tensor<1x6x6x2xf32>
+}
+"""
+
 W = np.random.default_rng(1).standard_normal((3, 2)).astype(np.float32)
 B = np.random.default_rng(2).standard_normal(2).astype(np.float32)
 X = np.random.default_rng(3).standard_normal((4, 3)).astype(np.float32)
@@ -157,6 +163,12 @@ def test_bad_input(folder, capsys, argv, message):
 def test_broken_mlir_is_reported_at_its_line(folder, capsys):
     (folder / "broken.mlir").write_text("func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n  return %y : tensor<4xf32>\n}\n")
     assert "broken.mlir:2:" in compile_error(capsys, "broken.mlir")
+
+
+def test_a_convolution_layout_the_parser_cannot_take_is_reported_at_its_line(folder, capsys):
+    text = STABLEHLO_CONVOLUTION.replace("dim_numbers = [b, 0, 1, f]", "dim_numbers = [b, 0, 9223372036854775807, f]")
+    (folder / "conv.mlir").write_text(text)
+    assert "conv.mlir:2:59: error: custom op 'stablehlo.convolution' names spatial dimension" in compile_error(capsys, "conv.mlir")
 
 
 def test_the_console_script_exits_with_1_and_no_traceback(folder):

@@ -335,6 +335,29 @@ def test_malformed_ir_from_stdin():
     assert outcome.err.startswith("<stdin>:2:7: error: expected operation name in quotes"), outcome.err
 
 
+CONVOLUTION = """func.func @f(%x: tensor<1x8x8x4xf32>, %t: tensor<3x3x4x2xf32>) -> tensor<1x6x6x2xf32> {
+  %0 = stablehlo.convolution(%x, %t) dim_numbers = [b, 0, INDEX, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x8x8x4xf32>, tensor<3x3x4x2xf32>) -> tensor<1x6x6x2xf32>
+  return %0 : tensor<1x6x6x2xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("index", ["4", "2147483648", "9223372036854775807"])
+def test_convolution_layout_with_a_huge_spatial_index_is_refused_at_once(tmp_path, index):
+    """StableHLO's parser sizes a vector by the index (2**31: 46 s and 16 GiB; 2**63 - 1:
+    an LLVM abort); s4tf-opt refuses it at the index's column in well under a second."""
+    path = write(tmp_path, CONVOLUTION.replace("INDEX", index))
+    outcome = run_tool(path)
+    assert_clean_failure(outcome)
+    assert outcome.err.startswith(f"{path}:2:59: error: custom op 'stablehlo.convolution' names spatial dimension {index}"), outcome.err
+
+
+def test_convolution_layout_in_range_still_parses(opt, tmp_path):
+    outcome = opt(write(tmp_path, CONVOLUTION.replace("INDEX", "1")))
+    assert outcome.code == 0, outcome.err
+    assert "dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]" in outcome.out
+
+
 def test_malformed_s4tf_op(tmp_path):
     path = write(tmp_path, MALFORMED_OP)
     outcome = run_tool(path, "-p", "s4tf-lower-to-stablehlo")
