@@ -6,15 +6,14 @@ from s4tf.runtime.cache import DiskCache
 from s4tf.runtime.compiler import cached_vmfb, compile_stablehlo, compiled_module_key
 from s4tf.runtime.device import LoadedModule, ModuleLoadError, WrongTargetError
 from s4tf.runtime.loop_driver import driver_for
-from s4tf.runtime.product_modules import product_driver
 from s4tf.runtime.targets import get_target, host_architecture
 
 
 def compile_and_load(module_text: str, target: str = "cpu", cache: DiskCache | None = None,
                      vmfb: bytes | None = None) -> LoadedModule:
     """Compile (or fetch from the cache) and load on the target's device (a loop-bound,
-    dispatch-bound or product-bound CPU module on IREE's ``local-sync`` driver:
-    :mod:`s4tf.runtime.loop_driver`, :mod:`s4tf.runtime.product_modules`); ``vmfb``: the
+    dispatch-bound CPU module on IREE's ``local-sync`` driver:
+    :mod:`s4tf.runtime.loop_driver`); ``vmfb``: the
     module compiled already (in the background: :mod:`s4tf.runtime.background_compile`). A
     module that fails to load is discarded from the cache and recompiled."""
     description = get_target(target)
@@ -24,7 +23,7 @@ def compile_and_load(module_text: str, target: str = "cpu", cache: DiskCache | N
             f"s4tf.compile(..., target='{target}') or s4tf-compile and run it on {description.where_it_runs()}"
         )
     cache = cache or DiskCache()
-    driver = product_driver(module_text, driver_for(module_text, description.driver))
+    driver = driver_for(module_text, description.driver)
     try:
         return LoadedModule(vmfb or compile_stablehlo(module_text, target, cache=cache), description.device, driver=driver)
     except ModuleLoadError:

@@ -1,6 +1,6 @@
 """Product modules on the CPU (:mod:`s4tf.runtime.product_modules`): which modules are, and
-that the data-tiled module IREE makes of them, on ``local-sync``, computes what NumPy does,
-its value and gradient (against float64 finite differences)."""
+that the data-tiled module IREE makes of them computes what NumPy does, its value and
+gradient (against float64 finite differences)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,7 @@ import s4tf
 from s4tf.runtime.cache import DiskCache
 from s4tf.runtime.compile_and_load import compile_and_load
 from s4tf.runtime.compiler import module_cache_key, module_flags
-from s4tf.runtime.product_modules import (DATA_TILING_FLAGS, MAX_TENSOR_BYTES, data_tiling_flags, product_bound, product_driver,
-                                          product_module)
+from s4tf.runtime.product_modules import DATA_TILING_FLAGS, data_tiling_flags, product_module
 from s4tf.runtime.targets import host_architecture
 from s4tf.staging import lowering_pipeline
 
@@ -36,18 +35,15 @@ def lowered_text(fn, *args) -> str:
     return s4tf.function(fn).lower(*args).stablehlo(lowering_pipeline("cpu"))
 
 
-def test_which_modules_are_product_bound():
+def test_which_modules_are_product_modules():
     text = lowered_text(two_layers, *inputs())  # a 160x160 float32 weight: 100 KiB
-    assert product_bound(text)
-    assert product_driver(text, "local-task") == "local-sync" and product_driver(text, "vulkan") == "vulkan"
+    assert product_module(text)
     assert data_tiling_flags(text, "x86_64") == list(DATA_TILING_FLAGS)
     assert data_tiling_flags(text, "aarch64") == [] and data_tiling_flags(text, None) == []
     assert not product_module(lowered_text(two_layers, *inputs(width=64)))  # all small: dispatch-bound instead
     assert not product_module(lowered_text(two_layers, *inputs(dtype=np.float64)))  # float64 products
-    side = int(np.sqrt(MAX_TENSOR_BYTES / 4)) + 1  # larger: data tiled, on local-task
-    large = lowered_text(lambda a, b: a @ b, *(np.ones((side, side), np.float32),) * 2)
-    assert product_module(large) and not product_bound(large) and product_driver(large, "local-task") == "local-task"
-    assert data_tiling_flags(large, "x86_64") == list(DATA_TILING_FLAGS)
+    large = lowered_text(lambda a, b: a @ b, *(np.ones((1024, 1024), np.float32),) * 2)
+    assert product_module(large) and data_tiling_flags(large, "x86_64") == list(DATA_TILING_FLAGS)
     assert not product_module(lowered_text(lambda a: s4tf.tanh(a) * 2, np.ones((256, 256), np.float32)))  # no product
     conv = lowered_text(lambda x, k, w: (s4tf.conv2d(x, k).reshape((8, -1)) @ w).sum(),
                         np.ones((8, 16, 16, 1), np.float32), np.ones((3, 3, 1, 4), np.float32), np.ones((14 * 14 * 4, 512), np.float32))
@@ -57,15 +53,15 @@ def test_which_modules_are_product_bound():
 def test_data_tiling_can_be_turned_off(monkeypatch):
     text = lowered_text(two_layers, *inputs())
     monkeypatch.setenv("S4TF_DATA_TILING", "0")
-    assert data_tiling_flags(text, "x86_64") == [] and product_driver(text, "local-task") == "local-task"
+    assert data_tiling_flags(text, "x86_64") == [] and product_module(text)
 
 
 @pytest.mark.skipif(host_architecture() != "x86_64", reason="data tiling is chosen for x86-64 hosts")
-def test_a_product_bound_module_runs_data_tiled_on_local_sync_and_agrees_with_numpy():
+def test_a_product_module_runs_data_tiled_on_local_task_and_agrees_with_numpy():
     w1, w2, x = inputs()
     text = lowered_text(two_layers, w1, w2, x)
     module = compile_and_load(text)
-    assert module.driver == "local-sync"
+    assert module.driver == "local-task"
     entry = s4tf.function(two_layers).lower(w1, w2, x).entry
     (result,) = module.invoke(entry, [w1, w2, x])
     np.testing.assert_allclose(result.to_host(), numpy_two_layers(*(a.astype(np.float64) for a in (w1, w2, x))), rtol=1e-4)
@@ -73,11 +69,11 @@ def test_a_product_bound_module_runs_data_tiled_on_local_sync_and_agrees_with_nu
 
 @pytest.mark.skipif(host_architecture() != "x86_64", reason="data tiling is chosen for x86-64 hosts")
 def test_derivatives_of_data_tiled_modules_against_finite_differences():
-    """Reverse mode (``grad``) and forward mode (``jvp``) in float32, both product-bound,
+    """Reverse mode (``grad``) and forward mode (``jvp``) in float32, both product modules,
     against central differences of the float64 NumPy function along random directions."""
     w1, w2, x = inputs()
     grad = s4tf.grad(two_layers, argnums=(0, 1))
-    assert product_bound(lowered_text(grad, w1, w2, x))
+    assert product_module(lowered_text(grad, w1, w2, x))
     g1, g2 = (np.asarray(g, np.float64) for g in s4tf.function(grad)(w1, w2, x))
     w1d, w2d, xd = (a.astype(np.float64) for a in (w1, w2, x))
     rng, epsilon = np.random.default_rng(4), 1e-6
