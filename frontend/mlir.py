@@ -37,8 +37,9 @@ def __getattr__(name: str):
 #: (``ir.Operation.create``), which MLIR would otherwise take for unregistered ops. Every
 #: other registered dialect loads when parsed text names it or a pass depends on it.
 #: Loading all of IREE's (MLIR's default) cost 12-17 ms of CPU per context, a third of a
-#: new process's first call over a warm cache (docs/benchmarks.md).
-LOADED_DIALECTS = ("builtin", "func", "stablehlo", "chlo", "util")
+#: new process's first call over a warm cache (docs/benchmarks.md). ``util`` (built by name
+#: in ``s4tf-export`` only) loads there: loading it imports its Python op classes, 5 ms.
+LOADED_DIALECTS = ("builtin", "func", "stablehlo", "chlo")
 
 def load_dialects(context: ir.Context, names) -> None:
     """Load ``names`` into ``context`` (beyond :data:`LOADED_DIALECTS`) before building

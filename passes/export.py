@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from s4tf.mlir import ir
+from s4tf.mlir import ir, load_dialects
 from s4tf.dialects.symbols import functions
 from s4tf.passes.registry import PassFailed, emit_error, register
 
@@ -45,6 +45,8 @@ def export(module: ir.Operation, entry_points: str, weights: str = "", scope: st
         function.attributes["sym_visibility"] = ir.StringAttr.get("public" if name in names else "private")
     for name in names:
         _check_weights(found[name], name, declared)
+    if declared:
+        load_dialects(module.context, ("util",))  # util.global and util.global.load are built by name
     globals_ = {position: _add_global(module, key, kind, scope, arrays) for position, (key, kind) in sorted(declared.items())}
     for name in names:
         _bind_weights(found[name], declared, globals_)
