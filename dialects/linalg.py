@@ -399,6 +399,11 @@ class Conv2D(Op):
         ]
 
 
+#: The largest stack of input windows a convolution's filter gradient contracts in one
+#: product (:meth:`_ConvGeometry.filter_cotangent`); larger, each window has its own.
+IM2COL_MAX_BYTES = 64 * 1024 * 1024
+
+
 class _ConvGeometry:
     """The two transposes of a convolution (the padding arithmetic is that of JAX's
     ``lax.conv`` transposes)."""
@@ -436,14 +441,17 @@ class _ConvGeometry:
         )
 
     def filter_cotangent(self, ops, cotangent, input):
-        """One matrix product per filter tap: the input window the tap sees (a strided slice
-        of the padded, dilated input) contracted with the cotangent over batch and
-        positions, batched over the channel groups. IREE runs these products several times
-        faster than the equivalent convolution, whose kernel would be as large as the
-        output. The input is transposed once to channels first, so each window is a
-        row-major (channels, positions) operand: IREE (3.13, AVX2) otherwise transposed
-        every window on its own (LeNet-5's second convolution at batch 64: 4.0 against
-        2.3 ms CPU for its filter gradient)."""
+        """The input windows the filter taps see (strided slices of the padded, dilated
+        input), stacked, contracted with the cotangent over batch and positions in one
+        product, batched over the channel groups (im2col). The input is transposed once to
+        channels first, so each window is a row-major (channels, positions) operand. Where
+        the stacked windows would take more than :data:`IM2COL_MAX_BYTES`, each window has
+        a product of its own instead (the windows need not all live at once).
+
+        LeNet-5's step at batch 64 on the idle znver3 machine (docs/benchmarks.md): 7.3-8.6 ms
+        with one product against 8.8-10.2 with 25 (50 dispatches fewer); a convolution for
+        the filter gradient, whose kernel is as large as the output, was several times
+        slower in IREE 3.13 than either."""
         top, bottom, left, right = self.padding
         if any(self.padding) or self.lhs_dilation != (1, 1):
             input = ops.op(
@@ -460,7 +468,7 @@ class _ConvGeometry:
         lead = len(channels)
         input = ops.transpose(input, (*range(3, 3 + lead), 0, 1, 2))  # (C, N, H, W) or (G, C/G, N, H, W)
         ones = (1,) * lead
-        taps = []
+        windows = []
         for row in range(self.filter_shape[0]):
             for column in range(self.filter_shape[1]):
                 first_row, first_column = row * self.rhs_dilation[0], column * self.rhs_dilation[1]
@@ -469,13 +477,20 @@ class _ConvGeometry:
                     *channels, batch, first_row + (out_h - 1) * self.strides[0] + 1,
                     first_column + (out_w - 1) * self.strides[1] + 1,
                 )
-                window = ops.slice(input, start, limit, (*ones, 1, *self.strides))
-                taps.append(ops.dot_general(window, cotangent, ((lead, lead + 1, lead + 2), (0, 1, 2)), batch_axes))
-        stacked = ops.stack(taps)  # (taps, C, O) or (taps, G, C/G, O/G)
+                windows.append(ops.slice(input, start, limit, (*ones, 1, *self.strides)))
+        window_bytes = math.prod(windows[0].shape) * np.dtype(input.dtype).itemsize
+        if len(windows) * window_bytes <= IM2COL_MAX_BYTES:  # (taps, C, N, h, w) or (taps, G, C/G, N, h, w)
+            contract = (lead + 1, lead + 2, lead + 3), (0, 1, 2)
+            stacked = ops.dot_general(ops.stack(windows), cotangent, contract, ((1,), (3,)) if self.groups > 1 else batch_axes)
+            if self.groups > 1:  # (G, taps, C/G, O/G)
+                stacked = ops.transpose(stacked, (1, 0, 2, 3))
+        else:
+            contract = (lead, lead + 1, lead + 2), (0, 1, 2)
+            stacked = ops.stack([ops.dot_general(window, cotangent, contract, batch_axes) for window in windows])
+        # (taps, C, O) or (taps, G, C/G, O/G)
         if self.groups > 1:
             stacked = ops.transpose(stacked, (0, 2, 1, 3))
         return ops.reshape(stacked, self.filter_shape)
-
 
 
 def _merged_into_images(ops, x, batch_dim, apply):

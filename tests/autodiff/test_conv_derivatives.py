@@ -10,6 +10,7 @@ import pytest
 from gradient_checks import directional_check
 
 import s4tf
+from s4tf.dialects import linalg
 
 RNG = np.random.default_rng(12)
 
@@ -50,6 +51,15 @@ def _case(name):
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_first_derivatives(name):
+    conv, args = _case(name)
+    directional_check(conv, args)
+
+
+@pytest.mark.parametrize("name", ["groups_2", "stride_2_dilation_2", "input_dilation_strided_grouped"])
+def test_first_derivatives_with_a_product_per_filter_tap(monkeypatch, name):
+    """The filter gradient of a stack of windows too large for one product
+    (``IM2COL_MAX_BYTES``) takes one product per window."""
+    monkeypatch.setattr(linalg, "IM2COL_MAX_BYTES", 0)
     conv, args = _case(name)
     directional_check(conv, args)
 
