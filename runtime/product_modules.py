@@ -7,7 +7,7 @@ run on ``local-sync``: see there). On an x86-64 host it is compiled with IREE's 
 from global optimization and its ``mmt4d`` ukernels (:data:`DATA_TILING_FLAGS`), which
 pack the products' operands into AVX2-sized tiles, and it runs on the device's driver,
 ``local-task``. Measured on the idle 2-core znver3 machine (docs/benchmarks.md, "The MLP
-step: data tiling and local-sync"), the MLP 784-512-512-10 Adam step at batch 128 in
+step on the idle machine"), the MLP 784-512-512-10 Adam step at batch 128 in
 ``iree-benchmark-module``: 6.0-6.4 ms wall with data tiling on ``local-task``, 6.5-7.2 on
 ``local-sync`` (which uses one core), 7.0-7.9 without data tiling on ``local-task``. The
 transformer block's step at batch 8: 174 ms CPU on ``local-task`` without data tiling, 143
