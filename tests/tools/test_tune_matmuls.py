@@ -1,19 +1,14 @@
 """tools/bench/tune_matmuls.py runs end to end on one product with two candidates, keeping
 what it finds in a cache folder of its own (speed itself is never asserted: see docs/benchmarks.md)."""
 
-import os
 import re
-import subprocess
-import sys
 
-from bench_runner import BENCH
+from bench_runner import run_bench
 
 
 def test_tune_matmuls_times_candidates_keeps_winners_and_compares(tmp_path):
-    completed = subprocess.run(
-        [sys.executable, str(BENCH / "tune_matmuls.py"), "--quick", "--max-products", "1", "--repetitions", "1",
-         "--calls", "2", "--rounds", "1"],
-        capture_output=True, text=True, timeout=900, check=False, env={**os.environ, "S4TF_CACHE_DIR": str(tmp_path)})
+    completed = run_bench("tune_matmuls.py", "--quick", "--max-products", "1", "--repetitions", "1", "--calls", "2", "--rounds", "1",
+                          timeout=900, env={"S4TF_CACHE_DIR": str(tmp_path)})
     assert completed.returncode == 0, completed.stderr
     out = completed.stdout
     assert re.search(r"\d+ product shapes of the mlp step to tune: 128x512x784", out)
