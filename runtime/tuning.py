@@ -133,10 +133,17 @@ def write_spec(configs: dict[Shape, TileConfig], folder: Path | None = None) -> 
     return path
 
 
+#: Given with every tuning spec (see :func:`tuning_flags`).
+NO_THREADING = "--mlir-disable-threading"
+
+
 def tuning_flags(cpu: str | None) -> list[str]:
     """``--iree-codegen-tuning-spec-path=...`` for ``cpu``'s kept tiles; none without any, or
-    with ``S4TF_TUNING=0``."""
+    with ``S4TF_TUNING=0``. With a spec, MLIR's threading is off: IREE 3.13's
+    ``MaterializeTuningSpecsPass``, run for several executables at once, can deadlock in
+    ``IREECodegenDialect::getOrLoadTransformLibraryModule`` (seen once in a full test run:
+    ``iree-compile`` asleep on that mutex for an hour, gdb's stacks in docs/benchmarks.md)."""
     if cpu is None or os.environ.get("S4TF_TUNING") == "0":
         return []
     configs = load_configs(cpu)
-    return [f"--iree-codegen-tuning-spec-path={write_spec(configs)}"] if configs else []
+    return [f"--iree-codegen-tuning-spec-path={write_spec(configs)}", NO_THREADING] if configs else []

@@ -51,7 +51,7 @@ from s4tf.runtime.compiler import compile_stablehlo  # noqa: E402
 from s4tf.runtime.cpu import host_cpu  # noqa: E402
 from s4tf.runtime.device import LoadedModule  # noqa: E402
 from s4tf.runtime.targets import compile_flags  # noqa: E402
-from s4tf.runtime.tuning import Shape, TileConfig, load_configs, save_configs, write_spec  # noqa: E402
+from s4tf.runtime.tuning import NO_THREADING, Shape, TileConfig, load_configs, save_configs, write_spec  # noqa: E402
 from s4tf.nn.training import train_step  # noqa: E402
 
 BATCH = {"mlp": 128, "lenet": 64, "transformer": 8}
@@ -138,7 +138,7 @@ def step_cpu(stablehlo_path: Path, folder: Path, configs: dict, inputs: list[str
     """CPU microseconds of the whole step compiled with ``configs``' tiles, on ``local-sync``."""
     flags = [*compile_flags("cpu"), "--iree-input-type=stablehlo"]
     if configs:
-        flags.append(f"--iree-codegen-tuning-spec-path={write_spec(configs, folder)}")
+        flags += [f"--iree-codegen-tuning-spec-path={write_spec(configs, folder)}", NO_THREADING]
     vmfb = folder / f"step-{len(configs)}.vmfb"
     subprocess.run([IREE_COMPILE, *flags, str(stablehlo_path), "-o", str(vmfb)], check=True, capture_output=True)
     return [r["cpu_time"] for r in benchmark_module(vmfb, "local-sync", "train_step", inputs, repetitions=repetitions)]
