@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from s4tf.mlir import ir
+from s4tf.mlir import UnsafeTextError, ir
 
 _FILE_LINE_COL = re.compile(r'"([^"]*)":(\d+):(\d+)')
 _SEVERITIES = {
@@ -71,10 +71,13 @@ def messages(diagnostic, buffer_name: str | None = None) -> list[Message]:
     return result
 
 
-def error_messages(error: ir.MLIRError, buffer_name: str | None = None) -> list[Message]:
+def error_messages(error: ir.MLIRError | UnsafeTextError, buffer_name: str | None = None) -> list[Message]:
+    """The messages of text that did not parse: MLIR's, or :func:`s4tf.mlir.screen_text`'s."""
+    if isinstance(error, UnsafeTextError):
+        return [Message(buffer_name, error.line, error.column, "error", error.message)]
     found = [m for d in error.error_diagnostics for m in messages(d, buffer_name)]
     return found or [Message(None, None, None, "error", str(error).strip())]
 
 
-def format_mlir_error(error: ir.MLIRError, buffer_name: str | None = None) -> str:
+def format_mlir_error(error: ir.MLIRError | UnsafeTextError, buffer_name: str | None = None) -> str:
     return "\n".join(str(m) for m in error_messages(error, buffer_name))

@@ -20,10 +20,10 @@ os.environ["S4TF_FIRST_CALL"] = "compile"
 
 @pytest.fixture(scope="module", autouse=True)
 def collect_cycles_after_each_file():
-    """A full garbage collection after each test file. Compiled modules, device buffers and
+    """A full garbage collection after each test file: compiled modules, device buffers and
     MLIR contexts caught in reference cycles hold far more memory than the collector's object
-    counts show: a worker of the suite grew to 16 GB and fell back to 0.5 GB later in the run
-    (and two suites at once got a worker OOM-killed on a 24 GB machine)."""
+    counts show. (The 16 GB worker once seen in a suite run was not such a cycle but
+    StableHLO's parser on a fuzzed convolution layout, now refused first: docs/trust.md.)"""
     yield
     gc.collect()
 

@@ -122,10 +122,8 @@ def mlir_source(path: str, entry_points) -> Source:
     with new_context():
         try:
             module = parse_module(text, path)
-        except ir.MLIRError as error:
+        except (ir.MLIRError, UnsafeTextError) as error:
             raise CompilationError(format_mlir_error(error, path)) from None
-        except UnsafeTextError as error:
-            raise CompilationError(f"{path}:{error.line}:{error.column}: error: {error.message}") from None
         has_s4tf = bool(s4tf_ops(module.operation))
         public = tuple(
             name for name, function in functions(module).items()

@@ -87,10 +87,8 @@ def process_chunk(text: str, first_line: int, pipeline: str, options: argparse.N
                 output = module.operation.get_asm(
                     enable_debug_info=options.mlir_print_debuginfo, print_generic_op_form=options.mlir_print_op_generic
                 )
-        except ir.MLIRError as error:  # the input does not parse
+        except (ir.MLIRError, UnsafeTextError) as error:  # the input does not parse
             failure = error_messages(error, buffer_name)
-        except UnsafeTextError as error:
-            failure = [Message(buffer_name, error.line, error.column, "error", error.message)]
         except PassPipelineError as error:
             failure = error.messages
     return ChunkResult(output, produced + _warning_messages(caught, buffer_name) + failure)
