@@ -28,6 +28,7 @@ import numpy as np
 
 from s4tf.dialects.types import TensorType
 from s4tf.errors import S4tfError
+from s4tf.runtime.batch_waits import batch_while_waiting
 from s4tf.runtime.cpu import Cpu, host_cpu
 from s4tf.runtime.invocation import prepared_call
 from s4tf.runtime.parameters import parameters_module
@@ -257,19 +258,19 @@ class LoadedModule:
             raise InvocationError(f"calling '{function}': {iree_message(error)}") from None
 
     def _prepare_call(self, function: str):
-        """``call(arguments) -> list`` of ``function`` (:mod:`s4tf.runtime.invocation`)."""
+        """``call(arguments) -> list`` of ``function`` (:mod:`s4tf.runtime.invocation`); on
+        ``local-task``, waiting under ``SCHED_BATCH`` (:mod:`s4tf.runtime.batch_waits`)."""
         vm_function = self.vm_function(function)
         declaration = self._reflection[function].get("iree.abi.declaration", "")
-        prepared = prepared_call(self.vm_context, self._context.config.device, vm_function, declaration)
-        if prepared is not None:
-            return prepared
-        wrapper = self._functions[function]
+        call = prepared_call(self.vm_context, self._context.config.device, vm_function, declaration)
+        if call is None:
+            wrapper = self._functions[function]
 
-        def call(arguments):
-            results = wrapper(*arguments)
-            if results is None:
-                return []
-            return list(results) if isinstance(results, tuple) else [results]
+            def call(arguments):
+                results = wrapper(*arguments)
+                if results is None:
+                    return []
+                return list(results) if isinstance(results, tuple) else [results]
 
-        return call
+        return batch_while_waiting(call) if self.driver == "local-task" else call
 
