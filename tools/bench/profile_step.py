@@ -14,8 +14,13 @@ For each model, from the StableHLO that ``s4tf.nn.training.train_step`` compiles
 - **module**: the whole step in ``iree-benchmark-module`` on ``local-task`` and on
   ``local-sync``, inputs zero, so no Python runs; its excess over the dispatches' sum is
   IREE's runtime overhead (scheduling, barriers, allocation);
+- **timeline**: the whole step again on ``local-task`` under IREE's own profiler
+  (``--device_profiling_mode=host-execution,queue-events``, read back with
+  ``iree-profile``): each step's main submission (its span), the time from one step's
+  end to the next one's start, and how many of those gaps exceed 1 ms, with the calling
+  thread as it is and under ``SCHED_BATCH`` (:mod:`s4tf.runtime.batch_waits`);
 - **call path**: in this process, the time of each piece of ``StagedFunction.__call__``
-  (flattening and signature, argument conversion, donation bookkeeping, the IREE call,
+  (flattening and lookup, argument conversion, donation bookkeeping, the IREE call,
   wrapping results) over many calls, against the step called straight through IREE (on
   the device's driver and on ``local-sync``) and against JAX-jit's step, alternating;
 - **matmul**: the step's largest product (the first layer's forward) alone, through IREE,
@@ -54,7 +59,7 @@ from s4tf.runtime.compiler import compile_stablehlo  # noqa: E402
 from s4tf.runtime.device import LoadedModule, to_device  # noqa: E402
 from s4tf.runtime.product_modules import data_tiling_flags  # noqa: E402
 from s4tf.runtime.targets import compile_flags, host_architecture  # noqa: E402
-from s4tf.staging import lowering_pipeline, module_input  # noqa: E402
+from s4tf.staging import flat_key, lowering_pipeline, module_input  # noqa: E402
 from s4tf.tensor import Tensor  # noqa: E402
 from s4tf.tracing import rebuild_outputs, signature  # noqa: E402
 
@@ -120,6 +125,29 @@ def module_times(stablehlo: str, folder: Path, args) -> dict[str, tuple[float, f
     return times
 
 
+def queue_timeline(vmfb: Path, inputs, steps: int = 40, batch: bool = False) -> dict:
+    """Per-step figures of ``vmfb``'s ``train_step`` on ``local-task`` from IREE's profiler
+    (microseconds): the median and largest span of each step's largest submission, and
+    the median and largest gap from one step's end to the next one's start, with the
+    count of gaps over 1 ms. ``batch``: the benchmark runs under ``SCHED_BATCH``."""
+    capture = vmfb.with_suffix(".ireeprof")
+    command = [str(TOOLS / "iree-benchmark-module"), f"--module={vmfb}", "--device=local-task", "--function=train_step",
+               "--benchmark_repetitions=1", f"--benchmark_min_time={steps}x",
+               "--device_profiling_mode=host-execution,queue-events", f"--device_profiling_output={capture}",
+               *(f"--input={spec}" for spec in inputs)]
+    batched = (lambda: os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))) if batch else None
+    subprocess.run(command, capture_output=True, check=True, preexec_fn=batched)
+    lines = subprocess.run([str(TOOLS / "iree-profile"), "queue", "--format=jsonl", str(capture)],
+                           capture_output=True, text=True, check=True).stdout.splitlines()
+    executes = [r for r in map(json.loads, lines) if r.get("op") == "execute" and "start_host_time_ns" in r]
+    largest = max(Counter(r["command_buffer_id"] for r in executes).items(), key=lambda item: item[1])[0]
+    steps_run = sorted((r for r in executes if r["command_buffer_id"] == largest), key=lambda r: r["start_host_time_ns"])
+    spans = [r["duration_ns"] / 1e3 for r in steps_run]
+    gaps = [(b["start_host_time_ns"] - a["end_host_time_ns"]) / 1e3 for a, b in zip(steps_run, steps_run[1:])]
+    return {"span": statistics.median(spans), "span_max": max(spans), "gap": statistics.median(gaps),
+            "gap_max": max(gaps), "long_gaps": sum(g > 1000 for g in gaps), "gaps": len(gaps)}
+
+
 def alternate(peers: dict, calls: int, rounds: int, cpu: bool = False) -> dict:
     """Median seconds per call of each peer, peers alternating in rounds of ``calls``; with
     ``cpu``, ``(wall, CPU)`` medians (this process's CPU time, all threads)."""
@@ -143,11 +171,12 @@ def call_path(kind: str, batch: int, calls: int, rounds: int) -> None:
     state = opt.init(model)
     model, state, _, _ = step(model, state, x, y)
     x, y = s4tf.asarray(x), s4tf.asarray(y)
-    pieces = {"flatten + signature": [], "arguments": [], "donation": [], "IREE call": [], "results": []}
+    model, state, _, _ = step(model, state, x, y)  # Tensors in: the key the timed calls look up
+    pieces = {"flatten + lookup": [], "arguments": [], "donation": [], "IREE call": [], "results": []}
     for _ in range(calls):
         t0 = time.perf_counter()
         leaves, tree = pytree.flatten(((model, state, x, y), {}))
-        compiled = step._compiled[signature(leaves, tree)]
+        compiled = step._by_leaf_key[(tree, flat_key(leaves))]  # as StagedFunction.__call__ looks a pytree up
         t1 = time.perf_counter()
         tensors = [leaf for leaf in leaves if isinstance(leaf, Tensor)]
         inputs = [module_input(leaf, compiled.module.device) for leaf in tensors]
@@ -258,12 +287,18 @@ def main(argv=None) -> None:
             with tempfile.TemporaryDirectory() as folder:
                 dispatches = dispatch_times(stablehlo, Path(folder), "local-task", options.max_dispatches)
                 whole = module_times(stablehlo, Path(folder), args)
+                timelines = {batched: queue_timeline(Path(folder) / "step.vmfb", zero_inputs(args), batch=batched)
+                             for batched in (False, True)}
             total = sum(t for _, t, _ in dispatches)
             print(f"  {len(dispatches)} dispatches, alone: sum {total / 1e3:.2f} ms wall "
                   f"({sum(c for *_, c in dispatches) / 1e3:.2f} ms CPU); whole module: "
                   + ", ".join(f"{d} {t / 1e3:.2f} ms wall ({c / 1e3:.2f} CPU)" for d, (t, c) in whole.items()))
             for name, wall, cpu in sorted(dispatches, key=lambda d: -d[1]):
                 print(f"    {wall:8.0f} us wall {cpu:8.0f} us CPU  {100 * wall / total:4.1f} %  {name}")
+            for batched, t in timelines.items():
+                print(f"  timeline, local-task, caller {'SCHED_BATCH' if batched else 'as it is'}: step span median "
+                      f"{t['span']:.0f} us (max {t['span_max']:.0f}), between steps median {t['gap']:.0f} us "
+                      f"(max {t['gap_max']:.0f}), over 1 ms: {t['long_gaps']} of {t['gaps']}")
         call_path(kind, batch, options.calls, options.rounds)
         if kind == "mlp":
             matmul(options.calls, options.rounds)
