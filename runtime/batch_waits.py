@@ -17,6 +17,7 @@ real-time one) and systems without ``sched_setscheduler`` are left as they are::
 
     call = batch_while_waiting(prepared_call)   # for modules on local-task
     results = call(arguments)
+    batch_while_waiting(fence.wait)(timeout=...)  # a pending result (extracted functions)
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def batch_while_waiting(call):
     if _BATCH is None:
         return call
 
-    def batched(*arguments):
+    def batched(*arguments, **keywords):
         try:
             switch = os.sched_getscheduler(0) == os.SCHED_OTHER
             if switch:
@@ -41,7 +42,7 @@ def batch_while_waiting(call):
         except OSError:  # a sandbox refusing scheduler calls: run as we are
             switch = False
         try:
-            return call(*arguments)
+            return call(*arguments, **keywords)
         finally:
             if switch:
                 os.sched_setscheduler(0, os.SCHED_OTHER, _PARAMETERS)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import iree.runtime as iree_runtime
 
 from s4tf.errors import S4tfError
+from s4tf.runtime.batch_waits import batch_while_waiting
 from s4tf.runtime.device import iree_message
 
 
@@ -77,7 +78,7 @@ class PendingResult:
         failure = None
         if self.fence is not None:
             try:
-                if not self.fence.wait(timeout=int(self.run.timeout_s * 1e9)):
+                if not batch_while_waiting(self.fence.wait)(timeout=int(self.run.timeout_s * 1e9)):
                     failure = f"waited {self.run.timeout_s} s for a result; giving up"
             except RuntimeError as error:
                 failure = f"failed on the device: {iree_message(error)}"
