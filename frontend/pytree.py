@@ -28,13 +28,30 @@ class PytreeError(S4tfError):
     """A registered pytree class whose flattening cannot be used."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class TreeDef:
-    """The structure of a pytree: a node kind, its static data and its children."""
+    """The structure of a pytree: a node kind, its static data and its children.
+
+    Its hash is computed once, when it is made (a staged call looks its tree up in a dict
+    on every call)."""
 
     kind: str  # "leaf", "none", "function", "tuple", "list", "dict", "namedtuple", "dataclass", "registered"
     data: Any = None
     children: tuple["TreeDef", ...] = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "_hash", hash((self.kind, self.data, self.children)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, TreeDef):
+            return NotImplemented
+        return (self._hash == other._hash and self.kind == other.kind and self.data == other.data
+                and self.children == other.children)
 
     @property
     def num_leaves(self) -> int:
@@ -44,6 +61,9 @@ class TreeDef:
 
 
 LEAF = TreeDef("leaf")
+
+#: Field names (those ``__init__`` takes) per dataclass type seen.
+_DATACLASS_NAMES: dict[type, tuple[str, ...]] = {}
 
 _REGISTERED: dict[type, tuple[Callable, Callable]] = {}
 
@@ -81,7 +101,11 @@ def _registered_children(value) -> tuple[str, Any, list]:
 
 
 def _dataclass_fields(value) -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(value) if f.init)
+    cls = type(value)
+    names = _DATACLASS_NAMES.get(cls)
+    if names is None:
+        names = _DATACLASS_NAMES[cls] = tuple(f.name for f in dataclasses.fields(value) if f.init)
+    return names
 
 
 def children_of(value) -> tuple[str, Any, list]:
@@ -92,6 +116,9 @@ def children_of(value) -> tuple[str, Any, list]:
         return _registered_children(value)
     if type(value) in _ARRAY_TYPES:  # the common leaves, before the checks for nodes
         return "leaf", None, []
+    if type(value) in _DATACLASS_NAMES:  # models and optimizer states, seen before
+        names = _DATACLASS_NAMES[type(value)]
+        return "dataclass", (type(value), names), [getattr(value, n) for n in names]
     if isinstance(value, tuple) and hasattr(type(value), "_fields"):
         return "namedtuple", type(value), list(value)
     if isinstance(value, tuple):
@@ -122,7 +149,7 @@ def _visit(value, leaves: list) -> TreeDef:
     if kind == "leaf":
         leaves.append(value)
         return LEAF
-    return TreeDef(kind, data, tuple(_visit(child, leaves) for child in children))
+    return TreeDef(kind, data, tuple([_visit(child, leaves) for child in children]))
 
 
 def leaf_paths(tree, root: str = "") -> list[str]:
