@@ -11,7 +11,8 @@ def test_profile_step_prints_dispatches_module_call_path_and_matmul():
     assert completed.returncode == 0, completed.stderr
     out = completed.stdout
     assert re.search(r"2 dispatches, alone: sum [\d.]+ ms wall \([\d.]+ ms CPU\); whole module: local-task [\d.]+ ms wall", out)
-    assert len(re.findall(r"^\s+\d+ us wall\s+\d+ us CPU\s+[\d.]+ %\s+\w+", out, re.M)) == 2
+    assert re.search(r"in the step, local-task: \d+ dispatch functions, [\d.]+ ms wall \([\d.]+ ms CPU\)", out)
+    assert len(re.findall(r"^\s+\d+ us wall\s+\d+ us CPU\s+[\d.]+ %\s+\w+", out, re.M)) == 4  # 2 alone, 2 in the step
     for caller in ("as it is", "SCHED_BATCH"):
         assert re.search(rf"timeline, local-task, caller {caller}: step span median \d+ us \(max \d+\), between steps "
                          r"median -?\d+ us \(max -?\d+\), over 1 ms: \d+ of 39", out)

@@ -14,6 +14,10 @@ For each model, from the StableHLO that ``s4tf.nn.training.train_step`` compiles
 - **module**: the whole step in ``iree-benchmark-module`` on ``local-task`` and on
   ``local-sync``, inputs zero, so no Python runs; its excess over the dispatches' sum is
   IREE's runtime overhead (scheduling, barriers, allocation);
+- **in the step**: the dispatches' own times inside the whole step on ``local-task``
+  (``iree-benchmark-module --dispatch_statistics``): unlike the dispatches alone, these
+  carry no per-call cost of their own, which for a small dispatch is most of its time
+  alone;
 - **timeline**: the whole step again on ``local-task`` under IREE's own profiler
   (``--device_profiling_mode=host-execution,queue-events``, read back with
   ``iree-profile``): each step's main submission (its span), the time from one step's
@@ -74,11 +78,12 @@ def step_stablehlo(step, args) -> str:
     return str(lowered.lowered_module(pipeline))
 
 
-def benchmark_module(vmfb: Path, device: str, function: str | None = None, inputs=(), repetitions: int = 5) -> list[dict]:
+def benchmark_module(vmfb: Path, device: str, function: str | None = None, inputs=(), repetitions: int = 5,
+                     flags=()) -> list[dict]:
     """``iree-benchmark-module``'s JSON records (aggregates dropped), one per benchmark and
-    repetition, times in microseconds."""
+    repetition, times in microseconds; ``flags``: more of its flags."""
     command = [str(TOOLS / "iree-benchmark-module"), f"--module={vmfb}", f"--device={device}",
-               "--benchmark_format=json", f"--benchmark_repetitions={repetitions}"]
+               "--benchmark_format=json", f"--benchmark_repetitions={repetitions}", *flags]
     command += [f"--function={function}"] if function else []
     command += [f"--input={spec}" for spec in inputs]
     output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
@@ -123,6 +128,19 @@ def module_times(stablehlo: str, folder: Path, args) -> dict[str, tuple[float, f
         records = benchmark_module(vmfb, device, "train_step", inputs)
         times[device] = statistics.median(r["real_time"] for r in records), statistics.median(r["cpu_time"] for r in records)
     return times
+
+
+def dispatches_in_step(vmfb: Path, inputs) -> list[tuple[str, float, float, float]]:
+    """``(name, wall us, CPU us, share of the step's dispatch time in %)`` of each dispatch
+    function inside ``vmfb``'s ``train_step`` on ``local-task`` (all its calls in a step),
+    the longest first."""
+    records = [r for r in benchmark_module(vmfb, "local-task", "train_step", inputs, flags=["--dispatch_statistics=true"])
+               if "_dispatch_" in r["name"]]
+    rows = {}
+    for r in records:
+        name = re.search(r"_dispatch_\d+_(\w+)$", r["name"]).group(1)
+        rows.setdefault(r["name"], (name, r["real_time"], r["cpu_time"], r["percent"]))
+    return sorted(rows.values(), key=lambda row: -row[1])
 
 
 def queue_timeline(vmfb: Path, inputs, steps: int = 40, batch: bool = False) -> dict:
@@ -287,6 +305,7 @@ def main(argv=None) -> None:
             with tempfile.TemporaryDirectory() as folder:
                 dispatches = dispatch_times(stablehlo, Path(folder), "local-task", options.max_dispatches)
                 whole = module_times(stablehlo, Path(folder), args)
+                in_step = dispatches_in_step(Path(folder) / "step.vmfb", zero_inputs(args))
                 timelines = {batched: queue_timeline(Path(folder) / "step.vmfb", zero_inputs(args), batch=batched)
                              for batched in (False, True)}
             total = sum(t for _, t, _ in dispatches)
@@ -295,6 +314,10 @@ def main(argv=None) -> None:
                   + ", ".join(f"{d} {t / 1e3:.2f} ms wall ({c / 1e3:.2f} CPU)" for d, (t, c) in whole.items()))
             for name, wall, cpu in sorted(dispatches, key=lambda d: -d[1]):
                 print(f"    {wall:8.0f} us wall {cpu:8.0f} us CPU  {100 * wall / total:4.1f} %  {name}")
+            print(f"  in the step, local-task: {len(in_step)} dispatch functions, "
+                  f"{sum(w for _, w, _, _ in in_step) / 1e3:.2f} ms wall ({sum(c for _, _, c, _ in in_step) / 1e3:.2f} ms CPU)")
+            for name, wall, cpu, share in in_step[:options.max_dispatches or 10]:
+                print(f"    {wall:8.0f} us wall {cpu:8.0f} us CPU  {share:4.1f} %  {name}")
             for batched, t in timelines.items():
                 print(f"  timeline, local-task, caller {'SCHED_BATCH' if batched else 'as it is'}: step span median "
                       f"{t['span']:.0f} us (max {t['span_max']:.0f}), between steps median {t['gap']:.0f} us "
