@@ -9,9 +9,6 @@ import pytest
 import s4tf
 from s4tf.runtime.batch_waits import batch_while_waiting
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "SCHED_BATCH"), reason="no SCHED_BATCH on this platform")
-
-
 def in_thread(fn):
     """``fn()``'s result, run in a thread of its own (scheduler policies are per thread)."""
     box = {}
@@ -28,6 +25,25 @@ def in_thread(fn):
     if "error" in box:
         raise box["error"]
     return box["value"]
+
+
+def may_switch_policies() -> bool:
+    """Whether this platform has SCHED_BATCH and lets a thread switch to it and back."""
+    if not hasattr(os, "SCHED_BATCH"):
+        return False
+
+    def switch():
+        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+        os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+
+    try:
+        in_thread(switch)
+    except OSError:
+        return False
+    return True
+
+
+pytestmark = pytest.mark.skipif(not may_switch_policies(), reason="no SCHED_BATCH here, or a thread may not switch to it")
 
 
 def test_the_call_runs_under_batch_and_the_policy_comes_back():
