@@ -49,10 +49,19 @@ def largest_tensor_bytes(module_text: str) -> int:
     return largest
 
 
+def has_loop(module_text: str) -> bool:
+    """Whether ``module_text`` (lowered StableHLO) has a loop, host-stepped or in a dispatch."""
+    return _LOOP.search(module_text) is not None
+
+
+def has_dynamic_shape(module_text: str) -> bool:
+    return _DYNAMIC.search(module_text) is not None
+
+
 def loop_bound(module_text: str) -> bool:
     """Whether ``module_text`` (lowered StableHLO) has a loop, host-stepped or in a dispatch,
     and no tensor of more than :data:`MAX_TENSOR_BYTES` (dynamic shapes count as large)."""
-    if not _LOOP.search(module_text) or _DYNAMIC.search(module_text):
+    if not has_loop(module_text) or has_dynamic_shape(module_text):
         return False
     return largest_tensor_bytes(module_text) <= MAX_TENSOR_BYTES
 
@@ -60,7 +69,7 @@ def loop_bound(module_text: str) -> bool:
 def dispatch_bound(module_text: str) -> bool:
     """Whether ``module_text`` (lowered StableHLO) has no tensor of more than
     :data:`SMALL_TENSOR_BYTES` (dynamic shapes count as large)."""
-    return not _DYNAMIC.search(module_text) and largest_tensor_bytes(module_text) <= SMALL_TENSOR_BYTES
+    return not has_dynamic_shape(module_text) and largest_tensor_bytes(module_text) <= SMALL_TENSOR_BYTES
 
 
 def driver_for(module_text: str, driver: str) -> str:

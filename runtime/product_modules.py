@@ -28,19 +28,21 @@ from __future__ import annotations
 import os
 import re
 
-from s4tf.runtime.loop_driver import SMALL_TENSOR_BYTES, largest_tensor_bytes
+from s4tf.runtime.loop_driver import SMALL_TENSOR_BYTES, has_dynamic_shape, has_loop, largest_tensor_bytes
 
 #: What IREE 3.13 is told for a product module on an x86-64 CPU.
 DATA_TILING_FLAGS = ("--iree-global-opt-data-tiling=true", "--iree-llvmcpu-enable-ukernels=mmt4d")
 
 _PRODUCT = re.compile(r"\bstablehlo\.dot(?:_general)?\b[^\n]*->\s*(tensor<[^>]*>)")
-_EXCLUDED = re.compile(r"\bstablehlo\.(?:convolution|while)\b|\bscf\.while\b|tensor<[^>]*\?")
+_CONVOLUTION = re.compile(r"\bstablehlo\.convolution\b")
 
 
 def product_module(module_text: str) -> bool:
     """Whether ``module_text`` (lowered StableHLO) is a product module (see the module docstring)."""
     results = _PRODUCT.findall(module_text)
-    if not results or not all(result.endswith("xf32>") for result in results) or _EXCLUDED.search(module_text):
+    if not results or not all(result.endswith("xf32>") for result in results):
+        return False
+    if _CONVOLUTION.search(module_text) or has_loop(module_text) or has_dynamic_shape(module_text):
         return False
     return largest_tensor_bytes(module_text) > SMALL_TENSOR_BYTES
 
