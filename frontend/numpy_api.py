@@ -220,7 +220,7 @@ def argmax(x, axis=None, keepdims=False, dtype=np.int32):
 def logsumexp(x, axis=None, keepdims=False):
     x = _float_operand(_tensor(x))
     peak = max(x, axis=axis, keepdims=True)
-    peak = where(equal(peak, peak), peak, 0.0)
+    peak = stop_gradient(where(equal(peak, peak), peak, 0.0))  # the value does not depend on the shift
     total = log(sum(exp(subtract(x, peak)), axis=axis, keepdims=True))
     result = add(total, peak)
     return result if keepdims else squeeze(result, axis=_axes(axis, len(x.shape)))
@@ -228,13 +228,13 @@ def logsumexp(x, axis=None, keepdims=False):
 
 def softmax(x, axis=-1):
     x = _float_operand(_tensor(x))
-    shifted = exp(subtract(x, max(x, axis=axis, keepdims=True)))
+    shifted = exp(subtract(x, stop_gradient(max(x, axis=axis, keepdims=True))))  # as JAX's: no derivative of the shift
     return divide(shifted, sum(shifted, axis=axis, keepdims=True))
 
 
 def log_softmax(x, axis=-1):
     x = _float_operand(_tensor(x))
-    shifted = subtract(x, max(x, axis=axis, keepdims=True))
+    shifted = subtract(x, stop_gradient(max(x, axis=axis, keepdims=True)))  # as JAX's: no derivative of the shift
     return subtract(shifted, log(sum(exp(shifted), axis=axis, keepdims=True)))
 
 
