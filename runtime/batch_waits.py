@@ -12,8 +12,9 @@ between steps in a third of the steps, and the step took 6.3-7.3 ms instead of 5
 A ``SCHED_BATCH`` thread does not preempt the running thread when it wakes, so the worker
 finishes its callback before the waiter runs. :func:`batch_while_waiting` makes the calling
 thread ``SCHED_BATCH`` for the duration of one call and restores ``SCHED_OTHER`` after it
-(an unprivileged thread may switch between the two); a thread with another policy (a
-real-time one) and systems without ``sched_setscheduler`` are left as they are::
+(an unprivileged thread may switch between the two); a thread with another policy
+(``SCHED_IDLE``, a real-time one) and systems without ``sched_setscheduler`` are left as
+they are::
 
     call = batch_while_waiting(prepared_call)   # for modules on local-task
     results = call(arguments)
