@@ -1,7 +1,7 @@
 """Calls on IREE's CPU workers wait under SCHED_BATCH and restore the thread's policy."""
 
 import os
-import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -9,22 +9,11 @@ import pytest
 import s4tf
 from s4tf.runtime.batch_waits import batch_while_waiting
 
+
 def in_thread(fn):
-    """``fn()``'s result, run in a thread of its own (scheduler policies are per thread)."""
-    box = {}
-
-    def run():
-        try:
-            box["value"] = fn()
-        except BaseException as error:  # handed back to the test
-            box["error"] = error
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    thread.join()
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
+    """``fn()``'s result (or its error), run in a new thread (scheduler policies are per thread)."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(fn).result()
 
 
 def may_switch_policies() -> bool:

@@ -78,14 +78,19 @@ def step_stablehlo(step, args) -> str:
     return str(lowered.lowered_module(pipeline))
 
 
+def benchmark_command(vmfb: Path, device: str, function: str | None, inputs, flags) -> list[str]:
+    """The ``iree-benchmark-module`` command line for ``function`` of ``vmfb`` on ``device``."""
+    command = [str(TOOLS / "iree-benchmark-module"), f"--module={vmfb}", f"--device={device}", *flags]
+    command += [f"--function={function}"] if function else []
+    return command + [f"--input={spec}" for spec in inputs]
+
+
 def benchmark_module(vmfb: Path, device: str, function: str | None = None, inputs=(), repetitions: int = 5,
                      flags=()) -> list[dict]:
     """``iree-benchmark-module``'s JSON records (aggregates dropped), one per benchmark and
     repetition, times in microseconds; ``flags``: more of its flags."""
-    command = [str(TOOLS / "iree-benchmark-module"), f"--module={vmfb}", f"--device={device}",
-               "--benchmark_format=json", f"--benchmark_repetitions={repetitions}", *flags]
-    command += [f"--function={function}"] if function else []
-    command += [f"--input={spec}" for spec in inputs]
+    command = benchmark_command(vmfb, device, function, inputs,
+                                ["--benchmark_format=json", f"--benchmark_repetitions={repetitions}", *flags])
     output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
     records = [b for b in json.loads(output)["benchmarks"] if b.get("run_type") == "iteration"]
     scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
@@ -149,10 +154,9 @@ def queue_timeline(vmfb: Path, inputs, steps: int = 40, batch: bool = False) -> 
     the median and largest gap from one step's end to the next one's start, with the
     count of gaps over 1 ms. ``batch``: the benchmark runs under ``SCHED_BATCH``."""
     capture = vmfb.with_suffix(".ireeprof")
-    command = [str(TOOLS / "iree-benchmark-module"), f"--module={vmfb}", "--device=local-task", "--function=train_step",
-               "--benchmark_repetitions=1", f"--benchmark_min_time={steps}x",
-               "--device_profiling_mode=host-execution,queue-events", f"--device_profiling_output={capture}",
-               *(f"--input={spec}" for spec in inputs)]
+    command = benchmark_command(vmfb, "local-task", "train_step", inputs,
+                                ["--benchmark_repetitions=1", f"--benchmark_min_time={steps}x",
+                                 "--device_profiling_mode=host-execution,queue-events", f"--device_profiling_output={capture}"])
     batched = (lambda: os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))) if batch else None
     subprocess.run(command, capture_output=True, check=True, preexec_fn=batched)
     lines = subprocess.run([str(TOOLS / "iree-profile"), "queue", "--format=jsonl", str(capture)],
