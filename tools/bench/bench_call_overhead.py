@@ -106,7 +106,7 @@ def mlp_case():
         peers["s4tf"][0], peers["s4tf"][1], _, _ = step(*peers["s4tf"], dx, dy)
 
     def run_jax():
-        *peers["jax"], loss = jstep(*peers["jax"], jx, jy)
+        *peers["jax"], loss, _ = jstep(*peers["jax"], jx, jy)
         loss.block_until_ready()
 
     run_s4tf()

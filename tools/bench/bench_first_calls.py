@@ -91,7 +91,7 @@ def jax_train_step(batch: int):
     carried = [params, zeros, zeros, jnp.float32(0)]
 
     def call():
-        *state, loss = fn(*carried, x, y)
+        *state, loss, _ = fn(*carried, x, y)
         carried[:] = state
         return float(loss)
 

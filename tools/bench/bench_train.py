@@ -124,7 +124,9 @@ def training_memory(kind: str, batch: int, steps: int, donate: bool) -> int | No
 
 
 def jax_step(kind: str):
-    """The same training step in JAX: ``step(params, m, v, t, x, y) -> (params, m, v, t, loss)``."""
+    """The same training step in JAX: ``step(params, m, v, t, x, y) -> (params, m, v, t, loss,
+    accuracy)``, the batch's accuracy before the update, as ``s4tf.nn.training.train_step``
+    returns it."""
     import jax
     import jax.numpy as jnp
 
@@ -152,16 +154,17 @@ def jax_step(kind: str):
 
     def loss_fn(params, x, y):
         logits = forward(params, x)
-        return -jnp.mean(jnp.take_along_axis(jax.nn.log_softmax(logits), y[:, None], axis=1))
+        loss = -jnp.mean(jnp.take_along_axis(jax.nn.log_softmax(logits), y[:, None], axis=1))
+        return loss, jnp.mean((jnp.argmax(logits, axis=-1) == y).astype(jnp.float32))
 
     def step(params, m, v, t, x, y):
-        loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
+        (loss, accuracy), grads = jax.value_and_grad(loss_fn, has_aux=True)(params, x, y)
         t = t + 1
         m = jax.tree.map(lambda m, g: 0.9 * m + 0.1 * g, m, grads)
         v = jax.tree.map(lambda v, g: 0.999 * v + 0.001 * g * g, v, grads)
         c1, c2 = 1 - 0.9**t, 1 - 0.999**t
         params = jax.tree.map(lambda p, m, v: p - LR * (m / c1) / (jnp.sqrt(v / c2) + 1e-8), params, m, v)
-        return params, m, v, t, loss
+        return params, m, v, t, loss, accuracy
 
     return jax.jit(step)
 
@@ -196,10 +199,10 @@ def problem(kind: str, batch: int):
 def step_times(kind: str, model, x, y, step, opt, steps: int, rounds: int) -> tuple[dict, float]:
     """``({peer: [(wall, CPU) seconds per step, per round]}, first loss)``: s4tf's ``step``
     and JAX-jit's of the same ``kind`` from ``model``'s weights, alternating; the first
-    losses are checked to agree."""
+    losses and accuracies are checked to agree."""
     state = opt.init(model)
     peers = {}
-    _, _, first_loss, _ = step(model, state, x, y)
+    _, _, first_loss, first_accuracy = step(model, state, x, y)
     s4tf_loss = float(np.asarray(first_loss))
 
     device_x, device_y = s4tf.asarray(x), s4tf.asarray(y)  # as JAX's, on the device before timing
@@ -222,12 +225,13 @@ def step_times(kind: str, model, x, y, step, opt, steps: int, rounds: int) -> tu
         zeros = jax.tree.map(jnp.zeros_like, params)
         jstate = [params, zeros, zeros, jnp.float32(0)]
         jx, jy = jax.device_put(x), jax.device_put(y)
-        *_, jax_loss = jstep(*jstate, jx, jy)  # the same fresh weights as s4tf's first step above
+        *_, jax_loss, jax_accuracy = jstep(*jstate, jx, jy)  # the same fresh weights as s4tf's first step above
         np.testing.assert_allclose(float(jax_loss), s4tf_loss, rtol=1e-4)
+        np.testing.assert_allclose(float(jax_accuracy), float(np.asarray(first_accuracy)))
 
         def run_jax():
             for _ in range(steps):
-                *jstate[:4], loss = jstep(*jstate, jx, jy)
+                *jstate[:4], loss, _ = jstep(*jstate, jx, jy)
             float(loss)
 
         peers["JAX jit"] = run_jax

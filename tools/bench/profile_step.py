@@ -252,7 +252,7 @@ def call_path(kind: str, batch: int, calls: int, rounds: int) -> None:
         jx, jy = jax.device_put(np.asarray(x)), jax.device_put(np.asarray(y))
 
         def jax_run():
-            *jstate[:4], loss = jstep(*jstate, jx, jy)
+            *jstate[:4], loss, _ = jstep(*jstate, jx, jy)
             loss.block_until_ready()
 
         peers["JAX jit"] = jax_run

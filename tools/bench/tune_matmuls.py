@@ -234,7 +234,7 @@ def compare_step(kind: str, steps: int, rounds: int) -> None:
     jx, jy = jax.device_put(x), jax.device_put(y)
 
     def jax_run():
-        *jstate[:4], loss = jstep(*jstate, jx, jy)
+        *jstate[:4], loss, _ = jstep(*jstate, jx, jy)
         float(loss)
 
     peers["JAX jit"] = jax_run
