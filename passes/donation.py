@@ -14,9 +14,24 @@ other than elementwise reaches it through elementwise ops alone (which IREE coul
 into one dispatch). It is *safe once ordered* when the only problem is readers the result
 does not wait for (back-propagation reading a weight for earlier layers after that
 weight's update could run): the result's producer, used only by the return, then moves
-to just before the return and takes its operands through a
-``stablehlo.optimization_barrier`` that also holds those readers' results, which orders
-them first and keeps IREE from fusing across it::
+to just before the return and is made to wait for those readers' results through a
+*wait token*: one element of each, summed into ``t``, gives ``one = select(is_finite(t),
+(t - t) + 1, 1)``, which is exactly 1 whatever ``t`` is, and the producer's first operand
+of its own type is multiplied by it::
+
+    %r = stablehlo.slice %read_w [0:1, 0:1] ...             // one element of each reader's result
+    %one = stablehlo.select %finite, %near_one, %c1 : tensor<i1>, tensor<f32>
+    %w1 = stablehlo.multiply %w, %one_broadcast : tensor<512x512xf32>
+    %new_w = stablehlo.subtract %w1, %update : tensor<512x512xf32>
+
+IREE then runs the readers' dispatches first, in the same submission. (A
+``stablehlo.optimization_barrier`` also orders them, but IREE waits for it on the host:
+the submission ends, the calling thread wakes and submits the rest, about 0.2 ms a call
+on a 2-core CPU.) The barrier, holding the producer's operands and the readers' results,
+is still used where a token cannot be: a producer whose result is not a float tensor,
+readers' results that are not static, non-empty tensors of numbers, or another reader of
+the argument that reaches the producer through elementwise ops alone (the barrier cuts
+that path; a token would leave it for IREE to fuse)::
 
     %b:3 = stablehlo.optimization_barrier %w, %update, %read_w : ...
     %new_w = stablehlo.subtract %b#0, %b#1 : tensor<512x512xf32>
@@ -30,8 +45,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from s4tf.mlir import ir
+from s4tf.dialects import hlo
 from s4tf.dialects.symbols import functions
+from s4tf.dialects.types import BOOL_DTYPE, INT_DTYPES, TensorType, is_float
+from s4tf.mlir import ir
 from s4tf.passes.registry import PassFailed, emit_error, emit_remark, register
 
 ALIAS_ATTRIBUTE = "iree.abi.output"
@@ -47,14 +64,27 @@ ELEMENTWISE = frozenset(
 )
 
 
+#: Readers a wait token may wait for: ops with a reduction that IREE makes the root of a
+#: dispatch of their own. It never clones or fuses them into a consumer's dispatch, or moves
+#: a slice of their result above them, so a token computed from one element of their
+#: result is computed after they ran. (An elementwise or data-movement reader, such as a
+#: transpose, a slice or a widening convert of the weight, may be recomputed inside the
+#: producer's dispatch, reading the weight there: those wait behind a barrier.)
+TOKEN_READERS = frozenset(
+    f"stablehlo.{name}" for name in ("dot_general", "dot", "convolution", "reduce", "reduce_window")
+)
+
+
 @dataclass(frozen=True)
 class Pair:
     """Result ``result`` is written into the buffer of argument ``argument``; when
-    ``wait_for`` is not empty, only after those ops (readers of the argument) ran."""
+    ``wait_for`` is not empty, only after those ops (readers of the argument) ran, through
+    a wait token, or a barrier where ``barrier``."""
 
     argument: int
     result: int
     wait_for: tuple = ()
+    barrier: bool = False
 
 
 @dataclass(frozen=True)
@@ -109,7 +139,8 @@ def describe(plan: DonationPlan) -> dict[int, str]:
     """A line per decision of ``plan``, by argument."""
     lines = {}
     for pair in plan.pairs:
-        ordered = f" after {len(pair.wait_for)} reader(s) of it, through a barrier" if pair.wait_for else ""
+        through = "a barrier" if pair.barrier else "a wait token"
+        ordered = f" after {len(pair.wait_for)} reader(s) of it, through {through}" if pair.wait_for else ""
         lines[pair.argument] = f"argument {pair.argument} holds result {pair.result}{ordered}"
     for unpaired in plan.unpaired:
         lines[unpaired.argument] = f"argument {unpaired.argument} keeps its buffer: {unpaired.reason}"
@@ -139,12 +170,12 @@ def plan_donation(function: ir.Operation, donated) -> DonationPlan:
         argument = body.arguments[position]
         reasons, pair = [], None
         for r in candidates:
-            wait_for, reason = _decide(body, terminator, argument, returned[r], barrier_reads)
+            wait_for, barrier, reason = _decide(body, terminator, argument, returned[r], barrier_reads)
             sharing = [p for p in pairs if returned[p.result] == returned[r]]
             if reason is None and sharing and (wait_for or sharing[0].wait_for):
                 reason = f"its value is written into argument {sharing[0].argument} after other work already"
             if reason is None:
-                pair = Pair(position, r, wait_for)
+                pair = Pair(position, r, wait_for, barrier)
                 break
             reasons.append(f"result {r}: {reason}")
         if pair is None:
@@ -157,30 +188,32 @@ def plan_donation(function: ir.Operation, donated) -> DonationPlan:
 
 
 def _decide(body: ir.Block, terminator, argument: ir.Value, result: ir.Value, barrier_reads: set):
-    """``(wait_for, None)`` if ``result`` may be written into ``argument``'s buffer after
-    the ops ``wait_for``, else ``((), why not)``."""
+    """``(wait_for, barrier, None)`` if ``result`` may be written into ``argument``'s buffer
+    after the ops ``wait_for`` (through a barrier where ``barrier``), else ``((), False, why not)``."""
     producer = _elementwise_producer(body, result)
     if producer is None:
-        return (), "not computed by an elementwise op of the function's body"
+        return (), False, "not computed by an elementwise op of the function's body"
     ancestors = _ancestors(body, producer)
     readers = sorted(_readers(body, argument), key=_position_in(body))
     late = [reader for reader in readers if reader not in ancestors]
+    fused = next((r for r in readers if r.name not in ELEMENTWISE and r not in late
+                  and _elementwise_path(r, producer, body)), None)
     if not late:
-        fused = next((r for r in readers if r.name not in ELEMENTWISE and _elementwise_path(r, producer, body)), None)
         if fused is None:
-            return (), None
-        return (), f"'{fused.name}' reads the argument and reaches the result through elementwise ops only"
-    # Ordering through a barrier: every path into the producer then crosses the barrier,
-    # which holds the late readers' results, so all readers are waited for and no
-    # elementwise path reaches the producer.
+            return (), False, None
+        return (), False, f"'{fused.name}' reads the argument and reaches the result through elementwise ops only"
     if terminator in late:
-        return (), "the argument is returned"
+        return (), False, "the argument is returned"
     if any(use.owner.operation != terminator for use in result.uses) or producer in barrier_reads:
-        return (), "the result is used by more than the return, and cannot wait for the argument's readers"
+        return (), False, "the result is used by more than the return, and cannot wait for the argument's readers"
     resultless = next((reader for reader in late if len(reader.results) == 0), None)
     if resultless is not None:
-        return (), f"'{resultless.name}' reads the argument and has no result a barrier could wait for"
-    return tuple(late), None
+        return (), False, f"'{resultless.name}' reads the argument and has no result a barrier could wait for"
+    # A barrier makes every path into the producer cross it: it also cuts a fusible path
+    # from another reader, which a token would leave.
+    barrier = fused is not None or _token_operand(producer) is None or not all(
+        reader.name in TOKEN_READERS and all(_token_source(value) for value in reader.results) for reader in late)
+    return tuple(late), barrier, None
 
 
 def _position_in(body: ir.Block):
@@ -200,19 +233,68 @@ def apply_plan(function: ir.Operation, plan: DonationPlan) -> None:
     attributes += [{} for _ in range(count - len(attributes))]
     for pair in plan.pairs:
         if pair.wait_for:
-            _order_after(_elementwise_producer(body, returned[pair.result]), terminator, pair.wait_for)
+            producer = _elementwise_producer(body, returned[pair.result])
+            producer.move_before(terminator)
+            (_order_behind_barrier if pair.barrier else _order_through_token)(producer, pair.wait_for)
         attributes[pair.argument][ALIAS_ATTRIBUTE] = ir.IntegerAttr.get(ir.IndexType.get(), pair.result)
     if plan.pairs:
         function.attributes["arg_attrs"] = ir.ArrayAttr.get([ir.DictAttr.get(a) for a in attributes])
 
 
-def _order_after(producer, terminator, readers) -> None:
-    producer.move_before(terminator)
+def _order_behind_barrier(producer, readers) -> None:
     values = [*producer.operands, *(value for reader in readers for value in reader.results)]
     with ir.InsertionPoint(producer), producer.location:
         barrier = ir.Operation.create(BARRIER, results=[v.type for v in values], operands=values)
     for index in range(len(producer.operands)):
         producer.operands[index] = barrier.results[index]
+
+
+def _token_operand(producer) -> int | None:
+    """The operand a wait token multiplies: the first of the producer's result type, a
+    float tensor of static shape; ``None`` if there is none."""
+    result_type = producer.results[0].type
+    if not isinstance(result_type, ir.RankedTensorType) or not result_type.has_static_shape:
+        return None
+    if not is_float(TensorType.from_mlir(result_type).dtype):
+        return None
+    return next((i for i, operand in enumerate(producer.operands) if operand.type == result_type), None)
+
+
+def _token_source(value: ir.Value) -> bool:
+    """Whether one element of ``value`` can feed a wait token: a static, non-empty tensor
+    of numbers."""
+    value_type = value.type
+    if not isinstance(value_type, ir.RankedTensorType) or not value_type.has_static_shape or 0 in value_type.shape:
+        return False
+    dtype = TensorType.from_mlir(value_type).dtype  # other element types (complex, i16) keep their names
+    return is_float(dtype) or dtype in INT_DTYPES or dtype == BOOL_DTYPE
+
+
+def _order_through_token(producer, readers) -> None:
+    """Multiply the producer's :func:`_token_operand` by a value that is exactly 1 and that
+    IREE computes from one element of each reader's result (see the module docstring)."""
+    index = _token_operand(producer)
+    operand_type = TensorType.from_mlir(producer.operands[index].type)
+    scalar = TensorType((), operand_type.dtype)
+    with ir.InsertionPoint(producer), producer.location:
+        total = None
+        for value in (value for reader in readers for value in reader.results):
+            value_type = TensorType.from_mlir(value.type)
+            element = value
+            if value_type.rank:
+                ones = [1] * value_type.rank
+                element = hlo.value("slice", [value], value_type.with_shape(ones), start_indices=hlo.i64_array([0] * value_type.rank),
+                                    limit_indices=hlo.i64_array(ones), strides=hlo.i64_array(ones))
+                element = hlo.value("reshape", [element], value_type.with_shape(()))
+            if value_type.dtype != scalar.dtype:
+                element = hlo.convert(element, value_type.with_shape(()), scalar)
+            total = element if total is None else hlo.value("add", [total, element], scalar)
+        one = hlo.scalar(1, scalar.dtype)
+        near_one = hlo.value("add", [hlo.value("subtract", [total, total], scalar), one], scalar)
+        finite = hlo.value("is_finite", [total], TensorType((), BOOL_DTYPE))
+        exactly_one = hlo.value("select", [finite, near_one, one], scalar)
+        ones_like = hlo.broadcast(exactly_one, scalar, operand_type.shape)
+        producer.operands[index] = hlo.value("multiply", [producer.operands[index], ones_like], operand_type)
 
 
 def _existing_aliases(function: ir.Operation) -> dict[int, int]:

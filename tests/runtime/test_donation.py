@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from iree.compiler import compile_str
+
 import s4tf
 from s4tf import nn
 from s4tf.donation import donated_positions
@@ -94,6 +96,40 @@ def test_the_training_step_donates_model_and_state_and_trains_as_without(make_mo
         if isinstance(ours, s4tf.Tensor):
             np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-4, atol=1e-4)
     assert all(t.donated_to == "train_step" for t in kept)
+
+
+def test_the_training_step_waits_for_its_readers_in_one_submission():
+    """The updates that wait for back-propagation's reads do so through wait tokens: IREE
+    runs the step as one submission, with one host wait at the end (behind a barrier, it
+    ended the submission, waited on the host and submitted the updates in two more)."""
+    model, opt = nn.MLP((8, 16, 16, 3)), Adam(1e-2)
+    state = opt.init(model)
+    x, y = np.zeros((4, 8), np.float32), np.zeros(4, np.int32)
+    step = train_step(opt)
+    lowered = step.lower(model, state, x, y)
+    positions = donated_positions((model, state, x, y), (0, 1))
+    module = lowered.lowered_module(f"{lowering_pipeline('cpu')},{donation_pass(lowered.entry, positions)}")
+    assert "is_finite" in str(module) and "optimization_barrier" not in str(module)
+    stream = compile_str(str(module), target_backends=["llvm-cpu"], input_type="stablehlo",
+                         extra_args=["--compile-to=stream"]).decode()
+    entry = stream[stream.index(f"util.func public @{lowered.entry}("):].split("\n  }", 1)[0]
+    assert entry.count("stream.cmd.execute") == 1 and entry.count("stream.timepoint.await") == 1
+
+
+def test_a_wait_token_is_exactly_one_when_the_reader_gives_infinities_and_nans():
+    """The token is ``select(is_finite(t), (t - t) + 1, 1)``: 1 for every ``t``, so the update
+    is exact even when the reader's element is infinite or NaN."""
+    step = s4tf.function(lambda w, g, x: (w - g, x @ w), donate_argnums=(0,))
+    w0 = np.array([[1.5, -0.0], [2.0, 3.0]], np.float32)
+    g = np.array([[0.5, 0.0], [1.0, -1.0]], np.float32)
+    for x in (np.array([[np.inf, 0.0]], np.float32), np.array([[np.nan, 1.0]], np.float32), np.ones((1, 2), np.float32)):
+        w = s4tf.asarray(w0)
+        new, product = step(w, g, x)
+        assert w.donated_to == "_lambda_"
+        np.testing.assert_array_equal(np.asarray(new), w0 - g)
+        assert np.signbit(np.asarray(new)[0, 1])  # -0.0 - 0.0 stays -0.0: the token multiplies by exactly 1
+        with np.errstate(invalid="ignore"):  # inf * 0 in NumPy's product too
+            np.testing.assert_array_equal(np.asarray(product), x @ w0)
 
 
 def test_donate_argnums_out_of_range_is_a_clear_error():

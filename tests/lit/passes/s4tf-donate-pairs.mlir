@@ -37,13 +37,14 @@ func.func @step(
 
 // -----
 
-// One value returned twice that must wait for a reader: it is put behind one barrier,
-// for the first argument only.
+// One value returned twice that must wait for a reader: it waits through one token, for
+// the first argument only.
 // CHECK-LABEL: func.func @step(%arg0: tensor<4xf32> {iree.abi.output = 0 : index}, %arg1: tensor<4xf32>)
-// CHECK-COUNT-1: optimization_barrier
+// CHECK-COUNT-1: is_finite
+// CHECK-NOT:     is_finite
 // CHECK-NOT:     optimization_barrier
 func.func @step(
-    // expected-remark @below {{argument 0 holds result 0 after 1 reader(s) of it, through a barrier}}
+    // expected-remark @below {{argument 0 holds result 0 after 1 reader(s) of it, through a wait token}}
     %a: tensor<4xf32>,
     // expected-remark @below {{argument 1 keeps its buffer: result 1: its value is written into argument 0 after other work already}}
     %b: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<f32>) {

@@ -21,20 +21,85 @@ func.func @step(
 // -----
 
 // A reader the update does not wait for (the sum): the update moves to the end and waits
-// for it through a barrier.
+// for it through a wait token, a value exactly 1 computed from the reader's result that
+// multiplies the update's first operand; IREE keeps it in the same submission.
 // CHECK-LABEL: func.func @step(%arg0: tensor<4xf32> {iree.abi.output = 0 : index}, %arg1: tensor<4xf32>) -> (tensor<4xf32>, tensor<f32>) {
 // CHECK:         %[[SUM:.*]] = stablehlo.reduce(%arg0 init:
-// CHECK-NEXT:    %[[B:.*]]:3 = stablehlo.optimization_barrier %arg0, %arg1, %[[SUM]] : tensor<4xf32>, tensor<4xf32>, tensor<f32>
-// CHECK-NEXT:    %[[NEW:.*]] = stablehlo.subtract %[[B]]#0, %[[B]]#1 : tensor<4xf32>
+// CHECK-NEXT:    %[[ONE:.*]] = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+// CHECK-NEXT:    %[[ZERO:.*]] = stablehlo.subtract %[[SUM]], %[[SUM]] : tensor<f32>
+// CHECK-NEXT:    %[[NEAR:.*]] = stablehlo.add %[[ZERO]], %[[ONE]] : tensor<f32>
+// CHECK-NEXT:    %[[FINITE:.*]] = stablehlo.is_finite %[[SUM]] : (tensor<f32>) -> tensor<i1>
+// CHECK-NEXT:    %[[EXACT:.*]] = stablehlo.select %[[FINITE]], %[[NEAR]], %[[ONE]] : tensor<i1>, tensor<f32>
+// CHECK-NEXT:    %[[SPREAD:.*]] = stablehlo.broadcast_in_dim %[[EXACT]], dims = [] : (tensor<f32>) -> tensor<4xf32>
+// CHECK-NEXT:    %[[W:.*]] = stablehlo.multiply %arg0, %[[SPREAD]] : tensor<4xf32>
+// CHECK-NEXT:    %[[NEW:.*]] = stablehlo.subtract %[[W]], %arg1 : tensor<4xf32>
 // CHECK-NEXT:    return %[[NEW]], %[[SUM]] : tensor<4xf32>, tensor<f32>
+// CHECK-NOT:     optimization_barrier
 func.func @step(
-    // expected-remark @below {{argument 0 holds result 0 after 1 reader(s) of it, through a barrier}}
+    // expected-remark @below {{argument 0 holds result 0 after 1 reader(s) of it, through a wait token}}
     %w: tensor<4xf32>,
     %g: tensor<4xf32>) -> (tensor<4xf32>, tensor<f32>) {
   %0 = stablehlo.subtract %w, %g : tensor<4xf32>
   %c = stablehlo.constant dense<0.0> : tensor<f32>
   %1 = stablehlo.reduce(%w init: %c) applies stablehlo.add across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
   return %0, %1 : tensor<4xf32>, tensor<f32>
+}
+
+// -----
+
+// Back-propagation's product reading the weight (the reader of a training step): the
+// token takes one element of the product's result.
+// CHECK-LABEL: func.func @step(%arg0: tensor<2x3xf32> {iree.abi.output = 0 : index}, %arg1: tensor<2x3xf32>, %arg2: tensor<4x3xf32>)
+// CHECK:         %[[READ:.*]] = stablehlo.dot_general
+// CHECK-NEXT:    %[[ELEMENT:.*]] = stablehlo.slice %[[READ]] [0:1, 0:1] : (tensor<4x2xf32>) -> tensor<1x1xf32>
+// CHECK-NEXT:    %[[TOTAL:.*]] = stablehlo.reshape %[[ELEMENT]] : (tensor<1x1xf32>) -> tensor<f32>
+// CHECK:         stablehlo.is_finite %[[TOTAL]]
+// CHECK:         %[[W:.*]] = stablehlo.multiply %arg0, %{{.*}} : tensor<2x3xf32>
+// CHECK-NEXT:    stablehlo.subtract %[[W]], %arg1 : tensor<2x3xf32>
+// CHECK-NOT:     optimization_barrier
+func.func @step(
+    // expected-remark @below {{argument 0 holds result 0 after 1 reader(s) of it, through a wait token}}
+    %w: tensor<2x3xf32>,
+    %g: tensor<2x3xf32>,
+    %x: tensor<4x3xf32>) -> (tensor<2x3xf32>, tensor<4x2xf32>) {
+  %0 = stablehlo.subtract %w, %g : tensor<2x3xf32>
+  %1 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [1] : (tensor<4x3xf32>, tensor<2x3xf32>) -> tensor<4x2xf32>
+  return %0, %1 : tensor<2x3xf32>, tensor<4x2xf32>
+}
+
+// -----
+
+// A reader IREE could recompute inside the update's dispatch (a transpose, a slice, a
+// widening convert: only ops with a reduction get dispatches of their own) is waited for
+// behind a barrier, which also holds the update's operands.
+// CHECK-LABEL: func.func @step(%arg0: tensor<2x2xf32> {iree.abi.output = 0 : index}, %arg1: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
+// CHECK:         %[[T:.*]] = stablehlo.transpose %arg0
+// CHECK-NEXT:    %[[B:.*]]:3 = stablehlo.optimization_barrier %arg0, %arg1, %[[T]] : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>
+// CHECK-NEXT:    %[[NEW:.*]] = stablehlo.subtract %[[B]]#0, %[[B]]#1 : tensor<2x2xf32>
+// CHECK-NEXT:    return %[[NEW]], %[[T]]
+func.func @step(
+    // expected-remark @below {{argument 0 holds result 0 after 1 reader(s) of it, through a barrier}}
+    %w: tensor<2x2xf32>,
+    %g: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
+  %0 = stablehlo.subtract %w, %g : tensor<2x2xf32>
+  %t = stablehlo.transpose %w, dims = [1, 0] : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  return %0, %t : tensor<2x2xf32>, tensor<2x2xf32>
+}
+
+// -----
+
+// An integer update cannot be multiplied by a float token: a barrier orders it.
+// CHECK-LABEL: func.func @step(%arg0: tensor<4xi32> {iree.abi.output = 0 : index}, %arg1: tensor<4xi32>) -> (tensor<4xi32>, tensor<i32>) {
+// CHECK:         stablehlo.optimization_barrier
+// CHECK-NOT:     is_finite
+func.func @step(
+    // expected-remark @below {{argument 0 holds result 0 after 1 reader(s) of it, through a barrier}}
+    %n: tensor<4xi32>,
+    %d: tensor<4xi32>) -> (tensor<4xi32>, tensor<i32>) {
+  %0 = stablehlo.add %n, %d : tensor<4xi32>
+  %c = stablehlo.constant dense<0> : tensor<i32>
+  %1 = stablehlo.reduce(%n init: %c) applies stablehlo.add across dimensions = [0] : (tensor<4xi32>, tensor<i32>) -> tensor<i32>
+  return %0, %1 : tensor<4xi32>, tensor<i32>
 }
 
 // -----
