@@ -132,6 +132,21 @@ def test_a_wait_token_is_exactly_one_when_the_reader_gives_infinities_and_nans()
             np.testing.assert_array_equal(np.asarray(product), x @ w0)
 
 
+def test_a_large_weight_read_by_reductions_is_overwritten_only_after_them():
+    """Two reductions read the donated weight and the update waits for them through one
+    token: at a million elements, over several calls, both see the old values."""
+    step = s4tf.function(lambda w, g: (w - 0.5 * g, w.sum(), w.max()), donate_argnums=(0,))
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        w0, g = rng.standard_normal((2, 1 << 20)).astype(np.float32)
+        w = s4tf.asarray(w0)
+        new, total, top = step(w, g)
+        assert w.donated_to == "_lambda_"
+        np.testing.assert_allclose(float(total), w0.astype(np.float64).sum(), rtol=1e-4, atol=1.0)
+        assert float(top) == w0.max()
+        np.testing.assert_array_equal(np.asarray(new), w0 - np.float32(0.5) * g)
+
+
 def test_donate_argnums_out_of_range_is_a_clear_error():
     with pytest.raises(S4tfError, match=r"donate_argnums \[3\] are not positions of the 2 arguments"):
         s4tf.function(lambda w, g: w - g, donate_argnums=(3,))(np.ones(2, np.float32), np.ones(2, np.float32))
