@@ -54,7 +54,7 @@ from s4tf.tracing import Static, leaf_spec
 DEFAULT_TIMEOUT_S = 300.0
 #: Gradient bytes per all-reduce (DDP's ``bucket_cap_mb``, scaled to small models).
 DEFAULT_BUCKET_BYTES = 256 * 1024
-#: Seconds a failing rank waits for the others to acknowledge its notice before exiting.
+#: Seconds a stopping rank waits for the others to learn of the failure before exiting.
 ACKNOWLEDGE_S = 10.0
 _NOTICE = 7  # the tag of fault notices
 #: Variables by which IREE's runtime sees an MPI launch: with them it creates its devices
@@ -180,25 +180,29 @@ class Group:
         return {r: message for r, (kind, message) in sorted(self.received.items()) if kind == "failed"}
 
     def fail(self, error: BaseException, report) -> None:
-        """This rank stops because of ``error``: ``report`` a line that says why, then
-        acknowledge the notices of ranks that failed first, or tell the others and wait,
-        boundedly, until they know. (Reporting comes first: once every rank knows,
-        ``mpiexec`` may end this process as soon as another one exits.)"""
+        """This rank stops because of ``error``: ``report`` a line that says why, tell the
+        others (that it failed, or that it knows of the ranks that failed first), and wait,
+        boundedly, until every rank knows. (Reporting comes first, and no rank leaves before
+        the others have reported: ``mpiexec`` ends every process as soon as one exits.)"""
         failed = self.failed_ranks()
         if failed:  # another rank failed first; ``error`` is how this rank learned it
             report(f"rank {self.rank}: stopping because " + "; ".join(f"rank {r} failed: {m}" for r, m in failed.items()))
-            self._complete([self.notices.isend(("ack", ""), dest=r, tag=_NOTICE) for r in failed], time.monotonic() + 2.0)
+            self._await_others(self.tell_others("ack", ""))
             return
         if self.timed_out_in is not None:  # ``error`` is this timeout, or came from it
             report(f"rank {self.rank}: stopping: {self.timed_out_in}")
             return
         message = str(error).splitlines()[0] if str(error) else ""
         report(f"rank {self.rank}: {message if isinstance(error, S4tfError) else f'{type(error).__name__}: {message}'}")
-        requests = self.tell_others("failed", f"{type(error).__name__}: {message}")
+        self._await_others(self.tell_others("failed", f"{type(error).__name__}: {message}"))
+
+    def _await_others(self, requests) -> None:
+        """Wait, at most ``ACKNOWLEDGE_S``, until every other rank has failed or acknowledged
+        (and so reported); then finish sending ``requests``."""
         deadline = time.monotonic() + ACKNOWLEDGE_S
         while time.monotonic() < deadline:
             self.read_notices()
-            if sum(kind in ("ack", "failed") for kind, _ in self.received.values()) >= self.size - 1:  # all know
+            if sum(kind in ("ack", "failed") for kind, _ in self.received.values()) >= self.size - 1:
                 break
             time.sleep(0.01)
         self._complete(requests, time.monotonic() + 1.0)
@@ -247,9 +251,9 @@ def is_root() -> bool:
 
 
 def exit_after(error: BaseException, tool: str = "s4tf.distributed", code: int = 1) -> None:
-    """Leave after ``error``: tell the other ranks (or acknowledge the rank that failed
-    first), print one line ``tool: error: rank N: ...``, and exit at once, without
-    ``MPI_Finalize``, which would wait for ranks that failed."""
+    """Leave after ``error``: print one line ``tool: error: rank N: ...``, tell the other
+    ranks (that this one failed, or that it knows of the rank that failed first), wait
+    until they know, and exit without ``MPI_Finalize``, which would wait for ranks that failed."""
     def report(line: str) -> None:
         print(f"{tool}: error: {line}", file=sys.stderr, flush=True)
 

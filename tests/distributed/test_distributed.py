@@ -59,8 +59,11 @@ def test_gradients_match_the_whole_batch_and_ranks_stay_in_sync(ranks, tmp_path)
     assert len({tuple(out["losses"]) for out in results.values()}) == 1
 
 
-def test_a_rank_that_raises_stops_every_rank_naming_it(tmp_path):
-    result, seconds, _ = launch(3, "raise", tmp_path, timeout_s=180)
+@pytest.mark.parametrize("lag_s", [0, 3])
+def test_a_rank_that_raises_stops_every_rank_naming_it(lag_s, tmp_path):
+    # with a lag, rank 2 learns of the fault seconds after rank 0 has: rank 0 must not exit
+    # (and so have mpiexec end rank 2) before rank 2 has reported it
+    result, seconds, _ = launch(3, "raise", tmp_path, timeout_s=180, WORKER_RANK_2_LAG_S=str(lag_s))
     assert result.returncode != 0
     assert seconds < 60  # from the fault: the notice is read while waiting, no timeout is needed
     assert "RuntimeError: injected fault" in result.stderr

@@ -5,7 +5,8 @@
 - ``check``: the all-reduced gradients of this rank's shard against the gradients of the
   whole batch computed in this process; then 20 data-parallel Adam steps (loss, digest).
 - ``raise`` / ``kill`` / ``hang``: rank 1 raises, is killed (SIGKILL), or stops (SIGSTOP)
-  at step 3 of a training loop; the others go on into the next all-reduce.
+  at step 3 of a training loop; the others go on into the next all-reduce (rank 2 after
+  ``$WORKER_RANK_2_LAG_S`` seconds, 0 by default).
 """
 
 import json
@@ -80,6 +81,8 @@ def fault(mode: str, out: dict, folder: Path) -> None:
     step = distributed.train_step(opt)
     x, y = data()
     for number in range(1000):
+        if number == 3 and distributed.rank() == 2:
+            time.sleep(float(os.environ.get("WORKER_RANK_2_LAG_S", "0")))  # a survivor a step behind
         if number == 3 and distributed.rank() == 1:
             (folder / "fault-time").write_text(repr(time.time()))  # the tests time the stop from here
             if mode == "raise":
