@@ -259,9 +259,10 @@ class StopGradient(IdentityOp):
 class OptimizationBarrier(IdentityOp):
     """The identity that the compilers do not see through once lowered
     (``stablehlo.optimization_barrier``): ops reading its result are not merged (CSE)
-    with the same ops reading ``x``. ``s4tf.remat``'s recomputation reads its inputs
-    through it, so the backward pass's copy of the forward is not merged back into the
-    forward pass. Of a constant it folds, like any op. Its derivative is the identity's.
+    with the same ops reading ``x``. Reverse mode hands a loop's cotangents through it
+    (an IREE allocation workaround, ``region_derivatives.py``). IREE waits for it on the
+    host (the submission ends there); ``s4tf.after`` orders without that wait. Of a
+    constant it folds, like any op. Its derivative is the identity's.
 
     ```mlir
     %0 = "s4tf.optimization_barrier"(%x) : (tensor<4xf32>) -> tensor<4xf32>
@@ -281,6 +282,50 @@ class OptimizationBarrier(IdentityOp):
     @classmethod
     def transpose(cls, ops, cotangent, operands, linear):
         return [cotangent]
+
+
+class After(Op):
+    """``x``, computed only once ``token`` exists: the compilers cannot merge it (CSE) with
+    the same ops reading ``x``, or run what reads it before ``token`` is computed.
+    ``s4tf.remat``'s recomputation reads its inputs through it, with a cotangent as the
+    token, so the backward pass's copy of the forward pass is neither merged back into the
+    forward pass nor run before the backward pass needs it. Lowered through a wait token
+    (:func:`s4tf.dialects.hlo.after`), not a barrier that IREE waits for on the host.
+    Its derivative is the identity's in ``x``; ``token`` has none.
+
+    ```mlir
+    %0 = "s4tf.after"(%x, %ct) : (tensor<4xf32>, tensor<2x3xf32>) -> tensor<4xf32>
+    ```
+    """
+
+    name = "after"
+    operands = ("x", "token")
+    nondifferentiable_operands = (1,)
+
+    @staticmethod
+    def infer(x, token):
+        return x
+
+    @staticmethod
+    def reference(x, token):
+        return x
+
+    @staticmethod
+    def lower(lowering, x, token):
+        return hlo.after(x, lowering.result_type, [token])
+
+    @classmethod
+    def jvp(cls, ops, primals, tangents, result):
+        return tangents[0]
+
+    @classmethod
+    def transpose(cls, ops, cotangent, operands, linear):
+        return [cotangent, None]
+
+    @classmethod
+    def batch(cls, ops, operands, batch_dims):
+        """``x`` keeps its batch axis; any ``token`` orders it."""
+        return ops.emit("after", list(operands), {}), [batch_dims[0]]
 
 
 # -- binary -----------------------------------------------------------------------------

@@ -104,6 +104,56 @@ def broadcast(operand: ir.Value, operand_type: TensorType, shape) -> ir.Value:
     )
 
 
+def is_token_source(value_type: TensorType) -> bool:
+    """Whether one element of a value of this type can feed a wait token (:func:`after`):
+    a static, non-empty tensor."""
+    return None not in value_type.shape and 0 not in value_type.shape
+
+
+def after(x: ir.Value, x_type: TensorType, sources) -> ir.Value:
+    """``x``, computed only once every value of ``sources`` exists, through a *wait
+    token*: one element of each source, summed into ``t``, gives ``one = select(
+    is_finite(t), (t - t) + 1, 1)``, exactly 1 whatever ``t`` is, which no compiler can
+    compute before the sources; floats are multiplied by it, integers by it converted,
+    booleans ``and``-ed with it converted (true), so ``x`` keeps every bit (``-0.0``, NaN;
+    not subnormals, which IREE's CPU worker threads flush to zero in any float arithmetic).
+    (A ``stablehlo.optimization_barrier`` also orders them, but IREE waits for one on the
+    host: the submission ends and the calling thread submits the rest.) An ``x`` of
+    dynamic shape, or a source that is not static and non-empty, goes through the barrier.
+
+    ```mlir
+    %t = stablehlo.reshape (stablehlo.slice %ct [0:1, 0:1]) : tensor<f32>
+    %one = stablehlo.select %finite, %near_one, %c1 : tensor<i1>, tensor<f32>
+    %y = stablehlo.multiply %x, %one_broadcast : tensor<1024x256xf32>
+    ```
+    """
+    sources = list(sources)
+    source_types = [TensorType.from_mlir(s.type) for s in sources]
+    if None in x_type.shape or not all(is_token_source(t) for t in source_types):
+        barrier = op("optimization_barrier", [x, *sources], [x_type, *source_types])
+        return barrier.results[0]
+    scalar_type = TensorType((), x_type.dtype if is_float(x_type.dtype) else "f32")
+    total = None
+    for source, source_type in zip(sources, source_types):
+        element = source
+        if source_type.rank:
+            ones = [1] * source_type.rank
+            element = value("slice", [source], source_type.with_shape(ones), start_indices=i64_array([0] * source_type.rank),
+                            limit_indices=i64_array(ones), strides=i64_array(ones))
+            element = value("reshape", [element], source_type.with_shape(()))
+        if source_type.dtype != scalar_type.dtype:
+            element = convert(element, source_type.with_shape(()), scalar_type)
+        total = element if total is None else value("add", [total, element], scalar_type)
+    one = scalar(1, scalar_type.dtype)
+    near_one = value("add", [value("subtract", [total, total], scalar_type), one], scalar_type)
+    finite = value("is_finite", [total], TensorType((), BOOL_DTYPE))
+    exactly_one = value("select", [finite, near_one, one], scalar_type)
+    if scalar_type.dtype != x_type.dtype:
+        exactly_one = convert(exactly_one, scalar_type, TensorType((), x_type.dtype))
+    ones = broadcast(exactly_one, TensorType((), x_type.dtype), x_type.shape)
+    return value("and" if x_type.dtype == BOOL_DTYPE else "multiply", [x, ones], x_type)
+
+
 def reduce(operand: ir.Value, operand_type: TensorType, init: ir.Value, body: str, axes) -> ir.Value:
     """``stablehlo.reduce`` of ``operand`` over ``axes`` with a binary ``body`` op (e.g. ``"add"``)."""
     axes = tuple(sorted(axes))

@@ -263,38 +263,21 @@ def _token_operand(producer) -> int | None:
 def _token_source(value: ir.Value) -> bool:
     """Whether one element of ``value`` can feed a wait token: a static, non-empty tensor
     of numbers."""
-    value_type = value.type
-    if not isinstance(value_type, ir.RankedTensorType) or not value_type.has_static_shape or 0 in value_type.shape:
+    if not isinstance(value.type, ir.RankedTensorType):
         return False
-    dtype = TensorType.from_mlir(value_type).dtype  # other element types (complex, i16) keep their names
-    return is_float(dtype) or dtype in INT_DTYPES or dtype == BOOL_DTYPE
+    value_type = TensorType.from_mlir(value.type)  # other element types (complex, i16) keep their names
+    dtype = value_type.dtype
+    return hlo.is_token_source(value_type) and (is_float(dtype) or dtype in INT_DTYPES or dtype == BOOL_DTYPE)
 
 
 def _order_through_token(producer, readers) -> None:
     """Multiply the producer's :func:`_token_operand` by a value that is exactly 1 and that
-    IREE computes from one element of each reader's result (see the module docstring)."""
+    IREE computes from one element of each reader's result (:func:`s4tf.dialects.hlo.after`)."""
     index = _token_operand(producer)
-    operand_type = TensorType.from_mlir(producer.operands[index].type)
-    scalar = TensorType((), operand_type.dtype)
+    operand = producer.operands[index]
     with ir.InsertionPoint(producer), producer.location:
-        total = None
-        for value in (value for reader in readers for value in reader.results):
-            value_type = TensorType.from_mlir(value.type)
-            element = value
-            if value_type.rank:
-                ones = [1] * value_type.rank
-                element = hlo.value("slice", [value], value_type.with_shape(ones), start_indices=hlo.i64_array([0] * value_type.rank),
-                                    limit_indices=hlo.i64_array(ones), strides=hlo.i64_array(ones))
-                element = hlo.value("reshape", [element], value_type.with_shape(()))
-            if value_type.dtype != scalar.dtype:
-                element = hlo.convert(element, value_type.with_shape(()), scalar)
-            total = element if total is None else hlo.value("add", [total, element], scalar)
-        one = hlo.scalar(1, scalar.dtype)
-        near_one = hlo.value("add", [hlo.value("subtract", [total, total], scalar), one], scalar)
-        finite = hlo.value("is_finite", [total], TensorType((), BOOL_DTYPE))
-        exactly_one = hlo.value("select", [finite, near_one, one], scalar)
-        ones_like = hlo.broadcast(exactly_one, scalar, operand_type.shape)
-        producer.operands[index] = hlo.value("multiply", [producer.operands[index], ones_like], operand_type)
+        sources = [value for reader in readers for value in reader.results]
+        producer.operands[index] = hlo.after(operand, TensorType.from_mlir(operand.type), sources)
 
 
 def _existing_aliases(function: ir.Operation) -> dict[int, int]:

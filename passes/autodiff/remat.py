@@ -12,22 +12,24 @@ func.func private @g_linearize(%x, %dx) {
   return %y, %dy
 }
 func.func private @g_remat_lin_transpose(%x, %ct) {
-  %xb = "s4tf.optimization_barrier"(%x)      // not with s4tf.remat_allow_cse
-  %y, %r... = call @g_remat_body_vjp_fwd(%xb)  // the forward pass again, keeping its residuals
+  %xa = "s4tf.after"(%x, %ct)                // not with s4tf.remat_allow_cse
+  %y, %r... = call @g_remat_body_vjp_fwd(%xa)  // the forward pass again, keeping its residuals
   %ct_x = call @g_remat_body_vjp_bwd(%r..., %ct)
   return %ct_x
 }
 ```
 
 so that ``@g_vjp_fwd(%x) -> (%y, %x)``. ``@g_remat_body`` is an unmarked copy of ``g``,
-differentiated like any function. The barrier keeps CSE, once the module is inlined, from
-merging the recomputation with the forward pass (which would keep its values alive after
-all). Forward mode ignores the mark.
+differentiated like any function. ``s4tf.after`` keeps CSE, once the module is inlined,
+from merging the recomputation with the forward pass, and IREE from running it before the
+cotangent exists (either would keep its values alive after all). Forward mode ignores the
+mark.
 """
 
 from __future__ import annotations
 
 from s4tf.dialects import composition
+from s4tf.dialects.hlo import is_token_source
 from s4tf.dialects.types import TensorType
 from s4tf.mlir import ir
 from s4tf.passes.autodiff.custom import declare_linear_map
@@ -74,7 +76,7 @@ def build_linearization(module, function: ir.Operation, symbol: str, name: str, 
 
 def _build_recomputation(module, function: ir.Operation, symbol: str, name: str, wrt: list[int]) -> None:
     """``@name(x..., ct...) -> ct_x[wrt]...``: the forward pass of ``function`` run again
-    (on its inputs behind barriers), then its pullback."""
+    (on its inputs, once a cotangent exists), then its pullback."""
     from s4tf.passes.autodiff.linearize import linearized  # linearize -> jvp -> this module
     from s4tf.passes.autodiff.transposition import transposed
 
@@ -88,14 +90,21 @@ def _build_recomputation(module, function: ir.Operation, symbol: str, name: str,
     location = function.location
     builder = FunctionBuilder(module, name, inputs + cotangent_types, location)
     primals = builder.arguments[: len(inputs)]
-    if REMAT_ALLOW_CSE not in function.attributes:
+    cotangents = builder.arguments[len(inputs):]
+    if REMAT_ALLOW_CSE not in function.attributes and cotangents:
         with builder.building():
-            primals = [composition.op("optimization_barrier", x) for x in primals]
+            primals = [composition.op("after", x, _token(cotangents, cotangent_types)) for x in primals]
     fwd_types = [TensorType.from_mlir(t) for t in function_type(find_function(module, fwd)).results]
     residuals = builder.call(fwd, primals, fwd_types, location)[result_count:]
-    cotangents = builder.call(bwd, residuals + builder.arguments[len(inputs):], [inputs[i] for i in wrt], location)
+    cotangents = builder.call(bwd, residuals + cotangents, [inputs[i] for i in wrt], location)
     with location.context:
         builder.finish(cotangents)
+
+
+def _token(cotangents, types):
+    """The cotangent the recomputation waits for: the first that is static and non-empty
+    (lowered through a wait token), else the first (lowered through a barrier)."""
+    return next((c for c, t in zip(cotangents, types) if is_token_source(t)), cotangents[0])
 
 
 def _unmarked_copy(module, function: ir.Operation, name: str) -> str:

@@ -36,6 +36,8 @@ ELEMENTWISE = {
     "minimum": (lambda x, y: s4tf.minimum(x, y), [ANY, ROW]),
     "select": (lambda x, y: s4tf.where(x > 0, x, y * 2), [ANY, ROW]),
     "relu": (lambda x: s4tf.relu(x), [ANY]),
+    # the identity in its first operand; the token orders it and has no derivative
+    "after": (lambda x, y: s4tf.op("after", x * y, s4tf.sin(y)) * x, [ANY, ROW]),
     "pow_negative_base": (lambda x: x ** 3.0 + x ** 2, [ANY]),
     # Piecewise constant: the derivative is zero (almost everywhere), as in JAX and PyTorch.
     "floor": (lambda x: s4tf.floor(x) * x, [3 * ANY]),

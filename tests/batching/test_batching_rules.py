@@ -49,6 +49,9 @@ CASES = {
     ),
     "cast": (_op("cast", dtype="i32"), lambda x: x.astype(np.int32), [_data(B, 3) * 4], (0,)),
     "stop_gradient": (_op("stop_gradient"), lambda x: x, [_data(2, B)], (1,)),
+    "after": (_op("after"), lambda x, t: x, [_data(2, B), _data(B, 3)], (1, 0)),
+    "after_token_unbatched": (_op("after"), lambda x, t: x, [_data(B, 2), _data(3)], (0, None)),
+    "after_x_unbatched": (_op("after"), lambda x, t: x, [_data(2, 3), _data(3, B)], (None, 1)),
     # reductions: the reduced axes shift past the batch axis
     "reduce_sum": (_op("reduce_sum", axes=(1,), keepdims=False), lambda x: x.sum(1), [_data(2, B, 3)], (1,)),
     "reduce_max_keepdims": (

@@ -20,6 +20,7 @@ from op_testing import (
     covers,
     op_fn,
     random_array,
+    run_staged,
 )
 
 import s4tf
@@ -289,6 +290,33 @@ def test_optimization_barrier_is_the_identity():
     rng = np.random.default_rng(4)
     args = [random_array(rng, (2, 3), dtype) for dtype in ("f32", "f64", "i32", "i1")]
     check_each(lambda v: s4tf.op("optimization_barrier", v), args, args, ops=["optimization_barrier"])
+
+
+@covers("after")
+def test_after_is_x_bit_for_bit_whatever_the_token():
+    """Through a wait token (x times exactly 1, and-ed with true) or, for an empty token or
+    one of dynamic shape, a barrier: every bit of ``x`` kept (-0.0, NaN, inf, extremes).
+    (Not subnormals: IREE's CPU worker threads flush them to zero in any float arithmetic.)"""
+    specials = np.array([-0.0, 0.0, np.nan, -np.inf, np.inf, 1.2e-38, -3.4e38, 2.5], np.float32)
+    pairs = [
+        (specials, np.array([[np.inf, 1.0]], np.float32)),  # a token that is not finite
+        (specials.astype(np.float64), np.array([np.nan, 2.0])),
+        (specials.astype(DTYPES["bf16"]), np.array([3e38, 3e38], np.float32)),  # a sum that overflows
+        (np.array([-(2**63), 2**63 - 1, -1, 0], np.int64), np.array([[7]], np.int32)),
+        (np.array([True, False, True]), np.array([-np.inf], np.float32)),
+        (np.array([-0.0, np.nan], np.float32), np.zeros((0, 3), np.float32)),  # empty: a barrier
+    ]
+    def each(*xs):
+        return tuple(s4tf.op("after", x, t) for x, t in zip(xs[::2], xs[1::2]))
+
+    args = [array for pair in pairs for array in pair]
+    stablehlo = s4tf.function(each).lower(*args).stablehlo()
+    assert stablehlo.count("stablehlo.is_finite") == 5 and stablehlo.count("stablehlo.optimization_barrier") == 1
+    device, reference = run_staged(each, *args, ops=["after"])
+    for got, ref, (x, _) in zip(device, reference, pairs):
+        assert got.dtype == x.dtype and ref.dtype == x.dtype
+        np.testing.assert_array_equal(got.view(np.uint8), x.view(np.uint8))  # bits, not values
+        np.testing.assert_array_equal(ref.view(np.uint8), x.view(np.uint8))
 
 
 # -- eager -------------------------------------------------------------------------------

@@ -8,15 +8,18 @@ python tools/bench/bench_remat.py --depth 3 --width 8 --batch 2 --repeats 4
 The loss is ``mean((blocks(x)) ** 2)`` over ``depth`` blocks ``x + tanh(x @ w + b)``, each
 block wrapped in ``s4tf.remat`` / ``jax.checkpoint`` or not, written once for both peers.
 Printed: the bytes the forward pass keeps for the backward pass (``s4tf.saved_residuals``,
-JAX's ``saved_residuals``), and the time of one compiled ``value_and_grad`` (waiting for
-every gradient; inputs on the device; blocks of calls alternate, ``bench_mlp.time_peers``),
-with each peer's ratio remat / plain. Gradients are checked against JAX's first.
+JAX's ``saved_residuals``), the memory a call of each peer needs (``peak_memory.py``: the
+peak resident set above the inputs, in a fresh process each), and the time of one
+compiled ``value_and_grad`` (waiting for every gradient; inputs on the device; blocks of
+calls alternate, ``bench_mlp.time_peers``), with each peer's ratio remat / plain.
+Gradients are checked against JAX's first.
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 from types import SimpleNamespace
 
 import numpy as np
@@ -27,6 +30,7 @@ from s4tf.dialects.types import to_numpy_dtype
 
 from bench_grad import jax_waiting, s4tf_waiting
 from bench_mlp import load_jax, positive_int, time_peers, timed_call, versions
+from peak_memory import in_fresh_process, peak_bytes_above_resident
 
 
 def make_loss(ops, remat):
@@ -85,18 +89,36 @@ def check(params, x, jax) -> None:
         np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=2e-3, atol=2e-5)
 
 
+#: The peers: (name, framework, remat or not).
+PEERS = (("s4tf plain", "s4tf", False), ("s4tf remat", "s4tf", True), ("JAX plain", "JAX", False), ("JAX checkpoint", "JAX", True))
+MEMORY_TAG = "remat-memory-bytes:"
+
+
+def peer(name: str, params, x, jax) -> tuple:
+    """``(fn(params, x), params, x)`` of the peer ``name``: its compiled value_and_grad,
+    waiting for every result, and the inputs on its device."""
+    framework, remat = next((framework, remat) for n, framework, remat in PEERS if n == name)
+    if framework == "s4tf":
+        return (s4tf_waiting(s4tf.value_and_grad(s4tf_peer(remat))), *pytree.tree_map(s4tf.asarray, (params, x)))
+    return (jax_waiting(jax, jax.jit(jax.value_and_grad(jax_peer(jax, remat)))), *jax.device_put((params, x)))
+
+
 def peers(params, x, jax) -> dict:
-    on_device = pytree.tree_map(s4tf.asarray, (params, x))
-    chosen = {
-        f"s4tf {name}": (s4tf_waiting(s4tf.value_and_grad(s4tf_peer(remat))), *on_device)
-        for name, remat in (("plain", False), ("remat", True))
-    }
-    if jax is not None:
-        jax_inputs = jax.device_put((params, x))
-        for name, remat in (("plain", False), ("checkpoint", True)):
-            step = jax.jit(jax.value_and_grad(jax_peer(jax, remat)))
-            chosen[f"JAX {name}"] = (jax_waiting(jax, step), *jax_inputs)
-    return chosen
+    return {name: peer(name, params, x, jax) for name, framework, _ in PEERS if framework == "s4tf" or jax is not None}
+
+
+def call_memory(name: str, params, x, calls: int = 3) -> int | None:
+    """Peak resident bytes of ``calls`` calls of peer ``name``, after one that compiles it,
+    above the resident set with its inputs on the device: what a call needs (its
+    activations, residuals and recomputations, and its results)."""
+    fn, p, v = peer(name, params, x, load_jax() if name.startswith("JAX") else None)
+    fn(p, v)
+
+    def run():
+        for _ in range(calls):
+            fn(p, v)
+
+    return peak_bytes_above_resident(run)
 
 
 def argument_parser() -> argparse.ArgumentParser:
@@ -106,16 +128,20 @@ def argument_parser() -> argparse.ArgumentParser:
     parser.add_argument("--batch", type=positive_int, default=1024, help="batch (default: 1024)")
     parser.add_argument("--repeats", type=positive_int, default=60, help="timed calls per peer (default: 60)")
     parser.add_argument("--warmup", type=int, default=3, help="untimed calls before each block (default: 3)")
+    parser.add_argument("--memory-of", choices=[name for name, _, _ in PEERS], help=argparse.SUPPRESS)  # the subprocess's job
     return parser
 
 
 def main() -> None:
     options = argument_parser().parse_args()
+    params, x = make_inputs(options.depth, options.width, options.batch)
+    if options.memory_of:
+        print(f"{MEMORY_TAG}{call_memory(options.memory_of, params, x)}")
+        return
     jax = load_jax()
     print(versions(jax))
     if jax is None:
         print("JAX is not installed (pip install 'jax[cpu]'); s4tf's figures only")
-    params, x = make_inputs(options.depth, options.width, options.batch)
     check(params, x, jax)
     title = f"MLP of {options.depth} blocks x + tanh(x @ w + b), width {options.width}, batch {options.batch}"
     print(f"\n{title}: bytes kept for the backward pass")
@@ -123,6 +149,11 @@ def main() -> None:
     inputs = nbytes([(x.shape, x.dtype)] * options.depth + [(w.shape, w.dtype) for w, _ in params] + [(b.shape, b.dtype) for _, b in params])
     for name, value in figures.items():
         print(f"  {name:16} {value:12,d} bytes ({value / inputs:.2f} x the blocks' inputs)")
+    sizes = ["--depth", str(options.depth), "--width", str(options.width), "--batch", str(options.batch)]
+    print(f"\n{title}: memory a call needs beyond its inputs (peak resident set, a fresh process each)")
+    for name in (name for name, framework, _ in PEERS if framework == "s4tf" or jax is not None):
+        used = in_fresh_process([sys.executable, __file__, "--memory-of", name, *sizes], MEMORY_TAG)
+        print(f"  {name:16} {'not measured' if used is None else f'{used / 1e6:10.2f} MB'}")
     chosen = peers(params, x, jax)
     for fn, p, v in chosen.values():
         timed_call(fn, p, v)  # compile outside the timed blocks

@@ -18,33 +18,26 @@ GFLOP/s count multiply-adds of the forward pass times three (forward, and the tw
 products of each layer's backward pass), against the machine's sgemm peak measured with
 NumPy (a 2048x2048 float32 product).
 
-Memory: on the CPU the device's memory is the process's. In a separate process, after the
-step is compiled and warmed up on another copy of the model, a fresh model takes one step
-(after which its parameters and state live on the device only); then the peak resident
-set (Linux ``VmHWM``, reset through ``/proc/self/clear_refs``) over ``--steps`` more steps,
-above the resident set before them, is what a step needs besides the model and state:
-compared with the bytes of the parameters and Adam's two moments, with buffer donation
-(``s4tf.donation``, the default of ``s4tf.nn.training.train_step``) and without. glibc's malloc is told to map every block over 64 KiB on its own
-(``MALLOC_MMAP_THRESHOLD_``), so freed buffers leave the resident set at once. (IREE's
-allocator statistics do not count the buffers a function allocates for its results, so
-they cannot show this.)
+Memory (``peak_memory.py``): on the CPU the device's memory is the process's. In a
+separate process, after the step is compiled and warmed up on another copy of the model,
+a fresh model takes one step (after which its parameters and state live on the device
+only); then the peak resident set over ``--steps`` more steps, above the resident set
+before them, is what a step needs besides the model and state: compared with the bytes
+of the parameters and Adam's two moments, with buffer donation (``s4tf.donation``, the
+default of ``s4tf.nn.training.train_step``) and without.
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
-import os
-import re
 import statistics
-import subprocess
 import sys
 import time
 
 import numpy as np
 
 import s4tf
-from s4tf import nn
+from s4tf import nn, pytree
 from s4tf.nn.training import train_step
 from s4tf.optim import Adam
 from pathlib import Path
@@ -52,6 +45,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import transformer_block  # noqa: E402
+from peak_memory import in_fresh_process, peak_bytes_above_resident  # noqa: E402
 
 LR = 1e-3
 MEMORY_TAG = "training-memory-bytes:"
@@ -82,20 +76,10 @@ def lenet_flops(batch: int) -> int:
     return 3 * 2 * batch * (convs + dense)
 
 
-def _status_kb(field: str) -> int:
-    return int(re.search(rf"^{field}:\s+(\d+) kB", Path("/proc/self/status").read_text(), re.M).group(1))
-
-
 def measure_in_subprocess(kind: str, batch: int, steps: int, donate: bool) -> int | None:
     """:func:`training_memory` in a fresh process (see the module docstring)."""
     command = [sys.executable, __file__, "--memory-of", kind, "--steps", str(steps), "--batch", str(batch)]
-    environment = {**os.environ, "MALLOC_MMAP_THRESHOLD_": str(64 * 1024)}
-    result = subprocess.run(command + ([] if donate else ["--no-donation"]), capture_output=True, text=True,
-                            env=environment, timeout=600)
-    found = re.search(rf"^{MEMORY_TAG}(\d+)$", result.stdout, re.M)
-    if found is None:
-        print(f"memory not measured: the measuring process said {(result.stdout + result.stderr).strip()[-300:]!r}")
-    return int(found.group(1)) if found else None
+    return in_fresh_process(command + ([] if donate else ["--no-donation"]), MEMORY_TAG)
 
 
 def training_memory(kind: str, batch: int, steps: int, donate: bool) -> int | None:
@@ -110,17 +94,14 @@ def training_memory(kind: str, batch: int, steps: int, donate: bool) -> int | No
     step(warm, opt.init(warm), x, y)
     del warm
     model = fresh_model(kind)
-    model, state, loss, _ = step(model, opt.init(model), x, y)  # on the device from here on
-    gc.collect()
-    resident = _status_kb("VmRSS")
-    try:
-        Path("/proc/self/clear_refs").write_text("5")  # resets VmHWM to the current VmRSS
-    except OSError:
-        return None
-    for _ in range(steps):
-        model, state, loss, _ = step(model, state, x, y)
-    np.asarray(loss)
-    return (_status_kb("VmHWM") - resident) * 1024
+    trained = list(step(model, opt.init(model), x, y)[:2])  # on the device from here on
+
+    def steps_run():
+        for _ in range(steps):
+            trained[:] = step(*trained, x, y)[:2]
+        np.asarray(pytree.flatten(trained)[0][0])
+
+    return peak_bytes_above_resident(steps_run)
 
 
 def jax_step(kind: str):

@@ -4,8 +4,8 @@
 
 // Reverse mode through functions marked s4tf.remat (s4tf.remat in Python): the forward
 // pass keeps only each marked call's inputs; the backward pass recomputes the call's
-// forward from them, behind an optimization barrier, before its pullback. Numbers:
-// tests/autodiff/test_remat.py.
+// forward from them, once the call's cotangent exists (s4tf.after), before its pullback.
+// Numbers: tests/autodiff/test_remat.py.
 
 // VALID-NOT: error
 
@@ -18,7 +18,7 @@
 // CHECK-DAG:     "s4tf.cos"(%arg0)
 // CHECK-DAG:     "s4tf.tanh"
 // CHECK-LABEL: func.func private @block_remat_lin_transpose(%arg0: tensor<3xf32>, %arg1: tensor<3xf32>) -> tensor<3xf32>
-// CHECK-NEXT:    %[[X:.*]] = "s4tf.optimization_barrier"(%arg0)
+// CHECK-NEXT:    %[[X:.*]] = "s4tf.after"(%arg0, %arg1)
 // CHECK-NEXT:    %[[R:.*]]:3 = call @block_remat_body_vjp_fwd(%[[X]])
 // CHECK-NEXT:    %[[CT:.*]] = call @block_remat_body_vjp_bwd(%[[R]]#1, %[[R]]#2, %arg1)
 // CHECK-NEXT:    return %[[CT]]
@@ -36,17 +36,33 @@
 // CHECK-NEXT:    call @block_remat_lin_transpose(%arg0, %arg1)
 
 // Lowered and inlined, the backward half of @f recomputes sin, cos and tanh of each
-// block's input behind a barrier, so CSE cannot merge them with the forward half's.
+// block's input multiplied by a wait token, exactly 1, taken from one element of the
+// block's cotangent: CSE cannot merge them with the forward half's, and IREE cannot run
+// them before the cotangent exists (the second block's: the seed %arg2; the first
+// block's: the second block's pullback). No optimization barrier, which IREE would wait
+// for on the host.
 
 // LOWERED-LABEL: func.func private @f_vjp_bwd(%arg0: tensor<3xf32>, %arg1: tensor<3xf32>, %arg2: tensor<f32>)
-// LOWERED:         %[[X1:.*]] = stablehlo.optimization_barrier %arg1
+// LOWERED-NOT:     optimization_barrier
+// LOWERED:         %[[SEED:.*]] = stablehlo.broadcast_in_dim %{{.*}}, dims = [0] : (tensor<1xf32>) -> tensor<3xf32>
+// LOWERED:         %[[E1:.*]] = stablehlo.slice %[[SEED]] [0:1]
+// LOWERED:         %[[T1:.*]] = stablehlo.reshape %[[E1]]
+// LOWERED:         %[[F1:.*]] = stablehlo.is_finite %[[T1]]
+// LOWERED-NEXT:    %[[ONE1:.*]] = stablehlo.select %[[F1]]
+// LOWERED-NEXT:    %[[B1:.*]] = stablehlo.broadcast_in_dim %[[ONE1]], dims = []
+// LOWERED-NEXT:    %[[X1:.*]] = stablehlo.multiply %arg1, %[[B1]]
 // LOWERED-NEXT:    stablehlo.sine %[[X1]]
 // LOWERED-NEXT:    stablehlo.cosine %[[X1]]
 // LOWERED-NEXT:    stablehlo.tanh
-// LOWERED:         %[[X0:.*]] = stablehlo.optimization_barrier %arg0
+// LOWERED:         %[[E0:.*]] = stablehlo.slice %{{.*}} [0:1] : (tensor<3xf32>)
+// LOWERED:         %[[F0:.*]] = stablehlo.is_finite
+// LOWERED-NEXT:    %[[ONE0:.*]] = stablehlo.select %[[F0]]
+// LOWERED-NEXT:    %[[B0:.*]] = stablehlo.broadcast_in_dim %[[ONE0]], dims = []
+// LOWERED-NEXT:    %[[X0:.*]] = stablehlo.multiply %arg0, %[[B0]]
 // LOWERED-NEXT:    stablehlo.sine %[[X0]]
 // LOWERED-NEXT:    stablehlo.cosine %[[X0]]
 // LOWERED-NEXT:    stablehlo.tanh
+// LOWERED-NOT:     optimization_barrier
 // LOWERED:         return
 func.func private @block(%x: tensor<3xf32>) -> tensor<3xf32> attributes {s4tf.remat} {
   %0 = "s4tf.sin"(%x) : (tensor<3xf32>) -> tensor<3xf32>
@@ -62,7 +78,7 @@ func.func @f(%x: tensor<3xf32>) -> tensor<f32> attributes {s4tf.wrt = array<i64:
 
 // -----
 
-// s4tf.remat_allow_cse (prevent_cse=False): no barrier, the recomputation reads the input
+// s4tf.remat_allow_cse (prevent_cse=False): no ordering, the recomputation reads the input
 // itself (and CSE may merge it with the forward pass once inlined). The residuals are
 // g's inputs, x included (not differentiated, but read by the recomputation).
 
@@ -73,6 +89,7 @@ func.func @f(%x: tensor<3xf32>) -> tensor<f32> attributes {s4tf.wrt = array<i64:
 // CHECK:         return %{{.*}}, %[[G]]#1, %[[G]]#2
 
 // LOWERED-LABEL: func.func private @h_vjp_bwd_wrt_1(
+// LOWERED-NOT:     is_finite
 // LOWERED-NOT:     optimization_barrier
 // LOWERED:         return
 func.func private @g(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>) -> tensor<2x4xf32> attributes {s4tf.remat, s4tf.remat_allow_cse} {
