@@ -15,4 +15,6 @@ def test_bench_train_prints_step_times_ratios_and_memory():
         assert f"{model}, batch {batch}:" in out
     assert len(re.findall(r"^s4tf\s+[\d.]+\s+[\d.]+", out, re.M)) == 3
     assert len(re.findall(r"^JAX jit\s+[\d.]+\s+[\d.]+\s+\d+%\s+[\d.]+\s+[\d.]+\s+[\d.]+$", out, re.M)) == 3  # JAX: a test dependency
-    assert len(re.findall(r"memory: parameters \+ Adam state [\d.]+ MB; a step needs [\d.-]+ MB more with donation", out)) == 3
+    assert len(re.findall(r"^memory a step needs beyond parameters \+ Adam state \([\d.]+ MB\)", out, re.M)) == 3
+    figures = re.findall(r"^  (s4tf|JAX jit) +(donated|not donated) +[\d.-]+ MB \(in use [\d.-]+x\)$", out, re.M)
+    assert figures == [(peer, donated) for _ in range(3) for peer in ("s4tf", "JAX jit") for donated in ("donated", "not donated")], out

@@ -19,12 +19,12 @@ products of each layer's backward pass), against the machine's sgemm peak measur
 NumPy (a 2048x2048 float32 product).
 
 Memory (``peak_memory.py``): on the CPU the device's memory is the process's. In a
-separate process, after the step is compiled and warmed up on another copy of the model,
-a fresh model takes one step (after which its parameters and state live on the device
-only); then the peak resident set over ``--steps`` more steps, above the resident set
-before them, is what a step needs besides the model and state: compared with the bytes
-of the parameters and Adam's two moments, with buffer donation (``s4tf.donation``, the
-default of ``s4tf.nn.training.train_step``) and without.
+fresh process, with the model, its Adam state and the batch on the device and the step
+compiled beforehand (s4tf's in the disk cache, JAX's ahead of time), the peak resident
+set of the first step above the resident set before it is what a step needs besides the
+model and state (:func:`first_step_memory`), compared with the bytes of the parameters
+and Adam's two moments: each peer with buffer donation (``s4tf.donation``, the default of
+``s4tf.nn.training.train_step``; JAX's ``donate_argnums``) and without.
 """
 
 from __future__ import annotations
@@ -76,38 +76,46 @@ def lenet_flops(batch: int) -> int:
     return 3 * 2 * batch * (convs + dense)
 
 
-def measure_in_subprocess(kind: str, batch: int, steps: int, donate: bool) -> int | None:
-    """:func:`training_memory` in a fresh process (see the module docstring)."""
-    command = [sys.executable, __file__, "--memory-of", kind, "--steps", str(steps), "--batch", str(batch)]
-    return in_fresh_process(command + ([] if donate else ["--no-donation"]), MEMORY_TAG)
+def measure_in_subprocess(peer: str, kind: str, batch: int, donate: bool) -> int | None:
+    """:func:`first_step_memory` in a fresh process; s4tf's twice, the first run filling
+    the disk cache, so that the measured one loads the step instead of compiling it."""
+    command = [sys.executable, __file__, "--memory-of", kind, "--peer", peer, "--batch", str(batch)]
+    command += [] if donate else ["--no-donation"]
+    if peer == "s4tf":  # compiled at once, not interpreted while compiling: into the disk cache
+        in_fresh_process(command, MEMORY_TAG, S4TF_FIRST_CALL="compile")
+    return in_fresh_process(command, MEMORY_TAG, S4TF_FIRST_CALL="compile")
 
 
-def training_memory(kind: str, batch: int, steps: int, donate: bool) -> int | None:
-    """Peak resident bytes of ``steps`` training steps above the resident set with the
-    model and optimizer state on the device (what one step needs besides them); ``None``
-    where Linux's peak cannot be reset. ``donate=False`` runs the step without buffer
-    donation, for comparison."""
+def first_step_memory(peer: str, kind: str, batch: int, donate: bool) -> int | None:
+    """Peak resident bytes of this process's first training step above the resident set
+    with the model, the optimizer state and the batch already on the device, the step
+    compiled beforehand: what training needs besides them. That is the step's own memory
+    (activations, gradients, and the new parameters and state where the old ones are not
+    donated), which IREE keeps in its pools for the later steps (they need no more), and
+    each peer's one-time costs of a first call: s4tf's tracing of the step and its loading
+    from the disk cache, XLA's setting up of its runtime (a second JAX step alone needs a
+    fraction of its first's). ``None`` where Linux's peak cannot be reset."""
     x, y, step, opt = problem(kind, batch)[1:]
+    model = fresh_model(kind)
+    if peer == "JAX jit":
+        import jax
+        import jax.numpy as jnp
+
+        params = jax.device_put(model_leaves(model))
+        m, v = (jax.tree.map(jnp.zeros_like, params) for _ in range(2))  # two buffers: both may be donated
+        args = (params, m, v, jnp.float32(0), jax.device_put(x), jax.device_put(y))
+        compiled = jax_step(kind, donate).lower(*args).compile()
+        return peak_bytes_above_resident(lambda: jax.block_until_ready(compiled(*args)))
     if not donate:
         step = s4tf.function(step.python_fn)
-    warm = fresh_model(kind)
-    step(warm, opt.init(warm), x, y)
-    del warm
-    model = fresh_model(kind)
-    trained = list(step(model, opt.init(model), x, y)[:2])  # on the device from here on
-
-    def steps_run():
-        for _ in range(steps):
-            trained[:] = step(*trained, x, y)[:2]
-        np.asarray(pytree.flatten(trained)[0][0])
-
-    return peak_bytes_above_resident(steps_run)
+    args = pytree.tree_map(lambda a: s4tf.asarray(a) if isinstance(a, np.ndarray) else a, (model, opt.init(model), x, y))
+    return peak_bytes_above_resident(lambda: np.asarray(step(*args)[2]))
 
 
-def jax_step(kind: str):
+def jax_step(kind: str, donate: bool = False):
     """The same training step in JAX: ``step(params, m, v, t, x, y) -> (params, m, v, t, loss,
     accuracy)``, the batch's accuracy before the update, as ``s4tf.nn.training.train_step``
-    returns it."""
+    returns it; ``donate=True``: the parameters and moments are donated."""
     import jax
     import jax.numpy as jnp
 
@@ -147,7 +155,7 @@ def jax_step(kind: str):
         params = jax.tree.map(lambda p, m, v: p - LR * (m / c1) / (jnp.sqrt(v / c2) + 1e-8), params, m, v)
         return params, m, v, t, loss, accuracy
 
-    return jax.jit(step)
+    return jax.jit(step, donate_argnums=(0, 1, 2) if donate else ())
 
 
 def model_leaves(model) -> list:
@@ -232,7 +240,8 @@ def benchmark(kind: str, batch: int, steps: int, rounds: int, peak: float) -> No
     model = fresh_model(kind)
     params_and_state_bytes = 3 * sum(w.nbytes + b.nbytes for w, b in model_leaves(model))
     times, s4tf_loss = step_times(kind, model, x, y, step, opt, steps, rounds)
-    memory = {donate: measure_in_subprocess(kind, batch, steps, donate) for donate in (True, False)}
+    memory = {(peer, donate): measure_in_subprocess(peer, kind, batch, donate) for peer in ("s4tf", "JAX jit")
+              for donate in (True, False) if peer == "s4tf" or "JAX jit" in times}
     print(f"\n{kind}, batch {batch}: {flops / 1e9:.3f} GFLOP per step, first loss {s4tf_loss:.4f} (peers agree)")
     print(f"{'peer':<10}{'ms/step':>10}{'GFLOP/s':>10}{'% of sgemm':>12}{'ratio s4tf/peer':>17}"
           f"{'CPU ms/step':>13}{'CPU ratio':>11}")
@@ -242,13 +251,10 @@ def benchmark(kind: str, batch: int, steps: int, rounds: int, peak: float) -> No
         ratio, cpu_ratio = ("", "") if name == "s4tf" else (f"{ours / median:.2f}", f"{ours_cpu / cpu:.2f}")
         print(f"{name:<10}{median * 1e3:>10.2f}{flops / median / 1e9:>10.1f}{100 * flops / median / 1e9 / peak:>11.0f}%{ratio:>17}"
               f"{cpu * 1e3:>13.2f}{cpu_ratio:>11}")
-    if None not in memory.values():
-        print(
-            f"memory: parameters + Adam state {params_and_state_bytes / 1e6:.2f} MB; a step needs "
-            f"{memory[True] / 1e6:.2f} MB more with donation (in use at most "
-            f"{1 + memory[True] / params_and_state_bytes:.2f}x), {memory[False] / 1e6:.2f} MB without "
-            f"({1 + memory[False] / params_and_state_bytes:.2f}x)"
-        )
+    print(f"memory a step needs beyond parameters + Adam state ({params_and_state_bytes / 1e6:.2f} MB), first step of a fresh process:")
+    for (peer, donate), used in memory.items():
+        figure = "not measured" if used is None else f"{used / 1e6:.2f} MB (in use {1 + used / params_and_state_bytes:.2f}x)"
+        print(f"  {peer:<8} {'donated' if donate else 'not donated':<12} {figure}")
 
 
 def main(argv=None) -> None:
@@ -260,10 +266,11 @@ def main(argv=None) -> None:
     parser.add_argument("--batch-scale", type=float, default=1.0, help="scale the batch sizes (for quick runs)")
     parser.add_argument("--memory-of", choices=("mlp", "lenet", "transformer"), help=argparse.SUPPRESS)  # the subprocess's job
     parser.add_argument("--batch", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--peer", choices=("s4tf", "JAX jit"), default="s4tf", help=argparse.SUPPRESS)
     parser.add_argument("--no-donation", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
     if options.memory_of:
-        print(f"{MEMORY_TAG}{training_memory(options.memory_of, options.batch, options.steps, not options.no_donation)}")
+        print(f"{MEMORY_TAG}{first_step_memory(options.peer, options.memory_of, options.batch, not options.no_donation)}")
         return
     peak = sgemm_peak_gflops()
     print(f"sgemm peak (NumPy, 2048x2048 float32): {peak:.1f} GFLOP/s")

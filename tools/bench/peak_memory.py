@@ -36,10 +36,11 @@ def peak_bytes_above_resident(run) -> int | None:
     return (_status_kb("VmHWM") - resident) * 1024
 
 
-def in_fresh_process(command: list[str], tag: str) -> int | None:
+def in_fresh_process(command: list[str], tag: str, **variables: str) -> int | None:
     """The bytes ``command`` prints on a line ``<tag><bytes>``, run in a fresh process (see
-    the module docstring); ``None``, saying why, if it prints none."""
-    environment = {**os.environ, "MALLOC_MMAP_THRESHOLD_": str(64 * 1024)}
+    the module docstring) with these environment ``variables`` besides; ``None``, saying
+    why, if it prints none."""
+    environment = {**os.environ, "MALLOC_MMAP_THRESHOLD_": str(64 * 1024), **variables}
     result = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=600)
     found = re.search(rf"^{re.escape(tag)}(\d+)$", result.stdout, re.M)
     if found is None:
