@@ -24,12 +24,17 @@ of its own type is multiplied by it::
     %w1 = stablehlo.multiply %w, %one_broadcast : tensor<512x512xf32>
     %new_w = stablehlo.subtract %w1, %update : tensor<512x512xf32>
 
-IREE then runs the readers' dispatches first, in the same submission. (A
+IREE then runs the readers' dispatches first, in the same submission. A reader that only
+moves elements (a transpose, a reverse, a slice) is waited for through the product,
+convolution, reduction or optimization barrier that its result reaches through more such
+ops, each used once (:data:`LAYOUT_OPS`): the token reads that op's results. (A
 ``stablehlo.optimization_barrier`` also orders them, but IREE waits for it on the host:
 the submission ends, the calling thread wakes and submits the rest, about 0.2 ms a call
 on a 2-core CPU.) The barrier, holding the producer's operands and the readers' results,
 is still used where a token cannot be: a producer whose result is not a float tensor,
-readers' results that are not static, non-empty tensors of numbers, or another reader of
+a layout reader whose result is used otherwise (returned, or twice: IREE could compute a
+slice of it from the weight inside the update's dispatch), token sources that are not
+static, non-empty tensors of numbers, or another reader of
 the argument that reaches the producer through elementwise ops alone (the barrier cuts
 that path; a token would leave it for IREE to fuse)::
 
@@ -75,16 +80,28 @@ TOKEN_READERS = frozenset(
 )
 
 
+#: Ops that only move or convert elements: a reader of this kind waits through a token
+#: where its result, through more such ops each used once, reaches a :data:`TOKEN_READERS`
+#: op or an optimization barrier (``s4tf-materialize-conv-filters``'), whose results the
+#: token reads instead. IREE cannot move a slice of a barrier's result above it, and
+#: gives a token reader a dispatch of its own, into which it may fold such ops: either way
+#: the weight is read before the token exists.
+LAYOUT_OPS = frozenset(
+    f"stablehlo.{name}" for name in ("transpose", "reverse", "reshape", "broadcast_in_dim", "slice", "convert")
+)
+
+
 @dataclass(frozen=True)
 class Pair:
     """Result ``result`` is written into the buffer of argument ``argument``; when
     ``wait_for`` is not empty, only after those ops (readers of the argument) ran, through
-    a wait token, or a barrier where ``barrier``."""
+    a wait token that reads the results of ``waypoints``, or a barrier where ``barrier``."""
 
     argument: int
     result: int
     wait_for: tuple = ()
     barrier: bool = False
+    waypoints: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -170,12 +187,12 @@ def plan_donation(function: ir.Operation, donated) -> DonationPlan:
         argument = body.arguments[position]
         reasons, pair = [], None
         for r in candidates:
-            wait_for, barrier, reason = _decide(body, terminator, argument, returned[r], barrier_reads)
+            wait_for, barrier, waypoints, reason = _decide(body, terminator, argument, returned[r], barrier_reads)
             sharing = [p for p in pairs if returned[p.result] == returned[r]]
             if reason is None and sharing and (wait_for or sharing[0].wait_for):
                 reason = f"its value is written into argument {sharing[0].argument} after other work already"
             if reason is None:
-                pair = Pair(position, r, wait_for, barrier)
+                pair = Pair(position, r, wait_for, barrier, waypoints)
                 break
             reasons.append(f"result {r}: {reason}")
         if pair is None:
@@ -188,11 +205,12 @@ def plan_donation(function: ir.Operation, donated) -> DonationPlan:
 
 
 def _decide(body: ir.Block, terminator, argument: ir.Value, result: ir.Value, barrier_reads: set):
-    """``(wait_for, barrier, None)`` if ``result`` may be written into ``argument``'s buffer
-    after the ops ``wait_for`` (through a barrier where ``barrier``), else ``((), False, why not)``."""
+    """``(wait_for, barrier, waypoints, None)`` if ``result`` may be written into
+    ``argument``'s buffer after the ops ``wait_for`` (through a barrier where ``barrier``,
+    else through a token reading ``waypoints``' results), else ``((), False, (), why not)``."""
     producer = _elementwise_producer(body, result)
     if producer is None:
-        return (), False, "not computed by an elementwise op of the function's body"
+        return (), False, (), "not computed by an elementwise op of the function's body"
     ancestors = _ancestors(body, producer)
     readers = sorted(_readers(body, argument), key=_position_in(body))
     late = [reader for reader in readers if reader not in ancestors]
@@ -200,20 +218,34 @@ def _decide(body: ir.Block, terminator, argument: ir.Value, result: ir.Value, ba
                   and _elementwise_path(r, producer, body)), None)
     if not late:
         if fused is None:
-            return (), False, None
-        return (), False, f"'{fused.name}' reads the argument and reaches the result through elementwise ops only"
+            return (), False, (), None
+        return (), False, (), f"'{fused.name}' reads the argument and reaches the result through elementwise ops only"
     if terminator in late:
-        return (), False, "the argument is returned"
+        return (), False, (), "the argument is returned"
     if any(use.owner.operation != terminator for use in result.uses) or producer in barrier_reads:
-        return (), False, "the result is used by more than the return, and cannot wait for the argument's readers"
+        return (), False, (), "the result is used by more than the return, and cannot wait for the argument's readers"
     resultless = next((reader for reader in late if len(reader.results) == 0), None)
     if resultless is not None:
-        return (), False, f"'{resultless.name}' reads the argument and has no result a barrier could wait for"
+        return (), False, (), f"'{resultless.name}' reads the argument and has no result a barrier could wait for"
     # A barrier makes every path into the producer cross it: it also cuts a fusible path
     # from another reader, which a token would leave.
+    waypoints = [_token_waypoint(reader, body) for reader in late]
     barrier = fused is not None or _token_operand(producer) is None or not all(
-        reader.name in TOKEN_READERS and all(_token_source(value) for value in reader.results) for reader in late)
-    return tuple(late), barrier, None
+        waypoint is not None and all(_token_source(value) for value in waypoint.results) for waypoint in waypoints)
+    return tuple(late), barrier, () if barrier else tuple(dict.fromkeys(waypoints)), None
+
+
+def _token_waypoint(reader, body: ir.Block):
+    """The op whose results a wait token for ``reader`` reads: ``reader`` itself if it is a
+    :data:`TOKEN_READERS` op, else the token reader or barrier that its result reaches
+    through :data:`LAYOUT_OPS` each used once; ``None`` if there is none."""
+    operation = reader
+    while operation.name in LAYOUT_OPS and len(operation.results) == 1:
+        uses = list(operation.results[0].uses)
+        if len(uses) != 1 or uses[0].owner.operation.block != body:
+            return None
+        operation = uses[0].owner.operation
+    return operation if operation.name in TOKEN_READERS or (operation.name == BARRIER and operation != reader) else None
 
 
 def _position_in(body: ir.Block):
@@ -235,7 +267,10 @@ def apply_plan(function: ir.Operation, plan: DonationPlan) -> None:
         if pair.wait_for:
             producer = _elementwise_producer(body, returned[pair.result])
             producer.move_before(terminator)
-            (_order_behind_barrier if pair.barrier else _order_through_token)(producer, pair.wait_for)
+            if pair.barrier:
+                _order_behind_barrier(producer, pair.wait_for)
+            else:
+                _order_through_token(producer, pair.waypoints)
         attributes[pair.argument][ALIAS_ATTRIBUTE] = ir.IntegerAttr.get(ir.IndexType.get(), pair.result)
     if plan.pairs:
         function.attributes["arg_attrs"] = ir.ArrayAttr.get([ir.DictAttr.get(a) for a in attributes])
@@ -270,13 +305,14 @@ def _token_source(value: ir.Value) -> bool:
     return hlo.is_token_source(value_type) and (is_float(dtype) or dtype in INT_DTYPES or dtype == BOOL_DTYPE)
 
 
-def _order_through_token(producer, readers) -> None:
+def _order_through_token(producer, waypoints) -> None:
     """Multiply the producer's :func:`_token_operand` by a value that is exactly 1 and that
-    IREE computes from one element of each reader's result (:func:`s4tf.dialects.hlo.after`)."""
+    IREE computes from one element of each result of ``waypoints`` (the readers' token
+    waypoints, :func:`_token_waypoint`; :func:`s4tf.dialects.hlo.after`)."""
     index = _token_operand(producer)
     operand = producer.operands[index]
     with ir.InsertionPoint(producer), producer.location:
-        sources = [value for reader in readers for value in reader.results]
+        sources = [value for waypoint in waypoints for value in waypoint.results]
         producer.operands[index] = hlo.after(operand, TensorType.from_mlir(operand.type), sources)
 
 

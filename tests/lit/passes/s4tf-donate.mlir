@@ -88,6 +88,71 @@ func.func @step(
 
 // -----
 
+// A layout reader whose result, through more layout ops used once, feeds a barrier
+// (s4tf-materialize-conv-filters' before a convolution with the flipped filter) waits
+// through a token that reads the barrier's result: IREE cannot move the slice above it.
+// CHECK-LABEL: func.func @step(%arg0: tensor<2x2x1x3xf32> {iree.abi.output = 0 : index}, %arg1: tensor<2x2x1x3xf32>, %arg2: tensor<1x4x4x3xf32>)
+// CHECK:         %[[T:.*]] = stablehlo.transpose
+// CHECK-NEXT:    %[[M:.*]] = stablehlo.optimization_barrier %[[T]] : tensor<2x2x3x1xf32>
+// CHECK:         %[[E:.*]] = stablehlo.slice %[[M]] [0:1, 0:1, 0:1, 0:1]
+// CHECK:         stablehlo.is_finite
+// CHECK-NOT:     optimization_barrier
+// CHECK:         %[[W:.*]] = stablehlo.multiply %arg0, %{{.*}} : tensor<2x2x1x3xf32>
+// CHECK-NEXT:    %[[NEW:.*]] = stablehlo.subtract %[[W]], %arg1
+// CHECK-NEXT:    return %[[NEW]]
+func.func @step(
+    // expected-remark @below {{argument 0 holds result 0 after 1 reader(s) of it, through a wait token}}
+    %k: tensor<2x2x1x3xf32>,
+    %g: tensor<2x2x1x3xf32>,
+    %dy: tensor<1x4x4x3xf32>) -> (tensor<2x2x1x3xf32>, tensor<1x3x3x1xf32>) {
+  %0 = stablehlo.subtract %k, %g : tensor<2x2x1x3xf32>
+  %r = stablehlo.reverse %k, dims = [0, 1] : tensor<2x2x1x3xf32>
+  %t = stablehlo.transpose %r, dims = [0, 1, 3, 2] : (tensor<2x2x1x3xf32>) -> tensor<2x2x3x1xf32>
+  %m = stablehlo.optimization_barrier %t : tensor<2x2x3x1xf32>
+  %dx = stablehlo.convolution(%dy, %m) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[0, 0], [0, 0]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x4x4x3xf32>, tensor<2x2x3x1xf32>) -> tensor<1x3x3x1xf32>
+  return %0, %dx : tensor<2x2x1x3xf32>, tensor<1x3x3x1xf32>
+}
+
+// -----
+
+// A transpose read by a product only: the token reads the product's result (IREE may fold
+// the transpose into the product's dispatch, which still reads the weight first).
+// CHECK-LABEL: func.func @step(%arg0: tensor<2x3xf32> {iree.abi.output = 0 : index}
+// CHECK:         %[[P:.*]] = stablehlo.dot_general
+// CHECK:         stablehlo.slice %[[P]] [0:1, 0:1]
+// CHECK-NOT:     optimization_barrier
+// CHECK:         return
+func.func @step(
+    // expected-remark @below {{argument 0 holds result 0 after 1 reader(s) of it, through a wait token}}
+    %w: tensor<2x3xf32>,
+    %g: tensor<2x3xf32>,
+    %x: tensor<4x2xf32>) -> (tensor<2x3xf32>, tensor<4x3xf32>) {
+  %0 = stablehlo.subtract %w, %g : tensor<2x3xf32>
+  %t = stablehlo.transpose %w, dims = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %p = stablehlo.dot_general %x, %t, contracting_dims = [1] x [1] : (tensor<4x2xf32>, tensor<3x2xf32>) -> tensor<4x3xf32>
+  return %0, %p : tensor<2x3xf32>, tensor<4x3xf32>
+}
+
+// -----
+
+// The same transpose also returned (two uses): IREE could compute a slice of it from the
+// weight inside the update's dispatch, so a barrier orders it.
+// CHECK-LABEL: func.func @step(%arg0: tensor<2x3xf32> {iree.abi.output = 0 : index}
+// CHECK:         stablehlo.optimization_barrier
+// CHECK-NOT:     is_finite
+func.func @step(
+    // expected-remark @below {{argument 0 holds result 0 after 1 reader(s) of it, through a barrier}}
+    %w: tensor<2x3xf32>,
+    %g: tensor<2x3xf32>,
+    %x: tensor<4x2xf32>) -> (tensor<2x3xf32>, tensor<4x3xf32>, tensor<3x2xf32>) {
+  %0 = stablehlo.subtract %w, %g : tensor<2x3xf32>
+  %t = stablehlo.transpose %w, dims = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %p = stablehlo.dot_general %x, %t, contracting_dims = [1] x [1] : (tensor<4x2xf32>, tensor<3x2xf32>) -> tensor<4x3xf32>
+  return %0, %p, %t : tensor<2x3xf32>, tensor<4x3xf32>, tensor<3x2xf32>
+}
+
+// -----
+
 // An integer update cannot be multiplied by a float token: a barrier orders it.
 // CHECK-LABEL: func.func @step(%arg0: tensor<4xi32> {iree.abi.output = 0 : index}, %arg1: tensor<4xi32>) -> (tensor<4xi32>, tensor<i32>) {
 // CHECK:         stablehlo.optimization_barrier
