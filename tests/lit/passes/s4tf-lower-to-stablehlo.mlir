@@ -60,7 +60,7 @@ func.func @unary(%x: tensor<4xf32>, %i: tensor<4xi32>, %b: tensor<4xi1>) -> (ten
   return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xi32>, tensor<4xi1>, tensor<4xf32>
 }
 
-// optimization_barrier (s4tf.remat's recomputation) is StableHLO's, kept for any element type.
+// optimization_barrier (reverse mode's loop cotangents) is StableHLO's, kept for any element type.
 // CHECK-LABEL: func.func @barrier
 // CHECK-SAME:    (%[[X:.*]]: tensor<4xf32>, %[[I:.*]]: tensor<2xi32>)
 // CHECK-NEXT:    %[[BX:.*]] = stablehlo.optimization_barrier %[[X]] : tensor<4xf32>
@@ -70,6 +70,36 @@ func.func @barrier(%x: tensor<4xf32>, %i: tensor<2xi32>) -> (tensor<4xf32>, tens
   %0 = "s4tf.optimization_barrier"(%x) : (tensor<4xf32>) -> tensor<4xf32>
   %1 = "s4tf.optimization_barrier"(%i) : (tensor<2xi32>) -> tensor<2xi32>
   return %0, %1 : tensor<4xf32>, tensor<2xi32>
+}
+
+// after (s4tf.remat's recomputation) is x times a wait token, exactly 1, from one element
+// of the token operand: floats multiplied, booleans and-ed with it converted, integers
+// multiplied by it converted; an empty token falls back to a barrier.
+// CHECK-LABEL: func.func @after
+// CHECK-SAME:    (%[[X:.*]]: tensor<4xf32>, %[[CT:.*]]: tensor<2x3xf32>, %[[B:.*]]: tensor<3xi1>, %[[I:.*]]: tensor<2xi32>, %[[E:.*]]: tensor<0xf32>)
+// CHECK-NEXT:    %[[S:.*]] = stablehlo.slice %[[CT]] [0:1, 0:1]
+// CHECK-NEXT:    %[[T:.*]] = stablehlo.reshape %[[S]] : (tensor<1x1xf32>) -> tensor<f32>
+// CHECK-NEXT:    %[[C1:.*]] = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+// CHECK-NEXT:    %[[D:.*]] = stablehlo.subtract %[[T]], %[[T]] : tensor<f32>
+// CHECK-NEXT:    %[[N:.*]] = stablehlo.add %[[D]], %[[C1]] : tensor<f32>
+// CHECK-NEXT:    %[[F:.*]] = stablehlo.is_finite %[[T]]
+// CHECK-NEXT:    %[[ONE:.*]] = stablehlo.select %[[F]], %[[N]], %[[C1]] : tensor<i1>, tensor<f32>
+// CHECK-NEXT:    %[[OB:.*]] = stablehlo.broadcast_in_dim %[[ONE]], dims = [] : (tensor<f32>) -> tensor<4xf32>
+// CHECK-NEXT:    %[[AX:.*]] = stablehlo.multiply %[[X]], %[[OB]] : tensor<4xf32>
+// CHECK:         %[[TRUE:.*]] = stablehlo.convert %{{.*}} : (tensor<f32>) -> tensor<i1>
+// CHECK-NEXT:    %[[TB:.*]] = stablehlo.broadcast_in_dim %[[TRUE]], dims = [] : (tensor<i1>) -> tensor<3xi1>
+// CHECK-NEXT:    %[[AB:.*]] = stablehlo.and %[[B]], %[[TB]] : tensor<3xi1>
+// CHECK:         %[[IONE:.*]] = stablehlo.convert %{{.*}} : (tensor<f32>) -> tensor<i32>
+// CHECK-NEXT:    %[[IB:.*]] = stablehlo.broadcast_in_dim %[[IONE]], dims = [] : (tensor<i32>) -> tensor<2xi32>
+// CHECK-NEXT:    %[[AI:.*]] = stablehlo.multiply %[[I]], %[[IB]] : tensor<2xi32>
+// CHECK-NEXT:    %[[BAR:.*]]:2 = stablehlo.optimization_barrier %[[X]], %[[E]] : tensor<4xf32>, tensor<0xf32>
+// CHECK-NEXT:    return %[[AX]], %[[AB]], %[[AI]], %[[BAR]]#0 :
+func.func @after(%x: tensor<4xf32>, %ct: tensor<2x3xf32>, %b: tensor<3xi1>, %i: tensor<2xi32>, %e: tensor<0xf32>) -> (tensor<4xf32>, tensor<3xi1>, tensor<2xi32>, tensor<4xf32>) {
+  %0 = "s4tf.after"(%x, %ct) : (tensor<4xf32>, tensor<2x3xf32>) -> tensor<4xf32>
+  %1 = "s4tf.after"(%b, %ct) : (tensor<3xi1>, tensor<2x3xf32>) -> tensor<3xi1>
+  %2 = "s4tf.after"(%i, %ct) : (tensor<2xi32>, tensor<2x3xf32>) -> tensor<2xi32>
+  %3 = "s4tf.after"(%x, %e) : (tensor<4xf32>, tensor<0xf32>) -> tensor<4xf32>
+  return %0, %1, %2, %3 : tensor<4xf32>, tensor<3xi1>, tensor<2xi32>, tensor<4xf32>
 }
 
 // Broadcasting operands get a broadcast_in_dim aligned on trailing axes; others are used as is.
