@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 from gradient_checks import directional_check, second_order_check
-from iree.compiler import compile_str
+from iree_stream import submissions_and_waits
 
 import s4tf
 from s4tf.staging import lowering_pipeline
@@ -153,10 +153,7 @@ def test_the_recomputation_runs_in_the_same_submission_as_the_rest():
     needed it: a call of tools/bench/bench_remat.py's model took more memory with remat
     than without.)"""
     lowered = s4tf.function(s4tf.grad(REMAT_LOSS)).lower(W.astype(np.float32), X.astype(np.float32))
-    module = lowered.stablehlo(lowering_pipeline("cpu"))
-    stream = compile_str(module, target_backends=["llvm-cpu"], input_type="stablehlo", extra_args=["--compile-to=stream"]).decode()
-    entry = stream[stream.index(f"util.func public @{lowered.entry}("):].split("\n  }", 1)[0]
-    assert entry.count("stream.cmd.execute") == 1 and entry.count("stream.timepoint.await") == 1
+    assert submissions_and_waits(lowered.stablehlo(lowering_pipeline("cpu")), lowered.entry) == (1, 1)
 
 
 # -- the API ------------------------------------------------------------------------------------

@@ -96,11 +96,13 @@ MEMORY_TAG = "remat-memory-bytes:"
 
 def peer(name: str, params, x, jax) -> tuple:
     """``(fn(params, x), params, x)`` of the peer ``name``: its compiled value_and_grad,
-    waiting for every result, and the inputs on its device."""
+    waiting for every result (JAX's compiled here, ahead of time; s4tf's at its first
+    call), and the inputs on its device."""
     framework, remat = next((framework, remat) for n, framework, remat in PEERS if n == name)
     if framework == "s4tf":
         return (s4tf_waiting(s4tf.value_and_grad(s4tf_peer(remat))), *pytree.tree_map(s4tf.asarray, (params, x)))
-    return (jax_waiting(jax, jax.jit(jax.value_and_grad(jax_peer(jax, remat)))), *jax.device_put((params, x)))
+    p, v = jax.device_put((params, x))
+    return jax_waiting(jax, jax.jit(jax.value_and_grad(jax_peer(jax, remat))).lower(p, v).compile()), p, v
 
 
 def peers(params, x, jax) -> dict:
@@ -113,13 +115,7 @@ def call_memory(name: str, params, x) -> int | None:
     loaded from the disk cache, which the timed calls filled; JAX's compiled ahead of
     time): what a call needs (activations, residuals, recomputations, results). Later
     calls show nothing: IREE keeps the memory of the first in its pools."""
-    if name.startswith("JAX"):
-        jax = load_jax()
-        remat = next(remat for n, _, remat in PEERS if n == name)
-        p, v = jax.device_put((params, x))
-        fn = jax_waiting(jax, jax.jit(jax.value_and_grad(jax_peer(jax, remat))).lower(p, v).compile())
-    else:
-        fn, p, v = peer(name, params, x, None)
+    fn, p, v = peer(name, params, x, load_jax() if name.startswith("JAX") else None)
     return peak_bytes_above_resident(lambda: fn(p, v))
 
 

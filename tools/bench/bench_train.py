@@ -99,11 +99,8 @@ def first_step_memory(peer: str, kind: str, batch: int, donate: bool) -> int | N
     model = fresh_model(kind)
     if peer == "JAX jit":
         import jax
-        import jax.numpy as jnp
 
-        params = jax.device_put(model_leaves(model))
-        m, v = (jax.tree.map(jnp.zeros_like, params) for _ in range(2))  # two buffers: both may be donated
-        args = (params, m, v, jnp.float32(0), jax.device_put(x), jax.device_put(y))
+        args = (*jax_state(jax, model), jax.device_put(x), jax.device_put(y))
         compiled = jax_step(kind, donate).lower(*args).compile()
         return peak_bytes_above_resident(lambda: jax.block_until_ready(compiled(*args)))
     if not donate:
@@ -158,6 +155,14 @@ def jax_step(kind: str, donate: bool = False):
     return jax.jit(step, donate_argnums=(0, 1, 2) if donate else ())
 
 
+def jax_state(jax, model) -> list:
+    """``[params, m, v, t]`` for :func:`jax_step`: ``model``'s weights and zero moments on
+    JAX's device (two moment buffers, so that both may be donated)."""
+    params = jax.device_put(model_leaves(model))
+    m, v = (jax.tree.map(jax.numpy.zeros_like, params) for _ in range(2))
+    return [params, m, v, jax.numpy.float32(0)]
+
+
 def model_leaves(model) -> list:
     """``[(kernel_or_weight, bias), ...]`` of the model's parametrized layers, as NumPy."""
     if isinstance(model, transformer_block.EncoderBlock):
@@ -205,14 +210,11 @@ def step_times(kind: str, model, x, y, step, opt, steps: int, rounds: int) -> tu
     peers["s4tf"] = run_s4tf
     try:
         import jax
-        import jax.numpy as jnp
     except ImportError:
         jax = None
     if jax is not None:
         jstep = jax_step(kind)
-        params = jax.device_put(model_leaves(model))
-        zeros = jax.tree.map(jnp.zeros_like, params)
-        jstate = [params, zeros, zeros, jnp.float32(0)]
+        jstate = jax_state(jax, model)
         jx, jy = jax.device_put(x), jax.device_put(y)
         *_, jax_loss, jax_accuracy = jstep(*jstate, jx, jy)  # the same fresh weights as s4tf's first step above
         np.testing.assert_allclose(float(jax_loss), s4tf_loss, rtol=1e-4)
