@@ -1,13 +1,17 @@
 """What a staged function's first call does when IREE has not compiled its module yet.
 
-``"interpret"`` (the default): IREE compiles in the background while the call runs
-through the ops' NumPy references (:mod:`s4tf.tiered_call`). ``"compile"``: the call
-waits for IREE, as every later call's module is compiled. Set it for the process with
-``$S4TF_FIRST_CALL`` or from Python; the Python setting wins.
+``"compile"`` (the default): the call waits for IREE, as every later call does, so the
+first call gives the same bits as every later one, with a cold module cache or a warm one
+(docs/trust.md, "Determinism"). ``"interpret"`` (opt-in): IREE compiles in the background
+while the first call runs through the ops' NumPy references (:mod:`s4tf.tiered_call`):
+the first result comes sooner, but its bits are NumPy's, not IREE's (the same values to
+float rounding, not the same bits), so a training run started cold ends elsewhere than the
+same run started with the module cached. Set it for the process with ``$S4TF_FIRST_CALL``
+or from Python; the Python setting wins.
 
 ```python
-s4tf.set_first_call("compile")   # returns the previous setting
-s4tf.get_first_call()            # "compile"
+s4tf.set_first_call("interpret")   # returns the previous setting
+s4tf.get_first_call()              # "interpret"
 ```
 """
 
@@ -17,7 +21,7 @@ import os
 
 from s4tf.errors import S4tfError
 
-MODES = ("interpret", "compile")
+MODES = ("compile", "interpret")  # the first is the default
 VARIABLE = "S4TF_FIRST_CALL"
 
 _setting: str | None = None  # None: $S4TF_FIRST_CALL, or the default
@@ -30,7 +34,7 @@ def _checked(mode: str, source: str) -> str:
 
 
 def get_first_call() -> str:
-    """``"interpret"`` or ``"compile"``: what first calls do in this process."""
+    """``"compile"`` or ``"interpret"``: what first calls do in this process."""
     if _setting is not None:
         return _setting
     return _checked(os.environ.get(VARIABLE) or MODES[0], f"${VARIABLE}")

@@ -1,7 +1,7 @@
 """Test-wide set-up: compiled modules go to a private cache, never the user's; first calls
-wait for IREE (``S4TF_FIRST_CALL=compile``: a first call run through the NumPy references
-would test them instead of IREE's lowering; tests/frontend/test_tiered_first_call.py turns
-them on); the arm64
+wait for IREE (``S4TF_FIRST_CALL=compile``, the default, set here so that a developer's
+``interpret`` does not make the suite test the NumPy references instead of IREE's lowering;
+tests/frontend/test_tiered_first_call.py turns them on); the arm64
 runner for tests of phone modules under qemu; the ``peer`` and ``array_api`` tests only when asked for."""
 
 import gc

@@ -12,7 +12,7 @@ from a new function and an empty ``$S4TF_CACHE_DIR`` and makes ``--calls`` calls
 with a host copy of its result (the forward pass's logits, the step's loss; the step's
 model and state go on to the next call). Peers:
 
-* ``tiered``: s4tf's default (``S4TF_FIRST_CALL=interpret``): the first call runs through
+* ``tiered``: s4tf's opt-in (``S4TF_FIRST_CALL=interpret``): the first call runs through
   the NumPy references while IREE compiles in a background thread; the second waits for it;
 * ``compile``: ``S4TF_FIRST_CALL=compile``, the first call waits for IREE;
 * ``JAX``: a new ``jax.jit`` (its first call traces and compiles with XLA).
