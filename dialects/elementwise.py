@@ -454,8 +454,11 @@ class Pow(BinaryOp):
     """Elementwise ``lhs ** rhs``.
 
     The derivative in ``lhs`` is ``rhs * lhs ** (rhs - 1)``, except that the power is
-    ``lhs ** 1`` where ``rhs`` is 0 (as autograd does), so that ``x ** 0.0`` has derivative
-    0 at 0 (not ``0 * inf``) and ``x ** 1.0`` has second derivative 0 there.
+    ``lhs ** 1`` where ``lhs`` and ``rhs`` are both 0, so that ``x ** 0.0`` has derivative
+    0 at 0 (not ``0 * inf``) and, the rule applying to itself, ``x ** 1.0`` has second
+    derivative 0 there. Only there: where ``rhs`` is 0 and ``lhs`` is not, the power stays
+    ``lhs ** (rhs - 1)``, whose derivative in ``rhs`` gives the mixed partial ``1 / lhs``
+    (autograd's ``lhs ** 1`` wherever ``rhs`` is 0 gives ``lhs`` instead).
     """
 
     name, numpy, hlo_name = "pow", staticmethod(np.power), "power"
@@ -463,7 +466,7 @@ class Pow(BinaryOp):
     @classmethod
     def jvp(cls, ops, primals, tangents, result):
         lhs, rhs = primals
-        exponent = ops.where(rhs != 0, rhs - 1, 1)
+        exponent = ops.where(ops.logical_and(rhs == 0, lhs == 0), 1, rhs - 1)
         d_lhs = None if tangents[0] is None else tangents[0] * (rhs * ops.power(lhs, exponent))
         d_rhs = None if tangents[1] is None else tangents[1] * (ops.log(ops.where(lhs > 0, lhs, 1)) * result)
         return sum_tangents(ops, [d_lhs, d_rhs], result)

@@ -20,7 +20,7 @@ import functools
 import numpy as np
 
 from s4tf import numpy_api, pytree
-from s4tf.autodiff import _name, _python_function, jvp, vjp
+from s4tf.autodiff import _floats_as_arrays, _name, _python_function, jvp, vjp
 from s4tf.dialects.types import TensorType, is_float, to_numpy_dtype
 from s4tf.errors import S4tfError
 from s4tf.staging import StagedFunction
@@ -53,7 +53,8 @@ class _Jacobian:
         self._staged.__name__ = f"{kind}_{_name(fn)}".replace("<lambda>", "lambda")
 
     def __call__(self, *args):
-        return self._staged(*args)
+        argnums = self.argnums if isinstance(self.argnums, tuple) else (self.argnums,)
+        return self._staged(*_floats_as_arrays(args, {i % len(args) for i in argnums if -len(args) <= i < len(args)}))
 
     def _body(self, *args):
         argnums = self.argnums if isinstance(self.argnums, tuple) else (self.argnums,)

@@ -74,12 +74,18 @@ def log10(x):
 
 
 def logaddexp(x1, x2):
-    """``log(exp(x1) + exp(x2))`` without overflow: ``max + log1p(exp(-|x1 - x2|))``."""
+    """``log(exp(x1) + exp(x2))`` without overflow: ``hi + log1p(exp(lo - hi))``, with
+    ``hi``, ``lo`` the larger and the smaller argument picked by a ``where``. Each branch
+    is ``log(exp(x1) + exp(x2))`` itself, smooth everywhere, so derivatives of every order
+    are right at ``x1 == x2`` too (``max`` and ``-|x1 - x2|`` have kinks there that cancel
+    only in value). Equal infinities, whose difference is NaN, give ``x1 + x2``."""
     dtype = _float_dtype(x1, x2)
     a, b = _as_operand(x1, dtype), _as_operand(x2, dtype)
-    big = maximum(a, b)
-    gap = where(equal(a, b), 0, -abs(subtract(a, b)))  # equal infinities: no inf - inf
-    return _weak_if_all_weak(add(big, log1p(exp(gap))), x1, x2)
+    b_larger = less(a, b)
+    hi, lo = where(b_larger, b, a), where(b_larger, a, b)
+    difference = subtract(a, b)
+    smooth = add(hi, log1p(exp(subtract(lo, hi))))
+    return _weak_if_all_weak(where(not_equal(difference, difference), add(a, b), smooth), x1, x2)
 
 
 def isnan(x):

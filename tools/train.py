@@ -77,8 +77,8 @@ def argument_parser() -> argparse.ArgumentParser:
                         help="the dataset: digits is scikit-learn's 1,797 handwritten digits, resized to 28x28")
     parser.add_argument("--epochs", type=int, default=10, help="passes over the training split (default 10)")
     parser.add_argument("--batch-size", type=int, default=16, help="examples per step (default 16)")
-    parser.add_argument("--lr", type=float, default=3e-3,
-                        help="Adam's peak learning rate, decayed along a half cosine to 0 (default 3e-3)")
+    parser.add_argument("--lr", type=float, default=2e-3,
+                        help="Adam's peak learning rate, decayed along a half cosine to 0 (default 2e-3)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the initial weights, the split and the shuffling")
     parser.add_argument("--out", type=Path, default=None,
                         help="the host inference module (default <model>.vmfb); other targets get "

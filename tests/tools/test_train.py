@@ -77,3 +77,15 @@ def test_bad_options_are_one_line_errors(tmp_path, capsys, flags, message):
 def test_help_names_the_models_and_datasets():
     result = subprocess.run(["s4tf-train", "--help"], capture_output=True, text=True, check=True)
     assert "{lenet,mlp}" in result.stdout and "digits" in result.stdout and "--resume" in result.stdout
+
+
+@pytest.mark.slow
+def test_the_readme_job_reaches_97_percent_for_every_seed(tmp_path, capsys):
+    """The README's promise: LeNet-5 with s4tf-train's defaults, 10 epochs, at least 97 %
+    held-out accuracy for seeds 0 to 4 (same bits cold or warm: test_train_determinism.py)."""
+    for seed in range(5):
+        assert run(["lenet", "--epochs", "10", "--seed", str(seed), "--targets", "none", "--no-progress",
+                    "--checkpoint", str(tmp_path / f"seed{seed}.npz")]) == 0
+        printed = capsys.readouterr().out
+        accuracy = float(re.search(r"test accuracy: ([\d.]+) on 359 held-out images", printed).group(1))
+        assert accuracy >= 0.97, f"seed {seed}: {accuracy}"
