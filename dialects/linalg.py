@@ -95,6 +95,10 @@ class DotGeneral(Op):
 
     @staticmethod
     def lower(lowering, lhs, rhs, *, lhs_batch, rhs_batch, lhs_contract, rhs_contract):
+        result_type = lowering.result_type
+        if any(0 in t.shape for t in lowering.operand_types):  # sums of no products (IREE refuses empty contractions)
+            return hlo.broadcast(hlo.scalar(0, result_type.dtype), TensorType((), result_type.dtype), result_type.shape)
+
         def dims(values):
             return "[" + ", ".join(str(v) for v in values) + "]"
 
@@ -102,7 +106,7 @@ class DotGeneral(Op):
             f"#stablehlo.dot<lhs_batching_dimensions = {dims(lhs_batch)}, rhs_batching_dimensions = {dims(rhs_batch)}, "
             f"lhs_contracting_dimensions = {dims(lhs_contract)}, rhs_contracting_dimensions = {dims(rhs_contract)}>"
         )
-        return hlo.value("dot_general", [lhs, rhs], lowering.result_type, dot_dimension_numbers=numbers)
+        return hlo.value("dot_general", [lhs, rhs], result_type, dot_dimension_numbers=numbers)
 
     @staticmethod
     def batch(ops, operands, batch_dims, *, lhs_batch, rhs_batch, lhs_contract, rhs_contract):

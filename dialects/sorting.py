@@ -72,6 +72,8 @@ class Sort(Op):
         asked to be; and only the positions, a fresh iota, are used sorted, since IREE sorts
         in place in the buffer of a function argument whose sorted result is used."""
         keys_type, values_type = lowering.operand_types
+        if 0 in keys_type.shape:  # nothing to order (IREE's gather of no positions would not verify)
+            return values
         positions_type = keys_type.with_dtype("i32")
         positions = hlo.value("iota", [], positions_type, iota_dimension=INT.to_mlir(axis))
         sort = hlo.op(

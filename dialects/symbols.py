@@ -36,7 +36,11 @@ def functions(module: ir.Module | ir.Operation) -> dict[str, ir.Operation]:
 
 def find_function(module: ir.Module | ir.Operation, symbol: str) -> ir.Operation | None:
     """The ``func.func @symbol`` of ``module``, or ``None``."""
-    return functions(module).get(symbol)
+    try:
+        found = ir.SymbolTable(module.operation)[symbol].operation  # MLIR's lookup: no Python loop over the module
+    except KeyError:
+        return None
+    return found if found.name == "func.func" else None
 
 
 def unique_symbol(name: str, taken: Container[str], empty: str = "fn") -> str:

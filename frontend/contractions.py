@@ -61,7 +61,9 @@ def outer(x1, x2):
 
 
 def inner(x1, x2):
-    """Sum of products over the last axes."""
+    """Sum of products over the last axes; with a 0-d operand, the product (as NumPy's)."""
+    if np.ndim(x1) == 0 or np.ndim(x2) == 0:
+        return multiply(x1, x2)
     return tensordot(x1, x2, axes=([-1], [-1]))
 
 

@@ -53,16 +53,20 @@ arctan2 = atan2
 
 
 def hypot(x1, x2):
-    """``sqrt(x1**2 + x2**2)``, scaled by the larger magnitude so that it neither
-    overflows nor underflows where the result does not."""
+    """``sqrt(x1**2 + x2**2)`` as ``|big| * sqrt(1 + (small / big)**2)``, ``big`` the
+    operand of larger magnitude, so that it neither overflows nor underflows where the
+    result does not. ``big`` and ``small`` keep their signs (a ``where`` picks them, no
+    ``abs`` or ``maximum``): each branch is ``hypot`` itself, smooth away from ``(0, 0)``,
+    so derivatives of every order are right at ties ``|x1| == |x2|`` and at ``x1 == 0``."""
     dtype = _float_dtype(x1, x2)
-    a, b = abs(_as_operand(x1, dtype)), abs(_as_operand(x2, dtype))
-    big, small = maximum(a, b), where(less(a, b), a, b)
-    safe = where(equal(big, 0), 1, big)
-    ratio = small / safe
-    result = where(equal(big, 0), 0, big * sqrt(1 + ratio * ratio))
+    x, y = _as_operand(x1, dtype), _as_operand(x2, dtype)
+    swap = less(abs(x), abs(y))
+    big, small = where(swap, y, x), where(swap, x, y)
+    zero = equal(big, 0)
+    ratio = small / where(zero, 1, big)
+    result = where(zero, 0, abs(big) * sqrt(1 + ratio * ratio))
     # IEEE: an infinite operand gives inf even with a NaN beside it.
-    return _weak_if_all_weak(where(logical_or(isinf(a), isinf(b)), math.inf, result), x1, x2)
+    return _weak_if_all_weak(where(logical_or(isinf(x), isinf(y)), math.inf, result), x1, x2)
 
 
 def log2(x):
