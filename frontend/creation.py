@@ -67,13 +67,11 @@ def empty_like(x, dtype=None, device=None):
 
 
 def meshgrid(*arrays, indexing="xy"):
-    """Coordinate matrices from 1-D tensors; ``"xy"`` swaps the first two axes (NumPy's)."""
+    """Coordinate matrices from tensors (flattened first, as NumPy's); ``"xy"`` swaps the
+    first two axes (NumPy's)."""
     if indexing not in ("xy", "ij"):
         raise ShapeError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
-    arrays = [_tensor(a) for a in arrays]
-    for a in arrays:
-        if len(a.shape) != 1:
-            raise ShapeError(f"meshgrid needs 1-D tensors, got shape {tuple(a.shape)}")
+    arrays = [reshape(_tensor(a), (-1,)) for a in arrays]
     sizes = [a.shape[0] for a in arrays]
     if indexing == "xy" and len(arrays) > 1:
         sizes[0], sizes[1] = sizes[1], sizes[0]
@@ -88,8 +86,10 @@ def meshgrid(*arrays, indexing="xy"):
 
 def _band(x, k, lower: bool):
     x = _tensor(x)
+    if len(x.shape) == 1:  # NumPy's: the vector as every row of a square matrix
+        x = broadcast_to(x, (x.shape[0], x.shape[0]))
     if len(x.shape) < 2:
-        raise ShapeError(f"{'tril' if lower else 'triu'} needs a tensor of rank >= 2, got shape {tuple(x.shape)}")
+        raise ShapeError(f"{'tril' if lower else 'triu'} needs a tensor of rank >= 1, got shape {tuple(x.shape)}")
     shape = tuple(x.shape[-2:])
     offset = subtract(iota(shape, 1), iota(shape, 0))  # column - row
     keep = less_equal(offset, k) if lower else less_equal(k, offset)
