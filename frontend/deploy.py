@@ -5,6 +5,8 @@ mod = s4tf.compile(predict, (w, b, x), target="android-arm64", weights=(0, 1))
 mod.save("predict.vmfb")                  # also predict.irpa: the weights, apart from the code
 m = s4tf.load("predict.vmfb", device="cpu")   # a module built for the CPU
 y = m.predict(x)                          # weights come from predict.irpa
+m.driver                                  # "local-sync": IREE's driver, as the module chose it
+s4tf.load("predict.vmfb", device="local-task")  # or as you choose it
 ```
 
 The module exports the function itself and the ``entry_points`` named beside it;
@@ -40,11 +42,12 @@ from s4tf.mlir import ir
 from s4tf.passes.pipeline import run_pipeline
 from s4tf.passes.autodiff.naming import WRT, float_arguments, indices_attribute
 from s4tf.runtime.checksum import verify_sidecar, write_sidecar
-from s4tf.runtime.compiler import compile_stablehlo
+from s4tf.runtime.compiler import check_memory, compile_stablehlo
 from s4tf.runtime.device import LoadedModule, ModuleDescription, describe_module
 from s4tf.runtime.export import Weight, export_module
+from s4tf.runtime.loop_driver import driver_for
 from s4tf.runtime import parameters as archives
-from s4tf.runtime.targets import get_target, target_cpu
+from s4tf.runtime.targets import CPU_DRIVERS, get_target, split_device, target_cpu
 from s4tf.staging import Lowered, StagedFunction, lowering_pipeline, module_input
 from s4tf.tensor import Tensor
 from s4tf.tracing import Static, leaf_spec
@@ -177,11 +180,20 @@ def load_parameters(path) -> dict[str, np.ndarray]:
         raise error.with_traceback(None) from None
 
 
-def build(stablehlo, target: str, entry_points, weights: dict[int, Weight], embed_weights: bool, target_flags=()) -> DeployableModule:
+def build(stablehlo, target: str, entry_points, weights: dict[int, Weight], embed_weights: bool, target_flags=(),
+          staged: ir.Operation | None = None) -> DeployableModule:
     """Export ``entry_points`` of a lowered module (text, or a module changed in place) and
-    compile it for ``target``."""
+    compile it for ``target``. A CPU module records the IREE driver it runs best on
+    (:func:`s4tf.runtime.loop_driver.driver_for`, as for ``@s4tf.function``); a tensor
+    larger than this machine's memory is a ``ShapeError`` before IREE runs, for a target
+    that runs here (:func:`s4tf.runtime.compiler.check_memory`; ``staged``: the s4tf module
+    it was lowered from, whose ops that error names)."""
     cpu = target_cpu(target, target_flags)
-    exported = export_module(stablehlo, target, entry_points, weights, archive=not embed_weights, cpu=cpu)
+    text = stablehlo if isinstance(stablehlo, str) else str(stablehlo)
+    check_memory(text, target, None if isinstance(stablehlo, str) else stablehlo, staged)  # at the user's line
+    driver = get_target(target).driver
+    driver = driver_for(text, driver) if driver in CPU_DRIVERS else None
+    exported = export_module(stablehlo, target, entry_points, weights, archive=not embed_weights, cpu=cpu, driver=driver)
     vmfb = compile_stablehlo(exported, target, extra_flags=target_flags)
     parameters = {} if embed_weights else {w.key: w.value for w in weights.values()}
     return DeployableModule(vmfb, target, tuple(entry_points), parameters)
@@ -195,7 +207,7 @@ def compile(fn, example_args, *, target="cpu", entry_points=None, weights=(), em
         entry_points = exported_functions(lowered.entry, entry_points)
         stablehlo = lowered_module_for(lowered, target, entry_points)
         found = weights_of(fn, example_args, tuple(weights))
-        return build(stablehlo, target, entry_points, found, embed_weights, target_flags)
+        return build(stablehlo, target, entry_points, found, embed_weights, target_flags, lowered.module.operation)
     except S4tfError as error:
         raise error.with_traceback(None) from None
 
@@ -218,18 +230,28 @@ class DeployedModule:
         results = [Tensor(r, self._module.target) for r in self._module.invoke(function, arguments)]
         return results[0] if len(results) == 1 else tuple(results)
 
+    @property
+    def driver(self) -> str:
+        """The IREE driver running the module (``local-sync``, ``local-task``, ``vulkan``, ``cuda``)."""
+        return self._module.driver
+
     def __repr__(self):
-        return f"<s4tf deployed module {self._module.name}: {', '.join(self.functions)} on {self._module.device}>"
+        return (f"<s4tf deployed module {self._module.name}: {', '.join(self.functions)} on {self._module.device} "
+                f"({self._module.driver})>")
 
 
 def load_module(path, device: str = "cpu", parameters=None) -> LoadedModule:
     """The ``.vmfb`` at ``path`` loaded on ``device``, with weights from ``parameters`` (a
     ``.irpa``) or else the archive saved beside it, if there is one and the module reads
-    one. Each file is checked against its checksum, when it has one."""
+    one. Each file is checked against its checksum, when it has one. ``device`` is a
+    device (``cpu``: on the IREE driver the module records) or one of the CPU's drivers
+    (``local-sync``, ``local-task``: that one)."""
+    device, driver = split_device(device)
     path = Path(path)
     vmfb = _read_checked(path)
     beside = path.with_suffix(".irpa")
-    return LoadedModule(vmfb, device, parameters, source=str(path), parameters_beside=beside if beside.exists() else None)
+    return LoadedModule(vmfb, device, parameters, source=str(path), parameters_beside=beside if beside.exists() else None,
+                        driver=driver)
 
 
 def describe(path) -> ModuleDescription:
@@ -250,7 +272,8 @@ def _read_checked(path: Path) -> bytes:
 
 
 def load(path, device: str = "cpu", parameters=None) -> DeployedModule:
-    """Load a ``.vmfb`` on ``device`` (see :func:`load_module`)."""
+    """Load a ``.vmfb`` on ``device``: ``cpu``, ``vulkan``, ``cuda``, or a CPU driver,
+    ``local-sync`` or ``local-task`` (see :func:`load_module`)."""
     try:
         return DeployedModule(load_module(path, device, parameters))
     except S4tfError as error:

@@ -33,7 +33,7 @@ from s4tf.runtime.cpu import Cpu, host_cpu
 from s4tf.runtime.invocation import prepared_call
 from s4tf.runtime.parameters import parameters_module
 from s4tf.runtime.reflection import Recorded, ReflectionError, recorded
-from s4tf.runtime.targets import DEVICES, TARGETS, check_device, get_target, targets_with_format
+from s4tf.runtime.targets import CPU_DRIVERS, DEVICES, TARGETS, check_device, check_driver, get_target, targets_with_format
 
 _EXECUTABLE_FORMAT = re.compile(r'#hal\.executable\.target<"[^"]*", "([^"]+)"')
 _TENSOR = re.compile(r"tensor<([^>]*)>")
@@ -137,13 +137,15 @@ def _declared_types(reflection: dict) -> tuple[list, list]:
 @dataclass(frozen=True)
 class ModuleDescription:
     """What a ``.vmfb`` declares, read without a device: its functions' input and result
-    types, the target and CPU it was built for, and the parameters it reads from an archive
-    (``None``: none; its weights, if any, are embedded)."""
+    types, the target and CPU it was built for, the parameters it reads from an archive
+    (``None``: none; its weights, if any, are embedded), and the CPU driver it runs best on
+    (``None``: not recorded)."""
 
     functions: dict[str, tuple[list, list]]
     target: str | None
     cpu: Cpu | None
     parameters: dict[str, TensorType] | None
+    driver: str | None = None
 
 
 def describe_module(vmfb: bytes, source: str = "the module") -> ModuleDescription:
@@ -151,7 +153,15 @@ def describe_module(vmfb: bytes, source: str = "the module") -> ModuleDescriptio
     _, reflections = _read_module(iree_runtime.VmInstance(), vmfb, source)
     record = _record(reflections, source)
     functions = {name: _declared_types(reflection) for name, reflection in reflections.items()}
-    return ModuleDescription(functions, record.target, record.cpu, record.parameters)
+    return ModuleDescription(functions, record.target, record.cpu, record.parameters, record.driver)
+
+
+def default_driver(device: str, recorded_driver: str | None) -> str:
+    """The IREE driver that runs a module on ``device`` when the user names none: on the
+    CPU, the one the module records (:func:`s4tf.runtime.loop_driver.driver_for`, decided
+    when it was compiled), else the device's own; the same rule on the host and under qemu."""
+    own = DEVICES[check_device(device)]
+    return recorded_driver if own in CPU_DRIVERS and recorded_driver in CPU_DRIVERS else own
 
 
 def choose_archive(source: str, declared: dict[str, TensorType] | None, parameters, parameters_beside):
@@ -173,17 +183,25 @@ class LoadedModule:
     ``parameters``: the path of a parameter archive serving the module's weights (an error
     for a module that reads none); ``parameters_beside``: an archive found beside the
     module's file, used only if the module reads one. ``source``: how errors name the
-    module (a file name). ``driver``: an IREE driver for ``device`` other than its own
-    (``local-sync`` for a loop-bound CPU module: :mod:`s4tf.runtime.loop_driver`).
+    module (a file name). ``driver``: the IREE driver for ``device`` (on the CPU,
+    ``local-sync`` or ``local-task``); by default the one the module records, else the
+    device's own (:func:`default_driver`; :mod:`s4tf.runtime.loop_driver`).
     """
 
     def __init__(self, vmfb: bytes, device: str = "cpu", parameters=None, source: str = "the module", parameters_beside=None,
                  driver: str | None = None):
+        if driver is not None:
+            check_driver(device, driver)
         config = device_config(device) if driver is None else runtime_config(driver)
         self.device = device
-        #: The IREE driver running it (``driver``, else the device's).
-        self.driver = driver or DEVICES[device]
         vm_module, self._reflection = _read_module(config.vm_instance, vmfb, source)
+        if driver is None:
+            chosen = default_driver(device, _record(self._reflection, source).driver)
+            if chosen != DEVICES[device]:  # the module's own choice: read it into that driver's instance
+                driver, config = chosen, runtime_config(chosen)
+                vm_module, self._reflection = _read_module(config.vm_instance, vmfb, source)
+        #: The IREE driver running it (``driver``, else the module's choice, else the device's).
+        self.driver = driver or DEVICES[device]
         self.name = vm_module.name
         self.function_names = list(self._reflection)
         record = _record(self._reflection, source)

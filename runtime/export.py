@@ -49,13 +49,13 @@ class Weight:
 
 
 def export_pipeline(target: str, entry_points, weights: dict[int, Weight], archive: bool, cpu: Cpu | None = None,
-                    values: str = "") -> str:
+                    values: str = "", driver: str | None = None) -> str:
     """The pipeline exporting ``entry_points`` (``s4tf-export``, then ``symbol-dce``), with
     the reflection for ``target`` and ``cpu``; ``values``: the ``.npz`` of the weights when
-    they are embedded (``archive=False``)."""
+    they are embedded (``archive=False``); ``driver``: the CPU driver it runs best on."""
     declared = ",".join(f"{position}:{weight.key}:{weight.tensor_type.mlir_text}" for position, weight in sorted(weights.items()))
     parameters = {weight.key: weight.tensor_type for weight in weights.values()} if archive else {}
-    options = [f"entry_points={','.join(entry_points)}", f"scope={SCOPE}", f"reflection={_dictionary(reflection(target, cpu, parameters))}"]
+    options = [f"entry_points={','.join(entry_points)}", f"scope={SCOPE}", f"reflection={_dictionary(reflection(target, cpu, parameters, driver))}"]
     if declared:
         options.append(f"weights={declared}")
     if values:
@@ -63,19 +63,21 @@ def export_pipeline(target: str, entry_points, weights: dict[int, Weight], archi
     return f"s4tf-export{{{' '.join(options)}}},symbol-dce"
 
 
-def export_module(module, target: str, entry_points, weights: dict[int, Weight], archive: bool, cpu: Cpu | None = None) -> str:
+def export_module(module, target: str, entry_points, weights: dict[int, Weight], archive: bool, cpu: Cpu | None = None,
+                  driver: str | None = None) -> str:
     """``module`` (text, or a ``builtin.module`` changed in place) with ``entry_points``
     exported and the arguments at ``weights``' positions turned into globals (see the
-    module docstring), as text; ``cpu``: the CPU its code is built for."""
+    module docstring), as text; ``cpu``: the CPU its code is built for; ``driver``: the CPU
+    driver it runs best on (recorded: :mod:`s4tf.runtime.reflection`)."""
     if isinstance(module, str):
         with new_context(), ir.Location.unknown():
-            return export_module(ir.Module.parse(module).operation, target, entry_points, weights, archive, cpu)
+            return export_module(ir.Module.parse(module).operation, target, entry_points, weights, archive, cpu, driver)
     with tempfile.TemporaryDirectory() as directory:
         values = ""
         if weights and not archive:
             values = str(Path(directory) / "weights.npz")
             np.savez(values, **{weight.key: weight.value for weight in weights.values()})
-        pipeline = export_pipeline(target, entry_points, weights, archive, cpu, values)
+        pipeline = export_pipeline(target, entry_points, weights, archive, cpu, values, driver)
         run_pipeline(module, pipeline, failure="exporting the module failed:", error=ExportError)
     return str(module)
 

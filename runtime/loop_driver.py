@@ -20,7 +20,11 @@ driver_for("... stablehlo.while ...", "local-task")  # "local-sync"
 ```
 
 Read from the module's text, not parsed (a compile parses the module once, in IREE).
-Arrays from either driver are host memory and pass between modules on both.
+Arrays from either driver are host memory and pass between modules on both. A deployed
+module (``s4tf.compile``, ``s4tf-compile``) records the driver this rule picks
+(``s4tf.driver``: :mod:`s4tf.runtime.reflection`), and ``s4tf.load`` and ``s4tf-run`` take
+it on every CPU target, under qemu too, unless the user names ``local-sync`` or
+``local-task`` as the device (:func:`s4tf.runtime.device.default_driver`).
 """
 
 from __future__ import annotations

@@ -8,7 +8,13 @@ same version as the host's), which :func:`aarch64_run_module` downloads once wit
 ```python
 runner = Arm64Runner.installed()                 # an EmulationError naming what is missing
 runner.invoke("m.vmfb", "predict", [x], parameters="m.irpa", results=1)  # NumPy in, NumPy out
+runner.invoke("m.vmfb", "predict", [x], driver="local-sync")               # IREE's driver, as on the host
 ```
+
+The driver is ``local-task`` unless named: ``s4tf-run`` names the one the module records
+(:func:`s4tf.runtime.device.default_driver`) or the one the user asks for, as on the host.
+On ``local-task`` the worker threads get the stack the host's get
+(:data:`s4tf.runtime.device.WORKER_STACK_BYTES`).
 
 (Benchmarks and tests get a runner, and the peak memory of its runs, from
 ``tools/bench/arm64_runs.py``.)
@@ -30,8 +36,9 @@ import numpy as np
 
 from s4tf.errors import S4tfError
 from s4tf.runtime.cache import default_cache_dir
-from s4tf.runtime.device import InvocationError, iree_message
+from s4tf.runtime.device import WORKER_STACK_BYTES, InvocationError, iree_message
 from s4tf.runtime.parameters import SCOPE
+from s4tf.runtime.targets import check_driver
 
 ARM64_SYSROOT = Path("/usr/aarch64-linux-gnu")
 TOOL_IN_WHEEL = "iree/_runtime_libs/iree-run-module"
@@ -96,20 +103,25 @@ class Arm64Runner:
             raise EmulationError(f"running arm64 code here needs the aarch64 IREE runtime: get it with {INSTALL_COMMAND}")
         return cls(qemu, tool)
 
-    def command(self, *flags: str) -> list[str]:
-        """``iree-run-module --device=local-task FLAGS`` under qemu, as a command line."""
-        return [self.qemu, "-L", str(ARM64_SYSROOT), str(self.tool), "--device=local-task", *flags]
+    def command(self, *flags: str, driver: str = "local-task") -> list[str]:
+        """``iree-run-module --device=DRIVER FLAGS`` under qemu, as a command line (``driver``:
+        one of :data:`s4tf.runtime.targets.CPU_DRIVERS`)."""
+        device = [f"--device={check_driver('cpu', driver)}"]
+        if driver == "local-task":
+            device.append(f"--task_worker_stack_size={WORKER_STACK_BYTES}")
+        return [self.qemu, "-L", str(ARM64_SYSROOT), str(self.tool), *device, *flags]
 
-    def run(self, *flags: str, timeout_s: float = 300) -> subprocess.CompletedProcess:
+    def run(self, *flags: str, timeout_s: float = 300, driver: str = "local-task") -> subprocess.CompletedProcess:
         """Run :meth:`command` (its output as text)."""
         try:
-            return subprocess.run(self.command(*flags), capture_output=True, text=True, timeout=timeout_s)
+            return subprocess.run(self.command(*flags, driver=driver), capture_output=True, text=True, timeout=timeout_s)
         except subprocess.TimeoutExpired:
             raise S4tfError(f"iree-run-module under qemu-aarch64 did not finish within {timeout_s:.0f} s") from None
 
-    def invoke(self, module, function: str, arrays, parameters=None, results: int = 1) -> list[np.ndarray]:
+    def invoke(self, module, function: str, arrays, parameters=None, results: int = 1,
+               driver: str = "local-task") -> list[np.ndarray]:
         """Call ``function`` of the module at ``module`` with ``arrays`` (weights from the
-        archive ``parameters``, if given); its ``results`` outputs as arrays."""
+        archive ``parameters``, if given) on IREE's ``driver``; its ``results`` outputs as arrays."""
         with tempfile.TemporaryDirectory(prefix="s4tf-arm64-") as folder:
             flags = [f"--module={module}", f"--function={function}"]
             for index, array in enumerate(arrays):
@@ -118,7 +130,7 @@ class Arm64Runner:
             if parameters is not None:
                 flags.append(f"--parameters={SCOPE}={parameters}")
             outputs = [Path(folder) / f"result{index}.npy" for index in range(results)]
-            completed = self.run(*flags, *(f"--output=@{output}" for output in outputs))
+            completed = self.run(*flags, *(f"--output=@{output}" for output in outputs), driver=driver)
             if completed.returncode != 0:
                 raise InvocationError(f"calling '{function}' under qemu-aarch64 failed: {_failure(completed.stderr)}")
             return [np.load(output) for output in outputs]

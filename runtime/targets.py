@@ -22,6 +22,15 @@ COMMON_FLAGS = ("--iree-input-demote-f64-to-f32=false",)
 
 #: Run-time devices: the name users give (``s4tf-run --device``) and the IREE driver behind it.
 DEVICES = {"cpu": "local-task", "vulkan": "vulkan", "cuda": "cuda"}
+#: IREE's two drivers for the CPU, which users may also give as the device (``s4tf-run
+#: --device local-sync``, ``s4tf.load(..., device="local-sync")``) to choose one: ``cpu``
+#: leaves the choice to the module (:mod:`s4tf.runtime.loop_driver`).
+CPU_DRIVERS = {
+    "local-sync": "runs dispatches on the calling thread",
+    "local-task": "runs dispatches on a pool of worker threads",
+}
+#: Everything ``--device`` / ``device=`` accepts.
+DEVICE_CHOICES = (*DEVICES, *CPU_DRIVERS)
 
 
 def host_architecture() -> str:
@@ -123,11 +132,37 @@ def get_target(name: str) -> Target:
         raise UnknownTargetError(f"unknown target '{name}'; known targets: {', '.join(TARGETS)}") from None
 
 
+def device_choices_text() -> str:
+    """The devices and CPU drivers users may name, for errors and ``--help``."""
+    return f"{', '.join(DEVICES)}, or a CPU driver: {', '.join(CPU_DRIVERS)}"
+
+
 def check_device(name: str) -> str:
     """``name`` if it is a known device; otherwise an :class:`UnknownTargetError`."""
     if name not in DEVICES:
-        raise UnknownTargetError(f"unknown device '{name}'; known devices: {', '.join(DEVICES)}")
+        if name in CPU_DRIVERS:
+            raise UnknownTargetError(f"'{name}' is an IREE driver of device 'cpu', not a device here")
+        raise UnknownTargetError(f"unknown device '{name}'; known devices: {device_choices_text()}")
     return name
+
+
+def split_device(name: str) -> tuple[str, str | None]:
+    """``(device, driver)`` for what users give as a device: ``("cpu", None)`` for ``cpu``
+    (the module's own choice of driver), ``("cpu", "local-sync")`` for ``local-sync``; an
+    :class:`UnknownTargetError` naming the choices for anything else."""
+    if name in CPU_DRIVERS:
+        return "cpu", name
+    if name not in DEVICES:
+        raise UnknownTargetError(f"unknown device '{name}'; known devices: {device_choices_text()}")
+    return name, None
+
+
+def check_driver(device: str, driver: str) -> str:
+    """``driver`` if it runs modules on ``device`` (the CPU's two, or a GPU device's own)."""
+    allowed = tuple(CPU_DRIVERS) if DEVICES[check_device(device)] in CPU_DRIVERS else (DEVICES[device],)
+    if driver not in allowed:
+        raise UnknownTargetError(f"unknown driver '{driver}' for device '{device}'; its drivers: {', '.join(allowed)}")
+    return driver
 
 
 def targets_with_format(executable_format: str) -> list[Target]:

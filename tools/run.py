@@ -6,13 +6,17 @@ s4tf-run mlp.vmfb --input '[[1, 2, 3]]'                 # one function: no --fun
 s4tf-run mlp.vmfb --input @x.npy --parameters new.irpa  # other weights, same code
 s4tf-run mlp.vmfb --list                                 # functions, types, weights it reads
 s4tf-run mlp-android-arm64.vmfb --input @x.npy          # under qemu-aarch64 on other CPUs
+s4tf-run mlp.vmfb --input @x.npy --device local-sync -v  # IREE's CPU driver chosen, and said
 s4tf-run --install-arm64-runtime                         # once: the aarch64 runtime for that
 ```
 
 Inputs are ``.npy`` files (``@x.npy``) or literals (``'[1, 2]'``, ``3.5``; converted to
 the dtype the function declares). Each result goes to the next ``--output @file.npy``,
 or to stdout. A module for arm64 CPUs runs on another machine under ``qemu-aarch64``
-(Debian's ``qemu-user``) with IREE's aarch64 ``iree-run-module``. A module built for
+(Debian's ``qemu-user``) with IREE's aarch64 ``iree-run-module``. On the CPU, host or
+qemu, a module runs on the IREE driver it recorded when compiled (``local-sync`` for
+loop-bound and small modules: :mod:`s4tf.runtime.loop_driver`), or on the one
+``--device local-sync|local-task`` names. A module built for
 another target, a corrupt file, a missing function or wrong input shapes give a one-line
 error and exit code 1.
 """
@@ -30,10 +34,10 @@ from s4tf.deploy import describe, load_module
 from s4tf.dialects.types import to_numpy_dtype
 from s4tf.errors import S4tfError
 from s4tf.runtime.cache import default_cache_dir
-from s4tf.runtime.device import InvocationError, ModuleDescription, choose_archive
+from s4tf.runtime.device import InvocationError, ModuleDescription, choose_archive, default_driver
 from s4tf.runtime.parameters import SCOPE, check_archive
 from s4tf.runtime.qemu import Arm64Runner, aarch64_run_module
-from s4tf.runtime.targets import DEVICES, TARGETS
+from s4tf.runtime.targets import CPU_DRIVERS, DEVICES, TARGETS, split_device
 from s4tf.runtime.transfer import to_host
 from s4tf.tools.cli import add_version, report_errors, table
 
@@ -132,7 +136,11 @@ def argument_parser() -> argparse.ArgumentParser:
     parser.add_argument("--function", default=None, help="function to run (default: the module's only function)")
     parser.add_argument("--input", action="append", default=[], metavar="@x.npy|LITERAL", help="an input, in order (repeatable)")
     parser.add_argument("--output", action="append", default=[], metavar="@y.npy", help="where the next result goes (default: stdout)")
-    parser.add_argument("--device", default="cpu", help=f"device to run on: {', '.join(DEVICES)} (default cpu)")
+    drivers = "; ".join(f"{name}: {what}" for name, what in CPU_DRIVERS.items())
+    parser.add_argument("--device", default="cpu", metavar="|".join((*DEVICES, *CPU_DRIVERS)),
+                        help=f"device to run on (default cpu). For a CPU module, here or under qemu, "
+                        f"local-sync or local-task names IREE's driver ({drivers}); cpu takes the driver "
+                        f"the module recorded when compiled (local-sync for loop-bound and small modules)")
     parser.add_argument("--parameters", default=None, metavar="FILE.irpa", help="weights (default: the .irpa beside the module, if any)")
     parser.add_argument("--list", action="store_true",
                         help="list the module's functions with their types and the parameters it reads "
@@ -140,14 +148,23 @@ def argument_parser() -> argparse.ArgumentParser:
     parser.add_argument("--install-arm64-runtime", action="store_true",
                         help="download IREE's aarch64 runtime (iree-run-module, from PyPI's iree-base-runtime wheel) "
                         "into s4tf's cache folder, to run arm64 modules under qemu-aarch64, and exit")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="say on stderr where the function runs: device, IREE driver, and under qemu the command line")
     return add_version(parser)
 
 
-def run_under_qemu(options: argparse.Namespace, description: ModuleDescription) -> list[np.ndarray]:
+def say(options: argparse.Namespace, line: str) -> None:
+    if options.verbose:
+        print(f"s4tf-run: {line}", file=sys.stderr)
+
+
+def run_under_qemu(options: argparse.Namespace, description: ModuleDescription, driver: str | None) -> list[np.ndarray]:
     """The results of an arm64 module's function, run by the aarch64 ``iree-run-module``
-    under qemu-aarch64, with the same checks of weights and inputs as on the host."""
+    under qemu-aarch64 on ``driver`` (``None``: the module's choice, as on the host), with
+    the same checks of weights and inputs as on the host."""
     path = Path(options.module)
     runner = Arm64Runner.installed()
+    driver = driver or default_driver("cpu", description.driver)
     beside = path.with_suffix(".irpa")
     archive = choose_archive(str(path), description.parameters, options.parameters, beside if beside.exists() else None)
     if archive is not None:
@@ -155,7 +172,9 @@ def run_under_qemu(options: argparse.Namespace, description: ModuleDescription) 
     function = choose_function(str(path), list(description.functions), options.function)
     inputs, results = description.functions[function]
     arrays = read_inputs(inputs, function, options.input)
-    return runner.invoke(path, function, arrays, archive, len(results))
+    say(options, f"running '{function}' of {path} on device 'cpu' with IREE driver '{driver}' under qemu-aarch64: "
+        + " ".join(runner.command(f"--module={path}", f"--function={function}", driver=driver)))
+    return runner.invoke(path, function, arrays, archive, len(results), driver=driver)
 
 
 def run(argv: list[str] | None = None) -> int:
@@ -172,13 +191,15 @@ def run(argv: list[str] | None = None) -> int:
         if options.list:
             print(listing(options.module, description))
             return
+        device, driver = split_device(options.device)
         target = TARGETS.get(description.target)
-        if target is not None and target.runs_under_qemu(options.device):
-            write_outputs(run_under_qemu(options, description), options.output)
+        if target is not None and target.runs_under_qemu(device):
+            write_outputs(run_under_qemu(options, description, driver), options.output)
             return
         module = load_module(options.module, options.device, options.parameters)
         function = choose_function(options.module, module.function_names, options.function)
         arrays = read_inputs(module.input_types(function), function, options.input)
+        say(options, f"running '{function}' of {options.module} on device '{module.device}' with IREE driver '{module.driver}'")
         write_outputs([to_host(r) for r in module.invoke(function, arrays)], options.output)
 
     return report_errors("s4tf-run", work)

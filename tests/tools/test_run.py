@@ -5,7 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import s4tf
+from s4tf.deploy import describe
 from s4tf.runtime.cpu import host_cpu
+from s4tf.runtime.device import LoadedModule
+from s4tf.runtime.targets import UnknownTargetError
 from s4tf.tools.compile import run as compile_tool
 from s4tf.tools.run import run
 
@@ -146,3 +150,104 @@ def test_list_a_damaged_module(in_modules, capsys, tmp_path):
     bad = tmp_path / "bad.vmfb"
     bad.write_bytes(b"not a module")
     assert "bad.vmfb is not a valid IREE module" in run_error(capsys, str(bad), "--list")
+
+
+# -- --device: IREE's CPU drivers ----------------------------------------------------------
+
+LOOP = """\
+import s4tf
+
+
+def relax(x):
+    i = 0
+    while i < 40:
+        x = 0.5 * (x + 2.0 / (x + 1.0))
+        i += 1
+    return x
+"""
+
+#: No loop, a 128 KiB tensor: large enough to stay on local-task (s4tf.runtime.loop_driver).
+WIDE = """\
+func.func @wide(%x: tensor<32768xf32>) -> tensor<32768xf32> {
+  %0 = "s4tf.exp"(%x) : (tensor<32768xf32>) -> tensor<32768xf32>
+  %1 = "s4tf.mul"(%0, %x) : (tensor<32768xf32>, tensor<32768xf32>) -> tensor<32768xf32>
+  return %1 : tensor<32768xf32>
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def driver_modules(tmp_path_factory):
+    """loop.vmfb (loop-bound: records local-sync) and wide.vmfb (records local-task), with
+    their inputs loop-x.npy and wide-x.npy."""
+    folder = tmp_path_factory.mktemp("drivers")
+    (folder / "loop.py").write_text(LOOP)
+    (folder / "wide.mlir").write_text(WIDE)
+    np.save(folder / "loop-x.npy", np.array([0.5, 1.0, 2.0, 7.0], np.float32))
+    np.save(folder / "wide-x.npy", np.linspace(-3, 3, 32768, dtype=np.float32))
+    assert compile_tool([str(folder / "loop.py:relax"), "--arg", "f32[4]", "-o", str(folder / "loop.vmfb")]) == 0
+    assert compile_tool([str(folder / "wide.mlir"), "-o", str(folder / "wide.vmfb")]) == 0
+    return folder
+
+
+@pytest.mark.parametrize("name, recorded", [("loop", "local-sync"), ("wide", "local-task")])
+def test_each_cpu_driver_gives_the_same_bits_and_says_it_ran(driver_modules, monkeypatch, capsys, name, recorded):
+    """``--device cpu`` runs on the driver the module recorded when compiled (the rule of
+    s4tf.runtime.loop_driver); ``--device local-sync|local-task`` on the one named."""
+    monkeypatch.chdir(driver_modules)
+    assert describe(f"{name}.vmfb").driver == recorded
+    capsys.readouterr()
+    outputs = {}
+    for device, driver in (("cpu", recorded), ("local-sync", "local-sync"), ("local-task", "local-task")):
+        code = run([f"{name}.vmfb", "--input", f"@{name}-x.npy", "--output", f"@{device}.npy", "--device", device, "-v"])
+        err = capsys.readouterr().err
+        assert code == 0, err
+        function = "relax" if name == "loop" else "wide"
+        assert err == f"s4tf-run: running '{function}' of {name}.vmfb on device 'cpu' with IREE driver '{driver}'\n"
+        outputs[device] = np.load(driver_modules / f"{device}.npy")
+    assert outputs["cpu"].tobytes() == outputs["local-sync"].tobytes() == outputs["local-task"].tobytes()
+
+
+def test_quiet_without_verbose(in_modules, capsys):
+    code = run(["model.vmfb", "--function", "negate", "--input", "[1, 2]", "--device", "local-task"])
+    assert code == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_unknown_device_names_the_choices(in_modules, capsys):
+    err = run_error(capsys, "model.vmfb", "--device", "local-threads", "--function", "negate", "--input", "[1, 2]")
+    assert err == (
+        "s4tf-run: error: unknown device 'local-threads'; known devices: cpu, vulkan, cuda, "
+        "or a CPU driver: local-sync, local-task\n"
+    )
+
+
+def test_help_spells_out_the_devices_and_drivers(capsys):
+    with pytest.raises(SystemExit):
+        run(["--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "--device cpu|vulkan|cuda|local-sync|local-task" in out
+    assert "local-sync: runs dispatches on the calling thread" in out
+
+
+def test_a_gpu_module_is_refused_on_a_cpu_driver(in_modules, capsys):
+    err = run_error(capsys, "model-vulkan.vmfb", "--device", "local-sync", "--function", "negate", "--input", "[1, 2]")
+    assert "was built for target 'vulkan' and cannot run on device 'cpu'" in err
+
+
+def test_load_takes_the_same_device_choices(driver_modules):
+    x = np.load(driver_modules / "loop-x.npy")
+    results = {}
+    for device, driver in (("cpu", "local-sync"), ("local-sync", "local-sync"), ("local-task", "local-task")):
+        module = s4tf.load(driver_modules / "loop.vmfb", device=device)
+        assert module.driver == driver
+        assert module._module.driver == driver and module._module.device == "cpu"
+        results[device] = np.asarray(module.relax(x)).tobytes()
+    assert len(set(results.values())) == 1
+    with pytest.raises(UnknownTargetError, match=r"unknown device 'tpu'; known devices: cpu, vulkan, cuda, or a CPU driver: local-sync, local-task"):
+        s4tf.load(driver_modules / "loop.vmfb", device="tpu")
+
+
+def test_an_unknown_driver_is_refused():
+    with pytest.raises(UnknownTargetError, match=r"unknown driver 'vulkan' for device 'cpu'; its drivers: local-sync, local-task"):
+        LoadedModule(b"", "cpu", driver="vulkan")

@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 
 import s4tf
+from s4tf.deploy import describe
+from s4tf.errors import S4tfError
 from s4tf.runtime.cache import default_cache_dir
 from s4tf.runtime.qemu import runtime_folder
 from s4tf.tools.compile import run as compile_tool
@@ -134,3 +136,73 @@ def test_without_qemu_the_error_says_what_to_install(phone, monkeypatch, capsys)
         "s4tf-run: error: running arm64 code here needs qemu-aarch64 and the arm64 C libraries "
         "(apt install qemu-user libc6-arm64-cross libstdc++6-arm64-cross)\n"
     )
+
+
+# -- IREE's CPU drivers under qemu, chosen as on the host -------------------------------
+
+LOOP = """\
+import s4tf
+
+
+def relax(x):
+    i = 0
+    while i < 40:
+        x = 0.5 * (x + 2.0 / (x + 1.0))
+        i += 1
+    return x
+"""
+
+
+@pytest.fixture(scope="module")
+def loop_modules(tmp_path_factory):
+    """loop-phone.vmfb (android-arm64) and loop.vmfb (cpu) of a loop-bound function, and x.npy."""
+    folder = tmp_path_factory.mktemp("loop")
+    (folder / "loop.py").write_text(LOOP)
+    np.save(folder / "x.npy", np.array([0.5, 1.0, 2.0, 7.0], np.float32))
+    for target, name in (("android-arm64", "loop-phone.vmfb"), ("cpu", "loop.vmfb")):
+        assert compile_tool([str(folder / "loop.py:relax"), "--arg", "f32[4]", "--target", target, "-o", str(folder / name)]) == 0
+    return folder
+
+
+def test_both_drivers_give_the_same_bits_under_qemu_and_the_rule_is_the_hosts(installed, loop_modules, monkeypatch, capsys):
+    """``--device cpu`` runs a loop-bound arm64 module on ``local-sync``, the driver the
+    module recorded (the host's rule); ``local-task`` and ``local-sync`` when named. The
+    verbose line shows the ``--device=`` flag iree-run-module was given."""
+    monkeypatch.chdir(loop_modules)
+    assert describe("loop-phone.vmfb").driver == "local-sync"
+    outputs = {}
+    for device, driver in (("cpu", "local-sync"), ("local-sync", "local-sync"), ("local-task", "local-task")):
+        code, _, err = run_tool(capsys, "loop-phone.vmfb", "--input", "@x.npy", "--output", f"@{device}.npy", "--device", device, "-v")
+        assert code == 0, err
+        assert err.startswith(f"s4tf-run: running 'relax' of loop-phone.vmfb on device 'cpu' with IREE driver '{driver}' under qemu-aarch64: ")
+        assert f" --device={driver} " in err and err.count("--device=") == 1
+        outputs[device] = np.load(loop_modules / f"{device}.npy")
+    assert outputs["cpu"].tobytes() == outputs["local-sync"].tobytes() == outputs["local-task"].tobytes()
+    code, _, err = run_tool(capsys, "loop.vmfb", "--input", "@x.npy", "--output", "@host.npy", "-v")
+    assert code == 0 and "with IREE driver 'local-sync'" in err
+    np.testing.assert_allclose(outputs["cpu"], np.load(loop_modules / "host.npy"), rtol=1e-6)
+
+
+def test_a_small_module_records_local_sync_and_both_drivers_agree_under_qemu(installed, capsys):
+    """phone.vmfb has no loop and small tensors, so it records local-sync; the vjp's
+    results run the same on both drivers."""
+    assert describe("phone.vmfb").driver == "local-sync"
+    results = []
+    for device in ("local-task", "local-sync"):
+        code, _, err = run_tool(capsys, "phone.vmfb", "--function", "predict", "--input", "@x.npy", "--output", f"@{device}.npy",
+                                "--device", device)
+        assert code == 0, err
+        results.append(np.load(installed / f"{device}.npy").tobytes())
+    assert results[0] == results[1]
+
+
+def test_an_unknown_driver_under_qemu_names_the_choices(installed, capsys):
+    code, _, err = run_tool(capsys, "phone.vmfb", "--function", "predict", "--input", "@x.npy", "--device", "local")
+    assert code == 1
+    assert err == "s4tf-run: error: unknown device 'local'; known devices: cpu, vulkan, cuda, or a CPU driver: local-sync, local-task\n"
+
+
+def test_the_runner_takes_only_cpu_drivers(arm64_runner):
+    assert "--device=local-sync" in arm64_runner.command("--module=m.vmfb", driver="local-sync")
+    with pytest.raises(S4tfError, match="unknown driver 'cuda' for device 'cpu'; its drivers: local-sync, local-task"):
+        arm64_runner.command(driver="cuda")
