@@ -30,6 +30,7 @@ from s4tf.passes.donation import aliased_arguments, donation_pass
 from s4tf.passes.pipeline import run_pipeline
 from s4tf.runtime.device import LoadedModule
 from s4tf.runtime.compile_and_load import compile_and_load, load_cached
+from s4tf.runtime.compiler import check_memory
 from s4tf.runtime.targets import get_target
 from s4tf.tensor import Tensor
 from s4tf.tracing import FunctionRecord, Static, Trace, current_scope, leaf_spec, rebuild_outputs, signature
@@ -247,7 +248,9 @@ class StagedFunction:
             pipeline += "," + donation_pass(lowered.entry, donated_positions(args, self.donate_argnums))
         module = lowered.lowered_module(pipeline)
         donated = aliased_arguments(module, lowered.entry) if self.donate_argnums else []
-        return lowered, str(module), donated
+        text = str(module)
+        check_memory(text, self.target, module, lowered.module.operation)  # before IREE: a tensor larger than the machine
+        return lowered, text, donated
 
     def _first_compile(self, args, kwargs):
         """:meth:`_compile`, or where the module is not cached and first calls may be

@@ -10,6 +10,10 @@ return %2
 // becomes
 return %x
 ```
+
+A reduction of one value repeated (a splat constant, or a broadcast of a one-element
+constant) folds however large its operand: ``sum(zeros((1 << 40,)))`` is ``0`` without a
+4 TiB tensor (``c * n`` for a sum, ``c`` for a mean, max or min, ``c ** n`` for a product).
 """
 
 from __future__ import annotations
@@ -96,6 +100,78 @@ def fold_constant(operation: ir.Operation) -> bool:
     return True
 
 
+#: Reductions of one repeated value that :func:`fold_repeated_reduction` folds.
+REPEATED_REDUCTIONS = ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod")
+
+
+def repeated_value(value: ir.Value) -> np.ndarray | None:
+    """The one element (0-d) of ``value`` when all its elements are one constant: a splat
+    constant, or a ``broadcast_in_dim`` of a one-element or splat constant."""
+    owner = defining_op(value)
+    if owner is not None and owner.name == "s4tf.broadcast_in_dim":
+        value = owner.operands[0]
+    array = constant_value(value)
+    if array is None or array.size == 0 or not (array.size == 1 or is_splat_view(array)):
+        return None
+    return np.asarray(array[(0,) * array.ndim])
+
+
+def _wrapped(number: int, dtype: np.dtype) -> np.ndarray:
+    """``number`` in the integer ``dtype``, wrapped as its arithmetic wraps."""
+    bits = dtype.itemsize * 8
+    return np.array(number % (1 << bits), np.uint64).astype(dtype)
+
+
+def repeated_reduction(name: str, element: np.ndarray, count: int) -> np.ndarray | None:
+    """``name`` (a :data:`REPEATED_REDUCTIONS`) of ``count`` copies of ``element``, as the
+    reduction computes it from its initial value (0 for a sum: ``-0.0 * n`` is ``0.0``);
+    ``None`` for a dtype it does not fold (bool sums, complex)."""
+    dtype = element.dtype
+    if name in ("reduce_max", "reduce_min"):
+        return element
+    if dtype.kind in "iu":
+        if name == "reduce_sum":
+            return _wrapped(int(element) * count, dtype)
+        if name == "reduce_prod":
+            return _wrapped(pow(int(element), count, 1 << (dtype.itemsize * 8)), dtype)
+        return None
+    if dtype.kind != "f" and dtype.name != "bfloat16":
+        return None
+    c = np.float64(element)
+    with np.errstate(all="ignore"):
+        folded = {"reduce_sum": c * count + 0.0, "reduce_mean": c, "reduce_prod": c ** count}[name]
+    return np.asarray(folded).astype(dtype)
+
+
+def fold_repeated_reduction(operation: ir.Operation) -> bool:
+    """A reduction of one repeated constant (:func:`repeated_value`) over more than
+    :data:`FOLD_LIMIT` elements becomes a splat constant (:func:`repeated_reduction`);
+    smaller ones fold as any op does, by NumPy."""
+    name = operation.name.removeprefix("s4tf.")
+    if name not in REPEATED_REDUCTIONS:
+        return False
+    operand_type = ir.RankedTensorType(operation.operands[0].type)
+    result_type = ir.RankedTensorType(operation.results[0].type)
+    if not (operand_type.has_static_shape and result_type.has_static_shape):
+        return False
+    shape = operand_type.shape
+    if int(np.prod(shape, dtype=object)) <= FOLD_LIMIT:
+        return False
+    element = repeated_value(operation.operands[0])
+    if element is None:
+        return False
+    axes = read_attributes(lookup(operation.name), operation)["axes"]
+    count = int(np.prod([shape[axis] for axis in axes], dtype=object))
+    folded = repeated_reduction(name, element, count) if count else None
+    if folded is None:
+        return False
+    with ir.InsertionPoint(operation):
+        constant = build(lookup("constant"), [], {"value": np.broadcast_to(folded, result_type.shape)}, operation.location)
+    operation.results[0].replace_all_uses_with(constant.results[0])
+    operation.erase()
+    return True
+
+
 def fold_reshape_chain(operation: ir.Operation) -> bool:
     """``reshape(reshape(x))`` becomes one reshape of ``x``."""
     if operation.name != "s4tf.reshape":
@@ -123,7 +199,7 @@ def canonicalize_round(module: ir.Operation) -> bool:
         if replacement is not None:
             operation.results[0].replace_all_uses_with(replacement)
             changed = True
-        elif fold_constant(operation) or fold_reshape_chain(operation):
+        elif fold_constant(operation) or fold_repeated_reduction(operation) or fold_reshape_chain(operation):
             changed = True
     return erase_dead(module) or changed
 

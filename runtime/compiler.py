@@ -2,22 +2,93 @@
 
 ```python
 vmfb = compile_stablehlo(module_text, "cpu")   # bytes of an IREE VM flatbuffer
+check_memory(module_text, "cpu", module)       # a ShapeError for a tensor larger than this machine's memory
 ```
+
+A module for this machine's CPU with a tensor that needs more bytes than the machine has
+never reaches IREE (which would compile and run it for minutes, or run out of memory): a
+:class:`~s4tf.errors.ShapeError` names the op, its type and the bytes, at the user's line
+when the module has locations (:func:`check_memory`).
 """
 
 from __future__ import annotations
 
+import os
+
 import iree.compiler as iree_compiler
 from iree.compiler.version import VERSION as IREE_VERSION
 
-from s4tf.errors import CompilationError
+from s4tf.errors import CompilationError, ShapeError
+from s4tf.mlir import ir, new_context
+from s4tf.passes.diagnostics import location_text
+from s4tf.passes.ir_walk import collect
 from s4tf.runtime.cache import DiskCache, cache_key
+from s4tf.runtime.loop_driver import largest_tensor_bytes
 from s4tf.runtime.system_libm import LINK_FLAG, needs_system_libm
 from s4tf.runtime.cpu import host_cpu
 from s4tf.runtime.product_modules import data_tiling_flags
 from s4tf.runtime.targets import compile_flags, get_target, host_architecture
 from s4tf.runtime.tuning import tuning_flags
 from s4tf.version import __version__
+
+
+def physical_memory_bytes() -> int | None:
+    """This machine's physical memory (``None`` where the system does not say)."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def _size_text(count: int) -> str:
+    unit = max((u for u in range(5) if count >= 1 << (10 * u)), default=0)
+    return f"{count / (1 << (10 * unit)):.1f} {('bytes', 'KiB', 'MiB', 'GiB', 'TiB')[unit]}" if unit else f"{count} bytes"
+
+
+def _result_bytes(operation: ir.Operation) -> int:
+    return max((largest_tensor_bytes(str(result.type)) for result in operation.results), default=0)
+
+
+def _too_large(root: ir.Operation, limit: int) -> list[ir.Operation]:
+    return collect(root, lambda operation: _result_bytes(operation) > limit, pre_order=True)
+
+
+def check_memory(module_text: str, target: str = "cpu", module: ir.Operation | None = None,
+                 staged: ir.Operation | None = None) -> None:
+    """A :class:`~s4tf.errors.ShapeError` when ``target`` runs on this machine's CPU and a
+    tensor of ``module_text`` (lowered StableHLO) needs more bytes than the machine's
+    physical memory. ``module``: the same module as IR, whose locations name the user's
+    line; ``staged``: the s4tf module it was lowered from, whose op at that line is named
+    (else the StableHLO op). Costs one scan of the text when everything fits."""
+    description = get_target(target)
+    limit = physical_memory_bytes()
+    if description.device != "cpu" or not description.runs_on("cpu") or limit is None:
+        return
+    largest = largest_tensor_bytes(module_text)
+    if largest <= limit:
+        return
+    parsed = module is None  # then its locations are lines of the text, not the user's
+    with (module.context if module is not None else new_context()):
+        if parsed:
+            module = ir.Module.parse(module_text).operation
+        found = _too_large(module, limit)
+        if not found:  # only in a type no op produces (an argument): name the bytes alone
+            raise ShapeError(f"the module takes a tensor of {largest} bytes ({_size_text(largest)}), more than this "
+                             f"machine's memory ({_size_text(limit)}); it was not compiled")
+        # An op that computes the tensor, not a constant that only declares it.
+        lowered = next((op for op in found if op.name not in ("stablehlo.constant", "s4tf.constant")), found[0])
+        location = None if parsed else location_text(lowered.location)
+        named = lowered
+        if staged is not None:
+            at_line = [op for op in _too_large(staged, limit) if location_text(op.location) == location]
+            named = next((op for op in at_line if op.name != "s4tf.constant"), at_line[0] if at_line else lowered)
+        size = _result_bytes(named)
+        types = ", ".join(str(result.type) for result in named.results if largest_tensor_bytes(str(result.type)) == size)
+        raise ShapeError(
+            f"{named.name} makes a {types} of {size} bytes ({_size_text(size)}), more than this machine's memory "
+            f"({_size_text(limit)}); it was not compiled: make the shape smaller",
+            location,
+        )
 
 
 def module_cache_key(module_text: str, target: str, flags) -> str:
@@ -53,6 +124,7 @@ def compile_stablehlo(module_text: str, target: str = "cpu", extra_flags=(), cac
     cached = cache.get(key)
     if cached is not None:
         return cached
+    check_memory(module_text, target)
     if needs_system_libm(module_text, target):  # decided by the text: the key need not name it
         flags = [*flags, LINK_FLAG]
     try:
