@@ -42,7 +42,12 @@ as the ``dynamic_slice`` it equals), a ``clamp``, a float ``dot_general`` of at 
 :data:`MAX_DOT_PRODUCTS` multiply-adds (shuffles and multiply-adds, :meth:`~s4tf.passes.loop_dispatch_ops.OpRules.op_dot_general`:
 matrix-vector products, reverse mode's outer products and transposed products), or a
 nested ``if``/``while`` of such ops (the tables ``FLOAT_OPS``, ``INTEGER_OPS`` and the ``op_*`` methods of ``OpRules`` in :mod:`s4tf.passes.loop_dispatch_ops`);
-(4) all its vector values together take at most :data:`MAX_STACK_BYTES` for the target
+(4) a value it reads that is computed outside it from constants alone, or by a widening
+``convert``, is one the region can compute itself (IREE would clone its producer into the
+dispatch, distribute that, and refuse the region's own writes:
+:func:`~s4tf.passes.loop_dispatch_criterion.from_constants`,
+:func:`~s4tf.passes.loop_dispatch_criterion.widening_convert`), and no tape is such a value;
+(5) all its vector values together take at most :data:`MAX_STACK_BYTES` for the target
 (LLVM keeps large vectors on a worker thread's stack), and the tapes it writes that nobody
 reads after it at most :data:`MAX_SCRATCH_TAPE_BYTES`. Other loops stay host-stepped;
 with ``remarks=true`` the pass says at each such loop why (a warning at its location).

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from s4tf.mlir import ir
+from s4tf.passes.ir_walk import defining_op
 
 #: Bytes of all carried values together, tapes aside (Newton's method on 1,000 float64s
 #: carries 16,000).
@@ -212,3 +213,61 @@ def outside_values(loop: ir.Operation) -> list[ir.Value]:
 
     loop.walk(visit, walk_order=ir.WalkOrder.PRE_ORDER)
     return found
+
+
+#: Ops whose result, computed from constants alone, is not recomputed inside the region:
+#: regions with their own values (loops, branches), and ops without operands (``iota``,
+#: random numbers), which IREE folds into constants that are not one value repeated.
+_NOT_RECOMPUTED = ("stablehlo.while", "stablehlo.if", "stablehlo.case", "stablehlo.custom_call",
+                   "stablehlo.rng", "stablehlo.rng_bit_generator", "stablehlo.optimization_barrier")
+
+
+def from_constants(value: ir.Value, memo: dict | None = None) -> bool:
+    """Whether ``value`` is computed by StableHLO ops from ``stablehlo.constant``s alone (a
+    constant itself included). IREE folds such a value into a constant; one that is a single
+    value repeated becomes a ``linalg.fill``, which IREE clones into the dispatch region
+    that reads it, where it is the op IREE distributes over workgroups and every other write
+    of the region fails: "'vector.transfer_write' op write affecting operations on global
+    resources are restricted to workgroup distributed contexts" (IREE 3.13). The emitter
+    computes such values inside the region instead of reading them."""
+    memo = {} if memo is None else memo
+    pending = [value]
+    while pending:  # iterative: a chain of constants may be long
+        current = pending[-1]
+        if current in memo:
+            pending.pop()
+            continue
+        producer = defining_op(current)
+        if producer is None or not producer.name.startswith("stablehlo.") or producer.name in _NOT_RECOMPUTED \
+                or (producer.name != "stablehlo.constant" and not producer.operands) \
+                or (producer.regions and producer.name != "stablehlo.reduce"):
+            memo[current] = False
+            pending.pop()
+            continue
+        unknown = [v for v in producer.operands if v not in memo]
+        if unknown:
+            pending.extend(unknown)
+            continue
+        memo[current] = all(memo[v] for v in producer.operands)
+        pending.pop()
+    return memo[value]
+
+
+def widening_convert(operation: ir.Operation | None) -> bool:
+    """Whether ``operation`` is a ``stablehlo.convert`` to a wider element type (f32 to f64,
+    i8 to i32, i1 to f32, ...): IREE clones such a conversion (a "dequantization-like"
+    ``linalg.generic``) into the dispatch region that reads its result, where it is the op
+    IREE distributes over workgroups and every other write of the region fails ("'vector.store'
+    op write affecting operations on global resources are restricted to workgroup distributed
+    contexts", IREE 3.13). The emitter converts inside the region instead."""
+    if operation is None or operation.name != "stablehlo.convert":
+        return False
+    try:
+        source, target = (str(ir.RankedTensorType(v.type).element_type)
+                          for v in (operation.operands[0], operation.results[0]))
+    except ValueError:  # not ranked tensors: the loop is refused on their kind
+        return False
+    if source not in ELEMENT_BYTES or target not in ELEMENT_BYTES:
+        return False
+    bits = {name: (1 if name == "i1" else 8 * size) for name, size in ELEMENT_BYTES.items()}
+    return bits[source] < bits[target]

@@ -20,7 +20,8 @@ import numpy as np
 
 from s4tf.mlir import arith, flow, ir, load_dialects, scf, tensor, vector
 from s4tf.passes.ir_walk import defining_op
-from s4tf.passes.loop_dispatch_criterion import Kind, Unsupported, outside_values, tapes, unchanged
+from s4tf.passes.loop_dispatch_criterion import Kind, Unsupported, from_constants, outside_values, tapes, unchanged, \
+    widening_convert
 from s4tf.passes.loop_dispatch_ops import OpRules, minor_identity, short_name
 
 
@@ -66,6 +67,7 @@ class Emitter(OpRules):
         self.region: ir.Operation | None = None  # the region op being built (no results yet)
         self.results: list[tuple[ir.Value, Kind]] = []  # the loop's results: values of the region, or inputs
         self.written: list[tuple[ir.Value, Kind]] = []  # what the region returns, as stored
+        self.constants: dict = {}  # ir.Value -> whether it is computed from constants alone
 
     def kind(self, value: ir.Value) -> Kind:
         """How ``value`` is held: a scalar or vector, or a tensor in memory for a tape."""
@@ -128,13 +130,22 @@ class Emitter(OpRules):
 
     # -- the boundary: reading inputs, writing results -----------------------------------
     def read(self, value: ir.Value) -> tuple[ir.Value, Kind]:
-        """Bind an outside value: a constant is re-made inside, anything else is read."""
+        """Bind an outside value: a constant is re-made inside, a value computed from constants
+        alone or by a widening conversion is computed inside (:meth:`recompute`), anything
+        else is read."""
         kind = self.kind(value)
         producer = defining_op(value)
         if producer is not None and producer.name == "stablehlo.constant":
             if kind.memory:
                 return self.filled_tape(producer.attributes["value"], kind, producer.location), kind
             return self.constant(producer.attributes["value"], kind, producer.location), kind
+        folded = producer is not None and from_constants(value, self.constants)
+        if folded or widening_convert(producer):
+            if kind.memory:
+                how = "from constants" if folded else "by a widening conversion"
+                raise Unsupported(f"a tape {kind.tensor} computed {how} outside it (IREE would compute it inside the "
+                                  "dispatch, whose other writes its workgroup distribution then refuses)")
+            return self.recompute(producer, value)
         if value in self.written_tapes:
             raise Unsupported(f"a tape {kind.tensor} that it writes, made outside it (a constant, or nothing "
                               "the loop reads, keeps its buffer inside the dispatch)")
@@ -148,6 +159,27 @@ class Emitter(OpRules):
             read, _ = self.read_tensor(converted.result, bytes_kind)
             return arith.TruncIOp(kind.type, read).result, kind
         return self.read_tensor(value, kind)
+
+    def recompute(self, producer: ir.Operation, value: ir.Value) -> tuple[ir.Value, Kind]:
+        """Compute ``value`` inside the region with the op rules, its operands bound first.
+        IREE would otherwise clone ``producer`` into the dispatch (a constant one value
+        repeated becomes a ``linalg.fill``, a widening conversion a ``linalg.generic``), make
+        that op the one it distributes over workgroups, and refuse the region's other writes:
+        :func:`~s4tf.passes.loop_dispatch_criterion.from_constants`,
+        :func:`~s4tf.passes.loop_dispatch_criterion.widening_convert`."""
+        for operand in producer.operands:
+            if operand not in self.names:
+                self.names[operand] = self.read(operand)
+        try:
+            results = self.operation(producer)
+        except Unsupported as problem:
+            raise Unsupported(f"{problem.reason}, computing outside it a value that it reads (IREE would compute "
+                              "it inside the dispatch, whose other writes its workgroup distribution then refuses)",
+                              producer) from None
+        for result, built in zip(producer.results, results):
+            self.names[result] = (built, self.kind(result))
+            self.vector_bytes += self.names[result][1].vector_bytes
+        return self.names[value]
 
     def read_tensor(self, value: ir.Value, kind: Kind) -> tuple[ir.Value, Kind]:
         if kind.scalar:
