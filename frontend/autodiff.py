@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from s4tf import lazy_mode, numpy_api, pytree
+from s4tf import autograph, lazy_mode, numpy_api, pytree
 from s4tf.dialects.types import TensorType, is_float, shape_str, to_numpy_dtype
 from s4tf.derivative_functions import derivative_functions
 from s4tf.differentiable import differentiable_mask, leaves_like
@@ -41,6 +41,13 @@ def _name(fn) -> str:
 
 def _python_function(fn):
     return fn.python_fn if isinstance(fn, StagedFunction) else fn
+
+
+def _traced_function(fn):
+    """What a transform traces for ``fn``: an ``@s4tf.function``'s function; a plain Python
+    function with its ``if``/``while``/``for`` on tensors rewritten as ``@s4tf.function``
+    does (:func:`s4tf.autograph.convert_once`, once per function); anything else as it is."""
+    return fn.python_fn if isinstance(fn, StagedFunction) else autograph.convert_once(fn)
 
 
 @dataclass
@@ -71,7 +78,7 @@ class _Staged:
 
 def _stage(fn, args) -> _Staged:
     scope = current_scope()
-    python_fn = _python_function(fn)
+    python_fn = _traced_function(fn)
     name = _name(fn)
     record = scope.trace.trace_function(python_fn, name if name != "<lambda>" else "lambda", args, {}, public=False)
     inputs, owners, differentiable = [], [], []
@@ -213,7 +220,7 @@ class _Transform:
 
 def _returning_pair(fn, kind: str):
     """``fn``, checked to return a pair ``(output, aux)`` (``has_aux=True``)."""
-    python_fn = _python_function(fn)
+    python_fn = _traced_function(fn)
 
     @functools.wraps(python_fn)
     def checked(*args):

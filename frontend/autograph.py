@@ -29,6 +29,7 @@ import inspect
 import sys
 import textwrap
 import types
+import weakref
 
 from s4tf import numpy_api, pytree
 from s4tf.autograph_rewrite import HELPERS, Rewriter
@@ -57,9 +58,46 @@ def convert(fn):
     return _convert(fn)
 
 
+#: Where :func:`convert_once` keeps a function's conversion: ``fn.__dict__[_CACHE] = (fn, converted)``
+#: (``fn`` itself where nothing is rewritten). On the function, not in a global table, so
+#: it lives and dies with it; the pair's ``fn`` tells it from a copy made by ``functools.wraps``.
+_CACHE = "__s4tf_autograph__"
+
+#: The code objects :func:`_convert` made, nested functions' included (functions defined
+#: inside converted code are converted already), by ``id``: code objects that compare
+#: equal may still be different functions' code.
+_CONVERTED_CODE: "weakref.WeakValueDictionary" = weakref.WeakValueDictionary()
+
+
+def convert_once(fn):
+    """:func:`convert` of a plain Python function, computed once per function and kept on
+    it; a method's function is converted once and bound again. Anything else (an
+    ``@s4tf.function``, a transform, a callable object, a builtin) and functions defined
+    in converted code are returned as they are. The function transforms (``s4tf.grad``,
+    ``vmap``, ``jacrev``, ``remat``, ``scan``, ...) trace what this returns."""
+    if inspect.ismethod(fn):
+        function = convert_once(fn.__func__)
+        return fn if function is fn.__func__ else types.MethodType(function, fn.__self__)
+    if not inspect.isfunction(fn) or _CONVERTED_CODE.get(id(fn.__code__)) is fn.__code__:
+        return fn
+    cached = fn.__dict__.get(_CACHE)
+    if cached is not None and cached[0] is fn:
+        return cached[1]
+    converted = convert(fn)
+    fn.__dict__[_CACHE] = (fn, converted)
+    return converted
+
+
+def _nested_code(code: types.CodeType):
+    yield code
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            yield from _nested_code(constant)
+
+
 def _convert(fn):
     definition = _parse(fn)
-    if definition is None:
+    if definition is None or _uses_mangled_names(fn, definition):
         return fn
     definition.decorator_list = []
     definition.name = CONVERTED  # not fn's name: in the factory it would shadow the global fn calls (recursion)
@@ -85,6 +123,7 @@ def _convert(fn):
     (factory_code,) = [c for c in code.co_consts if isinstance(c, types.CodeType)]
     (function_code,) = [c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == CONVERTED]
     function_code = function_code.replace(co_name=fn.__code__.co_name, co_qualname=fn.__code__.co_qualname)
+    _CONVERTED_CODE.update((id(code), code) for code in _nested_code(function_code))
     cells = dict(zip(free, fn.__closure__ or ()))
     cells[HELPERS] = types.CellType(sys.modules[__name__])
     converted = types.FunctionType(
@@ -93,9 +132,24 @@ def _convert(fn):
     converted.__kwdefaults__ = fn.__kwdefaults__
     for attribute in ("__module__", "__qualname__", "__doc__", "__annotations__"):
         setattr(converted, attribute, getattr(fn, attribute))
-    converted.__dict__.update(fn.__dict__)
+    converted.__dict__.update((k, v) for k, v in fn.__dict__.items() if k != _CACHE)
     converted.__wrapped__ = fn  # inspect.signature reads the original; convert() leaves it alone
     return converted
+
+
+def _uses_mangled_names(fn, definition: ast.FunctionDef) -> bool:
+    """Whether ``fn`` is defined in a class and uses a ``__private`` name, which Python
+    mangles there (``self.__n`` is ``self._Model__n``) but not in the factory that
+    compiles the rewrite: such a function is traced as it is."""
+    parts = fn.__qualname__.split(".")
+    in_class = any(part != "<locals>" and following != "<locals>" for part, following in zip(parts[:-1], parts[1:]))
+    if not in_class:
+        return False
+    for node in ast.walk(definition):
+        name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
+        if name is not None and name.startswith("__") and not name.endswith("__"):
+            return True
+    return False
 
 
 def _parse(fn) -> ast.FunctionDef | None:

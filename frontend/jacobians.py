@@ -21,6 +21,7 @@ import numpy as np
 
 from s4tf import numpy_api, pytree
 from s4tf.autodiff import _floats_as_arrays, _name, _python_function, jvp, vjp
+from s4tf.autograph import convert_once
 from s4tf.dialects.types import TensorType, is_float, to_numpy_dtype
 from s4tf.errors import S4tfError
 from s4tf.staging import StagedFunction
@@ -48,7 +49,7 @@ class _Jacobian:
         if not (isinstance(argnums, int) or (isinstance(argnums, tuple) and argnums and all(isinstance(a, int) for a in argnums))):
             raise S4tfError(f"{kind}: argnums must be an int or a non-empty tuple of ints, got {argnums!r}")
         functools.update_wrapper(self, _python_function(fn), updated=())
-        self.fn, self.argnums, self.kind = fn, argnums, kind
+        self.fn, self.argnums, self.kind = convert_once(fn), argnums, kind  # called by of_xs below, which jvp/vjp trace
         self._staged = StagedFunction(self._body)
         self._staged.__name__ = f"{kind}_{_name(fn)}".replace("<lambda>", "lambda")
 

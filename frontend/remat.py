@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 import weakref
 
-from s4tf.autodiff import _python_function
+from s4tf.autodiff import _python_function, _traced_function
 from s4tf.errors import S4tfError
 from s4tf.locations import user_location
 from s4tf.mlir import ir
@@ -70,7 +70,7 @@ class Remat:
 
     def __init__(self, fn, prevent_cse: bool, static_argnums: tuple):
         functools.update_wrapper(self, _python_function(fn), updated=())
-        self.fn = _python_function(fn)
+        self.fn = _traced_function(fn)
         self.prevent_cse = prevent_cse
         self.static_argnums = static_argnums
         self._bodies: dict = {}  # static values -> the function traced for them

@@ -17,6 +17,7 @@ reverse mode differentiates it as any loop. Outside one, the steps run one by on
 from __future__ import annotations
 
 from s4tf import numpy_api, pytree
+from s4tf.autograph import convert_once
 from s4tf.dialects.types import shape_str
 from s4tf.errors import S4tfError, ShapeError
 from s4tf.locations import user_location
@@ -32,6 +33,7 @@ def scan(f, init, xs, length=None, reverse=False):
     """``(carry, ys)`` with ``carry, y = f(carry, x)`` for each ``x`` of ``xs`` along its
     leading axis (last first if ``reverse``) and ``ys`` the ``y``s stacked in ``xs``'s order.
     ``init`` and ``xs`` are pytrees (``xs`` may be ``None`` given ``length``)."""
+    f = convert_once(f)  # Python `if`/`while` on tensors in the step are staged, as in @s4tf.function
     xs_leaves, xs_tree = pytree.flatten(xs)
     n = _length(xs_leaves, length)
     _, carry_tree = pytree.flatten(init)

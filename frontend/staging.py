@@ -193,7 +193,7 @@ class StagedFunction:
         if not self.autograph:
             return self._source_fn
         if self._converted is None:  # once: records and derivative rules are keyed by this function
-            self._converted = autograph.convert(self._source_fn)
+            self._converted = autograph.convert_once(self._source_fn)
         return self._converted
 
     def __call__(self, *args, **kwargs):

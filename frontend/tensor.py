@@ -160,7 +160,14 @@ class Tracer(Tensor):
         raise self._no_value("use as an index")
 
     def __bool__(self):
-        raise self._no_value("take the truth value (in `if`, `while`, `and`, `or` or `not`)")
+        raise StagingError(
+            f"cannot take the truth value (in `if`, `while`, `and`, `or` or `not`) of a traced tensor "
+            f"{self._tensor_type} here: Python control flow on tensors is staged only in the function given to "
+            "@s4tf.function, s4tf.grad, s4tf.vmap or another transform, not in functions it calls, lambdas, "
+            "functions without source or with autograph=False. Decorate the function holding this line with "
+            "@s4tf.function, or write the condition with s4tf.where, s4tf.cond or s4tf.while_loop.",
+            str(user_location() or ""),
+        )
 
     def __repr__(self):
         return f"Tracer({self._tensor_type})"

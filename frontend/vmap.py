@@ -18,7 +18,7 @@ import functools
 import numpy as np
 
 from s4tf import numpy_api, pytree
-from s4tf.autodiff import _call, _name, _python_function
+from s4tf.autodiff import _call, _name, _python_function, _traced_function
 from s4tf.derivative_functions import derivative_functions
 from s4tf.dialects.types import TensorType, shape_str, to_numpy_dtype
 from s4tf.errors import S4tfError
@@ -68,7 +68,7 @@ class _Vmap:
         trace = current_scope().trace
         name = _name(self.fn)
         record = trace.trace_function(
-            _python_function(self.fn), name if name != "<lambda>" else "lambda", pytree.unflatten(tree, examples), {}, public=False
+            _traced_function(self.fn), name if name != "<lambda>" else "lambda", pytree.unflatten(tree, examples), {}, public=False
         )
         inputs, batched = [], []
         for leaf, spec, axis in zip(leaves, specs, axes):
