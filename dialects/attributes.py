@@ -17,8 +17,8 @@ import ml_dtypes
 import numpy as np
 
 from s4tf.dialects.types import DTYPES, FLOAT_DTYPES, TensorType, canonical_dtype, element_type, to_numpy_dtype
-from s4tf.errors import OpAttributeError
-from s4tf.mlir import ir
+from s4tf.core.errors import OpAttributeError
+from s4tf.core.mlir import ir
 
 
 class AttrKind:

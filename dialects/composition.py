@@ -1,7 +1,7 @@
 """NumPy-style compositions of s4tf ops, and the emitter each op is handed to.
 
 The derivative rules (``jvp``/``transpose`` methods, given this module as ``ops``) and
-``s4tf.<name>`` (:mod:`s4tf.numpy_api`, which re-exports these functions) share one
+``s4tf.<name>`` (:mod:`s4tf.arrays.numpy_api`, which re-exports these functions) share one
 definition of each composition: dtype promotion as in NumPy 2 (Python scalars are weak,
 NEP 50), ``sum`` with axes, ``reshape`` with ``-1``, ``where``, ``broadcast_to``...
 
@@ -27,8 +27,8 @@ import functools
 import numpy as np
 
 from s4tf.dialects.types import BOOL_DTYPE, TensorType, canonical_dtype, is_float, is_integer, promote_dtypes, to_numpy_dtype
-from s4tf.errors import DeviceError, DTypeError, ShapeError
-from s4tf.locations import user_location
+from s4tf.core.errors import DeviceError, DTypeError, ShapeError
+from s4tf.core.locations import user_location
 
 #: s4tf's default dtypes: of Python scalars alone, and of tensors created with no dtype.
 DEFAULT_FLOAT = "f32"

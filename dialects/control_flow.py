@@ -13,7 +13,7 @@ import numpy as np
 
 from s4tf.dialects.op_def import Op
 from s4tf.dialects.regions import move_operations, region_problem, single_block, yielded_types
-from s4tf.mlir import ir
+from s4tf.core.mlir import ir
 
 PREDICATE = "tensor<i1>"
 #: A unit attribute of an ``s4tf.if`` whose ``then`` branch computes what its ``else``

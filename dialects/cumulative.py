@@ -18,7 +18,7 @@ from s4tf.dialects.attributes import BOOL, INT
 from s4tf.dialects.op_def import Op
 from s4tf.dialects.shape_ops import check_axis
 from s4tf.dialects.types import is_float, is_integer
-from s4tf.errors import DTypeError
+from s4tf.core.errors import DTypeError
 
 
 class CumulativeOp(Op):

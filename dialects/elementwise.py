@@ -20,7 +20,7 @@ from s4tf.dialects.batching_helpers import elementwise_batch
 from s4tf.dialects.derivative_helpers import mask, scale, sum_tangents, unbroadcast
 from s4tf.dialects.op_def import MissingDerivativeRule, Op
 from s4tf.dialects.types import BOOL_DTYPE, TensorType, is_float, is_integer, shape_str, to_numpy_dtype
-from s4tf.errors import DTypeError, ShapeError
+from s4tf.core.errors import DTypeError, ShapeError
 
 
 def broadcast_shapes(*shapes) -> tuple:

@@ -17,7 +17,7 @@ import numpy as np
 
 from s4tf.dialects.attributes import ELEMENTS
 from s4tf.dialects.types import BOOL_DTYPE, FLOAT_DTYPES, TensorType, canonical_dtype, is_float, to_numpy_dtype
-from s4tf.mlir import ir
+from s4tf.core.mlir import ir
 
 
 @dataclass(frozen=True)

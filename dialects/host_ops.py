@@ -24,7 +24,7 @@ from s4tf.dialects.batching_helpers import batch_size, with_batch
 from s4tf.dialects.op_def import MissingBatchingRule, Op
 from s4tf.dialects.symbols import unique_symbol
 from s4tf.dialects.types import TensorType, canonical_dtype, shape_str, to_numpy_dtype
-from s4tf.errors import S4tfError
+from s4tf.core.errors import S4tfError
 
 
 class HostFunctionError(S4tfError, RuntimeError):

@@ -23,8 +23,8 @@ from s4tf.dialects.derivative_helpers import mask
 from s4tf.dialects.op_def import MissingDerivativeRule, Op
 from s4tf.dialects.shape_ops import check_axis
 from s4tf.dialects.types import BOOL_DTYPE, TensorType, is_integer, shape_str, to_numpy_dtype
-from s4tf.errors import DTypeError, OpAttributeError, ShapeError
-from s4tf.mlir import ir
+from s4tf.core.errors import DTypeError, OpAttributeError, ShapeError
+from s4tf.core.mlir import ir
 
 #: How ``scatter`` combines an update with the element it lands on.
 SCATTER_KINDS = ("set", "add", "multiply", "min", "max")

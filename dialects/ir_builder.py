@@ -28,7 +28,7 @@ from s4tf.dialects.composition import ArrayValue, OpOutsideBuilderError, asarray
 from s4tf.dialects.op_def import build, lookup
 from s4tf.dialects.regions import TERMINATOR, RegionHolder
 from s4tf.dialects.types import TensorType
-from s4tf.mlir import ir
+from s4tf.core.mlir import ir
 
 
 class Value(ArrayValue):

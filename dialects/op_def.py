@@ -19,8 +19,8 @@ import numpy as np
 
 from s4tf.dialects.attributes import AttrKind
 from s4tf.dialects.types import TensorType
-from s4tf.errors import OpAttributeError, S4tfError, ShapeError
-from s4tf.mlir import ir
+from s4tf.core.errors import OpAttributeError, S4tfError, ShapeError
+from s4tf.core.mlir import ir
 
 DIALECT = "s4tf"
 

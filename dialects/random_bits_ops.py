@@ -21,7 +21,7 @@ from s4tf.dialects.batching_helpers import elementwise_batch, to_front
 from s4tf.dialects.elementwise import BinaryOp, broadcast_shapes
 from s4tf.dialects.op_def import Op
 from s4tf.dialects.types import TensorType, is_integer, shape_str
-from s4tf.errors import DTypeError, ShapeError
+from s4tf.core.errors import DTypeError, ShapeError
 
 _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 _PARITY = 0x1BD11BDA  # Threefry's key-schedule constant

@@ -17,8 +17,8 @@ from s4tf.dialects.derivative_helpers import mask
 from s4tf.dialects.op_def import Op
 from s4tf.dialects.shape_ops import check_axis
 from s4tf.dialects.types import TensorType, is_float, is_integer, to_numpy_dtype
-from s4tf.errors import DTypeError, OpAttributeError
-from s4tf.mlir import ir
+from s4tf.core.errors import DTypeError, OpAttributeError
+from s4tf.core.mlir import ir
 
 
 def reduced_shape(shape, axes, keepdims) -> tuple:

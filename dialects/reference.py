@@ -15,7 +15,7 @@ import numpy as np
 from s4tf.dialects.op_def import OPS, read_attributes
 from s4tf.dialects.regions import TERMINATOR
 from s4tf.dialects.symbols import functions
-from s4tf.mlir import ir
+from s4tf.core.mlir import ir
 
 RETURNS = ("func.return", TERMINATOR)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from s4tf.dialects.op_def import OPS
 from s4tf.dialects.types import TensorType
-from s4tf.mlir import ir
+from s4tf.core.mlir import ir
 
 TERMINATOR = "stablehlo.return"
 

@@ -15,7 +15,7 @@ from s4tf.dialects import hlo
 from s4tf.dialects.attributes import DTYPE, ELEMENTS, INT, INT_ARRAY
 from s4tf.dialects.op_def import Op
 from s4tf.dialects.types import BOOL_DTYPE, TensorType, canonical_dtype, shape_str, to_numpy_dtype
-from s4tf.errors import DTypeError, OpAttributeError, ShapeError
+from s4tf.core.errors import DTypeError, OpAttributeError, ShapeError
 
 
 def check_axis(axis: int, rank: int, what: str = "axis") -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Container
 
-from s4tf.mlir import ir
+from s4tf.core.mlir import ir
 
 
 def symbol_name(function: ir.Operation) -> str:

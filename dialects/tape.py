@@ -25,7 +25,7 @@ from s4tf.dialects.batching_helpers import batch_size, with_batch
 from s4tf.dialects.indexing_ops import with_lane_coordinate
 from s4tf.dialects.op_def import MissingDerivativeRule, Op
 from s4tf.dialects.types import INT_DTYPES, TensorType
-from s4tf.errors import DTypeError, ShapeError
+from s4tf.core.errors import DTypeError, ShapeError
 
 
 class _TapeOp(Op):

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import ml_dtypes
 import numpy as np
 
-from s4tf.errors import DTypeError, ShapeError
-from s4tf.mlir import ir
+from s4tf.core.errors import DTypeError, ShapeError
+from s4tf.core.mlir import ir
 
 FLOAT_DTYPES = ("f16", "bf16", "f32", "f64")
 INT_DTYPES = ("i8", "i32", "i64")

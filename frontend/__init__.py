@@ -15,43 +15,42 @@ np.asarray(y)
 import ml_dtypes
 import numpy as np
 
-from s4tf import (
-    array_api, contractions, creation, dispatch, linalg, math_functions, numpy_api, random, sorting, statistics,
-    tensor_methods,
-)  # dispatch: eager execution, where no trace takes ops
-from s4tf.array_api import *  # noqa: F403  (array_api.__all__: its names, listed once)
-from s4tf.autodiff import grad, jvp, saved_residuals, value_and_grad, vjp
-from s4tf.vmap import vmap
-from s4tf.jacobians import hessian, jacfwd, jacrev
-from s4tf.contractions import *  # noqa: F403  (contractions.__all__: its names, listed once)
-from s4tf.creation import *  # noqa: F403  (creation.__all__: its names, listed once)
-from s4tf.staged_control_flow import cond, fori_loop, while_loop
-from s4tf.scan import scan
-from s4tf.custom_derivatives import derivative
-from s4tf.custom_batching import batching_rule
-from s4tf.remat import remat
+from s4tf import linalg, random
+from s4tf.arrays import array_api, contractions, creation, math_functions, numpy_api, sorting, statistics
+from s4tf.staging import dispatch, tensor_methods  # dispatch: eager execution, where no trace takes ops
+from s4tf.arrays.array_api import *  # noqa: F403  (array_api.__all__: its names, listed once)
+from s4tf.transforms.autodiff import grad, jvp, saved_residuals, value_and_grad, vjp
+from s4tf.transforms.vmap import vmap
+from s4tf.transforms.jacobians import hessian, jacfwd, jacrev
+from s4tf.arrays.contractions import *  # noqa: F403  (contractions.__all__: its names, listed once)
+from s4tf.arrays.creation import *  # noqa: F403  (creation.__all__: its names, listed once)
+from s4tf.staging.structured_control import cond, fori_loop, while_loop
+from s4tf.transforms.scan import scan
+from s4tf.transforms.custom_derivatives import derivative
+from s4tf.transforms.custom_batching import batching_rule
+from s4tf.transforms.remat import remat
 from s4tf import checkpoint  # model files; calling s4tf.checkpoint(fn) as jax.checkpoint points to s4tf.remat
-from s4tf.differentiable import move, no_derivative
+from s4tf.transforms.differentiable import move, no_derivative
 from s4tf.pytree import register_pytree_node, register_pytree_node_class
 from s4tf.deploy import (  # noqa: A004  (s4tf.compile)
     DeployableModule, DeployedModule, compile, load, load_parameters, save_parameters,
 )
-from s4tf.errors import (
+from s4tf.core.errors import (
     CompilationError, DeviceError, DTypeError, OpAttributeError, S4tfError, ShapeError, StagingError, ZeroDerivativeWarning,
 )
-from s4tf.first_call import get_first_call, set_first_call
-from s4tf.host import host
-from s4tf.indexing import ImmutableTensorError, IndexingError, gather, getitem, scatter, take, take_along_axis
-from s4tf.lazy_mode import get_mode, lazy, set_mode
-from s4tf.lazy_trace import LazyStats, LazyTraceWarning, barrier, lazy_stats
-from s4tf.locations import name_scope
-from s4tf.math_functions import *  # noqa: F403  (math_functions.__all__: its names, listed once)
-from s4tf.numpy_api import *  # noqa: F403  (numpy_api.__all__: its names, listed once)
-from s4tf.statistics import *  # noqa: F403  (statistics.__all__: its names, listed once)
-from s4tf.sorting import *  # noqa: F403  (sorting.__all__: its names, listed once)
-from s4tf.staging import Lowered, StagedFunction, function
-from s4tf.tensor import Tensor
-from s4tf.version import __version__
+from s4tf.staging.first_call import get_first_call, set_first_call
+from s4tf.staging.host import host
+from s4tf.arrays.indexing import ImmutableTensorError, IndexingError, gather, getitem, scatter, take, take_along_axis
+from s4tf.lazy_tensors.mode import get_mode, lazy, set_mode
+from s4tf.lazy_tensors.trace import LazyStats, LazyTraceWarning, barrier, lazy_stats
+from s4tf.core.locations import name_scope
+from s4tf.arrays.math_functions import *  # noqa: F403  (math_functions.__all__: its names, listed once)
+from s4tf.arrays.numpy_api import *  # noqa: F403  (numpy_api.__all__: its names, listed once)
+from s4tf.arrays.statistics import *  # noqa: F403  (statistics.__all__: its names, listed once)
+from s4tf.arrays.sorting import *  # noqa: F403  (sorting.__all__: its names, listed once)
+from s4tf.staging.function import Lowered, StagedFunction, function
+from s4tf.staging.tensor import Tensor
+from s4tf.core.version import __version__
 
 tensor_methods.attach()
 array_api.attach()

@@ -32,9 +32,9 @@ from pathlib import Path
 import numpy as np
 
 from s4tf import pytree
-from s4tf.errors import S4tfError
-from s4tf.locations import user_location
-from s4tf.tracing import Static, leaf_spec
+from s4tf.core.errors import S4tfError
+from s4tf.core.locations import user_location
+from s4tf.staging.tracing import Static, leaf_spec
 
 #: The member holding the SHA-256 of the others (see :func:`_digest`).
 _CHECKSUM = "sha256"

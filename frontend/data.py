@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from s4tf.errors import S4tfError
+from s4tf.core.errors import S4tfError
 
 
 def batches(arrays, batch_size: int, *, shuffle: bool = True, seed: int = 0, epoch: int = 0, drop_remainder: bool = True):

@@ -37,20 +37,21 @@ import numpy as np
 
 from s4tf import pytree
 from s4tf.dialects.symbols import find_function
-from s4tf.errors import S4tfError
-from s4tf.mlir import ir
+from s4tf.core.errors import S4tfError
+from s4tf.core.mlir import ir
 from s4tf.passes.pipeline import run_pipeline
 from s4tf.passes.autodiff.naming import WRT, float_arguments, indices_attribute
 from s4tf.runtime.checksum import verify_sidecar, write_sidecar
 from s4tf.runtime.compiler import check_memory, compile_stablehlo
 from s4tf.runtime.device import LoadedModule, ModuleDescription, describe_module
-from s4tf.runtime.export import Weight, export_module
+from s4tf.runtime.deployment import Weight, export_module
 from s4tf.runtime.loop_driver import driver_for
 from s4tf.runtime import parameters as archives
 from s4tf.runtime.targets import CPU_DRIVERS, get_target, split_device, target_cpu
-from s4tf.staging import Lowered, StagedFunction, lowering_pipeline, module_input
-from s4tf.tensor import Tensor
-from s4tf.tracing import Static, leaf_spec
+from s4tf.staging.function import Lowered, StagedFunction, module_input
+from s4tf.passes.pipeline import lowering_pipeline
+from s4tf.staging.tensor import Tensor
+from s4tf.staging.tracing import Static, leaf_spec
 
 
 @dataclass

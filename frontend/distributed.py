@@ -16,7 +16,7 @@ distributed.save_checkpoint("model.npz", {"model": model, "opt": opt_state})    
 ```
 
 The all-reduce is graph program extraction: the step is an extracted function
-(:mod:`s4tf.extraction`) whose gradients go, bucket by bucket (last layers first, as DDP
+(:mod:`s4tf.staging.extracted`) whose gradients go, bucket by bucket (last layers first, as DDP
 buckets them), through host functions that call ``MPI.Iallreduce``;
 ``s4tf-split-device-functions`` splits the device code so that a bucket is sent as soon as
 its gradients exist, while the device computes the gradients of the layers before it.
@@ -40,15 +40,15 @@ import traceback
 import numpy as np
 
 from s4tf import data, pytree
-from s4tf.autodiff import value_and_grad
+from s4tf.transforms.autodiff import value_and_grad
 from s4tf.checkpoint import save_checkpoint as _save_checkpoint
-from s4tf.errors import S4tfError
-from s4tf.extraction import ExtractedFunction
-from s4tf.host import host
+from s4tf.core.errors import S4tfError
+from s4tf.staging.extracted import ExtractedFunction
+from s4tf.staging.host import host
 from s4tf.nn.losses import accuracy
 from s4tf.nn.training import classification_loss
 from s4tf.optim import leaves_like, trainable_positions
-from s4tf.tracing import Static, leaf_spec
+from s4tf.staging.tracing import Static, leaf_spec
 
 #: Seconds a collective may wait for the other ranks before they are reported.
 DEFAULT_TIMEOUT_S = 300.0

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from s4tf import numpy_api as snp
+from s4tf.arrays import numpy_api as snp
 from s4tf.dialects.types import canonical_dtype, is_float
-from s4tf.errors import DTypeError, S4tfError, ShapeError
+from s4tf.core.errors import DTypeError, S4tfError, ShapeError
 
 
 class LinAlgError(S4tfError, ValueError):

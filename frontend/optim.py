@@ -22,13 +22,13 @@ from typing import Callable
 
 import numpy as np
 
-from s4tf import numpy_api as snp
+from s4tf.arrays import numpy_api as snp
 from s4tf import pytree
 from s4tf.dialects.types import is_float
-from s4tf.errors import S4tfError
-from s4tf.lazy_mode import is_lazy
-from s4tf.lazy_trace import barrier
-from s4tf.tracing import Static, leaf_spec
+from s4tf.core.errors import S4tfError
+from s4tf.lazy_tensors.mode import is_lazy
+from s4tf.lazy_tensors.trace import barrier
+from s4tf.staging.tracing import Static, leaf_spec
 
 
 def trainable_positions(leaves) -> list[int]:

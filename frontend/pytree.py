@@ -20,8 +20,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from s4tf.errors import S4tfError
-from s4tf.tensor import Tensor
+from s4tf.core.errors import S4tfError
+from s4tf.staging.tensor import Tensor
 
 
 class PytreeError(S4tfError):

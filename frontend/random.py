@@ -22,13 +22,13 @@ import math
 import ml_dtypes
 import numpy as np
 
-from s4tf import numpy_api as snp
+from s4tf.arrays import numpy_api as snp
 from s4tf.dialects.types import canonical_dtype, is_float, is_integer, to_numpy_dtype
-from s4tf.dispatch import apply
-from s4tf.errors import DTypeError, S4tfError, ShapeError
-from s4tf.staging import StagedFunction
-from s4tf.tensor import Tensor
-from s4tf.tracing import current_scope
+from s4tf.staging.dispatch import apply
+from s4tf.core.errors import DTypeError, S4tfError, ShapeError
+from s4tf.staging.function import StagedFunction
+from s4tf.staging.tensor import Tensor
+from s4tf.staging.tracing import current_scope
 
 _WORD = 2**32
 

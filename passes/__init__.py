@@ -1,11 +1,11 @@
 """Passes over s4tf modules, registered by kebab-case name (see :mod:`s4tf.passes.registry`)."""
 
-from s4tf.passes import (  # noqa: F401  (register the passes)
-    canonicalize, check_availability, conv_channels, conv_filters, conv_taps, donation, export, loop_dispatch, lower_to_stablehlo,
-    partition, verify,
-)
+from s4tf.passes import canonicalize, inlining, lower_to_stablehlo, verify  # noqa: F401  (register the passes)
 from s4tf.passes.autodiff import derivatives  # noqa: F401  (registers s4tf-jvp and s4tf-vjp)
-from s4tf.passes import inlining, split_device_functions  # noqa: F401  (register s4tf-inline-host-calls, s4tf-split-device-functions)
+from s4tf.passes.extraction import partition, split_device_functions  # noqa: F401  (register the passes)
+from s4tf.passes.iree import (  # noqa: F401  (register the passes)
+    check_availability, conv_channels, conv_filters, conv_taps, donate, export, loop_dispatch,
+)
 from s4tf.passes import batching  # noqa: F401  (registers s4tf-batch)
 from s4tf.passes.pipeline import PipelineError, build_pass_manager
 from s4tf.passes.registry import PASSES

@@ -28,8 +28,8 @@ from s4tf.dialects.ir_builder import IRBuilder
 from s4tf.dialects.op_def import OPS, MissingBatchingRule, lookup, read_attributes
 from s4tf.dialects.symbols import find_function, functions, unique_symbol
 from s4tf.dialects.types import TensorType, is_float
-from s4tf.errors import S4tfError
-from s4tf.mlir import ir
+from s4tf.core.errors import S4tfError
+from s4tf.core.mlir import ir
 from s4tf.passes.autodiff.functions import (
     FunctionBuilder,
     body_operations,

@@ -22,7 +22,7 @@ import numpy as np
 
 from s4tf.dialects.attributes import ELEMENTS, is_splat_view
 from s4tf.dialects.op_def import build, lookup, read_attributes
-from s4tf.mlir import ir
+from s4tf.core.mlir import ir
 from s4tf.passes.ir_walk import defining_op, has_uses, s4tf_ops
 from s4tf.passes.registry import register
 

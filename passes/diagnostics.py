@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from s4tf.mlir import UnsafeTextError, ir
+from s4tf.core.mlir import UnsafeTextError, ir
 
 _FILE_LINE_COL = re.compile(r'"([^"]*)":(\d+):(\d+)')
 _SEVERITIES = {
@@ -72,7 +72,7 @@ def messages(diagnostic, buffer_name: str | None = None) -> list[Message]:
 
 
 def error_messages(error: ir.MLIRError | UnsafeTextError, buffer_name: str | None = None) -> list[Message]:
-    """The messages of text that did not parse: MLIR's, or :func:`s4tf.mlir.screen_text`'s."""
+    """The messages of text that did not parse: MLIR's, or :func:`s4tf.core.mlir.screen_text`'s."""
     if isinstance(error, UnsafeTextError):
         return [Message(buffer_name, error.line, error.column, "error", error.message)]
     found = [m for d in error.error_diagnostics for m in messages(d, buffer_name)]

@@ -8,9 +8,9 @@ Shared by the passes that need a function's work in one block: ``s4tf-inline-hos
 from __future__ import annotations
 
 from s4tf.dialects.symbols import functions
-from s4tf.mlir import ir
+from s4tf.core.mlir import ir
 from s4tf.passes.ir_walk import collect
-from s4tf.passes.partition import body, callee, host_callers
+from s4tf.passes.extraction.partition import body, callee, host_callers
 from s4tf.passes.registry import register
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from s4tf.dialects.op_def import DIALECT
-from s4tf.mlir import ir
+from s4tf.core.mlir import ir
 
 
 def collect(root: ir.Operation, predicate=lambda operation: True, pre_order: bool = False) -> list[ir.Operation]:

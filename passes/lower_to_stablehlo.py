@@ -13,7 +13,7 @@ from __future__ import annotations
 from s4tf.dialects.hlo import Lowering
 from s4tf.dialects.op_def import lookup, read_attributes
 from s4tf.dialects.types import TensorType
-from s4tf.mlir import ir
+from s4tf.core.mlir import ir
 from s4tf.passes.ir_walk import s4tf_ops
 from s4tf.passes.registry import PassFailed, emit_error, register
 from s4tf.passes.verify import verify_module

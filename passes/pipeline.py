@@ -15,8 +15,8 @@ import re
 import sys
 import tempfile
 
-from s4tf.errors import CompilationError, S4tfError
-from s4tf.mlir import ir, passmanager
+from s4tf.core.errors import CompilationError, S4tfError
+from s4tf.core.mlir import ir, passmanager
 from s4tf.passes.diagnostics import Message, error_messages
 from s4tf.passes.registry import PASSES, PassInfo
 
@@ -187,3 +187,17 @@ def _stderr_into(lines: list[str]):
             os.close(saved)
             capture.seek(0)
             lines.extend(line for line in capture.read().decode(errors="replace").splitlines() if line.strip())
+
+
+#: The frontend's lowering of a staged module to StableHLO for IREE.
+LOWERING_PIPELINE = (
+    "s4tf-verify,s4tf-canonicalize,s4tf-lower-to-stablehlo,inline,canonicalize,cse,symbol-dce,"
+    "s4tf-materialize-conv-filters,s4tf-full-convs-to-matmul,s4tf-pad-conv-channels"
+)
+
+
+def lowering_pipeline(target: str) -> str:
+    """:data:`LOWERING_PIPELINE` with the availability check for ``target`` first, so ops
+    ``target`` cannot run are reported at the user's lines before IREE sees them, and
+    small elementwise loops run inside one dispatch where ``target`` can (last)."""
+    return f"s4tf-check-availability{{target={target}}},{LOWERING_PIPELINE},s4tf-loops-to-dispatch{{target={target}}}"

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from s4tf.dialects.ir_builder import only_builders
-from s4tf.mlir import ir
+from s4tf.core.mlir import ir
 
 
 class PassFailed(Exception):

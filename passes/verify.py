@@ -12,7 +12,7 @@ re-inferred from the operands), then fails.
 from __future__ import annotations
 
 from s4tf.dialects.op_def import verify as verify_op
-from s4tf.mlir import ir
+from s4tf.core.mlir import ir
 from s4tf.passes.ir_walk import is_s4tf, s4tf_ops
 from s4tf.passes.registry import PassFailed, emit_error, register
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from s4tf.errors import S4tfError
+from s4tf.core.errors import S4tfError
 
 
 class ChecksumError(S4tfError, ValueError):

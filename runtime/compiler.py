@@ -7,7 +7,7 @@ check_memory(module_text, "cpu", module)       # a ShapeError for a tensor large
 
 A module for this machine's CPU with a tensor that needs more bytes than the machine has
 never reaches IREE (which would compile and run it for minutes, or run out of memory): a
-:class:`~s4tf.errors.ShapeError` names the op, its type and the bytes, at the user's line
+:class:`~s4tf.core.errors.ShapeError` names the op, its type and the bytes, at the user's line
 when the module has locations (:func:`check_memory`).
 """
 
@@ -18,8 +18,8 @@ import os
 import iree.compiler as iree_compiler
 from iree.compiler.version import VERSION as IREE_VERSION
 
-from s4tf.errors import CompilationError, ShapeError
-from s4tf.mlir import ir, new_context
+from s4tf.core.errors import CompilationError, ShapeError
+from s4tf.core.mlir import ir, new_context
 from s4tf.passes.diagnostics import location_text
 from s4tf.passes.ir_walk import collect
 from s4tf.runtime.cache import DiskCache, cache_key
@@ -29,7 +29,7 @@ from s4tf.runtime.cpu import host_cpu
 from s4tf.runtime.product_modules import data_tiling_flags
 from s4tf.runtime.targets import compile_flags, get_target, host_architecture
 from s4tf.runtime.tuning import tuning_flags
-from s4tf.version import __version__
+from s4tf.core.version import __version__
 
 
 def physical_memory_bytes() -> int | None:
@@ -55,7 +55,7 @@ def _too_large(root: ir.Operation, limit: int) -> list[ir.Operation]:
 
 def check_memory(module_text: str, target: str = "cpu", module: ir.Operation | None = None,
                  staged: ir.Operation | None = None) -> None:
-    """A :class:`~s4tf.errors.ShapeError` when ``target`` runs on this machine's CPU and a
+    """A :class:`~s4tf.core.errors.ShapeError` when ``target`` runs on this machine's CPU and a
     tensor of ``module_text`` (lowered StableHLO) needs more bytes than the machine's
     physical memory. ``module``: the same module as IR, whose locations name the user's
     line; ``staged``: the s4tf module it was lowered from, whose op at that line is named

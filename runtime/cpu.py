@@ -27,9 +27,9 @@ from pathlib import Path
 import iree.compiler as iree_compiler
 from iree.compiler.version import VERSION as IREE_VERSION
 
-from s4tf.errors import CompilationError
+from s4tf.core.errors import CompilationError
 from s4tf.runtime.cache import DiskCache, cache_key
-from s4tf.version import __version__
+from s4tf.core.version import __version__
 
 _LLVM_CPU_TARGET = re.compile(r'#hal\.executable\.target<"llvm-cpu", "[^"]*", \{cpu = "([^"]*)", cpu_features = "([^"]*)"')
 

@@ -27,7 +27,7 @@ import iree.runtime as iree_runtime
 import numpy as np
 
 from s4tf.dialects.types import TensorType
-from s4tf.errors import S4tfError
+from s4tf.core.errors import S4tfError
 from s4tf.runtime.batch_waits import batch_while_waiting
 from s4tf.runtime.cpu import Cpu, host_cpu
 from s4tf.runtime.invocation import prepared_call
@@ -58,7 +58,7 @@ class InvocationError(S4tfError, ValueError):
 
 #: Stack of each of IREE's CPU worker threads (IREE's default: 128 KiB). Loops compiled into
 #: one dispatch keep their vectors and scratch tapes there
-#: (:data:`s4tf.passes.loop_dispatch.MAX_STACK_BYTES`, ``MAX_SCRATCH_TAPE_BYTES``).
+#: (:data:`s4tf.passes.iree.loop_dispatch.MAX_STACK_BYTES`, ``MAX_SCRATCH_TAPE_BYTES``).
 WORKER_STACK_BYTES = 2 * 1024 * 1024
 
 

@@ -44,8 +44,8 @@ from s4tf.dialects.attributes import ELEMENTS, SYMBOL, TENSOR_TYPES
 from s4tf.dialects.host_ops import HostFunctionError, call_host_function
 from s4tf.dialects.symbols import symbol_name
 from s4tf.dialects.types import TensorType, to_numpy_dtype
-from s4tf.errors import S4tfError
-from s4tf.mlir import ir
+from s4tf.core.errors import S4tfError
+from s4tf.core.mlir import ir
 from s4tf.passes.diagnostics import parse_location
 from s4tf.runtime.device import LoadedModule, device_config, iree_message
 from s4tf.runtime.pending import ExtractionError, PendingResult, Run

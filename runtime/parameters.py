@@ -30,7 +30,7 @@ import iree.runtime as iree_runtime
 import numpy as np
 
 from s4tf.dialects.types import TensorType, canonical_dtype, to_numpy_dtype
-from s4tf.errors import S4tfError
+from s4tf.core.errors import S4tfError
 from s4tf.runtime.checksum import verify_sidecar, write_sidecar
 
 #: The parameter scope s4tf's modules read their weights from.

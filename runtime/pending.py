@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import iree.runtime as iree_runtime
 
-from s4tf.errors import S4tfError
+from s4tf.core.errors import S4tfError
 from s4tf.runtime.batch_waits import batch_while_waiting
 from s4tf.runtime.device import iree_message
 

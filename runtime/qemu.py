@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from s4tf.errors import S4tfError
+from s4tf.core.errors import S4tfError
 from s4tf.runtime.cache import default_cache_dir
 from s4tf.runtime.device import WORKER_STACK_BYTES, InvocationError, iree_message
 from s4tf.runtime.parameters import SCOPE

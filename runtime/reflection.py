@@ -21,7 +21,7 @@ import json
 from dataclasses import dataclass
 
 from s4tf.dialects.types import TensorType
-from s4tf.errors import S4tfError
+from s4tf.core.errors import S4tfError
 from s4tf.runtime.cpu import Cpu
 
 TARGET_KEY = "s4tf.target"

@@ -9,7 +9,7 @@ with ``--iree-llvmcpu-link-embedded=false`` the executable is a system shared li
 measured). Only the host target ``cpu`` does so, and only for modules that need it: such a
 module depends on the libm of the system that compiled it. Cross-compiled targets (phones,
 ``linux-arm64``) have no libm to link here and keep the located availability error
-(:mod:`s4tf.passes.availability`).
+(:mod:`s4tf.passes.iree.availability`).
 
 ```python
 needs_system_libm(module_text, "cpu")  # True if an f64 op calling libm is in it

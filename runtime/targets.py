@@ -14,7 +14,7 @@ from __future__ import annotations
 import platform
 from dataclasses import dataclass
 
-from s4tf.errors import S4tfError
+from s4tf.core.errors import S4tfError
 from s4tf.runtime.cpu import Cpu, host_cpu, resolve_cpu
 
 #: Flags for every target: keep f64 as f64 (IREE demotes it to f32 by default).
@@ -87,7 +87,7 @@ class Target:
 _ARM64_FLAGS = ("--iree-llvmcpu-target-cpu=generic",)
 #: Stack memory one dispatch may allocate on ``cpu`` (IREE's default: 32 KiB): the scratch
 #: tapes of reverse mode's loops inside dispatches
-#: (:data:`s4tf.passes.loop_dispatch.MAX_SCRATCH_TAPE_BYTES`); s4tf's runtime gives the
+#: (:data:`s4tf.passes.iree.loop_dispatch.MAX_SCRATCH_TAPE_BYTES`); s4tf's runtime gives the
 #: worker threads 2 MiB (:data:`s4tf.runtime.device.WORKER_STACK_BYTES`).
 CPU_STACK_ALLOCATION_BYTES = 512 * 1024
 

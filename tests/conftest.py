@@ -11,7 +11,7 @@ import tempfile
 import pytest
 from arm64_runs import find_runner
 
-from s4tf.errors import S4tfError
+from s4tf.core.errors import S4tfError
 from s4tf.runtime.qemu import Arm64Runner
 
 os.environ.setdefault("S4TF_CACHE_DIR", tempfile.mkdtemp(prefix="s4tf-test-cache-"))

@@ -15,8 +15,8 @@ import importlib.metadata
 import sys
 from typing import Callable
 
-from s4tf.errors import S4tfError
-from s4tf.version import __version__
+from s4tf.core.errors import S4tfError
+from s4tf.core.version import __version__
 
 
 def report_errors(tool: str, work: Callable[[], None]) -> int:

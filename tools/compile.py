@@ -34,14 +34,14 @@ from tqdm import tqdm
 from s4tf.deploy import build, exported_functions, lower_for, stage, weights_of
 from s4tf.dialects.symbols import functions
 from s4tf.dialects.types import to_numpy_dtype
-from s4tf.errors import CompilationError, S4tfError
-from s4tf.mlir import UnsafeTextError, ir, new_context, parse_module
+from s4tf.core.errors import CompilationError, S4tfError
+from s4tf.core.mlir import UnsafeTextError, ir, new_context, parse_module
 from s4tf.passes.diagnostics import format_mlir_error
 from s4tf.passes.ir_walk import s4tf_ops
 from s4tf.passes.pipeline import PRINT_IR_VARIABLE, run_pipeline
-from s4tf.runtime.export import Weight
+from s4tf.runtime.deployment import Weight
 from s4tf.runtime.targets import TARGETS, get_target
-from s4tf.staging import lowering_pipeline
+from s4tf.passes.pipeline import lowering_pipeline
 from s4tf.tools.cli import add_version, report_errors
 
 _SHAPE_SPEC = re.compile(r"^(\w+)\[([\d,\s]*)\]$")

@@ -22,8 +22,8 @@ import sys
 import warnings
 from dataclasses import dataclass, field
 
-from s4tf.errors import S4tfError
-from s4tf.mlir import UnsafeTextError, ir, new_context, parse_module, registered_dialects
+from s4tf.core.errors import S4tfError
+from s4tf.core.mlir import UnsafeTextError, ir, new_context, parse_module, registered_dialects
 from s4tf.passes.diagnostics import Message, error_messages, messages, parse_location
 from s4tf.passes.pipeline import PassPipelineError, build_pass_manager, known_passes_message, run_pipeline
 from s4tf.passes.registry import PASSES, DiagnosticWarning

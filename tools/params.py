@@ -22,7 +22,7 @@ import numpy as np
 
 from s4tf.deploy import load_parameters, save_parameters
 from s4tf.dialects.types import canonical_dtype, to_numpy_dtype
-from s4tf.errors import S4tfError
+from s4tf.core.errors import S4tfError
 from s4tf.runtime.parameters import archive_contents
 from s4tf.tools.cli import add_version, report_errors, table
 

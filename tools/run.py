@@ -32,7 +32,7 @@ import numpy as np
 
 from s4tf.deploy import describe, load_module
 from s4tf.dialects.types import to_numpy_dtype
-from s4tf.errors import S4tfError
+from s4tf.core.errors import S4tfError
 from s4tf.runtime.cache import default_cache_dir
 from s4tf.runtime.device import InvocationError, ModuleDescription, choose_archive, default_driver
 from s4tf.runtime.parameters import SCOPE, check_archive

@@ -38,7 +38,7 @@ from tqdm import tqdm
 from s4tf.checkpoint import load_checkpoint, save_checkpoint
 from s4tf.data import batch_count, batches, load_digits
 from s4tf.deploy import compile as compile_module
-from s4tf.errors import S4tfError
+from s4tf.core.errors import S4tfError
 from s4tf.nn import MLP, Flatten, LeNet5, Sequential
 from s4tf.nn.training import evaluate, train_step
 from s4tf.optim import Adam, cosine_decay

@@ -14,7 +14,7 @@ from s4tf.nn.layers import (
 )
 from s4tf.nn.losses import accuracy, mse, one_hot, softmax_cross_entropy
 from s4tf.nn.models import MLP, LeNet5
-from s4tf.nn.random import uniform
+from s4tf.nn.random_keys import uniform
 
 __all__ = [
     "initializers", "Dense", "Conv2D", "MaxPool2D", "AvgPool2D", "Flatten", "Dropout", "BatchNorm",

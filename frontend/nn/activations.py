@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import math
 
-from s4tf.math_functions import erf
-from s4tf.numpy_api import _float_operand, sigmoid, tanh
+from s4tf.arrays.math_functions import erf
+from s4tf.arrays.numpy_api import _float_operand, sigmoid, tanh
 
 
 def gelu(x, approximate=False):

@@ -19,11 +19,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from s4tf import numpy_api as snp
+from s4tf.arrays import numpy_api as snp
 from s4tf import random
-from s4tf.errors import S4tfError
+from s4tf.core.errors import S4tfError
 from s4tf.nn import initializers
-from s4tf.nn.random import as_key
+from s4tf.nn.random_keys import as_key
 
 
 def _initializer(name: str):

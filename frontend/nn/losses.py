@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from s4tf import numpy_api as snp
+from s4tf.arrays import numpy_api as snp
 from s4tf.dialects.types import is_float
-from s4tf.errors import ShapeError
+from s4tf.core.errors import ShapeError
 
 
 def one_hot(labels, num_classes: int, dtype=np.float32):

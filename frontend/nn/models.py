@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from s4tf import numpy_api as snp
+from s4tf.arrays import numpy_api as snp
 from s4tf.nn.layers import AvgPool2D, Conv2D, Dense, Flatten, Sequential
 
 

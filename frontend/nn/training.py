@@ -10,9 +10,9 @@ for x, y in batches((x_train, y_train), 64):
 
 from __future__ import annotations
 
-from s4tf.autodiff import value_and_grad
+from s4tf.transforms.autodiff import value_and_grad
 from s4tf.nn.losses import accuracy, softmax_cross_entropy
-from s4tf.staging import StagedFunction, function
+from s4tf.staging.function import StagedFunction, function
 
 
 def classification_loss(model, x, labels):
@@ -22,7 +22,7 @@ def classification_loss(model, x, labels):
 def train_step(opt, loss=classification_loss) -> StagedFunction:
     """``step(model, opt_state, x, labels) -> (model, opt_state, loss, batch accuracy)``, staged.
 
-    The model and the optimizer state are donated (:mod:`s4tf.donation`): the new ones are
+    The model and the optimizer state are donated (:mod:`s4tf.staging.donation`): the new ones are
     written into the old ones' device buffers, so the tensors passed in cannot be read
     after the call (NumPy arrays passed in are copied and stay as they were)."""
 

@@ -10,7 +10,7 @@ masks of derivative rules (``abs``'s sign, ``maximum``'s comparison) are such co
 which is what makes second derivatives through them work.
 
 Such an op on a path from a ``wrt`` argument to a result is reported as a
-:class:`~s4tf.errors.ZeroDerivativeWarning` (ignored unless enabled), or as an error in
+:class:`~s4tf.core.errors.ZeroDerivativeWarning` (ignored unless enabled), or as an error in
 strict mode (the passes' ``strict=true``). An op with no derivative at all (a host call)
 on such a path is always an error.
 
@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 
 from s4tf.dialects.op_def import OPS, lookup, read_attributes
 from s4tf.dialects.types import TensorType, is_float
-from s4tf.errors import ZeroDerivativeWarning
-from s4tf.mlir import ir
+from s4tf.core.errors import ZeroDerivativeWarning
+from s4tf.core.mlir import ir
 from s4tf.passes.autodiff.functions import DifferentiationError, body_operations, entry_block, return_values
 from s4tf.passes.diagnostics import location_text, parse_location
 

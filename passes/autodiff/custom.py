@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from s4tf.dialects import composition
 from s4tf.dialects.types import TensorType
-from s4tf.mlir import func, ir
+from s4tf.core.mlir import func, ir
 from s4tf.passes.autodiff.functions import (
     DifferentiationError,
     FunctionBuilder,

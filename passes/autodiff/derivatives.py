@@ -10,7 +10,7 @@ s4tf-opt model.mlir -p 's4tf-vjp{strict=true}'   # a piecewise-constant op on an
 from __future__ import annotations
 
 from s4tf.dialects.types import TensorType
-from s4tf.mlir import ir
+from s4tf.core.mlir import ir
 from s4tf.passes.autodiff.activity import strict_derivatives
 from s4tf.passes.autodiff.functions import (
     DifferentiationError,

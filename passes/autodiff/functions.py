@@ -14,8 +14,8 @@ from s4tf.dialects.ir_builder import IRBuilder, Value
 from s4tf.dialects.op_def import MissingDerivativeRule
 from s4tf.dialects.symbols import find_function, symbol_name as symbol_of  # noqa: F401  (the AD modules' names)
 from s4tf.dialects.types import TensorType
-from s4tf.errors import S4tfError
-from s4tf.mlir import func, ir
+from s4tf.core.errors import S4tfError
+from s4tf.core.mlir import func, ir
 from s4tf.passes.diagnostics import location_text
 
 

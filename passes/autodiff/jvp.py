@@ -19,8 +19,8 @@ from __future__ import annotations
 from s4tf.dialects import composition
 from s4tf.dialects.op_def import OPS, MissingDerivativeRule, lookup, read_attributes
 from s4tf.dialects.types import TensorType
-from s4tf.mlir import ir
-from s4tf.passes.autodiff import custom, remat
+from s4tf.core.mlir import ir
+from s4tf.passes.autodiff import custom, rematerialize as remat
 from s4tf.passes.autodiff.activity import analyze
 from s4tf.passes.diagnostics import location_text
 from s4tf.passes.autodiff.region_derivatives import region_jvp

@@ -13,7 +13,7 @@ This is JAX's partial evaluation, done on MLIR functions.
 from __future__ import annotations
 
 from s4tf.dialects.types import TensorType
-from s4tf.mlir import ir
+from s4tf.core.mlir import ir
 from s4tf.passes.autodiff.functions import (
     FunctionBuilder,
     body_operations,

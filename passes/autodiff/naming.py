@@ -12,7 +12,7 @@ func.func private @loss_vjp(...)        // (x..., dy...) -> (y..., dx...)
 from __future__ import annotations
 
 from s4tf.dialects.types import TensorType, is_float
-from s4tf.mlir import ir
+from s4tf.core.mlir import ir
 from s4tf.passes.autodiff.functions import function_type
 
 WRT = "s4tf.wrt"

@@ -14,7 +14,7 @@ from __future__ import annotations
 from s4tf.dialects.op_def import lookup
 from s4tf.dialects.regions import single_block, terminator
 from s4tf.dialects.types import TensorType
-from s4tf.mlir import ir
+from s4tf.core.mlir import ir
 from s4tf.passes.autodiff.functions import FunctionBuilder, find_function
 
 #: Marks functions made from regions.

@@ -52,7 +52,7 @@ from s4tf.dialects import composition
 from s4tf.dialects.control_flow import SHORTCUT
 from s4tf.dialects.ir_builder import IRBuilder
 from s4tf.dialects.types import TensorType, is_float, to_numpy_dtype
-from s4tf.mlir import ir
+from s4tf.core.mlir import ir
 from s4tf.passes.autodiff.activity import analyze
 from s4tf.passes.autodiff.custom import declare_linear_map
 from s4tf.passes.autodiff.functions import FunctionBuilder, entry_block, find_function, return_values

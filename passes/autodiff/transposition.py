@@ -14,7 +14,7 @@ from __future__ import annotations
 from s4tf.dialects import composition
 from s4tf.dialects.op_def import OPS, MissingDerivativeRule, lookup, read_attributes
 from s4tf.dialects.types import TensorType, to_numpy_dtype
-from s4tf.mlir import ir
+from s4tf.core.mlir import ir
 from s4tf.passes.diagnostics import location_text
 from s4tf.passes.autodiff.functions import (
     DifferentiationError,

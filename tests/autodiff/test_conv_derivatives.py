@@ -10,7 +10,7 @@ import pytest
 from gradient_checks import directional_check
 
 import s4tf
-from s4tf.dialects import linalg
+from s4tf.dialects import linalg_ops as linalg
 
 RNG = np.random.default_rng(12)
 

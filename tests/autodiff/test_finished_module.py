@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 import s4tf
-from s4tf import autodiff
-from s4tf.mlir import ir
+from s4tf.transforms import autodiff
+from s4tf.core.mlir import ir
 
 X = np.array([0.5, -1.0, 2.0], np.float32)
 

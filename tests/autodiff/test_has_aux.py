@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import s4tf
-from s4tf.errors import S4tfError
+from s4tf.core.errors import S4tfError
 from tests.autodiff.gradient_checks import numeric_jacobian
 
 X = np.random.default_rng(3).standard_normal((3, 4))

@@ -1,5 +1,5 @@
 """s4tf's first derivatives on the peers' gradient tests (JAX's and HIPS autograd's lists,
-tools/bench/peer_grad_cases.py): every derivative that compiles is right, against JAX and float64
+tests/autodiff/peer_grad_cases.py): every derivative that compiles is right, against JAX and float64
 finite differences; what s4tf cannot do is refused with its own error.
 
 The default run checks a fast subset (``FAST``); ``pytest -m peer`` runs every case. The

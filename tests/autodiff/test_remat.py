@@ -11,7 +11,7 @@ from gradient_checks import directional_check, second_order_check
 from iree_stream import submissions_and_waits
 
 import s4tf
-from s4tf.staging import lowering_pipeline
+from s4tf.passes.pipeline import lowering_pipeline
 from s4tf.dialects.types import TensorType, to_numpy_dtype
 
 RNG = np.random.default_rng(7)

@@ -8,7 +8,7 @@ from gradient_checks import directional_check
 import s4tf
 from s4tf.dialects.symbols import find_function
 from s4tf.dialects.types import TensorType
-from s4tf.mlir import ir
+from s4tf.core.mlir import ir
 from s4tf.passes.autodiff.functions import body_operations
 
 RNG = np.random.default_rng(3)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import s4tf
-from s4tf import numpy_api as snp
+from s4tf.arrays import numpy_api as snp
 
 XS = np.float64([0.5, 3.0, 10.0, 1.5, 25.0])  # 6, 3, 1, 4 and 0 doublings to pass 20
 WS = np.float64([1.3, 1.1, 1.7, 1.2, 1.9])

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import s4tf
-from s4tf import numpy_api as snp
-from s4tf.errors import S4tfError
+from s4tf.arrays import numpy_api as snp
+from s4tf.core.errors import S4tfError
 from tests.autodiff.gradient_checks import numeric_jacobian
 
 RNG = np.random.default_rng(5)

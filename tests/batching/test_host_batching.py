@@ -10,7 +10,7 @@ import pytest
 
 import s4tf
 from s4tf.dialects.reference import run_function
-from s4tf.mlir import ir, new_context
+from s4tf.core.mlir import ir, new_context
 from s4tf.passes.batching import BatchingError, batch_function
 
 RNG = np.random.default_rng(3)

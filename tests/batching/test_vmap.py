@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import s4tf
-from s4tf import numpy_api as snp
-from s4tf.errors import S4tfError
+from s4tf.arrays import numpy_api as snp
+from s4tf.core.errors import S4tfError
 
 RNG = np.random.default_rng(1)
 XS = RNG.standard_normal((5, 3)).astype(np.float32)

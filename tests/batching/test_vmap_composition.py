@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 
 import s4tf
-from s4tf import numpy_api as snp
-from s4tf.donation import donated_positions
-from s4tf.lazy_trace import LazyTensor, lazy_stats
-from s4tf.passes.donation import aliased_arguments, donation_pass
-from s4tf.staging import lowering_pipeline
+from s4tf.arrays import numpy_api as snp
+from s4tf.staging.donation import donated_positions
+from s4tf.lazy_tensors.trace import LazyTensor, lazy_stats
+from s4tf.passes.iree.donate import aliased_arguments, donation_pass
+from s4tf.passes.pipeline import lowering_pipeline
 from tests.autodiff.gradient_checks import directional_check, numeric_jacobian
 
 RNG = np.random.default_rng(16)

@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 import s4tf
-from s4tf.mlir import ir, new_context
+from s4tf.core.mlir import ir, new_context
 from s4tf.passes.ir_walk import collect
 from s4tf.passes.registry import DiagnosticWarning
 from s4tf.runtime.compile_and_load import compile_and_load
-from s4tf.staging import LOWERING_PIPELINE, lowering_pipeline
+from s4tf.passes.pipeline import LOWERING_PIPELINE, lowering_pipeline
 
 DISPATCH = LOWERING_PIPELINE + ",s4tf-loops-to-dispatch{target=cpu remarks=true}"
 

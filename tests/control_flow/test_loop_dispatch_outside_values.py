@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import s4tf
-from s4tf.staging import lowering_pipeline
+from s4tf.passes.pipeline import lowering_pipeline
 
 SAMPLES, CONTROL = 96, 16
 

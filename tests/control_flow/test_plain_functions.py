@@ -17,7 +17,7 @@ import pytest
 from gradient_checks import numeric_jacobian
 
 import s4tf
-from s4tf import autograph
+from s4tf.staging.autograph import convert as autograph
 
 HERE = os.path.basename(__file__)
 

@@ -9,8 +9,8 @@ import pytest
 import s4tf
 from s4tf.dialects import verify
 from s4tf.dialects.reference import run_function
-from s4tf.errors import StagingError
-from s4tf.mlir import ir, new_context
+from s4tf.core.errors import StagingError
+from s4tf.core.mlir import ir, new_context
 
 
 def staged_and_reference(fn, *args):

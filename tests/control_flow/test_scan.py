@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import s4tf
-from s4tf.errors import S4tfError, ShapeError
+from s4tf.core.errors import S4tfError, ShapeError
 from tests.autodiff.gradient_checks import directional_check
 
 RNG = np.random.default_rng(21)

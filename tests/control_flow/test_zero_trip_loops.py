@@ -13,7 +13,7 @@ import pytest
 
 import s4tf
 from s4tf.runtime.compile_and_load import compile_and_load
-from s4tf.staging import LOWERING_PIPELINE
+from s4tf.passes.pipeline import LOWERING_PIPELINE
 
 from test_loop_dispatch import op_counts, relax, relax_numpy, rnn, rnn_arguments, rnn_numpy
 

@@ -10,9 +10,9 @@ import pytest
 from tests.autodiff.gradient_checks import directional_check
 
 import s4tf
-from s4tf.dialects.linalg import Conv2D
+from s4tf.dialects.linalg_ops import Conv2D
 from s4tf.runtime.compile_and_load import compile_and_load
-from s4tf.staging import LOWERING_PIPELINE
+from s4tf.passes.pipeline import LOWERING_PIPELINE
 
 REWRITE = "s4tf-full-convs-to-matmul"
 WITHOUT = ",".join(name for name in LOWERING_PIPELINE.split(",") if name != REWRITE)

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 import s4tf
-from s4tf import eager
+from s4tf.staging import eager
 from s4tf.dialects import composition
 from s4tf.dialects.ir_builder import IRBuilder, OpOutsideBuilderError, only_builders
 from s4tf.dialects.reference import run_function
 from s4tf.dialects.types import TensorType
-from s4tf.mlir import func, ir, new_context
+from s4tf.core.mlir import func, ir, new_context
 from s4tf.passes.pipeline import build_pass_manager
 from s4tf.passes.registry import PASSES, PassInfo
 

@@ -9,8 +9,8 @@ import pytest
 import s4tf
 from s4tf.dialects.op_def import OPS, read_attributes
 from s4tf.dialects.types import TensorType
-from s4tf.errors import S4tfError, ShapeError
-from s4tf.mlir import ir, new_context
+from s4tf.core.errors import S4tfError, ShapeError
+from s4tf.core.mlir import ir, new_context
 from s4tf.passes.diagnostics import error_messages
 from s4tf.passes.ir_walk import s4tf_ops
 from s4tf.passes.pipeline import build_pass_manager

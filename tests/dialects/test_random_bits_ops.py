@@ -10,8 +10,8 @@ from jax.extend.random import threefry2x32_p
 from op_testing import SEEDS, check_staged, covers, op_fn
 
 import s4tf
-from s4tf.dispatch import apply
-from s4tf.errors import DTypeError, ShapeError
+from s4tf.staging.dispatch import apply
+from s4tf.core.errors import DTypeError, ShapeError
 
 jax.config.update("jax_enable_x64", True)  # JAX's 64-bit random bits
 

@@ -1,7 +1,7 @@
 """The functions of a module by symbol (dialects/symbols.py)."""
 
 from s4tf.dialects.symbols import find_function, functions, symbol_name, unique_symbol
-from s4tf.mlir import ir, new_context
+from s4tf.core.mlir import ir, new_context
 
 MODULE = """
 func.func @first(%x: tensor<2xf32>) -> tensor<2xf32> { return %x : tensor<2xf32> }

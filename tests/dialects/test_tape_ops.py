@@ -7,8 +7,8 @@ from op_testing import covers
 
 import s4tf
 from s4tf.dialects.reference import run_function
-from s4tf.dispatch import apply1
-from s4tf.errors import ShapeError
+from s4tf.staging.dispatch import apply1
+from s4tf.core.errors import ShapeError
 
 ROWS = 16
 

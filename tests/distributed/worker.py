@@ -20,7 +20,7 @@ import numpy as np
 
 import s4tf
 from s4tf import distributed, pytree
-from s4tf.autodiff import value_and_grad
+from s4tf.transforms.autodiff import value_and_grad
 from s4tf.nn import MLP
 from s4tf.nn.training import classification_loss
 from s4tf.optim import SGD, Adam

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from s4tf.dialects import OPS
-from s4tf.mlir import ir, new_context
+from s4tf.core.mlir import ir, new_context
 from s4tf.passes import build_pass_manager
 from s4tf.passes.diagnostics import format_mlir_error
 from s4tf.tools.gen_dialect_docs import DEFAULT_OUTPUT, mlir_example, render

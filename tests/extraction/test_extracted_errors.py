@@ -11,7 +11,7 @@ import pytest
 
 import s4tf
 from s4tf.dialects.host_ops import HostFunctionError
-from s4tf.errors import CompilationError
+from s4tf.core.errors import CompilationError
 from s4tf.runtime.extracted_program import MAX_IN_FLIGHT
 
 DEADLINE_S = 60.0

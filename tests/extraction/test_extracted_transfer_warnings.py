@@ -10,9 +10,9 @@ import numpy as np
 
 import s4tf
 from s4tf.dialects.symbols import functions
-from s4tf.extraction import TransferWarning
-from s4tf.mlir import ir, new_context
-from s4tf.passes.partition import HOST_PROGRAM_ATTR
+from s4tf.staging.extracted import TransferWarning
+from s4tf.core.mlir import ir, new_context
+from s4tf.passes.extraction.partition import HOST_PROGRAM_ATTR
 from s4tf.tools.opt import run as s4tf_opt
 
 W = np.ones((3, 4), np.float32)

@@ -5,8 +5,8 @@ import pytest
 
 import s4tf
 from s4tf.runtime.invocation import PreparedCall, tensor_result_count
-from s4tf.tensor import DonatedTensorError
-from s4tf import tensor as tensor_module
+from s4tf.staging.tensor import DonatedTensorError
+from s4tf.staging import tensor as tensor_module
 from s4tf.nn.training import train_step
 from s4tf.optim import Adam
 

@@ -14,7 +14,7 @@ import pytest
 
 from s4tf import nn, optim, pytree
 from s4tf.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from s4tf.errors import S4tfError
+from s4tf.core.errors import S4tfError
 from s4tf.tools.train import MODELS
 
 

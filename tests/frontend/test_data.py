@@ -7,7 +7,7 @@ import pytest
 from sklearn.datasets import load_digits as sklearn_digits
 
 from s4tf.data import batch_count, batches, load_digits
-from s4tf.errors import S4tfError
+from s4tf.core.errors import S4tfError
 
 
 def test_batches_cover_every_row_once_per_epoch_in_a_seeded_order():

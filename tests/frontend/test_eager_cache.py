@@ -8,7 +8,7 @@ import weakref
 import numpy as np
 
 import s4tf
-from s4tf import eager
+from s4tf.staging import eager
 
 
 def test_the_in_memory_cache_drops_the_least_recently_used_functions(monkeypatch):

@@ -122,7 +122,7 @@ def test_recursion_on_a_tensor_value_is_an_error_at_the_recursive_call():
 
 
 def test_recursion_that_never_ends_at_trace_time_stops_at_a_depth_limit():
-    from s4tf.tracing import MAX_RECURSION_DEPTH
+    from s4tf.staging.tracing import MAX_RECURSION_DEPTH
 
     with pytest.raises(s4tf.StagingError) as caught:
         doubled(np.ones(3, np.float32), -1)  # n never reaches 0

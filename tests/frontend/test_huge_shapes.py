@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import s4tf
-from s4tf.errors import ShapeError
+from s4tf.core.errors import ShapeError
 from s4tf.runtime import compiler
 from s4tf.runtime.compiler import compile_stablehlo
 

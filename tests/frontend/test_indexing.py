@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import s4tf
-from s4tf import eager
+from s4tf.staging import eager
 
 X = np.arange(60.0, dtype=np.float32).reshape(5, 3, 4)
 READS = [

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import s4tf
-from s4tf.errors import DTypeError
+from s4tf.core.errors import DTypeError
 from s4tf.linalg import LinAlgError
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "autodiff"))

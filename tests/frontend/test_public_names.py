@@ -2,7 +2,7 @@
 once, in ``numpy_api.__all__``, and ``s4tf`` exports each of them."""
 
 import s4tf
-from s4tf import numpy_api
+from s4tf.arrays import numpy_api
 
 
 def test_every_public_name_is_exported_once():

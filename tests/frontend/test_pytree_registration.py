@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import s4tf
-from s4tf.errors import StagingError
+from s4tf.core.errors import StagingError
 
 A = np.random.default_rng(5).standard_normal((3,))
 B = np.random.default_rng(6).standard_normal((3,))
@@ -92,5 +92,5 @@ def test_unregistered_class_is_a_clear_error():
 
 
 def test_unhashable_aux_data_is_a_clear_error():
-    with pytest.raises(s4tf.errors.S4tfError, match="aux_data of a Pair \\(list\\) is unhashable"):
+    with pytest.raises(s4tf.core.errors.S4tfError, match="aux_data of a Pair \\(list\\) is unhashable"):
         s4tf.function(lambda p: p.a)(Pair(A, B, ["not", "hashable"]))

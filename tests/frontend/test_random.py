@@ -12,7 +12,7 @@ import pytest
 from scipy import special, stats
 
 import s4tf
-from s4tf.errors import DTypeError, S4tfError, ShapeError
+from s4tf.core.errors import DTypeError, S4tfError, ShapeError
 from s4tf.random import InvalidKeyError
 
 #: A test at this level fails by chance once in 10**4 runs (the streams are fixed, so

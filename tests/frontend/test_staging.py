@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import s4tf
-from s4tf.tensor import Tensor
+from s4tf.staging.tensor import Tensor
 
 RNG = np.random.default_rng(0)
 

@@ -1,4 +1,4 @@
-"""Tiered first calls (s4tf.tiered_call): the first call of a signature IREE has not
+"""Tiered first calls (s4tf.staging.tiered_call): the first call of a signature IREE has not
 compiled runs through the ops' NumPy references while IREE compiles in the background;
 its results must be IREE's to rounding (bit for bit for integers, bools and random bits),
 of the same dtypes and shapes, with donation as on the compiled path.
@@ -17,14 +17,14 @@ import s4tf
 from s4tf import nn
 from s4tf.nn.training import train_step
 from s4tf.optim import Adam
-from s4tf.tensor import DonatedTensorError
-from s4tf.tiered_call import TieredCall
+from s4tf.staging.tensor import DonatedTensorError
+from s4tf.staging.tiered_call import TieredCall
 
 
 @pytest.fixture(autouse=True)
 def tiered(monkeypatch, tmp_path):
     monkeypatch.setenv("S4TF_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(s4tf.first_call, "_setting", None)  # the suite's setting comes back after the test
+    monkeypatch.setattr(s4tf.staging.first_call, "_setting", None)  # the suite's setting comes back after the test
     s4tf.set_first_call("interpret")
 
 
@@ -195,7 +195,7 @@ def test_compile_mode_waits_for_iree():
 def test_an_unknown_mode_is_refused(monkeypatch):
     with pytest.raises(s4tf.S4tfError, match="unknown first-call mode 'later' in s4tf.set_first_call"):
         s4tf.set_first_call("later")
-    s4tf.first_call._setting = None
+    s4tf.staging.first_call._setting = None
     monkeypatch.setenv("S4TF_FIRST_CALL", "soon")
     with pytest.raises(s4tf.S4tfError, match=r"unknown first-call mode 'soon' in \$S4TF_FIRST_CALL"):
         s4tf.function(lambda x: x * 3.0)(np.ones(2, np.float32))

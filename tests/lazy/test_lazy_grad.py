@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 import s4tf
-from s4tf.lazy_trace import LazyTensor
+from s4tf.lazy_tensors.trace import LazyTensor
 
 RNG = np.random.default_rng(3)
 PARAMS = {"w": RNG.standard_normal((3, 2)).astype(np.float32), "b": RNG.standard_normal(2).astype(np.float32)}

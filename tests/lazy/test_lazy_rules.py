@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 import s4tf
-from s4tf import lazy_trace, optim
-from s4tf.passes import availability
-from s4tf.lazy_trace import LazyTensor
+from s4tf import optim
+from s4tf.lazy_tensors import trace as lazy_trace
+from s4tf.passes.iree import availability
+from s4tf.lazy_tensors.trace import LazyTensor
 from s4tf.nn.training import train_step
 
 X = np.arange(6, dtype=np.float32).reshape(2, 3)

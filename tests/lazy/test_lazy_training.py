@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import s4tf
-from s4tf import lazy_trace
+from s4tf.lazy_tensors import trace as lazy_trace
 
 STEPS = 50
 LR = 0.1

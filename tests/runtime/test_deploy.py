@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 import s4tf
-from s4tf.mlir import ir
+from s4tf.core.mlir import ir
 from s4tf.runtime.device import InvocationError, ModuleLoadError
-from s4tf.runtime.export import ExportError
+from s4tf.runtime.deployment import ExportError
 from s4tf.runtime.parameters import ParameterArchiveError, save_parameters
 from s4tf.runtime.targets import UnknownTargetError
 from small_model import expected, predict

@@ -9,13 +9,13 @@ from iree_stream import submissions_and_waits
 
 import s4tf
 from s4tf import nn
-from s4tf.donation import donated_positions
-from s4tf.passes.donation import aliased_arguments, donation_pass
-from s4tf.errors import S4tfError
-from s4tf.mlir import ir
+from s4tf.staging.donation import donated_positions
+from s4tf.passes.iree.donate import aliased_arguments, donation_pass
+from s4tf.core.errors import S4tfError
+from s4tf.core.mlir import ir
 from s4tf.nn.training import train_step
 from s4tf.optim import Adam
-from s4tf.staging import lowering_pipeline
+from s4tf.passes.pipeline import lowering_pipeline
 
 
 def test_a_donated_tensor_is_updated_in_place_and_cannot_be_read_afterwards():

@@ -11,8 +11,8 @@ from s4tf.runtime.compile_and_load import compile_and_load
 from s4tf.runtime.compiler import compile_stablehlo
 from s4tf.runtime.device import LoadedModule
 from s4tf.runtime.loop_driver import MAX_TENSOR_BYTES, dispatch_bound, driver_for, loop_bound
-from s4tf.passes.loop_dispatch import MAX_DOT_PRODUCTS
-from s4tf.staging import lowering_pipeline
+from s4tf.passes.iree.loop_dispatch import MAX_DOT_PRODUCTS
+from s4tf.passes.pipeline import lowering_pipeline
 
 
 def rnn(w, h, xs, n):

@@ -13,7 +13,7 @@ from s4tf.runtime.compile_and_load import compile_and_load
 from s4tf.runtime.compiler import module_cache_key, module_flags
 from s4tf.runtime.product_modules import DATA_TILING_FLAGS, data_tiling_flags, product_module
 from s4tf.runtime.targets import host_architecture
-from s4tf.staging import lowering_pipeline
+from s4tf.passes.pipeline import lowering_pipeline
 
 
 def two_layers(w1, w2, x):

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import s4tf
-from s4tf.passes.availability import LIMITATIONS, TARGET_NAMES, find_limitation
+from s4tf.passes.iree.availability import LIMITATIONS, TARGET_NAMES, find_limitation
 from s4tf.runtime.device import (
     DeviceUnavailableError, LoadedModule, WrongTargetError, device_available, device_config,
 )

@@ -7,7 +7,7 @@ import importlib.metadata
 
 import pytest
 
-from s4tf.version import __version__
+from s4tf.core.version import __version__
 
 TOOLS = ["opt", "compile", "run", "train", "params"]
 

@@ -15,7 +15,7 @@ import pytest
 
 import s4tf
 from s4tf.deploy import describe
-from s4tf.errors import S4tfError
+from s4tf.core.errors import S4tfError
 from s4tf.runtime.cache import default_cache_dir
 from s4tf.runtime.qemu import runtime_folder
 from s4tf.tools.compile import run as compile_tool

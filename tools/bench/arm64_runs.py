@@ -16,7 +16,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from s4tf.errors import S4tfError
+from s4tf.core.errors import S4tfError
 from s4tf.runtime.qemu import Arm64Runner, aarch64_run_module, qemu_aarch64
 
 GNU_TIME = "/usr/bin/time"

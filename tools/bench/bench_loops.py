@@ -35,7 +35,7 @@ from iree import runtime as iree_runtime
 
 import s4tf
 from s4tf.runtime.compiler import compile_stablehlo
-from s4tf.staging import LOWERING_PIPELINE, lowering_pipeline
+from s4tf.passes.pipeline import LOWERING_PIPELINE, lowering_pipeline
 from bench_while_grad import median_seconds  # beside this script (tools/bench/)
 
 

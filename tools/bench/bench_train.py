@@ -23,7 +23,7 @@ fresh process, with the model, its Adam state and the batch on the device and th
 compiled beforehand (s4tf's in the disk cache, JAX's ahead of time), the peak resident
 set of the first step above the resident set before it is what a step needs besides the
 model and state (:func:`first_step_memory`), compared with the bytes of the parameters
-and Adam's two moments: each peer with buffer donation (``s4tf.donation``, the default of
+and Adam's two moments: each peer with buffer donation (``s4tf.staging.donation``, the default of
 ``s4tf.nn.training.train_step``; JAX's ``donate_argnums``) and without.
 """
 

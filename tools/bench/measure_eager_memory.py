@@ -1,7 +1,7 @@
 """Resident memory of a long run of eager ops with ever new signatures.
 
 Every op below has a shape it never had before, so each one compiles (or loads from the
-disk cache) a one-op module; the in-memory cache (:data:`s4tf.eager.CACHE_SIZE`) keeps
+disk cache) a one-op module; the in-memory cache (:data:`s4tf.staging.eager.CACHE_SIZE`) keeps
 the newest, and the resident set should stop growing once it is full.
 
 ```sh
@@ -20,7 +20,7 @@ import numpy as np
 from tqdm import tqdm
 
 import s4tf
-from s4tf import eager
+from s4tf.staging import eager
 
 _OPS = (s4tf.exp, s4tf.tanh, s4tf.negative, s4tf.sqrt)
 

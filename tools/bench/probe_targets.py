@@ -6,7 +6,7 @@ python tools/bench/probe_targets.py                    # every target, markdown 
 python tools/bench/probe_targets.py --target vulkan    # one target
 ```
 
-The findings back the table in :mod:`s4tf.passes.availability` and docs/targets.md.
+The findings back the table in :mod:`s4tf.passes.iree.availability` and docs/targets.md.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import iree.compiler as iree_compiler
 import ml_dtypes
 import numpy as np
 
-from s4tf.errors import S4tfError
+from s4tf.core.errors import S4tfError
 from s4tf.runtime.device import LoadedModule, device_available
 from s4tf.runtime.targets import TARGETS, compile_flags, get_target
 from s4tf.runtime.transfer import to_host

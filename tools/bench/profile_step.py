@@ -57,15 +57,16 @@ from bench_train import fresh_model, jax_step, model_leaves, problem  # noqa: E4
 
 import s4tf  # noqa: E402
 from s4tf import pytree  # noqa: E402
-from s4tf.donation import donated_positions  # noqa: E402
-from s4tf.passes.donation import donation_pass  # noqa: E402
+from s4tf.staging.donation import donated_positions  # noqa: E402
+from s4tf.passes.iree.donate import donation_pass  # noqa: E402
 from s4tf.runtime.compiler import compile_stablehlo  # noqa: E402
 from s4tf.runtime.device import LoadedModule, to_device  # noqa: E402
 from s4tf.runtime.product_modules import data_tiling_flags  # noqa: E402
 from s4tf.runtime.targets import compile_flags, host_architecture  # noqa: E402
-from s4tf.staging import flat_key, lowering_pipeline, module_input  # noqa: E402
-from s4tf.tensor import Tensor  # noqa: E402
-from s4tf.tracing import rebuild_outputs, signature  # noqa: E402
+from s4tf.staging.function import flat_key, module_input
+from s4tf.passes.pipeline import lowering_pipeline# noqa: E402
+from s4tf.staging.tensor import Tensor  # noqa: E402
+from s4tf.staging.tracing import rebuild_outputs, signature  # noqa: E402
 
 TOOLS = Path(__import__("iree._runtime_libs", fromlist=["_"]).__file__).parent
 IREE_COMPILE = find_tool("iree-compile")

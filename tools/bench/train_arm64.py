@@ -28,11 +28,11 @@ import numpy as np
 from s4tf import nn, pytree
 from s4tf.data import batches, load_digits
 from s4tf.deploy import compile as compile_module
-from s4tf.errors import S4tfError
+from s4tf.core.errors import S4tfError
 from s4tf.nn.training import train_step
 from s4tf.optim import Adam
 from s4tf.runtime.qemu import Arm64Runner
-from s4tf.tracing import Static, leaf_spec
+from s4tf.staging.tracing import Static, leaf_spec
 
 from arm64_runs import find_runner, run_measured
 

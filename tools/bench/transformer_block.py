@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from s4tf import nn
-from s4tf import numpy_api as snp
+from s4tf.arrays import numpy_api as snp
 
 HEADS = 4
 

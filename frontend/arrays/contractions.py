@@ -1,0 +1,178 @@
+"""``s4tf.<name>``: contractions beyond ``matmul``: ``einsum``, ``tensordot``, ``vecdot``,
+``outer``, ``inner``.
+
+```python
+import numpy as np, s4tf
+
+a, b = np.ones((2, 3), np.float32), np.ones((3, 4), np.float32)
+np.asarray(s4tf.einsum("ij,jk->ik", a, b)), np.asarray(s4tf.tensordot(a, b, axes=1))
+```
+
+``einsum`` contracts its operands left to right with ``s4tf.dot_general`` (batch axes
+are the labels later operands or the output still need), after summing each operand's
+own labels that nothing else needs and taking diagonals of repeated labels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from s4tf.arrays.creation import eye
+from s4tf.core.errors import ShapeError
+from s4tf.arrays.numpy_api import (  # noqa: A004  (NumPy's names: sum)
+    _as_operand, _normalize_axis, _result_dtype, _tensor, broadcast_to, dot_general, multiply, reshape, sum,
+    transpose,
+)
+
+
+def tensordot(x1, x2, axes=2):
+    """Sum of products over the last ``axes`` axes of ``x1`` and the first of ``x2``, or
+    over the axes of ``axes = (x1_axes, x2_axes)``."""
+    dtype = _result_dtype(x1, x2)
+    x1, x2 = _tensor(_as_operand(x1, dtype)), _tensor(_as_operand(x2, dtype))
+    if isinstance(axes, (int, np.integer)):
+        count = int(axes)
+        if count < 0 or count > min(len(x1.shape), len(x2.shape)):
+            raise ShapeError(f"tensordot: cannot contract {count} axes of shapes {tuple(x1.shape)} and {tuple(x2.shape)}")
+        lhs, rhs = list(range(len(x1.shape) - count, len(x1.shape))), list(range(count))
+    else:
+        lhs, rhs = ([a] if isinstance(a, (int, np.integer)) else list(a) for a in axes)
+        lhs = [_normalize_axis(a, len(x1.shape)) for a in lhs]
+        rhs = [_normalize_axis(a, len(x2.shape)) for a in rhs]
+    return dot_general(x1, x2, (lhs, rhs))
+
+
+def vecdot(x1, x2, axis=-1):
+    """Dot products of the vectors along ``axis`` (operands broadcast first)."""
+    dtype = _result_dtype(x1, x2)
+    x1, x2 = _tensor(_as_operand(x1, dtype)), _tensor(_as_operand(x2, dtype))
+    shape = np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
+    if not -len(shape) <= axis < 0 and not 0 <= axis < len(shape):
+        raise ShapeError(f"vecdot: axis {axis} is out of range for shape {shape}")
+    if x1.shape[axis] != x2.shape[axis]:
+        raise ShapeError(f"vecdot: axis {axis} has sizes {x1.shape[axis]} and {x2.shape[axis]}")
+    return sum(multiply(broadcast_to(x1, shape), broadcast_to(x2, shape)), axis=axis)
+
+
+def outer(x1, x2):
+    """The outer product of two vectors (flattened first, as NumPy's)."""
+    x1, x2 = _tensor(x1), _tensor(x2)
+    return multiply(reshape(x1, (-1, 1)), reshape(x2, (1, -1)))
+
+
+def inner(x1, x2):
+    """Sum of products over the last axes; with a 0-d operand, the product (as NumPy's)."""
+    if np.ndim(x1) == 0 or np.ndim(x2) == 0:
+        return multiply(x1, x2)
+    return tensordot(x1, x2, axes=([-1], [-1]))
+
+
+def _parse(subscripts: str, ranks):
+    """Labels per operand and of the output; ``...`` becomes labels of its own."""
+    subscripts = subscripts.replace(" ", "")
+    inputs, arrow, output = subscripts.partition("->")
+    terms = inputs.split(",")
+    if len(terms) != len(ranks):
+        raise ShapeError(f"einsum: '{subscripts}' names {len(terms)} operands, got {len(ranks)}")
+    ellipsis_rank = max((rank - len(t.replace("...", "")) for t, rank in zip(terms, ranks) if "..." in t), default=0)
+    spare = [chr(c) for c in range(0x100, 0x100 + ellipsis_rank)]  # labels no subscript uses
+
+    def expand(term, rank):
+        if "..." not in term:
+            if len(term) != rank:
+                raise ShapeError(f"einsum: '{term}' has {len(term)} labels for an operand of rank {rank}")
+            return list(term)
+        head, tail = term.split("...")
+        width = rank - len(head) - len(tail)
+        if width < 0:
+            raise ShapeError(f"einsum: '{term}' has too many labels for an operand of rank {rank}")
+        return list(head) + spare[ellipsis_rank - width:] + list(tail)
+
+    labels = [expand(t, r) for t, r in zip(terms, ranks)]
+    for term in labels:
+        for label in term:
+            if not (label.isalpha() or label in spare):
+                raise ShapeError(f"einsum: '{label}' in '{subscripts}' is not a letter")
+    if arrow:
+        out = list(output.replace("...", "".join(spare))) if "..." in output else list(output)
+        unknown = set(out) - {label for term in labels for label in term}
+        if unknown:
+            raise ShapeError(f"einsum: output label(s) {', '.join(sorted(unknown))} appear in no operand")
+    else:
+        counts = {}
+        for term in labels:
+            for label in term:
+                counts[label] = counts.get(label, 0) + 1
+        out = spare + sorted(label for label, count in counts.items() if count == 1 and label not in spare)
+    return labels, out
+
+
+def _diagonal(x, labels):
+    """``x`` with each label repeated within ``labels`` reduced to its diagonal."""
+    while len(set(labels)) < len(labels):
+        label = next(l for l in labels if labels.count(l) > 1)
+        first, second = [i for i, l in enumerate(labels) if l == label][:2]
+        size = x.shape[first]
+        mask_shape = [1] * len(labels)
+        mask_shape[first] = mask_shape[second] = size
+        mask = reshape(eye(size, dtype=x.dtype), mask_shape)
+        x = sum(multiply(x, mask), axis=second)
+        labels = labels[:second] + labels[second + 1:]
+    return x, labels
+
+
+def einsum(subscripts, *operands):
+    """Einstein summation, as ``np.einsum`` (``"ij,jk->ik"``, ``"...ij->...ji"``, ``"ii"``)."""
+    dtype = _result_dtype(*operands)
+    tensors = [_tensor(_as_operand(x, dtype)) for x in operands]
+    labels, out = _parse(subscripts, [len(t.shape) for t in tensors])
+    sizes = {}
+    for tensor, term in zip(tensors, labels):
+        for label, size in zip(term, tensor.shape):
+            if sizes.get(label, 1) not in (1, size) and size != 1:
+                raise ShapeError(f"einsum: label '{label}' has sizes {sizes[label]} and {size}")
+            sizes[label] = size if sizes.get(label, 1) == 1 else sizes[label]
+    pending = [_diagonal(t, list(term)) for t, term in zip(tensors, labels)]
+    result, result_labels = None, None
+    for index, (tensor, term) in enumerate(pending):
+        later = set(out) | {label for _, t in pending[index + 1:] for label in t}
+        if result is None:
+            result, result_labels = _sum_unneeded(tensor, term, later)
+            continue
+        tensor, term = _sum_unneeded(tensor, term, later | set(result_labels))
+        result, result_labels = _sum_unneeded(result, result_labels, later | set(term))
+        result, result_labels = _contract(result, result_labels, tensor, term, later, sizes)
+    result, result_labels = _sum_unneeded(result, result_labels, set(out))
+    return transpose(result, [result_labels.index(label) for label in out])
+
+
+def _sum_unneeded(x, labels, needed):
+    axes = tuple(i for i, label in enumerate(labels) if label not in needed)
+    if not axes:
+        return x, labels
+    return sum(x, axis=axes), [label for label in labels if label in needed]
+
+
+def _contract(lhs, lhs_labels, rhs, rhs_labels, later, sizes):
+    shared = [label for label in lhs_labels if label in rhs_labels]
+    batch = [label for label in shared if label in later]
+    contracted = [label for label in shared if label not in later]
+    lhs = _broadcast_labels(lhs, lhs_labels, batch + contracted, sizes)
+    rhs = _broadcast_labels(rhs, rhs_labels, batch + contracted, sizes)
+    result = dot_general(
+        lhs, rhs,
+        ([lhs_labels.index(l) for l in contracted], [rhs_labels.index(l) for l in contracted]),
+        ([lhs_labels.index(l) for l in batch], [rhs_labels.index(l) for l in batch]),
+    )
+    free_lhs = [l for l in lhs_labels if l not in shared]
+    free_rhs = [l for l in rhs_labels if l not in shared]
+    return result, batch + free_lhs + free_rhs
+
+
+def _broadcast_labels(x, labels, shared, sizes):
+    """``x`` broadcast along the ``shared`` labels where it has size 1 and the other has more."""
+    shape = [sizes[label] if label in shared else size for label, size in zip(labels, x.shape)]
+    return broadcast_to(x, shape) if tuple(shape) != tuple(x.shape) else x
+
+
+__all__ = ["einsum", "inner", "outer", "tensordot", "vecdot"]

@@ -1,0 +1,1 @@
+"""The shared core every layer may use: the MLIR bindings, errors, source locations, the version."""

@@ -1,0 +1,1 @@
+"""AutoGraph: Python ``if``/``while``/``for`` on tensors rewritten into region ops."""

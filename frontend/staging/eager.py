@@ -1,0 +1,70 @@
+"""Eager execution: an op applied outside any staged function runs on the device at once.
+
+Each (op, attributes, target, operand signature) becomes a one-op staged function,
+compiled once and kept in memory in a least-recently-used cache of
+:data:`CACHE_SIZE` entries (the disk cache keeps every compiled module, so a function
+dropped from memory costs a load, not a compile, when it is needed again). It runs where
+its first tensor operand lives (the CPU when none is a tensor), and results stay on that
+device.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+from s4tf.dialects.op_def import lookup
+from s4tf.runtime.device import to_device
+from s4tf.staging.function import StagedFunction
+from s4tf.staging.tensor import Tensor
+from s4tf.staging.tracing import Static, current_scope, leaf_spec
+
+#: How many one-op functions (each a loaded IREE module) eager execution keeps in memory.
+CACHE_SIZE = 64
+
+_one_op_functions: OrderedDict[tuple, StagedFunction] = OrderedDict()
+_lock = threading.Lock()
+
+
+def _attrs_key(attrs: dict) -> tuple:
+    return tuple(sorted(attrs.items()))
+
+
+def _operands_key(operands) -> tuple:
+    specs = (leaf_spec(operand) for operand in operands)
+    return tuple(spec.key() if isinstance(spec, Static) else spec for spec in specs)
+
+
+def one_op_function(op_name: str, attrs: dict, operands, target: str = "cpu") -> StagedFunction:
+    """The staged function running ``op_name`` on operands like ``operands``, from the cache."""
+    key = (op_name, _attrs_key(attrs), target, _operands_key(operands))
+    with _lock:
+        function = _one_op_functions.get(key)
+        if function is not None:
+            _one_op_functions.move_to_end(key)
+            return function
+
+        def staged_op(*operands):
+            results = current_scope().emit(op_name, operands, attrs)
+            return results[0] if len(results) == 1 else tuple(results)
+
+        staged_op.__name__ = op_name
+        function = _one_op_functions[key] = StagedFunction(staged_op, target)
+        while len(_one_op_functions) > CACHE_SIZE:
+            _one_op_functions.popitem(last=False)
+        return function
+
+
+def cached_functions() -> int:
+    """How many one-op functions are in memory now."""
+    return len(_one_op_functions)
+
+
+def run_eagerly(op_name: str, operands, attrs: dict) -> list[Tensor]:
+    op = lookup(op_name)
+    attrs = op.normalize_attributes(attrs)  # checked before compiling; hashable (lists become tuples)
+    if op.name == "constant":
+        return [Tensor(to_device(attrs["value"]))]
+    target = next((operand.target for operand in operands if isinstance(operand, Tensor)), "cpu")
+    results = one_op_function(op_name, attrs, operands, target)(*operands)
+    return list(results) if isinstance(results, tuple) else [results]

@@ -1,0 +1,354 @@
+"""``s4tf.cond``, ``s4tf.while_loop``, ``s4tf.fori_loop``: control flow on tensor values.
+
+Inside a staged function a tensor predicate or loop becomes an ``s4tf.if`` or
+``s4tf.while`` op whose regions are traced from the Python callables; outside one (or with
+a Python predicate) the callables simply run.
+
+```python
+@s4tf.function
+def f(x, n):
+    y = s4tf.cond(x.sum() > 0, s4tf.sin, s4tf.cos, x)
+    return s4tf.fori_loop(0, n, lambda i, y: y * 2, y)      # n: a tensor, the trip count
+```
+
+Values the callables use from the enclosing function are passed into the regions as
+extra operands (regions are isolated from above). Python scalars that meet tensors (a
+branch returning ``0.0``, a loop starting at ``0``) take the tensor's type.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from s4tf import pytree
+
+from s4tf.arrays import numpy_api
+from s4tf.dialects.regions import TERMINATOR, RegionHolder
+from s4tf.dialects.types import TensorType, canonical_dtype, to_numpy_dtype
+from s4tf.core.errors import StagingError
+from s4tf.core.locations import mlir_location, user_location
+from s4tf.core.mlir import ir
+from s4tf.passes.diagnostics import location_text
+from s4tf.staging.tensor import Tensor, Tracer, is_python_scalar
+from s4tf.staging.tracing import FunctionScope, current_scope, staging_into
+
+#: How many times a loop is re-traced when Python scalars in its start values change type.
+MAX_RETRACES = 3
+
+
+class RegionScope(FunctionScope):
+    """The block of one region being traced; tracers of enclosing scopes that are used
+    here are captured (:meth:`FunctionScope.value_of`): they become block arguments, and
+    the keys of ``captures`` the region op's operands."""
+
+    def __init__(self, parent: FunctionScope, block: ir.Block):
+        super().__init__(parent.context, block, parent.trace, parent.location, parent=parent)
+
+    def finish(self, values: list) -> None:
+        with self.context, ir.Location.unknown(), ir.InsertionPoint(self.block):
+            ir.Operation.create(TERMINATOR, operands=[self.value_of(v) for v in values])
+
+
+def _is_tensor(leaf) -> bool:
+    return isinstance(leaf, (Tensor, np.ndarray, np.generic))
+
+
+def _describe(names, index: int, what: str) -> str:
+    return f"'{names[index]}'" if names and index < len(names) else f"{what} #{index}"
+
+
+def predicate(value, construct: str):
+    """``value`` as a ``tensor<i1>`` scalar (non-zero is true)."""
+    if value.shape != ():
+        raise StagingError(
+            f"the condition of a staged {construct} must be a scalar tensor, got shape {tuple(value.shape)}; "
+            "reduce it first, e.g. with .any() or .all()",
+            str(user_location() or ""),
+        )
+    return value if value.tensor_type.dtype == "i1" else value != 0
+
+
+class _Regions:
+    """Regions traced into a holder (:class:`s4tf.dialects.regions.RegionHolder`), then
+    moved into the real region op."""
+
+    def __init__(self, parent: FunctionScope, count: int):
+        self.parent = parent
+        self.holder = RegionHolder(parent.block, count, parent.context)
+        self.scopes: list[RegionScope] = []
+
+    def trace(self, index: int, fn, types: list[TensorType], tree, static_leaves):
+        """Trace ``fn`` on block arguments of ``types`` (leaves ``static_leaves`` stay Python
+        values); returns the scope and the flattened outputs."""
+        block = self.holder.add_block(index, types)
+        scope = RegionScope(self.parent, block)
+        self.scopes.append(scope)
+        arguments = iter(scope.tracer(a) for a in block.arguments)
+        leaves = [leaf if leaf is not None else next(arguments) for leaf in static_leaves]
+        with staging_into(scope):
+            output = fn(*(leaves if tree is None else pytree.unflatten(tree, leaves)))
+        out_leaves, out_tree = pytree.flatten(output)
+        return scope, out_leaves, out_tree
+
+    def build(self, name: str, head: list, operands: list, result_types: list[TensorType], location, carried=False) -> list[Tracer]:
+        """Create ``s4tf.<name>(head..., operands..., captures...)``, move the traced regions
+        into it, and return its results as tracers of the parent scope."""
+        parent = self.parent
+        with parent.context, location:
+            values = [parent.value_of(v) for v in operands]
+            head_values = [parent.value_of(v) for v in head]
+            types = [t.to_mlir() for t in result_types]
+        operation = self.holder.assemble(
+            name, head_values, values, types,
+            [(scope.block, list(scope.captures)) for scope in self.scopes], location, carried,
+        )
+        return [parent.tracer(r) for r in operation.results][: len(result_types)]
+
+    def discard(self) -> None:
+        self.holder.discard()
+
+
+def _location(scope: FunctionScope):
+    with scope.context:
+        return scope.location or mlir_location(user_location())
+
+
+# -- cond ------------------------------------------------------------------------------
+
+
+def cond(pred, true_fn, false_fn, *operands):
+    """``true_fn(*operands)`` if ``pred`` else ``false_fn(*operands)``; staged as ``s4tf.if``
+    when ``pred`` is a traced tensor. Both must return the same structure and types."""
+    return stage_cond(pred, true_fn, false_fn, operands)
+
+
+def stage_cond(pred, true_fn, false_fn, operands, names=None, construct: str = "s4tf.cond"):
+    scope = current_scope()
+    if scope is None or not isinstance(pred, Tracer):
+        return true_fn(*operands) if bool(pred) else false_fn(*operands)
+    location = _location(scope)
+    pred = predicate(pred, construct)
+    leaves, tree = pytree.flatten(tuple(operands))
+    static = [leaf if is_python_scalar(leaf) or isinstance(leaf, str) or leaf is None else None for leaf in leaves]
+    tensors = [leaf for leaf, s in zip(leaves, static) if s is None]
+    types = [_tensor_type(scope, leaf) for leaf in tensors]
+    regions = _Regions(scope, 2)
+    try:
+        outputs = [regions.trace(i, fn, types, tree, static) for i, fn in enumerate((true_fn, false_fn))]
+        (then_scope, then_leaves, then_tree), (else_scope, else_leaves, else_tree) = outputs
+        if then_tree != else_tree:
+            raise StagingError(
+                f"the branches of a staged {construct} return different structures: {then_tree} and {else_tree}",
+                location_text(location),
+            )
+        merged = [_merge_branch_leaves(a, b, i, names, construct, location) for i, (a, b) in enumerate(zip(then_leaves, else_leaves))]
+        dynamic = [i for i, m in enumerate(merged) if m is _DYNAMIC]
+        result_types = []
+        for i in dynamic:
+            result_type = _branch_type(then_leaves[i], else_leaves[i])
+            result_types.append(result_type)
+        for region_scope, branch in ((then_scope, then_leaves), (else_scope, else_leaves)):
+            with staging_into(region_scope):
+                region_scope.finish([_as_type(branch[i], t) for i, t in zip(dynamic, result_types)])
+        results = iter(regions.build("if", [pred], tensors, result_types, location))
+    finally:
+        regions.discard()
+    final = [next(results) if m is _DYNAMIC else m for m in merged]
+    return pytree.unflatten(then_tree, final)
+
+
+_DYNAMIC = object()
+
+
+def _tensor_type(scope, leaf) -> TensorType:
+    if isinstance(leaf, Tensor):
+        return leaf.tensor_type
+    with scope.context:
+        return TensorType.from_mlir(scope.value_of(leaf).type)
+
+
+def _merge_branch_leaves(a, b, index, names, construct, location):
+    """A Python value both branches agree on, or ``_DYNAMIC`` for a result of the op."""
+    if not _is_tensor(a) and not _is_tensor(b):
+        if type(a) is type(b) and a == b:
+            return a
+        if not (is_python_scalar(a) and is_python_scalar(b)):
+            raise StagingError(
+                f"{_describe(names, index, 'result')} of a staged {construct} is {a!r} in one branch and {b!r} "
+                "in the other; only tensors and Python numbers can differ between branches",
+                location_text(location),
+            )
+        return _DYNAMIC
+    if _is_tensor(a) and _is_tensor(b):
+        ta, tb = _leaf_type(a), _leaf_type(b)
+        if ta != tb:
+            raise StagingError(
+                f"{_describe(names, index, 'result')} of a staged {construct} has type {ta} in one branch and {tb} "
+                "in the other; cast one of them (s4tf.astype, s4tf.broadcast_to) so that they agree",
+                location_text(location),
+            )
+    elif not (is_python_scalar(a) or is_python_scalar(b)):
+        raise StagingError(
+            f"{_describe(names, index, 'result')} of a staged {construct} is a tensor in one branch and "
+            f"{a if not _is_tensor(a) else b!r} in the other",
+            location_text(location),
+        )
+    return _DYNAMIC
+
+
+def _leaf_type(leaf) -> TensorType:
+    if isinstance(leaf, Tensor):
+        return leaf.tensor_type
+    array = np.asarray(leaf)
+    return TensorType(array.shape, canonical_dtype(array.dtype))
+
+
+def _branch_type(a, b) -> TensorType:
+    if _is_tensor(a):
+        return _leaf_type(a)
+    if _is_tensor(b):
+        return _leaf_type(b)
+    return _scalar_type(a, b)
+
+
+def _scalar_type(*numbers) -> TensorType:
+    if any(isinstance(n, float) for n in numbers):
+        return TensorType((), "f32")
+    if any(isinstance(n, int) and not isinstance(n, bool) for n in numbers):
+        return TensorType((), "i32")
+    return TensorType((), "i1")
+
+
+def _as_type(leaf, tensor_type: TensorType):
+    """``leaf`` as a tensor of ``tensor_type`` (Python numbers are filled in)."""
+    if is_python_scalar(leaf):
+        return np.full(tensor_type.shape, leaf, dtype=to_numpy_dtype(tensor_type.dtype))
+    return leaf
+
+
+# -- loops -----------------------------------------------------------------------------
+
+
+def while_loop(cond_fn, body_fn, init):
+    """``val = init; while cond_fn(val): val = body_fn(val)``; staged as ``s4tf.while``
+    inside a staged function. ``body_fn`` returns the structure and types of ``init``."""
+    return stage_while(cond_fn, body_fn, init)
+
+
+def stage_while(cond_fn, body_fn, init, names=None, construct: str = "s4tf.while_loop"):
+    scope = current_scope()
+    if scope is None:
+        value = init
+        while bool(cond_fn(value)):
+            value = body_fn(value)
+        return value
+    location = _location(scope)
+    leaves, tree = pytree.flatten(init)
+    for index, leaf in enumerate(leaves):
+        if not (_is_tensor(leaf) or is_python_scalar(leaf)):
+            raise StagingError(
+                f"{_describe(names, index, 'loop variable')} of a staged {construct} is {leaf!r}; loop variables "
+                "must be tensors or Python numbers",
+                location_text(location),
+            )
+    with staging_into(scope):
+        start = [leaf if isinstance(leaf, Tracer) else numpy_api.asarray(leaf) for leaf in leaves]
+    weak = [is_python_scalar(leaf) for leaf in leaves]
+    for _ in range(MAX_RETRACES):
+        types = [v.tensor_type for v in start]
+        regions = _Regions(scope, 2)
+        try:
+            static = [None] * len(types)
+            cond_scope, cond_leaves, _ = regions.trace(0, lambda *v: cond_fn(pytree.unflatten(tree, list(v))), types, None, static)
+            (condition,) = cond_leaves
+            with staging_into(cond_scope):
+                condition = predicate(numpy_api.asarray(condition), construct) if not isinstance(condition, Tracer) else predicate(condition, construct)
+                cond_scope.finish([condition])
+            body_scope, body_leaves, body_tree = regions.trace(1, lambda *v: body_fn(pytree.unflatten(tree, list(v))), types, None, static)
+            if body_tree != tree:
+                raise StagingError(
+                    f"the body of a staged {construct} returns {body_tree}, but the loop variables are {tree}",
+                    location_text(location),
+                )
+            changed = _changed_types(body_leaves, types, weak, names, construct, location)
+            if changed:
+                with staging_into(scope):
+                    start = [numpy_api.astype(numpy_api.broadcast_to(v, changed[i].shape), changed[i].dtype) if i in changed else v for i, v in enumerate(start)]
+                continue
+            with staging_into(body_scope):
+                body_scope.finish([_as_type(leaf, t) for leaf, t in zip(body_leaves, types)])
+            results = regions.build("while", [], start, types, location, carried=True)
+        finally:
+            regions.discard()
+        return pytree.unflatten(tree, results)
+    raise StagingError(f"the loop variables of a staged {construct} keep changing type", location_text(location))
+
+
+def _changed_types(body_leaves, types, weak, names, construct, location) -> dict:
+    """New types for start values that were Python numbers; errors for tensors that change."""
+    changed = {}
+    for index, (leaf, carried) in enumerate(zip(body_leaves, types)):
+        if is_python_scalar(leaf):
+            continue
+        if not _is_tensor(leaf):
+            raise StagingError(
+                f"{_describe(names, index, 'loop variable')} of a staged {construct} becomes {leaf!r} in the loop "
+                "body; loop variables must stay tensors or numbers",
+                location_text(location),
+            )
+        new = _leaf_type(leaf)
+        if new == carried:
+            continue
+        if weak[index]:
+            changed[index] = new
+            continue
+        raise StagingError(
+            f"{_describe(names, index, 'loop variable')} of a staged {construct} has type {carried} before the loop "
+            f"and {new} after an iteration; loop-carried types must not change: cast it "
+            "(s4tf.astype, s4tf.broadcast_to) before the loop or in the body",
+            location_text(location),
+        )
+    return changed
+
+
+def fori_loop(lower, upper, body_fn, init):
+    """``val = init; for i in range(lower, upper): val = body_fn(i, val)``; the bounds may
+    be tensors (the trip count is known only when the function runs)."""
+    return stage_fori(lower, upper, body_fn, init)
+
+
+def stage_fori(lower, upper, body_fn, init, names=None, construct: str = "s4tf.fori_loop", step=1):
+    scope = current_scope()
+    if scope is None or not any(isinstance(b, Tracer) for b in (lower, upper, step)):
+        value = init
+        for i in range(int(lower), int(upper), int(step)):
+            value = body_fn(i, value)
+        return value
+    with staging_into(scope):
+        bounds = [b if isinstance(b, Tracer) else numpy_api.asarray(b) for b in (lower, upper, step)]
+        dtype = "i64" if any(b.tensor_type.dtype == "i64" for b in bounds) else "i32"
+        lower, upper, step = (numpy_api.astype(predicate_free_scalar(b, construct), dtype) for b in bounds)
+
+    def keep_going(carry):
+        i, upper, step, _ = carry
+        return numpy_api.where(step > 0, i < upper, i > upper)
+
+    def body(carry):
+        i, upper, step, value = carry
+        return i + step, upper, step, body_fn(i.as_weak(), value)  # i stands for range()'s Python int
+
+    return stage_while(keep_going, body, (lower, upper, step, init), names=["index", "bound", "step", *(names or [])], construct=construct)[3]
+
+
+def predicate_free_scalar(bound, construct):
+    if bound.shape != ():
+        raise StagingError(
+            f"the bounds of a staged {construct} must be scalars, got shape {tuple(bound.shape)}",
+            str(user_location() or ""),
+        )
+    if bound.tensor_type.dtype not in ("i32", "i64", "i8"):
+        raise StagingError(
+            f"the bounds of a staged {construct} must be integers, got {bound.tensor_type.dtype}",
+            str(user_location() or ""),
+        )
+    return bound

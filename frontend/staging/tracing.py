@@ -1,0 +1,345 @@
+"""Staging: tracing Python functions into ``func.func``s of one MLIR module.
+
+A :class:`Trace` owns a module being built; a :class:`FunctionScope` is one function
+inside it. Ops are appended to the innermost scope's body with the user's location.
+A staged function called while tracing becomes a ``func.call`` to one shared
+``func.func`` per (function, signature).
+
+```mlir
+func.func @predict(%arg0: tensor<3x2xf32>, ...) -> tensor<4x2xf32> {
+  %0 = func.call @layer(%arg2, %arg0) : (...) -> tensor<4x2xf32> loc("model.py":9:11)
+  ...
+}
+func.func private @layer(...)
+```
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from s4tf import pytree
+from s4tf.dialects.composition import emitting
+from s4tf.dialects.op_def import build, lookup
+from s4tf.dialects.symbols import unique_symbol
+from s4tf.dialects.types import TensorType, canonical_dtype
+from s4tf.core.errors import S4tfError, StagingError
+from s4tf.core.locations import SourceLocation, innermost_user_location, mlir_location, user_location
+from s4tf.core.mlir import func, ir, new_context
+from s4tf.staging.tensor import Tensor, Tracer, is_python_scalar
+
+_state = threading.local()
+
+#: Called as ``hook(trace, python_fn, function, record, args, kwargs)`` after a function is
+#: traced into a module; custom derivatives (``custom_derivatives.py``) attach their rules so.
+after_trace_hooks: list = []
+
+
+def _scope_stack() -> list["FunctionScope"]:
+    if not hasattr(_state, "scopes"):
+        _state.scopes = []
+    return _state.scopes
+
+
+def current_scope() -> "FunctionScope | None":
+    """The function ops are being staged into, or ``None`` outside any staging."""
+    stack = _scope_stack()
+    return stack[-1] if stack else None
+
+
+@contextlib.contextmanager
+def staging_into(scope: "FunctionScope"):
+    """Stage ``s4tf.*`` calls made inside the block into ``scope``."""
+    _scope_stack().append(scope)
+    try:
+        with emitting(scope.emit):
+            yield scope
+    finally:
+        _scope_stack().pop()
+
+
+# -- signatures -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Static:
+    """A Python value (bool, int, float, str) that is part of the signature, not an input."""
+
+    value: Any
+
+    def key(self):
+        return (type(self.value).__name__, self.value)
+
+
+def is_array_like(value) -> bool:
+    return isinstance(value, (Tensor, np.ndarray, np.generic)) or hasattr(value, "__array__")
+
+
+def is_static_scalar(leaf) -> bool:
+    """Python scalars and strings are static (folded into the code); NumPy scalars are arrays."""
+    return is_python_scalar(leaf) or isinstance(leaf, str)
+
+
+def leaf_spec(leaf, path: str = "argument"):
+    """A leaf's part of a signature: a :class:`TensorType` for arrays, :class:`Static` for scalars."""
+    if isinstance(leaf, Tensor):
+        return leaf.tensor_type
+    if is_static_scalar(leaf):
+        return Static(leaf)
+    if is_array_like(leaf):
+        array = np.asarray(leaf)
+        return TensorType(array.shape, canonical_dtype(array.dtype))
+    raise StagingError(
+        f"unsupported {path} of type {type(leaf).__name__}: staged functions take arrays, s4tf "
+        "tensors, Python scalars and strings, in tuples, lists, dicts, dataclasses and classes "
+        "registered with s4tf.register_pytree_node"
+    )
+
+
+def signature(leaves, tree) -> tuple:
+    specs = tuple(leaf_spec(leaf) for leaf in leaves)
+    return tree, tuple(spec.key() if isinstance(spec, Static) else spec for spec in specs)
+
+
+# -- functions in a trace ---------------------------------------------------------------
+
+
+@dataclass
+class FunctionRecord:
+    """A traced ``func.func``: its symbol and how to rebuild its Python outputs.
+
+    ``captured``: tracers of the enclosing function that the body used (a closure, as in
+    ``s4tf.grad(lambda m: loss(m(x), y))`` inside a staged function); they are the
+    function's last arguments, so every call passes them after the explicit ones.
+    """
+
+    symbol: str
+    output_tree: pytree.TreeDef
+    outputs: list  # per output leaf: an int (result index) or a Static
+    result_types: list[TensorType]
+    captured: list = field(default_factory=list)
+
+
+class FunctionScope:
+    """The body of one ``func.func`` (or region) being staged: ops are appended to ``block``.
+
+    Ops get the user's ``file:line``, or ``location`` when given (compiler passes that
+    stage derivative code give the location of the op being differentiated). Tracers of
+    an enclosing scope (``parent`` and its parents) that are used here are captured: each
+    becomes a new block argument, ``captures`` maps the parent's value to it.
+    """
+
+    def __init__(self, context: ir.Context, block: ir.Block, trace: "Trace | None" = None,
+                 location: ir.Location | None = None, parent: "FunctionScope | None" = None):
+        self.context = context
+        self.block = block
+        self.trace = trace
+        self.location = location
+        self.parent = parent
+        self.captures: dict = {}  # value of the parent scope -> block argument
+
+    def encloses(self, scope) -> bool:
+        outer = self.parent
+        while outer is not None:
+            if outer is scope:
+                return True
+            outer = outer.parent
+        return False
+
+    def value_of(self, operand) -> ir.Value:
+        """The MLIR value for a tracer of this scope (or a captured one of an enclosing
+        scope), or a new constant for a host value."""
+        if isinstance(operand, Tracer):
+            if operand.scope is self:
+                return operand.value
+            if not self.encloses(operand.scope):
+                raise StagingError(
+                    "a traced tensor from another staged function is used here; pass it in as an argument",
+                    str(user_location() or ""),
+                )
+            outer = self.parent.value_of(operand)
+            if outer not in self.captures:
+                self.captures[outer] = self.block.add_argument(outer.type, ir.Location.unknown(context=self.context))
+            return self.captures[outer]
+        if isinstance(operand, Tensor):
+            array = operand.numpy()
+        else:
+            array = np.asarray(operand)
+        return self.emit("constant", [], {"value": array})[0].value
+
+    def tracer(self, value: ir.Value) -> Tracer:
+        """``value`` (of this function) as a tracer."""
+        return Tracer(value, TensorType.from_mlir(value.type), self)
+
+    def call(self, symbol: str, operands: list, result_types: list[TensorType], location: ir.Location) -> list[Tracer]:
+        """Append ``func.call @symbol(operands)`` to this function."""
+        with self.context, location, ir.InsertionPoint(self.block):
+            call = ir.Operation.create(
+                "func.call",
+                results=[t.to_mlir() for t in result_types],
+                operands=[self.value_of(o) for o in operands],
+                attributes={"callee": ir.FlatSymbolRefAttr.get(symbol)},
+            )
+        return [self.tracer(r) for r in call.results]
+
+    def emit(self, op_name: str, operands, attrs: dict) -> list[Tracer]:
+        """Append ``s4tf.<op_name>`` to this function; shape errors name the user's line."""
+        source = None if self.location is not None else user_location()
+        with self.context:
+            values = [self.value_of(operand) for operand in operands]
+            try:
+                with ir.InsertionPoint(self.block):
+                    operation = build(lookup(op_name), values, attrs, self.location or mlir_location(source))
+            except S4tfError as error:
+                raise error.at(str(source) if source else None) from None
+            return [self.tracer(r) for r in operation.results]
+
+
+#: How deep a staged function may call itself while being traced: recursion must end at
+#: trace time, on Python values (``f(x, n - 1)`` with ``n`` static).
+MAX_RECURSION_DEPTH = 64
+
+_LOOP_ADVICE = "write it as a loop instead: a Python `while` on a tensor, or s4tf.while_loop"
+
+
+class Trace:
+    """One MLIR module under construction."""
+
+    def __init__(self):
+        self.context = new_context()
+        with self.context:
+            self.module = ir.Module.create(loc=ir.Location.unknown())
+        self.records: dict[tuple, FunctionRecord] = {}
+        self._symbols: set[str] = set()
+        self._tracing: list[tuple] = []  # the keys of the functions being traced, outermost first
+
+    def _check_recursion(self, key: tuple, name: str) -> None:
+        """A staged function that calls itself must end its recursion at trace time."""
+        where = str(user_location() or "") or None
+        if key in self._tracing:
+            raise StagingError(
+                f"'{name}' calls itself with arguments of the same shapes, dtypes and static values while it is "
+                f"being traced, so its recursion depends on tensor values and cannot end at trace time; {_LOOP_ADVICE}",
+                where,
+            )
+        depth = sum(1 for other in self._tracing if other[0] is key[0])
+        if depth >= MAX_RECURSION_DEPTH:
+            raise StagingError(
+                f"'{name}' called itself {depth} levels deep while being traced (the limit is {MAX_RECURSION_DEPTH}); "
+                f"recursion must end at trace time, on Python values such as a static int argument; {_LOOP_ADVICE}",
+                where,
+            )
+
+    def reserve_symbols(self, symbols) -> None:
+        """Keep ``symbols`` (functions the AD passes added to the module) from new functions."""
+        self._symbols.update(symbols)
+
+    def _unique_symbol(self, name: str) -> str:
+        symbol = unique_symbol(name, self._symbols)
+        self._symbols.add(symbol)
+        return symbol
+
+    def trace_function(self, python_fn, name: str, args, kwargs, public: bool, closure: bool = True) -> FunctionRecord:
+        """Trace ``python_fn(*args, **kwargs)`` into a new ``func.func``; with ``closure``,
+        tracers of the function being staged around it may be used (see :class:`FunctionRecord`)."""
+        leaves, tree = pytree.flatten((args, kwargs))
+        key = (python_fn, signature(leaves, tree))
+        if key in self.records:
+            return self.records[key]
+        self._check_recursion(key, name)
+        self._tracing.append(key)
+        try:
+            return self._trace_new_function(python_fn, name, key, leaves, tree, args, kwargs, public, closure)
+        except RecursionError:  # Python's limit, reached before MAX_RECURSION_DEPTH
+            raise StagingError(
+                f"'{name}' nests calls too deeply while being traced (beyond Python's recursion limit); {_LOOP_ADVICE}",
+                str(user_location() or "") or None,
+            ) from None
+        finally:
+            self._tracing.pop()
+
+    def _trace_new_function(self, python_fn, name: str, key, leaves, tree, args, kwargs, public: bool, closure: bool):
+        specs = [leaf_spec(leaf) for leaf in leaves]
+        tensor_types = [spec for spec in specs if isinstance(spec, TensorType)]
+        source = _definition_location(python_fn)
+        with self.context, mlir_location(source):
+            with ir.InsertionPoint(self.module.body):
+                function = func.FuncOp(self._unique_symbol(name), ir.FunctionType.get([t.to_mlir() for t in tensor_types], []))
+            if not public:
+                function.attributes["sym_visibility"] = ir.StringAttr.get("private")
+            block = function.add_entry_block()
+        enclosing = current_scope()
+        parent = enclosing if closure and enclosing is not None and enclosing.trace is self else None
+        scope = FunctionScope(self.context, block, self, parent=parent)
+        arguments = iter(block.arguments)
+        traced_leaves = [
+            spec.value if isinstance(spec, Static) else Tracer(next(arguments), spec, scope) for spec in specs
+        ]
+        traced_args, traced_kwargs = pytree.unflatten(tree, traced_leaves)
+        try:
+            with staging_into(scope):
+                output = python_fn(*traced_args, **traced_kwargs)
+                record = self._finish(function, scope, output, source)
+        except S4tfError as error:
+            if error.location:
+                raise
+            where = innermost_user_location(error.__traceback__)
+            raise error.at(str(where) if where else None) from None
+        if not record.captured:  # a closure's record holds tracers of one enclosing trace
+            self.records[key] = record
+        for hook in after_trace_hooks:
+            hook(self, python_fn, function.operation, record, args, kwargs)
+        return record
+
+    def _finish(self, function, scope: FunctionScope, output, source) -> FunctionRecord:
+        output_leaves, output_tree = pytree.flatten(output)
+        values, outputs = [], []
+        for leaf in output_leaves:
+            if is_static_scalar(leaf) or leaf is None:
+                outputs.append(Static(leaf))
+            else:
+                leaf_spec(leaf, "return value")
+                outputs.append(len(values))
+                with self.context:
+                    values.append(scope.value_of(leaf))
+        with self.context, mlir_location(source):
+            with ir.InsertionPoint(scope.block):
+                func.ReturnOp(values)
+            input_types = [argument.type for argument in scope.block.arguments]  # captures included
+            function.attributes["function_type"] = ir.TypeAttr.get(
+                ir.FunctionType.get(input_types, [v.type for v in values])
+            )
+        return FunctionRecord(
+            ir.StringAttr(function.attributes["sym_name"]).value,
+            output_tree,
+            outputs,
+            [TensorType.from_mlir(v.type) for v in values],
+            [scope.parent.tracer(outer) for outer in scope.captures],
+        )
+
+    def call(self, python_fn, name: str, args, kwargs):
+        """Stage a call of another staged function from the current scope: a ``func.call``."""
+        caller = current_scope()
+        record = self.trace_function(python_fn, name, args, kwargs, public=False)
+        leaves, _ = pytree.flatten((args, kwargs))
+        tensor_leaves = [leaf for leaf in leaves if not isinstance(leaf_spec(leaf), Static)]
+        with self.context:
+            location = mlir_location(user_location())
+        results = caller.call(record.symbol, tensor_leaves + record.captured, record.result_types, location)
+        return rebuild_outputs(record, results)
+
+
+def rebuild_outputs(record: FunctionRecord, results: list):
+    leaves = [results[o] if isinstance(o, int) else o.value for o in record.outputs]
+    return pytree.unflatten(record.output_tree, leaves)
+
+
+def _definition_location(python_fn) -> SourceLocation | None:
+    code = getattr(python_fn, "__code__", None)
+    return SourceLocation(code.co_filename, code.co_firstlineno) if code else None
+

@@ -1,0 +1,1 @@
+"""Function transforms: ``grad``, ``jvp``, ``vjp``, ``vmap``, Jacobians, custom rules, ``remat``, ``scan``."""

@@ -1,0 +1,112 @@
+"""``s4tf.scan``: JAX's ``lax.scan``, a loop that carries a value and stacks per-step outputs.
+
+```python
+def step(carry, x):
+    carry = carry * 0.9 + x
+    return carry, s4tf.sum(carry)
+
+final, sums = s4tf.scan(step, h0, xs)        # sums[i] is step i's output
+```
+
+Inside a staged function the first step is traced on its own (it fixes the types of the
+carry and of the outputs, whose stacks it allocates) and the others become one
+``s4tf.fori_loop`` with tensor bounds that reads ``x[i]`` and writes ``ys.at[i].set(y)``;
+reverse mode differentiates it as any loop. Outside one, the steps run one by one.
+"""
+
+from __future__ import annotations
+
+from s4tf import pytree
+
+from s4tf.arrays import numpy_api
+from s4tf.staging.autograph.convert import convert_once
+from s4tf.dialects.types import shape_str
+from s4tf.core.errors import S4tfError, ShapeError
+from s4tf.core.locations import user_location
+from s4tf.staging.structured_control import stage_fori
+from s4tf.staging.tracing import Static, current_scope, leaf_spec
+
+
+class ScanError(S4tfError):
+    """A call of ``s4tf.scan`` that cannot be run (bad ``xs``, ``length`` or step function)."""
+
+
+def scan(f, init, xs, length=None, reverse=False):
+    """``(carry, ys)`` with ``carry, y = f(carry, x)`` for each ``x`` of ``xs`` along its
+    leading axis (last first if ``reverse``) and ``ys`` the ``y``s stacked in ``xs``'s order.
+    ``init`` and ``xs`` are pytrees (``xs`` may be ``None`` given ``length``)."""
+    f = convert_once(f)  # Python `if`/`while` on tensors in the step are staged, as in @s4tf.function
+    xs_leaves, xs_tree = pytree.flatten(xs)
+    n = _length(xs_leaves, length)
+    _, carry_tree = pytree.flatten(init)
+
+    def step(carry, i):
+        output = f(carry, pytree.unflatten(xs_tree, [leaf[i] for leaf in xs_leaves]))
+        if not (isinstance(output, (tuple, list)) and len(output) == 2):
+            raise ScanError(f"s4tf.scan: the step function must return a pair (carry, y), got {type(output).__name__}", _where())
+        carry, y = output
+        if pytree.flatten(carry)[1] != carry_tree:
+            raise ScanError(f"s4tf.scan: the step function returns a carry of structure {pytree.flatten(carry)[1]}, "
+                            f"but init has {carry_tree}", _where())
+        return carry, y
+
+    order = [n - 1 - i for i in range(n)] if reverse else list(range(n))
+    if current_scope() is None:  # eager: the steps one by one
+        carry, ys = init, [None] * n
+        for i in order:
+            carry, ys[i] = step(carry, i)
+        y_leaves, y_tree = pytree.flatten(ys[0])
+        columns = zip(*(pytree.flatten(y)[0] for y in ys))
+        return carry, pytree.unflatten(y_tree, [numpy_api.stack([numpy_api.asarray(v) for v in c]) for c in columns])
+    xs_leaves[:] = [numpy_api.asarray(leaf) for leaf in xs_leaves]  # NumPy leaves, indexed by the loop's traced i
+    carry, y = step(init, order[0])
+    y_leaves, y_tree = pytree.flatten(y)
+    y_leaves = [numpy_api.asarray(v) for v in y_leaves]
+    stacks = [_stack_for(v, n).at[order[0]].set(v) for v in y_leaves]
+    if n == 1:
+        return carry, pytree.unflatten(y_tree, stacks)
+
+    def body(i, state):
+        carry, stacks = state
+        index = n - 1 - i if reverse else i
+        carry, y = step(carry, index)
+        leaves, tree = pytree.flatten(y)
+        if tree != y_tree:
+            raise ScanError(f"s4tf.scan: the step function's output y has structure {tree} in one step and {y_tree} in the first", _where())
+        return carry, [s.at[index].set(numpy_api.asarray(v)) for s, v in zip(stacks, leaves)]
+
+    bounds = numpy_api.asarray(1, "int32"), numpy_api.asarray(n, "int32")
+    carry, stacks = stage_fori(*bounds, body, (carry, stacks), construct="s4tf.scan")
+    return carry, pytree.unflatten(y_tree, list(stacks))
+
+
+def _length(xs_leaves, length) -> int:
+    lengths = set()
+    for leaf in xs_leaves:
+        spec = leaf_spec(leaf, "xs")
+        if isinstance(spec, Static) or spec.shape == ():
+            raise ScanError("s4tf.scan: every leaf of xs must be an array with a leading axis to scan over, "
+                            f"got {leaf!r}" if isinstance(spec, Static) else "s4tf.scan: xs has a 0-d array, which has no axis to scan over", _where())
+        lengths.add(spec.shape[0])
+    if length is not None:
+        lengths.add(int(length))
+    if len(lengths) != 1:
+        raise ShapeError(
+            "s4tf.scan: xs' leading axes and length must agree, got "
+            + (", ".join(str(n) for n in sorted(lengths)) if lengths else "no xs and no length"),
+            _where(),
+        )
+    (n,) = lengths
+    if n == 0:
+        raise ScanError("s4tf.scan over 0 steps is not supported (the outputs' types come from tracing one step)", _where())
+    return n
+
+
+def _stack_for(y, n: int):
+    spec = leaf_spec(y, "the step function's output y")
+    return numpy_api.zeros((n, *spec.shape), spec.dtype)
+
+
+def _where():
+    where = user_location()
+    return str(where) if where else None

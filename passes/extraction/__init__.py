@@ -1,0 +1,1 @@
+"""Graph program extraction: the host/device partition and the split of device functions."""

@@ -1,0 +1,137 @@
+"""``s4tf-loops-to-dispatch{target=cpu}``: run small elementwise loops inside one dispatch.
+
+A ``stablehlo.while`` (what ``s4tf.while``/``s4tf.fori_loop`` lower to) runs on IREE's
+host VM: one dispatch and one read of the condition per iteration. This pass rewrites a
+loop that qualifies into ONE ``flow.dispatch.region`` holding an ``scf.while`` whose
+carried values are ``vector``s (tensors of rank 0 become scalars), read with
+``vector.transfer_read``/``tensor.extract`` before the loop and written with
+``vector.transfer_write``/``tensor.from_elements`` after it. ``stablehlo.if`` and
+``stablehlo.while`` nested in the loop become ``scf.if``/``scf.while``. (Carrying tensors
+that ops compute as a whole through the ``scf.while`` fails IREE's bufferization:
+``/work/shared/probes``.) A *tape*, a tensor larger than :data:`MAX_DYNAMIC_VECTOR_BYTES`
+that the loop only indexes with ``dynamic_slice``/``dynamic_update_slice`` (reverse mode's
+checkpoints), is the exception: it stays a tensor in memory, read with
+``vector.transfer_read`` and updated in place with ``vector.transfer_write``, which IREE
+bufferizes in place into the dispatch's output buffer.
+
+```mlir
+%r:2 = stablehlo.while(%i = %c0, %x = %x0) : tensor<i32>, tensor<2xf32> cond {...} do {...}
+// becomes
+%r:2 = flow.dispatch.region -> (tensor<i32>, tensor<2xf32>) {
+  %i0 = tensor.extract %c0[] : tensor<i32>
+  %x1 = vector.transfer_read %x0[%c0_0], %pad : tensor<2xf32>, vector<2xf32>
+  %w:2 = scf.while (%a = %i0, %b = %x1) : (i32, vector<2xf32>) -> (i32, vector<2xf32>) {...} do {...}
+  ...
+  flow.return %ri, %rx : tensor<i32>, tensor<2xf32>
+}
+```
+
+**Criterion.** A loop qualifies when (1) the target compiles such dispatches: the
+``llvm-cpu`` targets (``cpu``, ``android-arm64``, ``linux-arm64``); VMVX and Vulkan reject
+vectors read from tensors inside a dispatch (IREE 3.13), CUDA was not tried; (2) every
+carried value, every value the loop reads from outside and every value computed in it is a
+statically shaped tensor of f16/f32/f64 or i1/i8/i16/i32/i64 of at most
+:data:`MAX_VALUE_BYTES` bytes, the carried ones together at most :data:`MAX_CARRIED_BYTES`;
+(3) every op in it is elementwise arithmetic, math, comparison, select or conversion, a
+constant, a broadcast or reshape, a reduction with one of add/mul/max/min/and/or/xor, a
+``dynamic_slice``/``dynamic_update_slice`` of at most :data:`MAX_SLICE` elements of a
+vector of at most :data:`MAX_DYNAMIC_VECTOR_BYTES`, or of any row of a tape (a tape is used
+by nothing else; one the loop writes starts from a splat constant, so its buffer is made
+inside the dispatch), a ``gather`` of one slice at one start index vector (``xs[i]``, taken
+as the ``dynamic_slice`` it equals), a ``clamp``, a float ``dot_general`` of at most
+:data:`MAX_DOT_PRODUCTS` multiply-adds (shuffles and multiply-adds, :meth:`~s4tf.passes.iree.loop_dispatch_ops.OpRules.op_dot_general`:
+matrix-vector products, reverse mode's outer products and transposed products), or a
+nested ``if``/``while`` of such ops (the tables ``FLOAT_OPS``, ``INTEGER_OPS`` and the ``op_*`` methods of ``OpRules`` in :mod:`s4tf.passes.iree.loop_dispatch_ops`);
+(4) a value it reads that is computed outside it from constants alone, or by a widening
+``convert``, is one the region can compute itself (IREE would clone its producer into the
+dispatch, distribute that, and refuse the region's own writes:
+:func:`~s4tf.passes.iree.loop_dispatch_criterion.from_constants`,
+:func:`~s4tf.passes.iree.loop_dispatch_criterion.widening_convert`), and no tape is such a value;
+(5) all its vector values together take at most :data:`MAX_STACK_BYTES` for the target
+(LLVM keeps large vectors on a worker thread's stack), and the tapes it writes that nobody
+reads after it at most :data:`MAX_SCRATCH_TAPE_BYTES`. Other loops stay host-stepped;
+with ``remarks=true`` the pass says at each such loop why (a warning at its location).
+
+**Modules.** The limits, :class:`Kind` and the analyses of a loop:
+:mod:`s4tf.passes.iree.loop_dispatch_criterion`; the builder of the region:
+:mod:`s4tf.passes.iree.loop_dispatch_emitter`; the op-by-op rules:
+:mod:`s4tf.passes.iree.loop_dispatch_ops`. This module walks the loops and decides.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from s4tf.core.mlir import ir
+from s4tf.passes.iree.availability import TARGET_NAMES
+from s4tf.passes.iree.loop_dispatch_criterion import (  # noqa: F401  (the pass's public names)
+    DISPATCH_TARGETS, MAX_CARRIED_BYTES, MAX_DOT_PRODUCTS, MAX_DYNAMIC_VECTOR_BYTES, MAX_SCRATCH_TAPE_BYTES, MAX_SHUFFLE,
+    MAX_SLICE, MAX_STACK_BYTES, MAX_TAPE_BYTES, MAX_VALUE_BYTES, Kind, Unsupported,
+)
+from s4tf.passes.registry import emit_warning, register
+
+if TYPE_CHECKING:
+    from s4tf.passes.iree.loop_dispatch_emitter import Emitter
+
+
+def dispatch_problem(emitter: Emitter, target: str) -> str | None:
+    """Why ``emitter``'s loop cannot run inside one dispatch on ``target`` (``None``: it can,
+    and ``emitter`` has built its region: :meth:`Emitter.replace` puts it in place)."""
+    loop = emitter.loop
+    if target not in DISPATCH_TARGETS:
+        return f"target '{target}' does not compile loops inside a dispatch (IREE's llvm-cpu targets do)"
+    try:
+        carried = sum(kind.bytes for kind in map(emitter.kind, loop.operands) if not kind.memory)
+        if carried > MAX_CARRIED_BYTES:
+            return f"the loop carries {carried} bytes (at most {MAX_CARRIED_BYTES} run inside one dispatch)"
+        emitter.dispatch()
+        limit = MAX_STACK_BYTES.get(target, MAX_STACK_BYTES[None])
+        if emitter.vector_bytes > limit:
+            return (f"the loop's vectors take {emitter.vector_bytes} bytes (at most {limit} on target '{target}', "
+                    "whose dispatches keep them on the stack of a worker thread)")
+        scratch = MAX_SCRATCH_TAPE_BYTES.get(target, MAX_SCRATCH_TAPE_BYTES[None])
+        if emitter.scratch_bytes > scratch:
+            return (f"the tapes it writes and nobody reads after it take {emitter.scratch_bytes} bytes (at most "
+                    f"{scratch} on target '{target}', whose dispatches keep them on the stack of a worker thread)")
+    except Unsupported as problem:
+        return f"the loop reads {problem.reason}" if problem.operation is None else f"the loop has {problem.reason}"
+    return None
+
+
+def _loops(root: ir.Operation) -> list[ir.Operation]:
+    """The outermost ``stablehlo.while`` ops in ``root``."""
+    found = []
+
+    def visit(operation):
+        operation = operation.operation
+        if operation.name == "stablehlo.while":
+            found.append(operation)
+            return ir.WalkResult.SKIP
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit, walk_order=ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+@register(
+    "s4tf-loops-to-dispatch",
+    "Run each stablehlo.while with small elementwise carried state inside one dispatch "
+    "(options: target=cpu|..., remarks=true to say why a loop stays host-stepped)",
+    choices={"target": TARGET_NAMES},
+)
+def loops_to_dispatch(module: ir.Operation, target: str = "cpu", remarks: bool = False) -> None:
+    pending = _loops(module)
+    if pending:  # the emitter's op builders are imported only for a module with a loop
+        from s4tf.passes.iree.loop_dispatch_emitter import Emitter
+    while pending:
+        loop = pending.pop(0)
+        emitter = Emitter(loop)
+        problem = dispatch_problem(emitter, target)
+        if problem is None:
+            emitter.replace()
+            continue
+        emitter.discard()
+        if remarks:
+            emit_warning(loop.location, f"loop stays host-stepped: {problem}")
+        pending[:0] = [inner for region in loop.regions for block in region.blocks
+                       for op in block.operations for inner in _loops(op.operation)]

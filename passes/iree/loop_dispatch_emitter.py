@@ -1,0 +1,331 @@
+"""The emitter of ``s4tf-loops-to-dispatch``: builds the ``flow.dispatch.region`` of one
+``stablehlo.while`` with MLIR's Python builders, one op of the loop at a time.
+
+The region is built before the loop, in a region op that has no results yet (the results
+are known once the loop is built); an op the emitter cannot build raises
+:class:`~s4tf.passes.iree.loop_dispatch_criterion.Unsupported` on the way. :meth:`Emitter.replace`
+then puts the finished region in the loop's place, or :meth:`Emitter.discard` erases it
+and the loop stays.
+
+```python
+emitter = Emitter(loop)
+emitter.dispatch()        # may raise Unsupported
+emitter.replace()         # or emitter.discard()
+```
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from s4tf.core.mlir import arith, flow, ir, load_dialects, scf, tensor, vector
+from s4tf.passes.ir_walk import defining_op
+from s4tf.passes.iree.loop_dispatch_criterion import Kind, Unsupported, from_constants, outside_values, tapes, unchanged, \
+    widening_convert
+from s4tf.passes.iree.loop_dispatch_ops import OpRules, minor_identity, short_name
+
+
+def _convert(value: ir.Value, result_type: ir.Type, ip: ir.InsertionPoint | None = None) -> ir.Operation:
+    """``stablehlo.convert`` (StableHLO has no Python builders here), at ``ip`` (by default
+    the current insertion point) and the current location."""
+    return ir.Operation.create("stablehlo.convert", results=[result_type], operands=[value], ip=ip)
+
+
+def _elements(attribute: ir.Attribute, result_type: ir.Type) -> ir.Attribute:
+    """The elements of the dense constant ``attribute`` as an attribute of ``result_type`` (a
+    scalar, or a vector of the elements in row-major order)."""
+    try:
+        dense = ir.DenseElementsAttr(attribute)
+    except ValueError:
+        raise Unsupported(f"a constant {attribute} that is not dense elements") from None
+    if dense.is_splat:
+        scalar = dense.get_splat_value()
+        return ir.DenseElementsAttr.get_splat(result_type, scalar) if isinstance(result_type, ir.VectorType) else scalar
+    return ir.DenseElementsAttr.get(np.array(dense).reshape(-1), type=result_type)
+
+
+class Emitter(OpRules):
+    """Builds the dispatch region of one loop, one op of the loop at a time (the op rules:
+    :class:`~s4tf.passes.iree.loop_dispatch_ops.OpRules`)."""
+
+    #: The dialects whose ops the region is built of.
+    DIALECTS = ("arith", "flow", "math", "scf", "tensor", "vector")
+
+    def __init__(self, loop: ir.Operation):
+        load_dialects(loop.context, self.DIALECTS)
+        self.loop = loop
+        self.names: dict = {}  # ir.Value of the loop -> (the ir.Value holding it, Kind)
+        self.inputs: list[ir.Value] = []  # values from outside the loop that the region reads, in order
+        self.index_zero_value: ir.Value | None = None
+        self.prologue: list[ir.Operation] = []  # ops before the region (converting i1 inputs to i8)
+        #: Bytes of every vector value built (LLVM keeps large vectors on the stack).
+        self.vector_bytes = 0
+        self.tapes, self.written_tapes = tapes(loop)
+        #: Bytes of the written tapes that are results of the loop nobody uses (see
+        #: :data:`~s4tf.passes.iree.loop_dispatch_criterion.MAX_SCRATCH_TAPE_BYTES`).
+        self.scratch_bytes = 0
+        self.region: ir.Operation | None = None  # the region op being built (no results yet)
+        self.results: list[tuple[ir.Value, Kind]] = []  # the loop's results: values of the region, or inputs
+        self.written: list[tuple[ir.Value, Kind]] = []  # what the region returns, as stored
+        self.constants: dict = {}  # ir.Value -> whether it is computed from constants alone
+
+    def kind(self, value: ir.Value) -> Kind:
+        """How ``value`` is held: a scalar or vector, or a tensor in memory for a tape."""
+        return Kind(value.type, memory=value in self.tapes)
+
+    # -- values and constants -------------------------------------------------------------
+    def value(self, value: ir.Value) -> tuple[ir.Value, Kind]:
+        if value not in self.names:
+            raise Unsupported("a value defined outside the loop that is read in a nested region only")
+        return self.names[value]
+
+    def index_zero(self) -> ir.Value:
+        if self.index_zero_value is None:
+            self.index_zero_value = self.index_constant(0)
+        return self.index_zero_value
+
+    def index_constant(self, value: int) -> ir.Value:
+        """An ``index`` constant, made where it is used (a nested region cannot share it)."""
+        return arith.ConstantOp(ir.IndexType.get(), ir.IntegerAttr.get(ir.IndexType.get(), value)).result
+
+    def splat(self, number, kind: Kind, location=None) -> ir.Value:
+        """A constant of ``kind`` with every element ``number``."""
+        if kind.is_float:
+            scalar = ir.FloatAttr.get(kind.element_type, float(number))
+        else:
+            scalar = ir.IntegerAttr.get(kind.element_type, int(number))
+        attribute = scalar if kind.scalar else ir.DenseElementsAttr.get_splat(kind.type, scalar)
+        return arith.ConstantOp(kind.type, attribute, loc=location).result
+
+    def zero(self, kind: Kind) -> ir.Value:
+        return self.splat(0, kind)
+
+    def all_ones(self, kind: Kind) -> ir.Value:
+        return self.splat(-1, kind)
+
+    def constant(self, attribute: ir.Attribute, kind: Kind, location) -> ir.Value:
+        if kind.memory:
+            raise Unsupported(f"a tape {kind.tensor} made inside the loop (its buffer would be on the stack)")
+        return arith.ConstantOp(kind.type, _elements(attribute, kind.type), loc=location).result
+
+    def filled_tape(self, attribute: ir.Attribute, kind: Kind, location) -> ir.Value:
+        """A tape holding the splat constant ``attribute``: ``tensor.empty`` written one row
+        at a time by an ``scf.for`` (a ``linalg.fill`` inside the region fails IREE's
+        workgroup distribution: "write affecting operations on global resources are
+        restricted to workgroup distributed contexts")."""
+        if not ir.DenseElementsAttr(attribute).is_splat:
+            raise Unsupported(f"a tape {kind.tensor} initialized with a constant that is not one value repeated")
+        row = ir.VectorType.get([1] + kind.shape[1:], kind.element_type)
+        value = arith.ConstantOp(row, _elements(attribute, row), loc=location).result
+        empty = tensor.EmptyOp(kind.shape, kind.element_type, loc=location).result
+        zero, rows, one = self.index_constant(0), self.index_constant(kind.shape[0]), self.index_constant(1)
+        loop = scf.ForOp(zero, rows, one, [empty], loc=location)
+        with ir.InsertionPoint(loop.body):
+            indices = [loop.induction_variable] + [self.index_constant(0) for _ in kind.shape[1:]]
+            written = vector.TransferWriteOp(kind.tensor, value, loop.inner_iter_args[0], indices,
+                                             minor_identity(len(kind.shape), len(kind.shape)),
+                                             [True] * len(kind.shape), loc=location).result
+            scf.YieldOp([written], loc=location)
+        return loop.results[0]
+
+    # -- the boundary: reading inputs, writing results -----------------------------------
+    def read(self, value: ir.Value) -> tuple[ir.Value, Kind]:
+        """Bind an outside value: a constant is re-made inside, a value computed from constants
+        alone or by a widening conversion is computed inside (:meth:`recompute`), anything
+        else is read."""
+        kind = self.kind(value)
+        producer = defining_op(value)
+        if producer is not None and producer.name == "stablehlo.constant":
+            if kind.memory:
+                return self.filled_tape(producer.attributes["value"], kind, producer.location), kind
+            return self.constant(producer.attributes["value"], kind, producer.location), kind
+        folded = producer is not None and from_constants(value, self.constants)
+        if folded or widening_convert(producer):
+            if kind.memory:
+                how = "from constants" if folded else "by a widening conversion"
+                raise Unsupported(f"a tape {kind.tensor} computed {how} outside it (IREE would compute it inside the "
+                                  "dispatch, whose other writes its workgroup distribution then refuses)")
+            return self.recompute(producer, value)
+        if value in self.written_tapes:
+            raise Unsupported(f"a tape {kind.tensor} that it writes, made outside it (a constant, or nothing "
+                              "the loop reads, keeps its buffer inside the dispatch)")
+        self.inputs.append(value)
+        if kind.memory:  # read in place, never written (a pass-through or dynamic slices)
+            return value, kind
+        if kind.element == "i1":  # IREE stores i1 as i8 in buffers: read i8, convert outside
+            bytes_kind = kind.with_element(ir.IntegerType.get_signless(8))
+            converted = _convert(value, bytes_kind.tensor, ir.InsertionPoint(self.region))
+            self.prologue.append(converted)
+            read, _ = self.read_tensor(converted.result, bytes_kind)
+            return arith.TruncIOp(kind.type, read).result, kind
+        return self.read_tensor(value, kind)
+
+    def recompute(self, producer: ir.Operation, value: ir.Value) -> tuple[ir.Value, Kind]:
+        """Compute ``value`` inside the region with the op rules, its operands bound first.
+        IREE would otherwise clone ``producer`` into the dispatch (a constant one value
+        repeated becomes a ``linalg.fill``, a widening conversion a ``linalg.generic``), make
+        that op the one it distributes over workgroups, and refuse the region's other writes:
+        :func:`~s4tf.passes.iree.loop_dispatch_criterion.from_constants`,
+        :func:`~s4tf.passes.iree.loop_dispatch_criterion.widening_convert`."""
+        for operand in producer.operands:
+            if operand not in self.names:
+                self.names[operand] = self.read(operand)
+        try:
+            results = self.operation(producer)
+        except Unsupported as problem:
+            raise Unsupported(f"{problem.reason}, computing outside it a value that it reads (IREE would compute "
+                              "it inside the dispatch, whose other writes its workgroup distribution then refuses)",
+                              producer) from None
+        for result, built in zip(producer.results, results):
+            self.names[result] = (built, self.kind(result))
+            self.vector_bytes += self.names[result][1].vector_bytes
+        return self.names[value]
+
+    def read_tensor(self, value: ir.Value, kind: Kind) -> tuple[ir.Value, Kind]:
+        if kind.scalar:
+            return tensor.ExtractOp(value, []).result, kind
+        rank = len(kind.shape)
+        zero = self.index_zero()
+        pad = self.zero(kind.element_kind)
+        shaped = vector.TransferReadOp(kind.shaped, value, [zero] * rank, minor_identity(rank, rank), pad,
+                                       [False] * rank).result
+        return self.flatten(shaped, kind), kind
+
+    def flatten(self, shaped: ir.Value, kind: Kind) -> ir.Value:
+        """The n-D vector ``shaped`` as ``kind.type``."""
+        if kind.shaped == kind.type:
+            return shaped
+        return vector.ShapeCastOp(kind.type, shaped).result
+
+    def unflatten(self, value: ir.Value, kind: Kind) -> ir.Value:
+        """``value`` (of ``kind.type``) as the n-D vector ``kind.shaped``."""
+        if kind.shaped == kind.type:
+            return value
+        return vector.ShapeCastOp(kind.shaped, value).result
+
+    def write(self, value: ir.Value, kind: Kind) -> tuple[ir.Value, Kind]:
+        """Write ``value`` into a tensor; i1 as i8 (converted back outside the region); a tape
+        is one already."""
+        if kind.memory:
+            return value, kind
+        if kind.element == "i1":
+            bytes_kind = kind.with_element(ir.IntegerType.get_signless(8))
+            wide = arith.ExtUIOp(bytes_kind.type, value).result
+            return self.write_tensor(wide, bytes_kind), bytes_kind
+        return self.write_tensor(value, kind), kind
+
+    def write_tensor(self, value: ir.Value, kind: Kind) -> ir.Value:
+        if kind.scalar:
+            return tensor.FromElementsOp(kind.tensor, [value]).result
+        shaped = self.unflatten(value, kind)
+        empty = tensor.EmptyOp(kind.shape, kind.element_type).result
+        rank = len(kind.shape)
+        indices = [self.index_zero()] * rank
+        return vector.TransferWriteOp(kind.tensor, shaped, empty, indices, minor_identity(rank, rank),
+                                      [False] * rank).result
+
+    # -- the loop ------------------------------------------------------------------------
+    def dispatch(self) -> None:
+        """Build the region's body just before the loop, in a ``flow.dispatch.region`` without
+        results; raises :class:`Unsupported` on the first op it cannot build (then
+        :meth:`discard` erases what was built)."""
+        loop = self.loop
+        with loop.location:
+            self.region = flow.DispatchRegionOp([], [], [], ip=ir.InsertionPoint(loop)).operation
+            with ir.InsertionPoint(self.region.regions[0].blocks.append()):
+                for value in outside_values(loop):
+                    if value not in self.names:
+                        self.names[value] = self.read(value)
+                results = self.while_loop(loop, [self.value(v) for v in loop.operands])
+                # a value the loop passes through unchanged is its input, not a result of the region
+                # (IREE 3.13 returned one of two such results twice: the gradient of a loop carrying
+                # the same tensor twice came back wrong)
+                for index in unchanged(loop):
+                    if loop.operands[index] in self.inputs:
+                        results[index] = (loop.operands[index], results[index][1])
+                made = [(value, kind) for value, kind in results if value not in self.inputs]
+                self.scratch_bytes = sum(kind.bytes for (value, kind), result in zip(results, loop.results)
+                                         if kind.memory and value not in self.inputs and not list(result.uses))
+                self.written = [self.write(value, kind) for value, kind in made]
+                flow.ReturnOp([value for value, _ in self.written])
+        self.results = results
+
+    def replace(self) -> None:
+        """Put the region built by :meth:`dispatch` in the loop's place: the region op with its
+        results, and the conversions of booleans back from i8 after it."""
+        loop = self.loop
+        with loop.location, ir.InsertionPoint(loop):
+            region = flow.DispatchRegionOp([kind.tensor for _, kind in self.written], [], []).operation
+            self.region.regions[0].blocks[0].append_to(region.regions[0])
+            self.region.erase()
+            self.region = region
+            stored = iter(zip(region.results, self.written))
+            for result, (value, kind) in zip(loop.results, self.results):
+                if value not in self.inputs:
+                    value, (_, stored_kind) = next(stored)
+                    if kind is not stored_kind:
+                        value = _convert(value, kind.tensor).result
+                result.replace_all_uses_with(value)
+        loop.erase()
+
+    def discard(self) -> None:
+        """Erase what :meth:`dispatch` built; the loop stays as it is."""
+        if self.region is not None:
+            self.region.erase()
+        for operation in reversed(self.prologue):
+            operation.erase()
+
+    def while_loop(self, loop: ir.Operation, initial: list[tuple[ir.Value, Kind]]) -> list[tuple[ir.Value, Kind]]:
+        """An ``scf.while`` carrying ``loop``'s values; a value the body passes through
+        unchanged is not carried (a tape is read in place: carrying it would copy it)."""
+        cond, body = (region.blocks[0] for region in loop.regions)
+        every_kind = [self.kind(v) for v in loop.operands]
+        same = unchanged(loop)
+        carried = [i for i in range(len(every_kind)) if i not in same]
+        if not carried:
+            raise Unsupported("a loop whose body changes none of its values")
+        for index in set(range(len(every_kind))) - set(carried):
+            self.names[cond.arguments[index]] = self.names[body.arguments[index]] = initial[index]
+        kinds = [every_kind[i] for i in carried]
+        self.vector_bytes += 3 * sum(k.vector_bytes for k in kinds)  # before, after, results
+        types = [k.type for k in kinds]
+        stepped = scf.WhileOp(types, [initial[i][0] for i in carried], loc=loop.location)
+        before = stepped.before.blocks.append(*types, arg_locs=[loop.location] * len(types))
+        for index, argument, kind in zip(carried, before.arguments, kinds):
+            self.names[cond.arguments[index]] = (argument, kind)
+        with ir.InsertionPoint(before):
+            (predicate,) = self.block(cond)
+            scf.ConditionOp(predicate[0], list(before.arguments))
+        after = stepped.after.blocks.append(*types, arg_locs=[loop.location] * len(types))
+        for index, argument, kind in zip(carried, after.arguments, kinds):
+            self.names[body.arguments[index]] = (argument, kind)
+        with ir.InsertionPoint(after):
+            yielded = self.block(body)
+            scf.YieldOp([yielded[i][0] for i in carried])
+        position = {index: place for place, index in enumerate(carried)}
+        return [(stepped.results[position[i]], kind) if i in position else initial[i] for i, kind in enumerate(every_kind)]
+
+    def block(self, block: ir.Block) -> list[tuple[ir.Value, Kind]]:
+        """Build ``block``'s ops; what its ``stablehlo.return`` returns."""
+        for operation in block.operations:
+            operation = operation.operation
+            if operation.name == "stablehlo.return":
+                return [self.value(v) for v in operation.operands]
+            results = self.operation(operation)
+            for result, value in zip(operation.results, results):
+                self.names[result] = (value, self.kind(result))
+                self.vector_bytes += self.names[result][1].vector_bytes
+        raise Unsupported("a region without stablehlo.return")
+
+    def operation(self, op: ir.Operation) -> list[ir.Value]:
+        if not op.name.startswith("stablehlo."):
+            raise Unsupported(f"'{op.name}'", op)
+        name = short_name(op)
+        tape = next((v for v in op.operands if v in self.tapes), None)
+        if tape is not None and name != "while" and (name not in ("dynamic_slice", "dynamic_update_slice", "gather")
+                                                     or op.operands[0] != tape or op.operands[1] in self.tapes):
+            raise Unsupported(f"'{op.name}' on the tape {tape.type} (a tape is only sliced and updated)", op)
+        method = getattr(self, f"op_{name}", None)
+        if method is not None:
+            return method(op)
+        return self.elementwise(op)

@@ -1,0 +1,411 @@
+"""The op-by-op rules of ``s4tf-loops-to-dispatch``: each StableHLO op of a loop body as
+``arith``/``math``/``vector``/``scf`` ops on the scalars and vectors that hold its values
+inside the dispatch (:class:`OpRules`, mixed into the emitter of
+:mod:`s4tf.passes.iree.loop_dispatch_emitter`). An op without a rule raises
+:class:`~s4tf.passes.iree.loop_dispatch_criterion.Unsupported`, and its loop stays host-stepped.
+
+```mlir
+%y = stablehlo.sine %x : tensor<2xf32>     // becomes
+%y = math.sin %x : vector<2xf32>
+```
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from s4tf.core.mlir import arith, ir, math, scf, vector
+from s4tf.passes.iree.loop_dispatch_criterion import ELEMENT_BYTES, MAX_DOT_PRODUCTS, MAX_DYNAMIC_VECTOR_BYTES, \
+    MAX_SHUFFLE, MAX_SLICE, Kind, Unsupported
+
+#: StableHLO elementwise op -> the arith/math op computing it on float scalars or vectors.
+FLOAT_OPS = {
+    "add": arith.AddFOp, "subtract": arith.SubFOp, "multiply": arith.MulFOp, "divide": arith.DivFOp,
+    "remainder": arith.RemFOp, "maximum": arith.MaximumFOp, "minimum": arith.MinimumFOp, "power": math.PowFOp,
+    "atan2": math.Atan2Op, "negate": arith.NegFOp, "abs": math.AbsFOp, "sine": math.SinOp, "cosine": math.CosOp,
+    "tan": math.TanOp, "tanh": math.TanhOp, "exponential": math.ExpOp, "exponential_minus_one": math.ExpM1Op,
+    "log": math.LogOp, "log_plus_one": math.Log1pOp, "sqrt": math.SqrtOp, "rsqrt": math.RsqrtOp, "cbrt": math.CbrtOp,
+    "floor": math.FloorOp, "ceil": math.CeilOp, "round_nearest_even": math.RoundEvenOp,
+    "round_nearest_afz": math.RoundOp,
+}
+#: StableHLO elementwise op -> the arith/math op computing it on (signless, signed) integers.
+INTEGER_OPS = {
+    "add": arith.AddIOp, "subtract": arith.SubIOp, "multiply": arith.MulIOp, "divide": arith.DivSIOp,
+    "remainder": arith.RemSIOp, "maximum": arith.MaxSIOp, "minimum": arith.MinSIOp, "abs": math.AbsIOp,
+    "and": arith.AndIOp, "or": arith.OrIOp, "xor": arith.XOrIOp, "shift_left": arith.ShLIOp,
+    "shift_right_arithmetic": arith.ShRSIOp, "shift_right_logical": arith.ShRUIOp,
+}
+_FLOAT_COMPARE = {"EQ": arith.CmpFPredicate.OEQ, "NE": arith.CmpFPredicate.UNE, "LT": arith.CmpFPredicate.OLT,
+                  "LE": arith.CmpFPredicate.OLE, "GT": arith.CmpFPredicate.OGT, "GE": arith.CmpFPredicate.OGE}
+_SIGNED_COMPARE = {"EQ": arith.CmpIPredicate.eq, "NE": arith.CmpIPredicate.ne, "LT": arith.CmpIPredicate.slt,
+                   "LE": arith.CmpIPredicate.sle, "GT": arith.CmpIPredicate.sgt, "GE": arith.CmpIPredicate.sge}
+_UNSIGNED_COMPARE = {"EQ": arith.CmpIPredicate.eq, "NE": arith.CmpIPredicate.ne, "LT": arith.CmpIPredicate.ult,
+                     "LE": arith.CmpIPredicate.ule, "GT": arith.CmpIPredicate.ugt, "GE": arith.CmpIPredicate.uge}
+#: Reduction body op -> vector combining kind, for floats and integers.
+_FLOAT_REDUCTIONS = {"add": vector.CombiningKind.ADD, "multiply": vector.CombiningKind.MUL,
+                     "maximum": vector.CombiningKind.MAXIMUMF, "minimum": vector.CombiningKind.MINIMUMF}
+_INTEGER_REDUCTIONS = {"add": vector.CombiningKind.ADD, "multiply": vector.CombiningKind.MUL,
+                       "maximum": vector.CombiningKind.MAXSI, "minimum": vector.CombiningKind.MINSI,
+                       "and": vector.CombiningKind.AND, "or": vector.CombiningKind.OR, "xor": vector.CombiningKind.XOR}
+#: A dynamic ``vector.extract``/``vector.insert`` position (MLIR's ``kDynamic``).
+_DYNAMIC = ir.ShapedType.get_dynamic_size()
+
+
+def short_name(operation: ir.Operation) -> str:
+    return operation.name.removeprefix("stablehlo.")
+
+
+def minor_identity(source_rank: int, vector_rank: int) -> ir.AffineMap:
+    """The permutation map of a transfer of a ``vector_rank`` vector at the innermost axes of
+    a ``source_rank`` tensor (what ``vector.transfer_read``'s text form leaves out)."""
+    return ir.AffineMap.get_minor_identity(source_rank, vector_rank)
+
+
+class OpRules:
+    """:meth:`elementwise` for the ops of :data:`FLOAT_OPS`/:data:`INTEGER_OPS`, an
+    ``op_<name>`` method for each other StableHLO op, and the helpers they share. Each takes
+    the op and returns the values of its results; the emitter provides ``value``, ``kind``,
+    the constants (``splat``, ``zero``, ...) and the regions (``block``, ``while_loop``)."""
+
+    def elementwise(self, op):
+        """One op of :data:`FLOAT_OPS` or :data:`INTEGER_OPS`, on the operands' values."""
+        if len(op.results) != 1:
+            raise Unsupported(f"'{op.name}'", op)
+        kind = Kind(op.results[0].type)
+        operands = [self.value(v) for v in op.operands]
+        table = FLOAT_OPS if operands and operands[0][1].is_float else INTEGER_OPS
+        name = short_name(op)
+        if name not in table or (name == "abs" and operands[0][1].element == "i1"):
+            raise Unsupported(f"'{op.name}' on {operands[0][1].element if operands else kind.element} "
+                              "(not an elementwise op this pass knows)", op)
+        return [table[name](*(v for v, _ in operands), loc=op.location).result]
+
+    def op_optimization_barrier(self, op):
+        """The identity: its operands' vectors. (Reverse mode's barriers shape IREE's host-side
+        allocations of a host-stepped loop; inside a dispatch there are none.)"""
+        return [self.value(v)[0] for v in op.operands]
+
+    # -- ops needing more than one arith/math op -----------------------------------------
+    def op_constant(self, op):
+        return [self.constant(op.attributes["value"], Kind(op.results[0].type), op.location)]
+
+    def op_negate(self, op):
+        (value, kind) = self.value(op.operands[0])
+        if kind.is_float:
+            return [arith.NegFOp(value, loc=op.location).result]
+        return [arith.SubIOp(self.zero(kind), value, loc=op.location).result]
+
+    def op_sign(self, op):
+        """-1, 0 or 1 (floats: NaN and the zeros' signs kept, as StableHLO says)."""
+        (value, kind) = self.value(op.operands[0])
+        if kind.element == "i1":
+            return [value]
+        zero, one, minus_one = self.zero(kind), self.splat(1, kind), self.splat(-1, kind)
+        if kind.is_float:
+            positive = arith.CmpFOp(arith.CmpFPredicate.OGT, value, zero, loc=op.location).result
+            negative = arith.CmpFOp(arith.CmpFPredicate.OGT, zero, value, loc=op.location).result
+        else:
+            positive = arith.CmpIOp(arith.CmpIPredicate.sgt, value, zero, loc=op.location).result
+            negative = arith.CmpIOp(arith.CmpIPredicate.sgt, zero, value, loc=op.location).result
+        low = arith.SelectOp(negative, minus_one, value, loc=op.location).result
+        return [arith.SelectOp(positive, one, low, loc=op.location).result]
+
+    def op_not(self, op):
+        (value, kind) = self.value(op.operands[0])
+        return [arith.XOrIOp(value, self.all_ones(kind), loc=op.location).result]
+
+    def op_compare(self, op):
+        (left, kind), (right, _) = (self.value(v) for v in op.operands)
+        direction = re.search(r"\b(EQ|NE|LT|LE|GT|GE)\b", str(op.attributes["comparison_direction"])).group(1)
+        compare_type = str(op.attributes["compare_type"]) if "compare_type" in op.attributes else ""
+        if kind.is_float:
+            return [arith.CmpFOp(_FLOAT_COMPARE[direction], left, right, loc=op.location).result]
+        table = _UNSIGNED_COMPARE if "UNSIGNED" in compare_type or kind.element == "i1" else _SIGNED_COMPARE
+        return [arith.CmpIOp(table[direction], left, right, loc=op.location).result]
+
+    def op_select(self, op):
+        (predicate, _), (left, _), (right, _) = (self.value(v) for v in op.operands)
+        return [arith.SelectOp(predicate, left, right, loc=op.location).result]
+
+    def op_clamp(self, op):
+        """``min(max(x, low), high)``; a scalar bound is broadcast to ``x``'s shape."""
+        (low, low_kind), (value, kind), (high, high_kind) = (self.value(v) for v in op.operands)
+        bounds = []
+        for bound, bound_kind in ((low, low_kind), (high, high_kind)):
+            if bound_kind.scalar and not kind.scalar:
+                bound = vector.BroadcastOp(kind.type, bound, loc=op.location).result
+            bounds.append(bound)
+        table = FLOAT_OPS if kind.is_float else INTEGER_OPS
+        raised = table["maximum"](value, bounds[0], loc=op.location).result
+        return [table["minimum"](raised, bounds[1], loc=op.location).result]
+
+    def op_dot_general(self, op):
+        """Unrolled over the contracted positions: for each, the operands' elements in the
+        result's layout (``vector.shuffle``s; a matrix the loop does not change gives the
+        same ones every iteration, which LLVM hoists out of the loop) multiplied and added
+        (``math.fma``); at most :data:`MAX_DOT_PRODUCTS` products, floats only. A product
+        with a scalar result is a multiply and a ``vector.reduction``.
+
+        ``W h`` (``32x32`` by ``32x1``, contracting ``[1] x [0]``): 32 columns of ``W``,
+        each times a broadcast element of ``h``, summed. (A ``vector.contract`` instead ran
+        the RNN of ``tools/bench/bench_loops.py`` at 0.48-0.67 us an iteration, this at
+        0.09-0.11 us: ``docs/control-flow.md``.)"""
+        (left, left_kind), (right, right_kind) = (self.value(v) for v in op.operands)
+        target = Kind(op.results[0].type)
+        if not (left_kind.is_float and left_kind.element == right_kind.element == target.element):
+            raise Unsupported(f"a matrix product of {left_kind.element} and {right_kind.element} into "
+                              f"{target.element} (floats of one type only)", op)
+        if left_kind.scalar or right_kind.scalar:
+            raise Unsupported("a matrix product of a scalar", op)
+        numbers = str(op.attributes["dot_dimension_numbers"])
+
+        def dims(name):
+            found = re.search(rf"{name} = \[([^\]]*)\]", numbers)
+            return [int(n) for n in re.findall(r"\d+", found.group(1))] if found else []
+
+        batch = list(zip(dims("lhs_batching_dimensions"), dims("rhs_batching_dimensions")))
+        contracting = list(zip(dims("lhs_contracting_dimensions"), dims("rhs_contracting_dimensions")))
+        left_free = [a for a in range(len(left_kind.shape)) if a not in dict(batch) and a not in dict(contracting)]
+        right_used = {b for _, b in batch} | {b for _, b in contracting}
+        right_free = [a for a in range(len(right_kind.shape)) if a not in right_used]
+        # iteration space: batch, left free, right free (the result's order), then contracting
+        left_map, right_map = [None] * len(left_kind.shape), [None] * len(right_kind.shape)
+        position = 0
+        for a, b in batch:
+            left_map[a] = right_map[b] = position
+            position += 1
+        for a in left_free:
+            left_map[a] = position
+            position += 1
+        for b in right_free:
+            right_map[b] = position
+            position += 1
+        for a, b in contracting:
+            left_map[a] = right_map[b] = position
+            position += 1
+        depth = int(np.prod([left_kind.shape[a] for a, _ in contracting] or [1]))
+        if target.count * depth > MAX_DOT_PRODUCTS:
+            raise Unsupported(f"a matrix product of {target.count * depth} multiply-adds (at most {MAX_DOT_PRODUCTS})", op)
+        # the flat position in each operand of every (result element, contracted position)
+        sizes = [0] * position
+        for axis, at in enumerate(left_map):
+            sizes[at] = left_kind.shape[axis]
+        for axis, at in enumerate(right_map):
+            sizes[at] = right_kind.shape[axis]
+        grid = np.indices(sizes).reshape(position, target.count, depth)
+        left_at = np.ravel_multi_index([grid[at] for at in left_map], left_kind.shape)
+        right_at = np.ravel_multi_index([grid[at] for at in right_map], right_kind.shape)
+        if target.scalar:  # one dot product: the elements in contraction order, multiplied and summed
+            row = Kind(ir.RankedTensorType.get([depth], target.element_type))
+            product = arith.MulFOp(self.shuffle(left, left_kind, left_at[0], row, op.location),
+                                   self.shuffle(right, right_kind, right_at[0], row, op.location), loc=op.location)
+            return [vector.ReductionOp(target.element_type, vector.CombiningKind.ADD, product.result,
+                                       loc=op.location).result]
+        total = None
+        for column in range(depth):
+            left_part = self.shuffle(left, left_kind, left_at[:, column], target, op.location)
+            right_part = self.shuffle(right, right_kind, right_at[:, column], target, op.location)
+            if total is None:
+                total = arith.MulFOp(left_part, right_part, loc=op.location).result
+            else:
+                total = math.FmaOp(left_part, right_part, total, loc=op.location).result
+        self.vector_bytes += 2 * depth * target.vector_bytes
+        return [total]
+
+    def op_convert(self, op):
+        (value, source) = self.value(op.operands[0])
+        target = Kind(op.results[0].type)
+        if source.element == target.element:
+            return [value]
+        to, fro = target.element, source.element
+        if to == "i1":  # x != 0
+            if source.is_float:
+                return [arith.CmpFOp(arith.CmpFPredicate.UNE, value, self.zero(source), loc=op.location).result]
+            return [arith.CmpIOp(arith.CmpIPredicate.ne, value, self.zero(source), loc=op.location).result]
+        wider = fro == "i1" or ELEMENT_BYTES[to] > ELEMENT_BYTES[fro]  # i1 takes a byte, as i8 does
+        if source.is_float and target.is_float:
+            cast = arith.ExtFOp if wider else arith.TruncFOp
+        elif target.is_float:
+            cast = arith.UIToFPOp if fro == "i1" else arith.SIToFPOp
+        elif source.is_float:
+            cast = arith.FPToSIOp
+        elif wider:
+            cast = arith.ExtUIOp if fro == "i1" else arith.ExtSIOp
+        else:
+            cast = arith.TruncIOp
+        return [cast(target.type, value, loc=op.location).result]
+
+    def op_broadcast_in_dim(self, op):
+        (value, source) = self.value(op.operands[0])
+        target = Kind(op.results[0].type)
+        dimensions = list(ir.DenseI64ArrayAttr(op.attributes["broadcast_dimensions"]))
+        if source.shape == target.shape and dimensions == sorted(dimensions):
+            return [value]
+        if source.scalar:
+            return [vector.BroadcastOp(target.type, value, loc=op.location).result]
+        # which source element each result element is, in row-major order
+        order = np.argsort(dimensions)
+        expanded = [1] * len(target.shape)
+        for axis in order:
+            expanded[dimensions[axis]] = source.shape[axis]
+        indices = np.arange(source.count).reshape(source.shape).transpose(order).reshape(expanded)
+        return [self.shuffle(value, source, np.broadcast_to(indices, target.shape).ravel(), target, op.location)]
+
+    def shuffle(self, value: ir.Value, source: Kind, indices, target: Kind, location) -> ir.Value:
+        """The elements ``indices`` of the vector ``value``, as ``target``."""
+        if target.scalar:
+            return vector.ExtractOp(value, [], [int(indices[0])], loc=location).result
+        if len(indices) > MAX_SHUFFLE:
+            raise Unsupported(f"a broadcast or reduction making {len(indices)} elements (at most {MAX_SHUFFLE})")
+        if len(set(int(i) for i in indices)) == 1:  # one element, repeated
+            element = vector.ExtractOp(value, [], [int(indices[0])], loc=location).result
+            return vector.BroadcastOp(target.type, element, loc=location).result
+        return vector.ShuffleOp(value, value, [int(i) for i in indices], loc=location).result
+
+    def op_reshape(self, op):
+        (value, source) = self.value(op.operands[0])
+        target = Kind(op.results[0].type)
+        if source.type == target.type:  # the same elements, in the same order
+            return [value]
+        if source.scalar:
+            return [vector.BroadcastOp(target.type, value, loc=op.location).result]
+        return [vector.ExtractOp(value, [], [0], loc=op.location).result]
+
+    def op_reduce(self, op):
+        if len(op.operands) != 2:
+            raise Unsupported("a reduction of several operands", op)
+        (value, source), (initial, _) = (self.value(v) for v in op.operands)
+        body = list(op.regions[0].blocks[0].operations)
+        combiner = short_name(body[0].operation) if len(body) == 2 else None
+        table = _FLOAT_REDUCTIONS if source.is_float else _INTEGER_REDUCTIONS
+        if combiner not in table:
+            raise Unsupported(f"a reduction by {combiner or 'several ops'}", op)
+        dimensions = list(ir.DenseI64ArrayAttr(op.attributes["dimensions"]))
+        target = Kind(op.results[0].type)
+        if target.scalar:
+            return [vector.ReductionOp(source.element_type, table[combiner], value, acc=initial, loc=op.location).result]
+        # a reduction over some axes: one shuffle per position along them, combined in turn
+        kept = [axis for axis in range(len(source.shape)) if axis not in dimensions]
+        indices = np.arange(source.count).reshape(source.shape).transpose(kept + dimensions).reshape(target.count, -1)
+        if indices.shape[1] > MAX_SHUFFLE:
+            raise Unsupported(f"a reduction over {indices.shape[1]} elements per result (at most {MAX_SHUFFLE})", op)
+        combine = (FLOAT_OPS if source.is_float else INTEGER_OPS)[combiner]
+        result = vector.BroadcastOp(target.type, initial).result
+        for column in indices.T:
+            part = self.shuffle(value, source, column, target, op.location)
+            result = combine(result, part, loc=op.location).result
+        return [result]
+
+    def op_dynamic_slice(self, op):
+        (value, source), *starts = (self.value(v) for v in op.operands)
+        sizes = list(ir.DenseI64ArrayAttr(op.attributes["slice_sizes"]))
+        return self.dynamic_slice(value, source, starts, sizes, Kind(op.results[0].type), op)
+
+    def op_gather(self, op):
+        """A gather of one slice at one start index vector (``xs[i]``: a row at a scalar
+        index) is a ``dynamic_slice`` of the same sizes (StableHLO clamps both alike),
+        starting at 0 along the axes the index does not name; other gathers are not."""
+        (value, source), (indices, index_kind) = (self.value(v) for v in op.operands)
+        numbers = str(op.attributes["dimension_numbers"])
+        fields = {name: [int(n) for n in re.findall(r"-?\d+", items)]
+                  for name, items in re.findall(r"(\w+) = \[([^\]]*)\]", numbers)}
+        vector_dim = re.search(r"index_vector_dim = (\d+)", numbers)
+        target = Kind(op.results[0].type)
+        if index_kind.scalar or len(index_kind.shape) != 1 or (vector_dim and int(vector_dim.group(1)) != 0) \
+                or fields.get("operand_batching_dims") or fields.get("offset_dims") != list(range(len(target.shape))):
+            raise Unsupported("a gather of more than one slice (one start index vector only)", op)
+        starts, zero = [], None
+        positions = fields.get("start_index_map", [])
+        for axis in range(len(source.shape)):
+            if axis in positions:
+                element = vector.ExtractOp(indices, [], [positions.index(axis)], loc=op.location).result
+                starts.append((element, index_kind.element_kind))
+            else:
+                zero = zero or (self.zero(index_kind.element_kind), index_kind.element_kind)
+                starts.append(zero)
+        sizes = list(ir.DenseI64ArrayAttr(op.attributes["slice_sizes"]))
+        return self.dynamic_slice(value, source, starts, sizes, target, op)
+
+    def dynamic_slice(self, value: ir.Value, source: Kind, starts, sizes, target: Kind, op) -> list[ir.Value]:
+        """The slice of ``sizes`` of ``value`` at ``starts`` (clamped), as ``target``."""
+        if source.memory:  # read from the tape in memory
+            indices = self.clamped_starts(source, sizes, starts)
+            row = ir.VectorType.get(sizes, source.element_type)
+            pad = self.zero(source.element_kind)
+            shaped = vector.TransferReadOp(row, value, indices, minor_identity(len(source.shape), len(sizes)), pad,
+                                           [True] * len(sizes), loc=op.location).result
+            if target.scalar:
+                return [vector.ExtractOp(shaped, [], [0] * len(sizes), loc=op.location).result]
+            if row != target.type:
+                return [vector.ShapeCastOp(target.type, shaped, loc=op.location).result]
+            return [shaped]
+        positions = self.slice_positions(source, sizes, starts, op)
+        elements = [vector.ExtractOp(value, [position], [_DYNAMIC], loc=op.location).result for position in positions]
+        if target.scalar:
+            return elements
+        return [vector.FromElementsOp(target.type, elements, loc=op.location).result]
+
+    def op_dynamic_update_slice(self, op):
+        (value, source), (update, update_kind), *starts = (self.value(v) for v in op.operands)
+        if source.memory:  # written in place into the tape in memory
+            sizes = update_kind.shape
+            row = ir.VectorType.get(sizes, source.element_type)
+            shaped = update
+            if row != update_kind.type:
+                cast = vector.BroadcastOp if update_kind.scalar else vector.ShapeCastOp
+                shaped = cast(row, update, loc=op.location).result
+            indices = self.clamped_starts(source, sizes, starts)
+            return [vector.TransferWriteOp(source.tensor, shaped, value, indices,
+                                           minor_identity(len(source.shape), len(sizes)), [True] * len(sizes),
+                                           loc=op.location).result]
+        positions = self.slice_positions(source, update_kind.shape, starts, op)
+        result = value
+        for offset, position in enumerate(positions):
+            element = update
+            if not update_kind.scalar:
+                element = vector.ExtractOp(update, [], [offset]).result
+            self.vector_bytes += source.vector_bytes
+            result = vector.InsertOp(element, result, [position], [_DYNAMIC], loc=op.location).result
+        return [result]
+
+    def clamped_starts(self, source: Kind, sizes, starts) -> list[ir.Value]:
+        """``index`` values of the starts of a slice of ``sizes``, clamped into ``source`` as
+        StableHLO says (``0 <= start <= extent - size``)."""
+        indices = []
+        for (start, kind), size, extent in zip(starts, sizes, source.shape):
+            low, high = self.splat(0, kind), self.splat(extent - size, kind)
+            clamped = arith.MinSIOp(arith.MaxSIOp(start, low).result, high).result
+            indices.append(arith.IndexCastOp(ir.IndexType.get(), clamped).result)
+        return indices
+
+    def slice_positions(self, source: Kind, sizes, starts, op) -> list[ir.Value]:
+        """Index values of the flat positions of a slice of ``sizes`` at ``starts`` (clamped
+        into ``source`` as StableHLO says), in row-major order."""
+        count = int(np.prod(sizes)) if sizes else 1
+        if source.scalar or count > MAX_SLICE:
+            raise Unsupported(f"a dynamic slice of {count} elements (at most {MAX_SLICE})", op)
+        if source.bytes > MAX_DYNAMIC_VECTOR_BYTES:
+            raise Unsupported(f"a dynamic slice of a {source.bytes}-byte tensor {source.tensor} "
+                              f"(at most {MAX_DYNAMIC_VECTOR_BYTES} bytes compile quickly)", op)
+        strides = [int(np.prod(source.shape[axis + 1:])) for axis in range(len(source.shape))]
+        base = None
+        for index, stride in zip(self.clamped_starts(source, sizes, starts), strides):
+            term = arith.MulIOp(index, self.index_constant(stride)).result
+            base = term if base is None else arith.AddIOp(base, term).result
+        offsets = np.arange(int(np.prod(source.shape))).reshape(source.shape)[tuple(slice(0, n) for n in sizes)].ravel()
+        return [arith.AddIOp(base, self.index_constant(int(offset))).result for offset in offsets]
+
+    def op_if(self, op):
+        (predicate, _) = self.value(op.operands[0])
+        kinds = [self.kind(r) for r in op.results]
+        branches = scf.IfOp(predicate, [k.type for k in kinds], has_else=True, loc=op.location)
+        for region, block in zip(op.regions, (branches.then_block, branches.else_block)):
+            with ir.InsertionPoint(block):
+                yielded = self.block(region.blocks[0])
+                scf.YieldOp([v for v, _ in yielded])
+        return list(branches.results)
+
+    def op_while(self, op):
+        return [value for value, _ in self.while_loop(op, [self.value(v) for v in op.operands])]
