@@ -182,7 +182,7 @@ def reduce_window(operand, operand_type, init, body, result_type, window, stride
 
 
 def unshared(x, x_type: TensorType) -> ir.Value:
-    """``x``, safe to scatter into. IREE 3.13 writes a scatter into its operand's buffer
+    """``x``, safe to scatter into. IREE-3.13-WORKAROUND: IREE 3.13 writes a scatter into its operand's buffer
     even when that is a function argument (the caller's array changes, and a returned
     ``x`` shows the update) or a constant (a later call sees the update; two scatters into
     one splat f64 constant do not compile: 'stream.yield' op used resource not listed in

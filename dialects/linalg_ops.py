@@ -452,10 +452,10 @@ class _ConvGeometry:
         the stacked windows would take more than :data:`IM2COL_MAX_BYTES`, each window has
         a product of its own instead (the windows need not all live at once).
 
-        LeNet-5's step at batch 64 on the idle znver3 machine (docs/benchmarks.md): 7.3-8.6 ms
-        with one product against 8.8-10.2 with 25 (50 dispatches fewer); a convolution for
-        the filter gradient, whose kernel is as large as the output, was several times
-        slower in IREE 3.13 than either."""
+        One product makes LeNet-5's step faster than 25 (50 dispatches fewer; figures in
+        docs/benchmarks.md, "LeNet-5 training step"). IREE-3.13-WORKAROUND: a convolution for the
+        filter gradient, whose kernel is as large as the output, is several times slower in
+        IREE 3.13 than either."""
         top, bottom, left, right = self.padding
         if any(self.padding) or self.lhs_dilation != (1, 1):
             input = ops.op(

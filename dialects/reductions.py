@@ -108,7 +108,7 @@ def _sum_axis_by_axis(x: ir.Value, x_type: TensorType, init: ir.Value, axes) -> 
     """A sum over ``axes`` as one ``stablehlo.reduce`` per axis: adjacent axes are merged
     by a reshape first, and the merged axes are reduced from the innermost out.
 
-    IREE 3.13's CPU backend can fail ("'vector.contract' op invalid accumulator/result
+    IREE-3.13-WORKAROUND: IREE 3.13's CPU backend can fail ("'vector.contract' op invalid accumulator/result
     vector shape") on a sum over two or more axes of a product with a broadcast factor,
     such as ``sum(t * b)`` with ``t`` of shape ``(4, 5)`` and ``b`` of ``(5,)``: it fuses
     them into one contraction, with a summed axis that ``b`` lacks, which it cannot

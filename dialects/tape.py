@@ -10,8 +10,8 @@ A tape of ``K`` rows of type ``tensor<S>`` is a ``tensor<KxS>`` (made with
 %r = "s4tf.tape_read"(%t1, %i) : (tensor<8x3xf32>, tensor<i32>) -> tensor<3xf32>
 ```
 
-They lower to ``stablehlo.dynamic_update_slice``/``dynamic_slice``. Tapes have static
-shapes because IREE 3.13 was unreliable with loop-carried ``tensor<?x...>`` tapes: grown by
+They lower to ``stablehlo.dynamic_update_slice``/``dynamic_slice``. IREE-3.13-WORKAROUND: tapes have
+static shapes because IREE 3.13 was unreliable with loop-carried ``tensor<?x...>`` tapes: grown by
 doubling (``tensor.empty``/``insert_slice`` under ``scf.if``) or allocated from a counted
 trip count, their rows came back as zeros or stale values once the loops that write and
 read them shared one function, and a dynamically shaped ``dynamic_update_slice`` does not

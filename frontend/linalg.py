@@ -1,7 +1,7 @@
 """``s4tf.linalg``: dense linear algebra composed from s4tf ops, so IREE runs it on every
 target and the AD passes differentiate it like any other code.
 
-IREE 3.13 has no LAPACK calls, so each factorization is written out for the matrix's
+IREE-3.13-WORKAROUND: IREE 3.13 has no LAPACK calls, so each factorization is written out for the matrix's
 static size: LU with partial pivoting (``solve``, ``inv``, ``det``, ``slogdet``),
 Cholesky and substitution (``cholesky``, ``triangular_solve``), Gram-Schmidt with
 reorthogonalization (``qr``), cyclic Jacobi rotations (``eigh``, ``svd``). The staged code

@@ -1,13 +1,12 @@
 """Calls that block on IREE's CPU workers without preempting them.
 
-IREE 3.13's blocking semaphore wait (``iree_async_semaphore_multi_wait``) registers a
+IREE-3.13-WORKAROUND: IREE 3.13's blocking semaphore wait (``iree_async_semaphore_multi_wait``) registers a
 timepoint that the worker completing the submission runs: it wakes the waiting thread
 (a futex), then marks the timepoint done. The woken thread spins on that mark with
 ``pause`` and never yields. With as many workers as cores (IREE's default), Linux runs the
 woken thread on a core whose worker has not marked it yet and, the waiter having slept,
-lets it preempt that worker: the waiter then spins until its time slice ends. Measured on
-the 2-core machine (the MLP step in ``iree-benchmark-module``): a gap of 1 to 6 ms
-between steps in a third of the steps, and the step took 6.3-7.3 ms instead of 5.3-6.3.
+lets it preempt that worker: the waiter then spins until its time slice ends, which on two
+cores delays a third of the MLP training step's steps (figures: docs/benchmarks.md).
 
 A ``SCHED_BATCH`` thread does not preempt the running thread when it wakes, so the worker
 finishes its callback before the waiter runs. :func:`batch_while_waiting` makes the calling

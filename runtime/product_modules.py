@@ -6,15 +6,14 @@ no convolution, no loop, static shapes, every product on float32, and a tensor o
 run on ``local-sync``: see there). On an x86-64 host it is compiled with IREE's data tiling
 from global optimization and its ``mmt4d`` ukernels (:data:`DATA_TILING_FLAGS`), which
 pack the products' operands into AVX2-sized tiles, and it runs on the device's driver,
-``local-task``. Measured on the idle 2-core znver3 machine (docs/benchmarks.md, "The MLP
-step on the idle machine"), the MLP 784-512-512-10 Adam step at batch 128 in
-``iree-benchmark-module``: 6.0-6.4 ms wall with data tiling on ``local-task``, 6.5-7.2 on
-``local-sync`` (which uses one core), 7.0-7.9 without data tiling on ``local-task``. The
-transformer block's step at batch 8: 174 ms CPU on ``local-task`` without data tiling, 143
-with it.
+``local-task``: on the 2-core znver3 machine the MLP and transformer-block training steps
+are faster this way than without data tiling, and faster on ``local-task`` than on
+``local-sync`` (which uses one core); the figures are in docs/benchmarks.md ("The MLP
+training step").
 
-The dispatch-creation path (``--iree-opt-data-tiling``) fails to compile the MLP step in
-IREE 3.13 (vectors over its 16 KiB limit).
+IREE-3.13-WORKAROUND: the dispatch-creation path (``--iree-opt-data-tiling``) fails to compile the
+MLP step in IREE 3.13 (vectors over its 16 KiB limit), so data tiling is set in global
+optimization.
 
 ```python
 data_tiling_flags(text, "x86_64")  # ['--iree-global-opt-data-tiling=true', '--iree-llvmcpu-enable-ukernels=mmt4d']
@@ -30,7 +29,8 @@ import re
 
 from s4tf.runtime.loop_driver import SMALL_TENSOR_BYTES, has_dynamic_shape, has_loop, largest_tensor_bytes
 
-#: What IREE 3.13 is told for a product module on an x86-64 CPU.
+#: What IREE is told for a product module on an x86-64 CPU (IREE-3.13-WORKAROUND: global-optimization
+#: data tiling, as IREE 3.13's dispatch-creation path fails on the MLP step).
 DATA_TILING_FLAGS = ("--iree-global-opt-data-tiling=true", "--iree-llvmcpu-enable-ukernels=mmt4d")
 
 _PRODUCT = re.compile(r"\bstablehlo\.dot(?:_general)?\b[^\n]*->\s*(tensor<[^>]*>)")

@@ -5,8 +5,8 @@ IREE's CPU code generation turns f64 sine, cosine, tanh, tangent and atan2 into 
 libm's ``sin``, ``cos``, ``tanh``, ``tan`` and ``atan2`` (f32 has polynomial approximations built in). Its default,
 self-contained executables (``embedded-elf``) cannot link them ("undefined symbol: sin");
 with ``--iree-llvmcpu-link-embedded=false`` the executable is a system shared library
-(``system-elf``) linked against this machine's libm, and runs right here (IREE 3.13,
-measured). Only the host target ``cpu`` does so, and only for modules that need it: such a
+(``system-elf``) linked against this machine's libm, and runs right here
+(IREE-3.13-WORKAROUND: measured with IREE 3.13). Only the host target ``cpu`` does so, and only for modules that need it: such a
 module depends on the libm of the system that compiled it. Cross-compiled targets (phones,
 ``linux-arm64``) have no libm to link here and keep the located availability error
 (:mod:`s4tf.passes.iree.availability`).

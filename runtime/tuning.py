@@ -139,7 +139,7 @@ NO_THREADING = "--mlir-disable-threading"
 
 def tuning_flags(cpu: str | None) -> list[str]:
     """``--iree-codegen-tuning-spec-path=...`` for ``cpu``'s kept tiles; none without any, or
-    with ``S4TF_TUNING=0``. With a spec, MLIR's threading is off: IREE 3.13's
+    with ``S4TF_TUNING=0``. With a spec, MLIR's threading is off. IREE-3.13-WORKAROUND: IREE 3.13's
     ``MaterializeTuningSpecsPass``, run for several executables at once, can deadlock in
     ``IREECodegenDialect::getOrLoadTransformLibraryModule`` (seen once in a full test run:
     ``iree-compile`` asleep on that mutex for an hour, gdb's stacks in docs/benchmarks.md)."""

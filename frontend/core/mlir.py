@@ -25,7 +25,7 @@ _LAZY_DIALECTS = ("arith", "flow", "math", "scf", "tensor", "vector")
 
 def __getattr__(name: str):
     """``arith``, ``flow``, ``math``, ``scf``, ``tensor``, ``vector``: IREE's builder modules,
-    imported on first use (about 40 ms of ``import s4tf`` otherwise)."""
+    imported on first use (they would otherwise be a noticeable part of ``import s4tf``)."""
     if name in _LAZY_DIALECTS:
         module = importlib.import_module(f"iree.compiler.dialects.{name}")
         globals()[name] = module
@@ -36,9 +36,9 @@ def __getattr__(name: str):
 #: The dialects loaded into every new context: those whose ops s4tf creates by name
 #: (``ir.Operation.create``), which MLIR would otherwise take for unregistered ops. Every
 #: other registered dialect loads when parsed text names it or a pass depends on it.
-#: Loading all of IREE's (MLIR's default) cost 12-17 ms of CPU per context, a third of a
-#: new process's first call over a warm cache (docs/benchmarks.md). ``util`` (built by name
-#: in ``s4tf-export`` only) loads there: loading it imports its Python op classes, 5 ms.
+#: Loading all of IREE's (MLIR's default) was a third of a new process's first call over a
+#: warm cache (figures: docs/benchmarks.md). ``util`` (built by name in ``s4tf-export`` only)
+#: loads there: loading it imports its Python op classes.
 LOADED_DIALECTS = ("builtin", "func", "stablehlo", "chlo")
 
 def load_dialects(context: ir.Context, names) -> None:
@@ -75,8 +75,9 @@ class UnsafeTextError(ValueError):
 
 
 #: StableHLO's pretty convolution layout, ``dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]``:
-#: its parser sizes a vector by the largest spatial index (2**31 takes 46 s and 16 GiB;
-#: 2**63 - 1 aborts in LLVM), so an index no layout can hold is refused first.
+#: its parser sizes a vector by the largest spatial index (2**31 takes tens of seconds and
+#: gigabytes, docs/trust.md; 2**63 - 1 aborts in LLVM), so an index no layout can hold is
+#: refused first.
 _CONV_LAYOUT = re.compile(r"dim_numbers\s*=\s*(\[[^\]]*\])\s*x\s*(\[[^\]]*\])\s*->\s*(\[[^\]]*\])")
 _INDEX = re.compile(r"\d+")
 

@@ -41,7 +41,7 @@ primal op, then a call of a linear map known only by its transpose:
   Memory: ``2 (K + 1)`` rows of the changing carried values, whatever ``n``; time: two
   forward runs of the body per iteration and one body VJP up to ``K`` iterations, three
   and one up to ``K^2``, more beyond.
-  Tapes are static because IREE 3.13 got loop-carried ``tensor<?x...>`` tapes wrong.
+  IREE-3.13-WORKAROUND: tapes are static because IREE 3.13 got loop-carried ``tensor<?x...>`` tapes wrong.
 """
 
 from __future__ import annotations
@@ -256,7 +256,7 @@ def _recording_loop(keep_going, body, init, tapes, recorded, stride, rows: int):
 
 def _barriers(cotangents):
     """Each cotangent through an ``optimization_barrier`` of its own, where it enters the
-    backward loop and where a segment hands it on. Without them IREE 3.13 packs cotangents
+    backward loop and where a segment hands it on. IREE-3.13-WORKAROUND: without them IREE 3.13 packs cotangents
     (zeros of W and U, read only in the loop; a and b of ``a * x + b``) into one allocation
     and hands that buffer twice along a branch of the host-stepped loop, where its VM
     register allocator moves the first copy and leaves the second null: "ref is null" when
@@ -338,7 +338,7 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
     with backward.building(location):
         seeds = _barriers(backward.arguments[len(residual_types):])
         cotangents = _cond(stride == 1, from_tape, replayed, seeds)
-        if cotangents:  # from_tape is replayed's shortcut: vmap runs replayed alone (IREE 3.13
+        if cotangents:  # from_tape is replayed's shortcut: vmap runs replayed alone (IREE-3.13-WORKAROUND: IREE 3.13
             # failed the two loops side by side: "operand #11 does not dominate this use")
             cotangents[0].value.owner.attributes[SHORTCUT] = ir.UnitAttr.get(location.context)
     with location.context:

@@ -1,4 +1,4 @@
-"""What each target cannot do, as measured with IREE 3.13 (``tools/bench/probe_targets.py``).
+"""What each target cannot do. IREE-3.13-WORKAROUND: measured with IREE 3.13 (``tools/bench/probe_targets.py``).
 
 Each :class:`Limitation` names a target, a dtype, the ops it concerns (s4tf and StableHLO
 names; empty: every op) and, for conversions, the operand dtypes it comes from. The

@@ -27,8 +27,8 @@ bufferizes in place into the dispatch's output buffer.
 ```
 
 **Criterion.** A loop qualifies when (1) the target compiles such dispatches: the
-``llvm-cpu`` targets (``cpu``, ``android-arm64``, ``linux-arm64``); VMVX and Vulkan reject
-vectors read from tensors inside a dispatch (IREE 3.13), CUDA was not tried; (2) every
+``llvm-cpu`` targets (``cpu``, ``android-arm64``, ``linux-arm64``); IREE-3.13-WORKAROUND: VMVX and
+Vulkan reject vectors read from tensors inside a dispatch in IREE 3.13, CUDA was not tried; (2) every
 carried value, every value the loop reads from outside and every value computed in it is a
 statically shaped tensor of f16/f32/f64 or i1/i8/i16/i32/i64 of at most
 :data:`MAX_VALUE_BYTES` bytes, the carried ones together at most :data:`MAX_CARRIED_BYTES`;

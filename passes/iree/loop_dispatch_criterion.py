@@ -25,8 +25,8 @@ MAX_SHUFFLE = 1024
 #: default. s4tf's own runtime gives them 2 MiB (s4tf.runtime.device), so the host target
 #: allows more; modules for other machines must fit the default. The count is an upper
 #: bound: 540 KB counted took 83 KB of stack frame (Newton's gradient below). Big vectors
-#: cost compile time: Newton's method on 1,000 float64s compiles in 4.6 s, not 1.2 s, and
-#: runs in 0.15 ms instead of milliseconds.
+#: cost compile time, and bound run time (docs/control-flow.md, "Loops inside one dispatch",
+#: has the figures).
 MAX_STACK_BYTES = {"cpu": 256 * 1024, None: 48 * 1024}
 #: The bytes of the tapes a loop writes but nobody reads after it (the backward pass's
 #: second tape): IREE drops such results of a dispatch, and the tape becomes a
@@ -38,14 +38,14 @@ MAX_STACK_BYTES = {"cpu": 256 * 1024, None: 48 * 1024}
 MAX_SCRATCH_TAPE_BYTES = {"cpu": 512 * 1024, None: 32 * 1024}
 #: Elements one dynamic slice or update of a vector may have, and the bytes of the vector it
 #: indexes: LLVM lowers each element's dynamic ``insertelement`` through a stack copy of the
-#: whole vector. With reverse mode's 1,025-row tapes (8 KiB for 2 floats) as vectors the
-#: gradient of a 10,000-step loop ran in 100 ms instead of 1.7 s but took 80 s instead of
-#: 3 s to compile; larger tensors indexed dynamically are tapes in memory instead.
+#: whole vector. Reverse mode's 1,025-row tapes as vectors ran faster but compiled many
+#: times slower (figures: docs/control-flow.md); larger tensors indexed dynamically are tapes
+#: in memory instead.
 MAX_SLICE = 64
 #: Multiply-adds one ``dot_general`` in the loop may make (a 32x32 matrix times a vector:
 #: 1,024), unrolled over its contracted positions into vector multiply-adds. Compile time
-#: grows fast: the RNN of ``tools/bench/bench_loops.py`` with 32 hidden units (1,024) compiles
-#: in 2-6 s, with 64 (4,096) in 35 s (load 8).
+#: grows fast with the count (the RNN of ``tools/bench/bench_loops.py`` at 32 and 64 hidden
+#: units: docs/control-flow.md).
 MAX_DOT_PRODUCTS = 2048
 MAX_DYNAMIC_VECTOR_BYTES = 1024
 #: A tensor indexed by a dynamic slice or update that is larger than
@@ -226,10 +226,10 @@ def from_constants(value: ir.Value, memo: dict | None = None) -> bool:
     """Whether ``value`` is computed by StableHLO ops from ``stablehlo.constant``s alone (a
     constant itself included). IREE folds such a value into a constant; one that is a single
     value repeated becomes a ``linalg.fill``, which IREE clones into the dispatch region
-    that reads it, where it is the op IREE distributes over workgroups and every other write
-    of the region fails: "'vector.transfer_write' op write affecting operations on global
-    resources are restricted to workgroup distributed contexts" (IREE 3.13). The emitter
-    computes such values inside the region instead of reading them."""
+    that reads it, where it is the op IREE distributes over workgroups. IREE-3.13-WORKAROUND: every other
+    write of the region fails in IREE 3.13 ("'vector.transfer_write' op write affecting
+    operations on global resources are restricted to workgroup distributed contexts"), so the
+    emitter computes such values inside the region instead of reading them."""
     memo = {} if memo is None else memo
     pending = [value]
     while pending:  # iterative: a chain of constants may be long
@@ -257,9 +257,10 @@ def widening_convert(operation: ir.Operation | None) -> bool:
     """Whether ``operation`` is a ``stablehlo.convert`` to a wider element type (f32 to f64,
     i8 to i32, i1 to f32, ...): IREE clones such a conversion (a "dequantization-like"
     ``linalg.generic``) into the dispatch region that reads its result, where it is the op
-    IREE distributes over workgroups and every other write of the region fails ("'vector.store'
-    op write affecting operations on global resources are restricted to workgroup distributed
-    contexts", IREE 3.13). The emitter converts inside the region instead."""
+    IREE distributes over workgroups. IREE-3.13-WORKAROUND: every other write of the region fails in
+    IREE 3.13 ("'vector.store' op write affecting operations on global resources are
+    restricted to workgroup distributed contexts"), so the emitter converts inside the region
+    instead."""
     if operation is None or operation.name != "stablehlo.convert":
         return False
     try:

@@ -238,7 +238,7 @@ class Emitter(OpRules):
                         self.names[value] = self.read(value)
                 results = self.while_loop(loop, [self.value(v) for v in loop.operands])
                 # a value the loop passes through unchanged is its input, not a result of the region
-                # (IREE 3.13 returned one of two such results twice: the gradient of a loop carrying
+                # (IREE-3.13-WORKAROUND: IREE 3.13 returned one of two such results twice: the gradient of a loop carrying
                 # the same tensor twice came back wrong)
                 for index in unchanged(loop):
                     if loop.operands[index] in self.inputs:

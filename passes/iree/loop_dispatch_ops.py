@@ -150,8 +150,8 @@ class OpRules:
 
         ``W h`` (``32x32`` by ``32x1``, contracting ``[1] x [0]``): 32 columns of ``W``,
         each times a broadcast element of ``h``, summed. (A ``vector.contract`` instead ran
-        the RNN of ``tools/bench/bench_loops.py`` at 0.48-0.67 us an iteration, this at
-        0.09-0.11 us: ``docs/control-flow.md``.)"""
+        the RNN of ``tools/bench/bench_loops.py`` several times slower: figures in
+        ``docs/control-flow.md``.)"""
         (left, left_kind), (right, right_kind) = (self.value(v) for v in op.operands)
         target = Kind(op.results[0].type)
         if not (left_kind.is_float and left_kind.element == right_kind.element == target.element):
