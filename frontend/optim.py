@@ -1,5 +1,11 @@
 """Optimizers as values: ``state = opt.init(model)``, ``model, state = opt.update(model, state, grads)``.
 
+Two forms: the classes here (``Adam``, ``AdamW``, ``SGD``, with :func:`cosine_decay`),
+whose ``update`` returns the new model; and Optax's composable gradient transformations
+under Optax's names (``adamw``, ``chain``, ``masked``, ``clip_by_global_norm``, schedules,
+...; :mod:`s4tf.optim_transforms`, :mod:`s4tf.optim_schedules`), whose ``update`` returns
+updates for :func:`apply_updates`.
+
 Both the model and the state are pytrees, so an update runs inside ``@s4tf.function``
 (one compiled training step) or eagerly. Only float array leaves are trained; other
 leaves (static sizes, strides, activations) pass through unchanged. In lazy mode an
@@ -24,29 +30,20 @@ import numpy as np
 
 from s4tf.arrays import numpy_api as snp
 from s4tf import pytree
-from s4tf.dialects.types import is_float
-from s4tf.core.errors import S4tfError
 from s4tf.lazy_tensors.mode import is_lazy
 from s4tf.lazy_tensors.trace import barrier
-from s4tf.staging.tracing import Static, leaf_spec
-
-
-def trainable_positions(leaves) -> list[int]:
-    """Indices of the float array leaves (the parameters an optimizer changes)."""
-    return [i for i, leaf in enumerate(leaves) if not isinstance(leaf_spec(leaf), Static) and is_float(snp.dtype_of(leaf))]
-
-
-def leaves_like(tree: pytree.TreeDef, value) -> list:
-    """``value``'s subtrees at the leaf positions of ``tree`` (``None`` where a gradient
-    has nothing for a static leaf)."""
-    if tree.kind == "leaf":
-        return [value]
-    if tree.num_leaves == 0:  # None or a function: nothing to match
-        return []
-    kind, _, children = pytree.children_of(value)
-    if kind != tree.kind or len(children) != len(tree.children):
-        raise S4tfError(f"optimizer update: the gradients' structure ({kind}) differs from the model's ({tree.kind}); pass s4tf.grad's result for this model")
-    return [leaf for child_tree, child in zip(tree.children, children) for leaf in leaves_like(child_tree, child)]
+from s4tf.optim_schedules import (  # noqa: F401  (public: Optax's schedules)
+    constant_schedule, cosine_decay_schedule, join_schedules, linear_schedule, piecewise_constant_schedule,
+    warmup_cosine_decay_schedule,
+)
+from s4tf.optim_transforms import (  # noqa: F401  (public: Optax's gradient transformations)
+    EmptyState, GradientTransformation, MaskedState, ScaleByAdamState, ScaleByLionState, ScaleByRmsState,
+    ScaleByRssState, ScaleByRStdDevState, ScaleByScheduleState, TraceState, adagrad, adam, adamw,
+    add_decayed_weights, apply_updates, chain, clip_by_global_norm, global_norm, identity, lion, masked, rmsprop,
+    scale, scale_by_adam, scale_by_learning_rate, scale_by_lion, scale_by_rms, scale_by_rss, scale_by_schedule,
+    scale_by_stddev, sgd, trace,
+)
+from s4tf.optim_trees import leaves_like, trainable_positions  # noqa: F401  (s4tf.distributed's too)
 
 
 def _parameters_and_grads(model, grads):
