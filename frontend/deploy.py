@@ -39,7 +39,8 @@ from s4tf import pytree
 from s4tf.dialects.symbols import find_function
 from s4tf.core.errors import S4tfError
 from s4tf.core.mlir import ir
-from s4tf.passes.pipeline import run_pipeline
+from s4tf.passes.module_traits import ModuleTraits
+from s4tf.passes.pipeline import lowering_pipeline, run_pipeline
 from s4tf.passes.autodiff.naming import WRT, float_arguments, indices_attribute
 from s4tf.runtime.checksum import verify_sidecar, write_sidecar
 from s4tf.runtime.compiler import check_memory, compile_stablehlo
@@ -49,7 +50,6 @@ from s4tf.runtime.loop_driver import driver_for
 from s4tf.runtime import parameters as archives
 from s4tf.runtime.targets import CPU_DRIVERS, get_target, split_device, target_cpu
 from s4tf.staging.function import Lowered, StagedFunction, module_input
-from s4tf.passes.pipeline import lowering_pipeline
 from s4tf.staging.tensor import Tensor
 from s4tf.staging.tracing import Static, leaf_spec
 
@@ -190,10 +190,12 @@ def build(stablehlo, target: str, entry_points, weights: dict[int, Weight], embe
     that runs here (:func:`s4tf.runtime.compiler.check_memory`; ``staged``: the s4tf module
     it was lowered from, whose ops that error names)."""
     cpu = target_cpu(target, target_flags)
-    text = stablehlo if isinstance(stablehlo, str) else str(stablehlo)
-    check_memory(text, target, None if isinstance(stablehlo, str) else stablehlo, staged)  # at the user's line
+    parsed = isinstance(stablehlo, str)
+    text = stablehlo if parsed else str(stablehlo)
+    traits = ModuleTraits.parse(text) if parsed else ModuleTraits.of(stablehlo)
+    check_memory(text, traits, target, None if parsed else stablehlo, staged)  # at the user's line
     driver = get_target(target).driver
-    driver = driver_for(text, driver) if driver in CPU_DRIVERS else None
+    driver = driver_for(traits, driver) if driver in CPU_DRIVERS else None
     exported = export_module(stablehlo, target, entry_points, weights, archive=not embed_weights, cpu=cpu, driver=driver)
     vmfb = compile_stablehlo(exported, target, extra_flags=target_flags)
     parameters = {} if embed_weights else {w.key: w.value for w in weights.values()}

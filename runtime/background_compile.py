@@ -20,6 +20,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 from s4tf.runtime.cache import DiskCache
+from s4tf.passes.module_traits import ModuleTraits
 from s4tf.runtime.compiler import compile_stablehlo
 
 _COMPILER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="s4tf-compile")
@@ -29,14 +30,15 @@ class BackgroundCompile:
     """:func:`~s4tf.runtime.compiler.compile_stablehlo` of ``module_text`` on the worker,
     through the cache that ``$S4TF_CACHE_DIR`` names now (not when the compilation starts)."""
 
-    def __init__(self, module_text: str, target: str = "cpu"):
+    def __init__(self, module_text: str, target: str = "cpu", traits: ModuleTraits | None = None):
         self.module_text = module_text
         self.target = target
+        self.traits = traits
         self.cache = DiskCache()
         self.future = _COMPILER.submit(self._compile)
 
     def _compile(self) -> bytes:
-        return compile_stablehlo(self.module_text, self.target, cache=self.cache)
+        return compile_stablehlo(self.module_text, self.target, cache=self.cache, traits=self.traits)
 
     def done(self) -> bool:
         return self.future.done()

@@ -1,9 +1,13 @@
 """Compile lowered (StableHLO) modules with IREE, through the on-disk cache.
 
 ```python
-vmfb = compile_stablehlo(module_text, "cpu")   # bytes of an IREE VM flatbuffer
-check_memory(module_text, "cpu", module)       # a ShapeError for a tensor larger than this machine's memory
+vmfb = compile_stablehlo(module_text, "cpu", traits=ModuleTraits.of(module))   # bytes of an IREE VM flatbuffer
+check_memory(module_text, traits, "cpu", module)  # a ShapeError for a tensor larger than this machine's memory
 ```
+
+What decides the flags (data tiling, libm) and the checks are the module's
+:class:`~s4tf.passes.module_traits.ModuleTraits`, computed from its IR by the caller that
+lowered it; without them, the text is parsed once for them.
 
 A module for this machine's CPU with a tensor that needs more bytes than the machine has
 never reaches IREE (which would compile and run it for minutes, or run out of memory): a
@@ -22,8 +26,8 @@ from s4tf.core.errors import CompilationError, ShapeError
 from s4tf.core.mlir import ir, new_context
 from s4tf.passes.diagnostics import location_text
 from s4tf.passes.ir_walk import collect
+from s4tf.passes.module_traits import ModuleTraits, tensor_bytes
 from s4tf.runtime.cache import DiskCache, cache_key
-from s4tf.runtime.loop_driver import largest_tensor_bytes
 from s4tf.runtime.system_libm import LINK_FLAG, needs_system_libm
 from s4tf.runtime.cpu import host_cpu
 from s4tf.runtime.product_modules import data_tiling_flags
@@ -46,25 +50,25 @@ def _size_text(count: int) -> str:
 
 
 def _result_bytes(operation: ir.Operation) -> int:
-    return max((largest_tensor_bytes(str(result.type)) for result in operation.results), default=0)
+    return max((tensor_bytes(result.type) or 0 for result in operation.results), default=0)
 
 
 def _too_large(root: ir.Operation, limit: int) -> list[ir.Operation]:
     return collect(root, lambda operation: _result_bytes(operation) > limit, pre_order=True)
 
 
-def check_memory(module_text: str, target: str = "cpu", module: ir.Operation | None = None,
+def check_memory(module_text: str, traits: ModuleTraits, target: str = "cpu", module: ir.Operation | None = None,
                  staged: ir.Operation | None = None) -> None:
     """A :class:`~s4tf.core.errors.ShapeError` when ``target`` runs on this machine's CPU and a
-    tensor of ``module_text`` (lowered StableHLO) needs more bytes than the machine's
-    physical memory. ``module``: the same module as IR, whose locations name the user's
-    line; ``staged``: the s4tf module it was lowered from, whose op at that line is named
-    (else the StableHLO op). Costs one scan of the text when everything fits."""
+    tensor of ``module_text`` (lowered StableHLO, of ``traits``) needs more bytes than the
+    machine's physical memory. ``module``: the same module as IR, whose locations name the
+    user's line; ``staged``: the s4tf module it was lowered from, whose op at that line is
+    named (else the StableHLO op). Costs nothing more than ``traits`` when everything fits."""
     description = get_target(target)
     limit = physical_memory_bytes()
     if description.device != "cpu" or not description.runs_on("cpu") or limit is None:
         return
-    largest = largest_tensor_bytes(module_text)
+    largest = traits.largest_tensor_bytes
     if largest <= limit:
         return
     parsed = module is None  # then its locations are lines of the text, not the user's
@@ -83,7 +87,7 @@ def check_memory(module_text: str, target: str = "cpu", module: ir.Operation | N
             at_line = [op for op in _too_large(staged, limit) if location_text(op.location) == location]
             named = next((op for op in at_line if op.name != "s4tf.constant"), at_line[0] if at_line else lowered)
         size = _result_bytes(named)
-        types = ", ".join(str(result.type) for result in named.results if largest_tensor_bytes(str(result.type)) == size)
+        types = ", ".join(str(result.type) for result in named.results if tensor_bytes(result.type) == size)
         raise ShapeError(
             f"{named.name} makes a {types} of {size} bytes ({_size_text(size)}), more than this machine's memory "
             f"({_size_text(limit)}); it was not compiled: make the shape smaller",
@@ -95,37 +99,43 @@ def module_cache_key(module_text: str, target: str, flags) -> str:
     return cache_key(module_text, target, " ".join(flags), __version__, IREE_VERSION)
 
 
-def module_flags(module_text: str, target: str = "cpu", extra_flags=()) -> list[str]:
-    """What IREE is told for ``module_text`` on ``target`` (and what its cache key names).
-    Code for this machine's CPU takes the tile sizes the autotuner kept (:mod:`s4tf.runtime.tuning`;
-    the spec's file is named by its content, so the key names the tiles), and a product
-    module IREE's data tiling (:mod:`s4tf.runtime.product_modules`)."""
+def module_flags(module_text: str, target: str = "cpu", extra_flags=(), traits: ModuleTraits | None = None) -> list[str]:
+    """What IREE is told for ``module_text`` (of ``traits``; parsed for them when ``None``)
+    on ``target`` (and what its cache key names). Code for this machine's CPU takes the tile
+    sizes the autotuner kept (:mod:`s4tf.runtime.tuning`; the spec's file is named by its
+    content, so the key names the tiles), and a product module IREE's data tiling
+    (:mod:`s4tf.runtime.product_modules`)."""
     host = get_target(target).architecture == "host" and not extra_flags
-    return [*compile_flags(target, extra_flags), *tuning_flags(host_cpu().name if host else None),
-            *data_tiling_flags(module_text, host_architecture() if host else None)]
+    tiling = []
+    if host:
+        tiling = data_tiling_flags(traits or ModuleTraits.parse(module_text), host_architecture())
+    return [*compile_flags(target, extra_flags), *tuning_flags(host_cpu().name if host else None), *tiling]
 
 
-def compiled_module_key(module_text: str, target: str = "cpu") -> str:
+def compiled_module_key(module_text: str, target: str = "cpu", traits: ModuleTraits | None = None) -> str:
     """The cache key under which :func:`compile_stablehlo` keeps ``module_text``'s module."""
-    return module_cache_key(module_text, target, module_flags(module_text, target))
+    return module_cache_key(module_text, target, module_flags(module_text, target, traits=traits))
 
 
-def cached_vmfb(module_text: str, target: str = "cpu", cache: DiskCache | None = None) -> bytes | None:
+def cached_vmfb(module_text: str, target: str = "cpu", cache: DiskCache | None = None,
+                traits: ModuleTraits | None = None) -> bytes | None:
     """The cached ``.vmfb`` for ``module_text`` on ``target``, or ``None`` (IREE does not run)."""
-    return (cache or DiskCache()).get(compiled_module_key(module_text, target))
+    return (cache or DiskCache()).get(compiled_module_key(module_text, target, traits))
 
 
-def compile_stablehlo(module_text: str, target: str = "cpu", extra_flags=(), cache: DiskCache | None = None) -> bytes:
-    """The ``.vmfb`` for ``module_text`` on ``target`` (flags: :func:`module_flags`); served
-    from the cache when present."""
-    flags = module_flags(module_text, target, extra_flags)
+def compile_stablehlo(module_text: str, target: str = "cpu", extra_flags=(), cache: DiskCache | None = None,
+                      traits: ModuleTraits | None = None) -> bytes:
+    """The ``.vmfb`` for ``module_text`` (of ``traits``; parsed for them when ``None``) on
+    ``target`` (flags: :func:`module_flags`); served from the cache when present."""
+    traits = traits or ModuleTraits.parse(module_text)
+    flags = module_flags(module_text, target, extra_flags, traits)
     key = module_cache_key(module_text, target, flags)
     cache = cache or DiskCache()
     cached = cache.get(key)
     if cached is not None:
         return cached
-    check_memory(module_text, target)
-    if needs_system_libm(module_text, target):  # decided by the text: the key need not name it
+    check_memory(module_text, traits, target)
+    if needs_system_libm(traits, target):  # decided by the module: the key need not name it
         flags = [*flags, LINK_FLAG]
     try:
         vmfb = iree_compiler.compile_str(module_text, input_type="stablehlo", extra_args=flags)

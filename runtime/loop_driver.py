@@ -16,11 +16,10 @@ and handing each to a worker costs more (a one-op call of a 2-float tensor: 43 u
 ``local-task``, 7 us on ``local-sync``), so it loads on ``local-sync`` too.
 
 ```python
-driver_for("... stablehlo.while ...", "local-task")  # "local-sync"
+driver_for(ModuleTraits.of(module), "local-task")  # "local-sync" for a module with a loop
 ```
 
-Read from the module's text, not parsed (a compile parses the module once, in IREE).
-Arrays from either driver are host memory and pass between modules on both. A deployed
+The facts come from the module's IR (:class:`s4tf.passes.module_traits.ModuleTraits`). Arrays from either driver are host memory and pass between modules on both. A deployed
 module (``s4tf.compile``, ``s4tf-compile``) records the driver this rule picks
 (``s4tf.driver``: :mod:`s4tf.runtime.reflection`), and ``s4tf.load`` and ``s4tf-run`` take
 it on every CPU target, under qemu too, unless the user names ``local-sync`` or
@@ -29,7 +28,7 @@ it on every CPU target, under qemu too, unless the user names ``local-sync`` or
 
 from __future__ import annotations
 
-import re
+from s4tf.passes.module_traits import ModuleTraits
 
 #: A tensor this large in a loop-bound program keeps it on ``local-task``: its dispatches
 #: may be worth several threads (a 256x256 float32 matrix is 256 KiB).
@@ -38,47 +37,22 @@ MAX_TENSOR_BYTES = 1024 * 1024
 #: 128x128 float32 matrix), where a second thread cannot win back the hand-off.
 SMALL_TENSOR_BYTES = 64 * 1024
 
-_LOOP = re.compile(r"\b(?:stablehlo|scf)\.while\b")
-_DYNAMIC = re.compile(r"tensor<[^>]*\?")
-_TENSOR = re.compile(r"tensor<((?:\d+x)*)(bf16|[fiu]\d+)>")
+
+def loop_bound(traits: ModuleTraits) -> bool:
+    """Whether the module has a loop, host-stepped or in a dispatch, and no tensor of more
+    than :data:`MAX_TENSOR_BYTES` (dynamic shapes count as large)."""
+    return traits.loops and not traits.dynamic_shapes and traits.largest_tensor_bytes <= MAX_TENSOR_BYTES
 
 
-def largest_tensor_bytes(module_text: str) -> int:
-    largest = 0
-    for dims, element in _TENSOR.findall(module_text):
-        count = 1
-        for size in filter(None, dims.split("x")):
-            count *= int(size)
-        largest = max(largest, count * max(1, int(re.sub(r"\D", "", element)) // 8))
-    return largest
+def dispatch_bound(traits: ModuleTraits) -> bool:
+    """Whether the module has no tensor of more than :data:`SMALL_TENSOR_BYTES` (dynamic
+    shapes count as large)."""
+    return not traits.dynamic_shapes and traits.largest_tensor_bytes <= SMALL_TENSOR_BYTES
 
 
-def has_loop(module_text: str) -> bool:
-    """Whether ``module_text`` (lowered StableHLO) has a loop, host-stepped or in a dispatch."""
-    return _LOOP.search(module_text) is not None
-
-
-def has_dynamic_shape(module_text: str) -> bool:
-    return _DYNAMIC.search(module_text) is not None
-
-
-def loop_bound(module_text: str) -> bool:
-    """Whether ``module_text`` (lowered StableHLO) has a loop, host-stepped or in a dispatch,
-    and no tensor of more than :data:`MAX_TENSOR_BYTES` (dynamic shapes count as large)."""
-    if not has_loop(module_text) or has_dynamic_shape(module_text):
-        return False
-    return largest_tensor_bytes(module_text) <= MAX_TENSOR_BYTES
-
-
-def dispatch_bound(module_text: str) -> bool:
-    """Whether ``module_text`` (lowered StableHLO) has no tensor of more than
-    :data:`SMALL_TENSOR_BYTES` (dynamic shapes count as large)."""
-    return not has_dynamic_shape(module_text) and largest_tensor_bytes(module_text) <= SMALL_TENSOR_BYTES
-
-
-def driver_for(module_text: str, driver: str) -> str:
-    """The driver to load ``module_text``'s module with, given its device's ``driver``:
+def driver_for(traits: ModuleTraits, driver: str) -> str:
+    """The driver to load a module of ``traits`` with, given its device's ``driver``:
     ``local-sync`` for a loop-bound or dispatch-bound module on ``local-task``, else ``driver``."""
-    if driver == "local-task" and (loop_bound(module_text) or dispatch_bound(module_text)):
+    if driver == "local-task" and (loop_bound(traits) or dispatch_bound(traits)):
         return "local-sync"
     return driver

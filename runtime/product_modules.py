@@ -16,7 +16,7 @@ MLP step in IREE 3.13 (vectors over its 16 KiB limit), so data tiling is set in 
 optimization.
 
 ```python
-data_tiling_flags(text, "x86_64")  # ['--iree-global-opt-data-tiling=true', '--iree-llvmcpu-enable-ukernels=mmt4d']
+data_tiling_flags(ModuleTraits.of(module), "x86_64")  # ['--iree-global-opt-data-tiling=true', ...]
 ```
 
 ``S4TF_DATA_TILING=0`` turns it off.
@@ -25,36 +25,31 @@ data_tiling_flags(text, "x86_64")  # ['--iree-global-opt-data-tiling=true', '--i
 from __future__ import annotations
 
 import os
-import re
 
-from s4tf.runtime.loop_driver import SMALL_TENSOR_BYTES, has_dynamic_shape, has_loop, largest_tensor_bytes
+from s4tf.passes.module_traits import ModuleTraits
+from s4tf.runtime.loop_driver import SMALL_TENSOR_BYTES
 
 #: What IREE is told for a product module on an x86-64 CPU (IREE-3.13-WORKAROUND: global-optimization
 #: data tiling, as IREE 3.13's dispatch-creation path fails on the MLP step).
 DATA_TILING_FLAGS = ("--iree-global-opt-data-tiling=true", "--iree-llvmcpu-enable-ukernels=mmt4d")
 
-_PRODUCT = re.compile(r"\bstablehlo\.dot(?:_general)?\b[^\n]*->\s*(tensor<[^>]*>)")
-_CONVOLUTION = re.compile(r"\bstablehlo\.convolution\b")
-
-
-def product_module(module_text: str) -> bool:
-    """Whether ``module_text`` (lowered StableHLO) is a product module (see the module docstring)."""
-    results = _PRODUCT.findall(module_text)
-    if not results or not all(result.endswith("xf32>") for result in results):
+def product_module(traits: ModuleTraits) -> bool:
+    """Whether a module of ``traits`` is a product module (see the module docstring)."""
+    if not traits.product_types or any(t != "f32" for t in traits.product_types):
         return False
-    if _CONVOLUTION.search(module_text) or has_loop(module_text) or has_dynamic_shape(module_text):
+    if traits.convolutions or traits.loops or traits.dynamic_shapes:
         return False
-    return largest_tensor_bytes(module_text) > SMALL_TENSOR_BYTES
+    return traits.largest_tensor_bytes > SMALL_TENSOR_BYTES
 
 
 def data_tiling_enabled() -> bool:
     return os.environ.get("S4TF_DATA_TILING") != "0"
 
 
-def data_tiling_flags(module_text: str, architecture: str | None) -> list[str]:
+def data_tiling_flags(traits: ModuleTraits, architecture: str | None) -> list[str]:
     """:data:`DATA_TILING_FLAGS` for a product module compiled for this x86-64 machine
     (``architecture``: the target's CPU architecture, ``None`` when it is not this host's);
     none otherwise, or with ``S4TF_DATA_TILING=0``."""
-    if architecture != "x86_64" or not data_tiling_enabled() or not product_module(module_text):
+    if architecture != "x86_64" or not data_tiling_enabled() or not product_module(traits):
         return []
     return list(DATA_TILING_FLAGS)

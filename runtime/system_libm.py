@@ -12,30 +12,19 @@ module depends on the libm of the system that compiled it. Cross-compiled target
 (:mod:`s4tf.passes.iree.availability`).
 
 ```python
-needs_system_libm(module_text, "cpu")  # True if an f64 op calling libm is in it
+needs_system_libm(ModuleTraits.of(module), "cpu")  # True if an f64 op calling libm is in it
 ```
 """
 
 from __future__ import annotations
 
-import re
+from s4tf.passes.module_traits import ModuleTraits
 
 LINK_FLAG = "--iree-llvmcpu-link-embedded=false"
 #: The targets whose modules may link the system's libm (built and run on this machine).
 TARGETS = ("cpu",)
-#: Ops whose f64 code calls libm (StableHLO, and ``math`` inside loop dispatches).
-LIBM_OPS = frozenset({
-    "stablehlo.sine", "stablehlo.cosine", "stablehlo.tanh", "stablehlo.tan", "stablehlo.atan2",
-    "chlo.asin", "chlo.acos", "chlo.atan",  # IREE expands these to atan2
-    "math.sin", "math.cos", "math.tanh", "math.tan", "math.atan2",
-})
 
 
-#: An op of :data:`LIBM_OPS` with an f64 type on its line (printed MLIR puts an op's types on its line).
-_F64_LIBM_OP = re.compile(r"(?:" + "|".join(re.escape(name) for name in sorted(LIBM_OPS)) + r")\b[^\n]*f64")
-
-
-def needs_system_libm(module_text: str, target: str) -> bool:
-    """Whether ``module_text`` (StableHLO) on ``target`` links libm: an f64 op of
-    :data:`LIBM_OPS`. Read from the text, not parsed: a compile parses the module once, in IREE."""
-    return target in TARGETS and _F64_LIBM_OP.search(module_text) is not None
+def needs_system_libm(traits: ModuleTraits, target: str) -> bool:
+    """Whether a module of ``traits`` on ``target`` links libm: an f64 op of :data:`s4tf.passes.module_traits.LIBM_OPS`."""
+    return target in TARGETS and traits.f64_libm_ops

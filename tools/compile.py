@@ -38,10 +38,9 @@ from s4tf.core.errors import CompilationError, S4tfError
 from s4tf.core.mlir import UnsafeTextError, ir, new_context, parse_module
 from s4tf.passes.diagnostics import format_mlir_error
 from s4tf.passes.ir_walk import s4tf_ops
-from s4tf.passes.pipeline import PRINT_IR_VARIABLE, run_pipeline
+from s4tf.passes.pipeline import PRINT_IR_VARIABLE, lowering_pipeline, run_pipeline
 from s4tf.runtime.deployment import Weight
 from s4tf.runtime.targets import TARGETS, get_target
-from s4tf.passes.pipeline import lowering_pipeline
 from s4tf.tools.cli import add_version, report_errors
 
 _SHAPE_SPEC = re.compile(r"^(\w+)\[([\d,\s]*)\]$")

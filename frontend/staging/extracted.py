@@ -30,16 +30,16 @@ from iree.runtime import DeviceArray
 
 from s4tf.dialects.symbols import functions
 from s4tf.core.mlir import ir
+from s4tf.passes.module_traits import ModuleTraits
 from s4tf.passes.diagnostics import parse_location
 from s4tf.passes.extraction.partition import HOST_PROGRAM_ATTR
-from s4tf.passes.pipeline import run_pipeline
+from s4tf.passes.pipeline import lowering_pipeline, run_pipeline
 from s4tf.passes.registry import DiagnosticWarning
 from s4tf.runtime.compiler import compile_stablehlo
 from s4tf.runtime.device import LoadedModule, to_device
 from s4tf.runtime.extracted_program import ASYNC_FLAGS, DEFAULT_TIMEOUT_S, DeviceValue, ExtractedProgram, HostProgram
 from s4tf.runtime.targets import get_target
 from s4tf.staging.function import Compiled, Lowered, StagedFunction, module_input
-from s4tf.passes.pipeline import lowering_pipeline
 from s4tf.staging.tensor import Tensor
 from s4tf.staging.tracing import Static, leaf_spec, rebuild_outputs
 
@@ -159,7 +159,7 @@ class ExtractedFunction(StagedFunction):
         with lowered.context:
             device = result.module.clone()
             run_pipeline(device, f"s4tf-device-module,{lowering_pipeline(self.target)}", failure=f"lowering '{lowered.entry}' failed:")
-        vmfb = compile_stablehlo(str(device), self.target, extra_flags=ASYNC_FLAGS)
+        vmfb = compile_stablehlo(str(device), self.target, extra_flags=ASYNC_FLAGS, traits=ModuleTraits.of(device))
         return LoadedModule(vmfb, get_target(self.target).device)
 
     def __repr__(self):

@@ -31,6 +31,7 @@ from s4tf.core.errors import S4tfError
 from s4tf.staging.first_call import get_first_call
 from s4tf.core.mlir import ir
 from s4tf.passes.iree.donate import aliased_arguments, donation_pass
+from s4tf.passes.module_traits import ModuleTraits
 from s4tf.passes.pipeline import LOWERING_PIPELINE, lowering_pipeline, run_pipeline
 from s4tf.runtime.device import LoadedModule
 from s4tf.runtime.compile_and_load import compile_and_load, load_cached
@@ -228,20 +229,21 @@ class StagedFunction:
         return Lowered(trace, record)
 
     def _compile(self, args, kwargs) -> Compiled:
-        lowered, module_text, donated = self._lower_for_iree(args, kwargs)
-        return Compiled(lowered, compile_and_load(module_text, self.target), donated)
+        lowered, module_text, traits, donated = self._lower_for_iree(args, kwargs)
+        return Compiled(lowered, compile_and_load(module_text, self.target, traits=traits), donated)
 
-    def _lower_for_iree(self, args, kwargs) -> tuple[Lowered, str, list]:
-        """The staged module, its StableHLO text for IREE, and the donated input positions."""
+    def _lower_for_iree(self, args, kwargs) -> tuple[Lowered, str, ModuleTraits, list]:
+        """The staged module, its StableHLO text for IREE and that module's traits, and the
+        donated input positions."""
         lowered = self._lower(args, kwargs)
         pipeline = lowering_pipeline(self.target)
         if self.donate_argnums:
             pipeline += "," + donation_pass(lowered.entry, donated_positions(args, self.donate_argnums))
         module = lowered.lowered_module(pipeline)
         donated = aliased_arguments(module, lowered.entry) if self.donate_argnums else []
-        text = str(module)
-        check_memory(text, self.target, module, lowered.module.operation)  # before IREE: a tensor larger than the machine
-        return lowered, text, donated
+        text, traits = str(module), ModuleTraits.of(module)
+        check_memory(text, traits, self.target, module, lowered.module.operation)  # before IREE: a tensor larger than the machine
+        return lowered, text, traits, donated
 
     def _first_compile(self, args, kwargs):
         """:meth:`_compile`, or where the module is not cached and first calls may be
@@ -249,13 +251,13 @@ class StagedFunction:
         that runs the first call through the ops' references while IREE compiles it."""
         if not (self.tiered and self.target == "cpu" and get_first_call() == "interpret"):
             return self._compile(args, kwargs)
-        lowered, module_text, donated = self._lower_for_iree(args, kwargs)
-        module = load_cached(module_text, self.target)
+        lowered, module_text, traits, donated = self._lower_for_iree(args, kwargs)
+        module = load_cached(module_text, self.target, traits=traits)
         if module is not None:
             return Compiled(lowered, module, donated)
         from s4tf.staging.tiered_call import TieredCall  # it builds on this module
 
-        return TieredCall(lowered, module_text, self.target, donated, self._compiled_now)
+        return TieredCall(lowered, module_text, traits, self.target, donated, self._compiled_now)
 
     def _compiled_now(self, tiered, compiled: Compiled) -> None:
         """Calls of ``tiered``'s signature go to ``compiled`` from now on."""

@@ -28,6 +28,7 @@ from s4tf.dialects.symbols import functions
 from s4tf.dialects.types import TensorType, to_numpy_dtype
 from s4tf.core.errors import S4tfError
 from s4tf.core.mlir import ir
+from s4tf.passes.module_traits import ModuleTraits
 from s4tf.runtime.background_compile import BackgroundCompile
 from s4tf.runtime.compile_and_load import compile_and_load
 from s4tf.runtime.device import to_device
@@ -41,13 +42,13 @@ class TieredCall:
     """One signature of a staged function: its first call interpreted while IREE compiles,
     later ones through IREE's module's :class:`~s4tf.staging.function.Compiled` (handed to ``on_ready``)."""
 
-    def __init__(self, lowered: Lowered, module_text: str, target: str, donated: list, on_ready):
+    def __init__(self, lowered: Lowered, module_text: str, traits: ModuleTraits, target: str, donated: list, on_ready):
         self.lowered = lowered
-        self.module_text = module_text
+        self.module_text, self.traits = module_text, traits
         self.target = target
         self.donated = donated
         self.on_ready = on_ready
-        self.compilation = BackgroundCompile(module_text, target)
+        self.compilation = BackgroundCompile(module_text, target, traits)
         self.compiled: Compiled | None = None
         self.error: S4tfError | None = None
         self.interpreted_calls = 0  #: calls run through the references
@@ -92,7 +93,7 @@ class TieredCall:
                 if self.error is None:
                     try:
                         vmfb = self.compilation.result()
-                        module = compile_and_load(self.module_text, self.target, vmfb=vmfb)
+                        module = compile_and_load(self.module_text, self.target, vmfb=vmfb, traits=self.traits)
                     except S4tfError as error:
                         self.error = error
                     else:

@@ -1,5 +1,5 @@
 """Loop-bound CPU modules run on IREE's ``local-sync`` driver (:mod:`s4tf.runtime.loop_driver`):
-the choice from the module text, and the same numbers as ``local-task`` and NumPy, with
+the choice from the module's traits, and the same numbers as ``local-task`` and NumPy, with
 arrays passing between modules on both drivers."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from s4tf.runtime.compiler import compile_stablehlo
 from s4tf.runtime.device import LoadedModule
 from s4tf.runtime.loop_driver import MAX_TENSOR_BYTES, dispatch_bound, driver_for, loop_bound
 from s4tf.passes.iree.loop_dispatch import MAX_DOT_PRODUCTS
+from s4tf.passes.module_traits import ModuleTraits
 from s4tf.passes.pipeline import lowering_pipeline
 
 
@@ -42,26 +43,50 @@ def test_a_host_stepped_loop_is_loop_bound_and_other_modules_are_not():
     assert w.size > MAX_DOT_PRODUCTS
     lowered = s4tf.function(rnn).lower(w, h, xs, np.int32(0))
     text = lowered.stablehlo(lowering_pipeline("cpu"))
-    assert "stablehlo.while" in text and loop_bound(text)
-    assert driver_for(text, "local-task") == "local-sync"
-    assert driver_for(text, "vulkan") == "vulkan"
-    straight = s4tf.function(lambda w, h: s4tf.tanh(w @ h)).lower(w, h).stablehlo(lowering_pipeline("cpu"))
+    traits = ModuleTraits.parse(text)
+    assert "stablehlo.while" in text and loop_bound(traits)
+    assert driver_for(traits, "local-task") == "local-sync"
+    assert driver_for(traits, "vulkan") == "vulkan"
+    straight = traits_of(lambda w, h: s4tf.tanh(w @ h), w, h)
     assert not loop_bound(straight) and dispatch_bound(straight) and driver_for(straight, "local-task") == "local-sync"
     big = np.ones((256, 256), np.float32)  # 256 KiB: a straight-line module with it stays on local-task
-    large = s4tf.function(lambda w, h: s4tf.tanh(w @ h)).lower(big, big).stablehlo(lowering_pipeline("cpu"))
+    large = traits_of(lambda w, h: s4tf.tanh(w @ h), big, big)
     assert not loop_bound(large) and not dispatch_bound(large) and driver_for(large, "local-task") == "local-task"
     # a loop moved into one dispatch is loop-bound too: local-sync calls it faster
     relax = s4tf.function(lambda x, n: s4tf.fori_loop(0, n, lambda i, x: x * 0.5 + 1.0, x))
     in_dispatch = relax.lower(h, np.int32(3)).stablehlo(lowering_pipeline("cpu"))
-    assert "stablehlo.while" not in in_dispatch and loop_bound(in_dispatch)
+    assert "stablehlo.while" not in in_dispatch and loop_bound(ModuleTraits.parse(in_dispatch))
+
+
+def traits_of(fn, *args) -> ModuleTraits:
+    return ModuleTraits.parse(s4tf.function(fn).lower(*args).stablehlo(lowering_pipeline("cpu")))
 
 
 def test_large_or_dynamic_tensors_keep_local_task():
     side = int(np.sqrt(MAX_TENSOR_BYTES / 4)) + 1  # one float32 matrix just over the limit
-    big = f"%w: tensor<{side}x{side}xf32>) {{ stablehlo.while"
-    assert not loop_bound(big) and loop_bound(f"%w: tensor<{side - 1}x{side - 1}xf32>) {{ stablehlo.while")
-    assert not loop_bound("%x: tensor<?x4xf32>) { stablehlo.while")
-    assert not loop_bound("%b: tensor<64x1024x1024xi1>) { stablehlo.while")
+    def loop_over(tensor_type: str) -> ModuleTraits:
+        return ModuleTraits.parse(LOOP_OVER.format(tensor_type=tensor_type))
+
+    assert not loop_bound(loop_over(f"tensor<{side}x{side}xf32>")) and loop_bound(loop_over(f"tensor<{side - 1}x{side - 1}xf32>"))
+    assert not loop_bound(loop_over("tensor<?x4xf32>"))
+    assert not loop_bound(loop_over("tensor<64x1024x1024xi1>"))
+
+
+#: A counted loop beside an argument of ``tensor_type``.
+LOOP_OVER = """
+func.func @f(%w: {tensor_type}, %n: tensor<i32>) -> tensor<i32> {{
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %c1 = stablehlo.constant dense<1> : tensor<i32>
+  %0 = stablehlo.while(%i = %c0) : tensor<i32>
+   cond {{
+    %1 = stablehlo.compare LT, %i, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %1 : tensor<i1>
+  }} do {{
+    %1 = stablehlo.add %i, %c1 : tensor<i32>
+    stablehlo.return %1 : tensor<i32>
+  }}
+  return %0 : tensor<i32>
+}}"""
 
 
 def test_loop_bound_functions_agree_with_local_task_and_numpy():

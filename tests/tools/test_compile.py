@@ -57,7 +57,7 @@ X = np.random.default_rng(3).standard_normal((4, 3)).astype(np.float32)
 def folder(tmp_path, monkeypatch):
     """A folder with model.py, w.npy, b.npy and the .mlir inputs, as the working directory."""
     (tmp_path / "model.py").write_text(MODEL)
-    (tmp_path / "s4tf.core.mlir").write_text(S4TF_MLIR)
+    (tmp_path / "s4tf.mlir").write_text(S4TF_MLIR)
     (tmp_path / "stablehlo.mlir").write_text(STABLEHLO_MLIR)
     (tmp_path / "f64.mlir").write_text(F64_MLIR)
     np.save(tmp_path / "w.npy", W)
@@ -104,7 +104,7 @@ def test_python_function_with_weights_in_an_archive_and_a_vjp_beside_it(folder, 
 
 
 def test_s4tf_dialect_mlir_for_several_targets_into_a_folder(folder, capsys):
-    compile_ok(capsys, "s4tf.core.mlir", "--target", "cpu", "--target", "vmvx", "--target", "android-arm64", "-o", "out")
+    compile_ok(capsys, "s4tf.mlir", "--target", "cpu", "--target", "vmvx", "--target", "android-arm64", "-o", "out")
     modules = ["s4tf-android-arm64.vmfb", "s4tf-cpu.vmfb", "s4tf-vmvx.vmfb"]
     assert sorted(p.name for p in (folder / "out").iterdir()) == sorted([*modules, *(f"{m}.sha256" for m in modules)])
     x = np.linspace(0, 1, 4, dtype=np.float32)
@@ -122,7 +122,7 @@ def test_stablehlo_mlir(folder, capsys):
 def test_emit_mlir_and_stablehlo(folder, capsys):
     staged = compile_ok(capsys, "model.py:predict", "--arg", "f32[3,2]", "--arg", "f32[2]", "--arg", "f32[4,3]", "--emit", "mlir")
     assert '"s4tf.tanh"' in staged and "func.func @predict" in staged
-    lowered = compile_ok(capsys, "s4tf.core.mlir", "--emit", "stablehlo")
+    lowered = compile_ok(capsys, "s4tf.mlir", "--emit", "stablehlo")
     assert "stablehlo.exponential" in lowered and '"s4tf.' not in lowered
 
 
@@ -151,8 +151,8 @@ def test_availability_errors_at_the_python_line(folder, capsys):
          "model.py:5: matmul: incompatible shapes (5, 4) and (3, 2)"),
         (["model.py:predict", "--arg", "f32[3,2]", "--arg", "f32[2]"],
          "predict(w, b, x) cannot be called with 2 example arguments: missing a required argument: 'x'"),
-        (["s4tf.core.mlir", "--target", "cpu", "--target", "vmvx", "-o", "one.vmfb"], "-o one.vmfb is one file, but 2 targets were given"),
-        (["s4tf.core.mlir", "--entry", "predict"], "no function 'predict' in the module; its functions: scale"),
+        (["s4tf.mlir", "--target", "cpu", "--target", "vmvx", "-o", "one.vmfb"], "-o one.vmfb is one file, but 2 targets were given"),
+        (["s4tf.mlir", "--entry", "predict"], "no function 'predict' in the module; its functions: scale"),
         (["model.txt"], "input 'model.txt' is neither file.py:function nor a .mlir file"),
     ],
 )
@@ -183,7 +183,7 @@ def test_the_console_script_exits_with_1_and_no_traceback(folder):
 def test_print_ir_after_all_dumps_every_pass_to_stderr(folder, capfd, monkeypatch):
     """MLIR prints the dumps to file descriptor 2 itself, hence capfd."""
     monkeypatch.setenv("S4TF_PRINT_IR_AFTER_ALL", "0")  # restored after the test
-    assert run(["s4tf.core.mlir", "--emit", "stablehlo", "--print-ir-after-all"]) == 0
+    assert run(["s4tf.mlir", "--emit", "stablehlo", "--print-ir-after-all"]) == 0
     captured = capfd.readouterr()
     dumps = [line for line in captured.err.splitlines() if "IR Dump After" in line]
     passes = [line.split("IR Dump After ")[1].split(":")[0] for line in dumps]

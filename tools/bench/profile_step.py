@@ -59,6 +59,7 @@ import s4tf  # noqa: E402
 from s4tf import pytree  # noqa: E402
 from s4tf.staging.donation import donated_positions  # noqa: E402
 from s4tf.passes.iree.donate import donation_pass  # noqa: E402
+from s4tf.passes.module_traits import ModuleTraits
 from s4tf.runtime.compiler import compile_stablehlo  # noqa: E402
 from s4tf.runtime.device import LoadedModule, to_device  # noqa: E402
 from s4tf.runtime.product_modules import data_tiling_flags  # noqa: E402
@@ -103,7 +104,7 @@ def dispatch_times(stablehlo: str, folder: Path, device: str, limit: int | None 
     ``limit`` of them), alone."""
     source, dumps = folder / "step.mlir", folder / "dispatches"
     source.write_text(stablehlo)
-    flags = [*compile_flags("cpu"), *data_tiling_flags(stablehlo, host_architecture())]  # as s4tf compiles the step
+    flags = [*compile_flags("cpu"), *data_tiling_flags(ModuleTraits.parse(stablehlo), host_architecture())]  # as s4tf compiles the step
     subprocess.run([IREE_COMPILE, *flags, "--iree-input-type=stablehlo",
                     f"--iree-hal-dump-executable-benchmarks-to={dumps}", str(source), "-o", os.devnull], check=True)
     times = []
