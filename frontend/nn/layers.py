@@ -20,6 +20,7 @@ from typing import Any, Callable
 import numpy as np
 
 from s4tf.arrays import numpy_api as snp
+from s4tf.arrays.indexing import take
 from s4tf import random
 from s4tf.core.errors import S4tfError
 from s4tf.nn import initializers
@@ -199,7 +200,10 @@ class LayerNorm:
 
 @dataclass(init=False)
 class Embedding:
-    """Rows of ``table`` (``(vocab_size, features)``) for integer ids of any shape."""
+    """Rows of ``table`` (``(vocab_size, features)``) for integer ids of any shape: a
+    gather (``s4tf.take(table, ids, axis=0)``; ids index as NumPy's do, negative ones from
+    the end, traced ones out of range clamped), whose gradient is a scatter-add of the rows'
+    cotangents into one table-sized buffer (the sparse adjoint)."""
 
     table: Any
 
@@ -209,11 +213,7 @@ class Embedding:
         self.table = table
 
     def __call__(self, ids):
-        vocab = snp.shape_of(self.table)[0]
-        ids = snp.asarray(ids)
-        classes = snp.iota((*ids.shape, vocab), dimension=len(ids.shape))
-        one_hot = snp.astype(snp.equal(snp.expand_dims(ids, -1), classes), np.float32)
-        return snp.matmul(one_hot, self.table)
+        return take(self.table, ids, axis=0)
 
 
 @dataclass

@@ -41,6 +41,21 @@ that path; a token would leave it for IREE to fuse)::
     %b:3 = stablehlo.optimization_barrier %w, %update, %read_w : ...
     %new_w = stablehlo.subtract %b#0, %b#1 : tensor<512x512xf32>
 
+A result computed by a ``stablehlo.scatter`` into the argument is written *in place*:
+the lowering's copy of the scattered operand (:func:`s4tf.dialects.hlo.unshared`, which
+keeps IREE from writing into an argument's buffer) is dropped, and the scatter, whose
+result IREE writes into its operand's buffer, updates the donated buffer row by row
+(``table.at[ids].add(rows)`` costs the rows, not the table)::
+
+    func.func @step(%table: tensor<1000000x64xf32> {iree.abi.output = 0 : index}, ...)
+      %new = "stablehlo.scatter"(%table, %ids, %rows) ...
+
+Readers of the argument the scatter does not wait for make it wait through a token on its
+updates (one element of each reader's result, as above: the updates are multiplied by
+exactly 1), or a barrier holding its indices and updates; so does a reader that reaches
+the scatter's indices or updates through ops IREE could fuse into the scatter's dispatch
+(:data:`SCATTER_FUSIBLE`), which would then read rows the scatter is writing.
+
 The pass first decides (:func:`plan_donation`, which reads the IR and changes nothing),
 then applies the decisions (:func:`apply_plan`). ``remarks=true`` reports each decision
 as a remark at the argument.
@@ -91,6 +106,14 @@ LAYOUT_OPS = frozenset(
 )
 
 
+#: Ops IREE may fuse into a scatter's dispatch as producers of its indices or updates.
+SCATTER_FUSIBLE = ELEMENTWISE | LAYOUT_OPS | frozenset(
+    f"stablehlo.{name}" for name in ("gather", "dynamic_slice", "concatenate", "pad", "iota")
+)
+
+SCATTER = "stablehlo.scatter"
+
+
 @dataclass(frozen=True)
 class Pair:
     """Result ``result`` is written into the buffer of argument ``argument``; when
@@ -102,6 +125,7 @@ class Pair:
     wait_for: tuple = ()
     barrier: bool = False
     waypoints: tuple = ()
+    in_place: bool = False
 
 
 @dataclass(frozen=True)
@@ -158,7 +182,8 @@ def describe(plan: DonationPlan) -> dict[int, str]:
     for pair in plan.pairs:
         through = "a barrier" if pair.barrier else "a wait token"
         ordered = f" after {len(pair.wait_for)} reader(s) of it, through {through}" if pair.wait_for else ""
-        lines[pair.argument] = f"argument {pair.argument} holds result {pair.result}{ordered}"
+        in_place = ", written in place by a scatter" if pair.in_place else ""
+        lines[pair.argument] = f"argument {pair.argument} holds result {pair.result}{in_place}{ordered}"
     for unpaired in plan.unpaired:
         lines[unpaired.argument] = f"argument {unpaired.argument} keeps its buffer: {unpaired.reason}"
     return dict(sorted(lines.items()))
@@ -188,11 +213,12 @@ def plan_donation(function: ir.Operation, donated) -> DonationPlan:
         reasons, pair = [], None
         for r in candidates:
             wait_for, barrier, waypoints, reason = _decide(body, terminator, argument, returned[r], barrier_reads)
+            in_place = reason is None and _producer(body, returned[r]).name == SCATTER
             sharing = [p for p in pairs if returned[p.result] == returned[r]]
             if reason is None and sharing and (wait_for or sharing[0].wait_for):
                 reason = f"its value is written into argument {sharing[0].argument} after other work already"
             if reason is None:
-                pair = Pair(position, r, wait_for, barrier, waypoints)
+                pair = Pair(position, r, wait_for, barrier, waypoints, in_place)
                 break
             reasons.append(f"result {r}: {reason}")
         if pair is None:
@@ -208,14 +234,22 @@ def _decide(body: ir.Block, terminator, argument: ir.Value, result: ir.Value, ba
     """``(wait_for, barrier, waypoints, None)`` if ``result`` may be written into
     ``argument``'s buffer after the ops ``wait_for`` (through a barrier where ``barrier``,
     else through a token reading ``waypoints``' results), else ``((), False, (), why not)``."""
-    producer = _elementwise_producer(body, result)
-    if producer is None:
-        return (), False, (), "not computed by an elementwise op of the function's body"
+    producer = _producer(body, result)
+    scatter = producer is not None and producer.name == SCATTER
+    if producer is None or scatter and _scattered_value(producer) != argument:
+        return (), False, (), "not computed by an elementwise op of the function's body, or by a scatter into the argument"
     ancestors = _ancestors(body, producer)
-    readers = sorted(_readers(body, argument), key=_position_in(body))
+    readers = _readers(body, argument)
+    if scatter:  # the scatter itself, and the copy of the argument it will no longer read
+        readers -= {producer, _defining(producer.operands[0])}
+    readers = sorted(readers, key=_position_in(body))
     late = [reader for reader in readers if reader not in ancestors]
-    fused = next((r for r in readers if r.name not in ELEMENTWISE and r not in late
-                  and _elementwise_path(r, producer, body)), None)
+    if scatter:
+        fused = next((r for r in readers if r not in late and _path(r, producer, body, SCATTER_FUSIBLE)), None)
+        late += [fused] if fused is not None else []
+    else:
+        fused = next((r for r in readers if r.name not in ELEMENTWISE and r not in late
+                      and _path(r, producer, body, ELEMENTWISE)), None)
     if not late:
         if fused is None:
             return (), False, (), None
@@ -233,6 +267,41 @@ def _decide(body: ir.Block, terminator, argument: ir.Value, result: ir.Value, ba
     barrier = fused is not None or _token_operand(producer) is None or not all(
         waypoint is not None and all(_token_source(value) for value in waypoint.results) for waypoint in waypoints)
     return tuple(late), barrier, () if barrier else tuple(dict.fromkeys(waypoints)), None
+
+
+def _scattered_value(scatter) -> ir.Value:
+    """What ``scatter`` writes into: its operand, or the value the lowering copied into it
+    (:func:`s4tf.dialects.hlo.unshared`: ``select(iota > -1, x, 0)``)."""
+    operand = scatter.operands[0]
+    copy = _defining(operand)
+    always = _defining(copy.operands[0]) if copy is not None and copy.name == "stablehlo.select" else None
+    if always is None or always.name != "stablehlo.compare" or "GT" not in str(always.attributes["comparison_direction"]):
+        return operand
+    counted = _defining(always.operands[0])
+    return copy.operands[1] if counted is not None and counted.name == "stablehlo.iota" else operand
+
+
+def _defining(value: ir.Value):
+    """The op whose result ``value`` is, or ``None`` for a block argument."""
+    return getattr(value.owner, "operation", None)
+
+
+def _write_in_place(scatter) -> None:
+    """Make ``scatter`` write into the value it copied (:func:`_scattered_value`), and erase
+    the copy."""
+    copy = _defining(scatter.operands[0])
+    scatter.operands[0] = _scattered_value(scatter)
+    _erase_unused(copy)
+
+
+def _erase_unused(operation) -> None:
+    """Erase ``operation`` if nothing uses its results, then its operands' producers alike."""
+    if any(list(result.uses) for result in operation.results):
+        return
+    producers = [getattr(operand.owner, "operation", None) for operand in operation.operands]
+    operation.erase()
+    for producer in dict.fromkeys(p for p in producers if p is not None):
+        _erase_unused(producer)
 
 
 def _token_waypoint(reader, body: ir.Block):
@@ -264,8 +333,10 @@ def apply_plan(function: ir.Operation, plan: DonationPlan) -> None:
     attributes = [{named.name: named.attr for named in ir.DictAttr(attr)} for attr in existing]
     attributes += [{} for _ in range(count - len(attributes))]
     for pair in plan.pairs:
+        producer = _producer(body, returned[pair.result])
+        if pair.in_place and producer.operands[0] != body.arguments[pair.argument]:
+            _write_in_place(producer)
         if pair.wait_for:
-            producer = _elementwise_producer(body, returned[pair.result])
             producer.move_before(terminator)
             if pair.barrier:
                 _order_behind_barrier(producer, pair.wait_for)
@@ -277,16 +348,25 @@ def apply_plan(function: ir.Operation, plan: DonationPlan) -> None:
 
 
 def _order_behind_barrier(producer, readers) -> None:
-    values = [*producer.operands, *(value for reader in readers for value in reader.results)]
+    """Route the producer's operands (a scatter's indices and updates, not the buffer it
+    writes into) through a barrier that also holds the readers' results."""
+    first = 1 if producer.name == SCATTER else 0
+    operands = list(producer.operands)[first:]
+    values = [*operands, *(value for reader in readers for value in reader.results)]
     with ir.InsertionPoint(producer), producer.location:
         barrier = ir.Operation.create(BARRIER, results=[v.type for v in values], operands=values)
-    for index in range(len(producer.operands)):
-        producer.operands[index] = barrier.results[index]
+    for index in range(len(operands)):
+        producer.operands[first + index] = barrier.results[index]
 
 
 def _token_operand(producer) -> int | None:
-    """The operand a wait token multiplies: the first of the producer's result type, a
-    float tensor of static shape; ``None`` if there is none."""
+    """The operand a wait token multiplies: the first of the producer's result type (a
+    scatter's updates), a float tensor of static shape; ``None`` if there is none."""
+    if producer.name == SCATTER:
+        updates = producer.operands[2].type
+        static_float = isinstance(updates, ir.RankedTensorType) and updates.has_static_shape and is_float(
+            TensorType.from_mlir(updates).dtype)
+        return 2 if static_float else None
     result_type = producer.results[0].type
     if not isinstance(result_type, ir.RankedTensorType) or not result_type.has_static_shape:
         return None
@@ -338,10 +418,10 @@ def _top_level(operation, body: ir.Block):
     return operation
 
 
-def _elementwise_producer(body: ir.Block, result: ir.Value):
-    """The elementwise op of ``body`` computing ``result``, or ``None``."""
+def _producer(body: ir.Block, result: ir.Value):
+    """The elementwise op or scatter of ``body`` computing ``result``, or ``None``."""
     owner = getattr(result.owner, "operation", None)  # a block argument's owner is its block
-    if owner is None or owner.name not in ELEMENTWISE or owner.block != body:
+    if owner is None or (owner.name not in ELEMENTWISE and owner.name != SCATTER) or owner.block != body:
         return None
     return owner
 
@@ -374,8 +454,8 @@ def _readers(body: ir.Block, value: ir.Value) -> set:
     return readers
 
 
-def _elementwise_path(start, target, body: ir.Block) -> bool:
-    """Whether ``start``'s results reach ``target`` through elementwise ops of ``body`` only."""
+def _path(start, target, body: ir.Block, through) -> bool:
+    """Whether ``start``'s results reach ``target`` through ops of ``body`` named in ``through`` only."""
     frontier, seen = [start], {start}
     while frontier:
         for value in frontier.pop().results:
@@ -383,7 +463,7 @@ def _elementwise_path(start, target, body: ir.Block) -> bool:
                 user = use.owner.operation
                 if user == target:
                     return True
-                if user.name in ELEMENTWISE and user.block == body and user not in seen:
+                if user.name in through and user.block == body and user not in seen:
                     seen.add(user)
                     frontier.append(user)
     return False
