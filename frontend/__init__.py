@@ -16,7 +16,9 @@ import ml_dtypes
 import numpy as np
 
 from s4tf import linalg, random
-from s4tf.arrays import array_api, contractions, creation, math_functions, numpy_api, sorting, statistics
+from s4tf.arrays import (
+    array_api, contractions, creation, math_functions, numpy_api, numpy_math, shaping, sorting, statistics,
+)
 from s4tf.staging import dispatch, tensor_methods  # dispatch: eager execution, where no trace takes ops
 from s4tf.arrays.array_api import *  # noqa: F403  (array_api.__all__: its names, listed once)
 from s4tf.transforms.autodiff import grad, jvp, saved_residuals, value_and_grad, vjp
@@ -46,11 +48,14 @@ from s4tf.lazy_tensors.trace import LazyStats, LazyTraceWarning, barrier, lazy_s
 from s4tf.core.locations import name_scope
 from s4tf.arrays.math_functions import *  # noqa: F403  (math_functions.__all__: its names, listed once)
 from s4tf.arrays.numpy_api import *  # noqa: F403  (numpy_api.__all__: its names, listed once)
+from s4tf.arrays.numpy_math import *  # noqa: F403  (numpy_math.__all__: its names, listed once)
+from s4tf.arrays.shaping import *  # noqa: F403  (shaping.__all__: its names, listed once)
 from s4tf.arrays.statistics import *  # noqa: F403  (statistics.__all__: its names, listed once)
 from s4tf.arrays.sorting import *  # noqa: F403  (sorting.__all__: its names, listed once)
 from s4tf.staging.function import Lowered, StagedFunction, function
 from s4tf.staging.tensor import Tensor
 from s4tf.core.version import __version__
+from s4tf import nn  # last: its layers use the functions above
 
 tensor_methods.attach()
 array_api.attach()
@@ -61,7 +66,7 @@ int8, int32, int64, bool_ = np.int8, np.int32, np.int64, np.bool_
 bool = bool_  # noqa: A001  (the Array API's name)
 
 __all__ = [
-    "linalg", "random", "function", "get_first_call", "set_first_call", "host", "StagedFunction", "compile", "load", "save_parameters", "load_parameters", "DeployableModule", "DeployedModule", "grad", "value_and_grad", "jvp", "vjp", "vmap", "jacfwd", "jacrev", "hessian", "derivative", "batching_rule", "remat", "saved_residuals", "no_derivative", "move", "register_pytree_node", "register_pytree_node_class", "scan", "Lowered", "Tensor", "name_scope",
+    "linalg", "nn", "random", "function", "get_first_call", "set_first_call", "host", "StagedFunction", "compile", "load", "save_parameters", "load_parameters", "DeployableModule", "DeployedModule", "grad", "value_and_grad", "jvp", "vjp", "vmap", "jacfwd", "jacrev", "hessian", "derivative", "batching_rule", "remat", "saved_residuals", "no_derivative", "move", "register_pytree_node", "register_pytree_node_class", "scan", "Lowered", "Tensor", "name_scope",
     "cond", "while_loop", "fori_loop",
     "lazy", "set_mode", "get_mode", "barrier", "lazy_stats", "LazyStats", "LazyTraceWarning",
     "S4tfError", "ShapeError", "DTypeError", "DeviceError", "OpAttributeError", "StagingError", "CompilationError",
@@ -69,6 +74,8 @@ __all__ = [
     "float16", "float32", "float64", "bfloat16", "int8", "int32", "int64", "bool_", "bool",
     *numpy_api.__all__,
     *math_functions.__all__,
+    *numpy_math.__all__,
+    *shaping.__all__,
     *statistics.__all__,
     *sorting.__all__,
     *creation.__all__,

@@ -1,5 +1,5 @@
 """``s4tf.<name>``: contractions beyond ``matmul``: ``einsum``, ``tensordot``, ``vecdot``,
-``outer``, ``inner``.
+``outer``, ``inner``, ``dot``, ``vdot``, ``kron``, ``cross``, ``convolve``.
 
 ```python
 import numpy as np, s4tf
@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from s4tf.arrays.creation import eye
+from s4tf.arrays.creation import eye, moveaxis, unstack
+from s4tf.arrays.indexing import take
 from s4tf.core.errors import ShapeError
 from s4tf.arrays.numpy_api import (  # noqa: A004  (NumPy's names: sum)
-    _as_operand, _normalize_axis, _result_dtype, _tensor, broadcast_to, dot_general, multiply, reshape, sum,
-    transpose,
+    _as_operand, _normalize_axis, _result_dtype, _tensor, broadcast_to, dot_general, flip, multiply, pad, reshape,
+    stack, sum, transpose,
 )
 
 
@@ -175,4 +176,79 @@ def _broadcast_labels(x, labels, shared, sizes):
     return broadcast_to(x, shape) if tuple(shape) != tuple(x.shape) else x
 
 
-__all__ = ["einsum", "inner", "outer", "tensordot", "vecdot"]
+# -- NumPy's products: dot, vdot, kron, cross, convolve -------------------------------------
+
+
+def dot(x1, x2):
+    """``np.dot``: the product of scalars, the inner product of vectors, and otherwise the
+    sum over the last axis of ``x1`` and the second-to-last of ``x2`` (its only one if 1-D)."""
+    x1, x2 = _tensor(x1), _tensor(x2)
+    if not x1.shape or not x2.shape:
+        return multiply(x1, x2)
+    return tensordot(x1, x2, axes=([len(x1.shape) - 1], [max(len(x2.shape) - 2, 0)]))
+
+
+def vdot(x1, x2):
+    """The inner product of the flattened operands (no conjugate: s4tf has no complex dtypes)."""
+    x1, x2 = _tensor(x1), _tensor(x2)
+    if x1.size != x2.size:
+        raise ShapeError(f"vdot needs operands of one size, got shapes {tuple(x1.shape)} and {tuple(x2.shape)}")
+    return tensordot(reshape(x1, -1), reshape(x2, -1), axes=1)
+
+
+def kron(x1, x2):
+    """The Kronecker product: blocks ``x1[i, j, ...] * x2`` (the lower rank padded with 1s in front)."""
+    x1, x2 = _tensor(x1), _tensor(x2)
+    rank = max(len(x1.shape), len(x2.shape))
+    a = (1,) * (rank - len(x1.shape)) + tuple(x1.shape)
+    b = (1,) * (rank - len(x2.shape)) + tuple(x2.shape)
+    product = multiply(
+        reshape(x1, [d for size in a for d in (size, 1)]), reshape(x2, [d for size in b for d in (1, size)])
+    )
+    return reshape(product, [m * n for m, n in zip(a, b)])
+
+
+def cross(x1, x2, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """Cross products of 3-vectors along ``axisa`` of ``x1`` and ``axisb`` of ``x2`` (``axis``
+    sets all three), the other axes broadcast; the result's vectors lie along ``axisc``."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    x1, x2 = _tensor(x1), _tensor(x2)
+    if not x1.shape or not x2.shape:
+        raise ShapeError("cross needs tensors of rank >= 1, got a 0-d one")
+    a, b = moveaxis(x1, axisa, -1), moveaxis(x2, axisb, -1)
+    if a.shape[-1] != 3 or b.shape[-1] != 3:
+        raise ShapeError(
+            f"cross: s4tf takes 3-vectors, got vectors of {a.shape[-1]} and {b.shape[-1]} elements "
+            "(for 2-vectors, NumPy 2 deprecates them: append a zero)"
+        )
+    a, b = unstack(a, axis=-1), unstack(b, axis=-1)
+    parts = [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+    result = stack(parts, axis=-1)
+    return moveaxis(result, -1, axisc)
+
+
+def convolve(a, v, mode="full"):
+    """The discrete linear convolution of two 1-D tensors (0-d ones count as 1 element):
+    ``"full"`` (every overlap), ``"same"`` (the length of the longer, centred) or
+    ``"valid"`` (where they overlap completely). A gather of the sliding windows of ``a``
+    and one product with ``v`` reversed."""
+    dtype = _result_dtype(a, v)
+    a, v = (_tensor(_as_operand(t, dtype)) for t in (a, v))
+    a, v = (reshape(t, (1,)) if not t.shape else t for t in (a, v))
+    if len(a.shape) != 1 or len(v.shape) != 1:
+        raise ShapeError(f"convolve needs 1-D tensors, got shapes {tuple(a.shape)} and {tuple(v.shape)}")
+    if not a.shape[0] or not v.shape[0]:
+        raise ShapeError("convolve needs non-empty tensors")
+    if mode not in ("full", "same", "valid"):
+        raise ShapeError(f"convolve: mode must be 'full', 'same' or 'valid', got {mode!r}")
+    if v.shape[0] > a.shape[0]:
+        a, v = v, a
+    n, m = a.shape[0], v.shape[0]
+    first, last = {"full": (0, n + m - 1), "same": ((m - 1) // 2, (m - 1) // 2 + n), "valid": (m - 1, n)}[mode]
+    padded = pad(a, m - 1)
+    windows = take(padded, np.arange(first, last)[:, None] + np.arange(m)[None, :])
+    return tensordot(windows, flip(v), axes=1)
+
+
+__all__ = ["convolve", "cross", "dot", "einsum", "inner", "kron", "outer", "tensordot", "vdot", "vecdot"]

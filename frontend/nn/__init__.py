@@ -8,7 +8,8 @@ loss = nn.softmax_cross_entropy(model(x), y)
 """
 
 from s4tf.nn import initializers
-from s4tf.nn.activations import erf, gelu, silu
+from s4tf.nn import activations
+from s4tf.nn.activations import *  # noqa: F403  (activations.__all__: its names, listed once)
 from s4tf.nn.layers import (
     AvgPool2D, BatchNorm, Conv2D, Dense, Dropout, Embedding, Flatten, LayerNorm, MaxPool2D, Sequential,
 )
@@ -19,5 +20,5 @@ from s4tf.nn.random_keys import uniform
 __all__ = [
     "initializers", "Dense", "Conv2D", "MaxPool2D", "AvgPool2D", "Flatten", "Dropout", "BatchNorm",
     "LayerNorm", "Embedding", "Sequential", "softmax_cross_entropy", "mse", "accuracy", "one_hot",
-    "LeNet5", "MLP", "uniform", "erf", "gelu", "silu",
+    "LeNet5", "MLP", "uniform", *activations.__all__,
 ]

@@ -24,7 +24,7 @@ FLOAT64 = {
     "atanh": (s4tf.atanh, [UNIT]),
     "expm1": (s4tf.expm1, [ANY]),
     "erf": (s4tf.erf, [ANY]),
-    "gelu": (nn.gelu, [ANY]),
+    "gelu": (lambda x: nn.gelu(x, approximate=False), [ANY]),
     "silu": (nn.silu, [ANY]),
     "hypot": (s4tf.hypot, [ANY, ROW]),
     "logaddexp": (s4tf.logaddexp, [ANY, ROW]),

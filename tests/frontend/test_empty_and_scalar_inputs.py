@@ -54,6 +54,16 @@ CALLS = {
     "concatenate": lambda x: ([x, x],) if np.ndim(x) else None,
     "concat": lambda x: ([x, x],) if np.ndim(x) else None,
     "unstack": lambda x: (x,) if np.ndim(x) else None,
+    "split": lambda x: (x, 1) if np.ndim(x) else None,  # NumPy: an IndexError for 0-d
+    "array_split": lambda x: (x, 2) if np.ndim(x) else None,
+    "hsplit": lambda x: (x, 1),
+    "vsplit": lambda x: (x, 1),
+    "dsplit": lambda x: (x, 1),
+    "vstack": lambda x: ([x, x],),
+    "row_stack": lambda x: ([x, x],),
+    "hstack": lambda x: ([x, x],),
+    "dstack": lambda x: ([x, x],),
+    "column_stack": lambda x: ([x, x],),
 }
 
 #: Not compared: no NumPy counterpart of the same meaning, or values that are not data.

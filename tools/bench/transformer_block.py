@@ -12,6 +12,7 @@ logits = model(x)                # x: (batch, seq, d) float32
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -55,7 +56,7 @@ class EncoderBlock:
 def encoder_block(d: int = 256, classes: int = 10, seed: int = 0) -> EncoderBlock:
     return EncoderBlock(
         nn.LayerNorm(d), nn.Dense(d, d, seed=seed), nn.Dense(d, d, seed=seed + 1), nn.Dense(d, d, seed=seed + 2),
-        nn.Dense(d, d, seed=seed + 3), nn.LayerNorm(d), nn.Dense(d, 4 * d, activation=nn.gelu, seed=seed + 4),
+        nn.Dense(d, d, seed=seed + 3), nn.LayerNorm(d), nn.Dense(d, 4 * d, activation=functools.partial(nn.gelu, approximate=False), seed=seed + 4),
         nn.Dense(4 * d, d, seed=seed + 5), nn.Dense(d, classes, seed=seed + 6),
     )
 
