@@ -85,6 +85,21 @@ SCHEDULES = {
 COUNTS = [0, 1, 4, 5, 6, 11, 12, 15, 20, 25, 40]
 
 
+def test_in_lazy_mode_each_update_is_one_trace_compiled_once():
+    make = CASES["clip, scale_by_adam, scale_by_schedule"]
+    tx, params = make(optim), dict(PARAMS)
+    state, ours = tx.init(params), []
+    s4tf.lazy_stats(reset=True)
+    for g in GRADS:
+        with s4tf.lazy():
+            updates, state = tx.update(g, state, params)
+            params = optim.apply_updates(params, updates)  # ends the trace
+        ours.append({k: np.asarray(v) for k, v in params.items()})
+    stats = s4tf.lazy_stats()
+    assert stats.traces_run == len(GRADS) and stats.traces_compiled <= 2  # the first step's inputs are NumPy arrays
+    assert_same_steps(ours, optax_steps(make(optax), PARAMS, GRADS))
+
+
 def test_schedules_match_optax_on_traced_counts_and_on_numbers():
     ours = {name: make(optim) for name, make in SCHEDULES.items()}
     every = s4tf.function(lambda count: {name: schedule(count) for name, schedule in ours.items()})
