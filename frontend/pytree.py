@@ -202,7 +202,22 @@ def _build(node: TreeDef, leaves):
 
 
 def tree_map(function, tree, *others):
-    """Apply ``function`` to corresponding leaves of ``tree`` and ``others``."""
+    """Apply ``function`` to corresponding leaves of ``tree`` and ``others``, which must
+    have ``tree``'s structure (a :class:`PytreeError` names the first difference)."""
     leaves, structure = flatten(tree)
-    other_leaves = [flatten(other)[0] for other in others]
+    other_leaves = []
+    for position, other in enumerate(others, start=1):
+        found, other_structure = flatten(other)
+        if other_structure != structure:
+            raise PytreeError(f"tree_map: tree {position} has another structure than tree 0: {_difference(tree, other)}")
+        other_leaves.append(found)
     return unflatten(structure, [function(*args) for args in zip(leaves, *other_leaves)])
+
+
+def _difference(tree, other) -> str:
+    """Where ``other``'s leaves differ from ``tree``'s, as paths."""
+    mine, theirs = leaf_paths(tree), leaf_paths(other)
+    missing, extra = [p for p in mine if p not in theirs], [p for p in theirs if p not in mine]
+    if missing or extra:
+        return f"leaves only in tree 0: {missing or 'none'}; only in the other: {extra or 'none'}"
+    return f"the same leaves {mine} under other node types"
