@@ -1,8 +1,8 @@
 """IREE compilations that run while Python goes on, on one worker thread.
 
 IREE's ``compile_str`` runs ``iree-compile`` as a child process and waits for it, so the
-worker holds no GIL while IREE works (measured: docs/benchmarks.md, "The cold first
-call"). Compilations run one at a time, in the order asked for, so a 2-core machine is not
+worker holds no GIL while IREE works (docs/benchmarks.md, "Compile and first calls").
+Compilations run one at a time, in the order asked for, so a 2-core machine is not
 shared between several compilers and the Python that goes on; one whose result is needed
 before the worker has started it (it waits behind others, say eager ops' modules) is
 taken off the queue and compiled at once by the thread that needs it. Python waits for the

@@ -7,8 +7,8 @@ staged s4tf-dialect module with the ops' references
 declared dtypes and shapes; donated Tensors are given away as on the compiled path.
 Later calls wait for IREE and run its module: interpreting them too reached the 10th call
 of an MLP sooner, but a LeNet training loop interpreted step after step (its convolutions
-in NumPy) for minutes while the compiler got less CPU (docs/benchmarks.md, "The cold first
-call"); one whose module is still queued behind other compilations compiles it at once.
+in NumPy) for minutes while the compiler got less CPU (docs/benchmarks.md, "Compile and first
+calls"); one whose module is still queued behind other compilations compiles it at once.
 An error IREE reports in the background is raised at the next call, and at every call
 after it. A module the references cannot evaluate (an op with no NumPy rule for these
 operands) waits for IREE.
