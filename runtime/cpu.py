@@ -11,9 +11,10 @@ host_cpu().flags        # ['--iree-llvmcpu-target-cpu=rocketlake', '--iree-llvmc
 host_cpu().lacks(other) # features ``other``'s code may use that this CPU does not have
 ```
 
-Asking IREE costs a compiler process (25-70 ms), so the answer is kept in the module
-cache folder, keyed by the processor's identity in ``/proc/cpuinfo`` (vendor, family,
-model, stepping, microcode, feature flags) and the s4tf and IREE versions.
+Asking IREE costs a compiler process (docs/benchmarks.md, "Compile and first calls"), so the
+answer is kept in the module cache folder, keyed by the processor's identity in
+``/proc/cpuinfo`` (vendor, family, model, stepping, microcode, feature flags) and the s4tf
+and IREE versions.
 """
 
 from __future__ import annotations

@@ -3,17 +3,17 @@
 A ``stablehlo.while`` left in a lowered module (one that ``s4tf-loops-to-dispatch`` did not
 move into a dispatch) runs on IREE's host VM, one or more dispatches and a read of the
 condition per iteration. On ``local-task`` each dispatch is handed to a worker thread and
-waited for: 40 to 45 us an iteration measured here for ``relax`` and an RNN cell
-(``tools/bench/bench_loops.py``), against 4 to 11 us on ``local-sync``, which runs
-dispatches on the calling thread. A loop moved into one dispatch (an ``scf.while`` inside a
-``flow.dispatch.region``) runs on one thread either way, and the call around it costs
-0.07 ms on ``local-task`` against 0.04 ms on ``local-sync``. ``local-sync`` gives up running
-one dispatch on several threads, which pays only for large dispatches, so a module is
-*loop-bound* when it has a loop of either kind and no tensor of more than
-:data:`MAX_TENSOR_BYTES`. A module without loops whose tensors are all small (none over
-:data:`SMALL_TENSOR_BYTES`) is *dispatch-bound*: its dispatches take a few microseconds,
-and handing each to a worker costs more (a one-op call of a 2-float tensor: 43 us on
-``local-task``, 7 us on ``local-sync``), so it loads on ``local-sync`` too.
+waited for, several times the cost of an iteration on ``local-sync``, which runs dispatches
+on the calling thread (``relax`` and an RNN cell of ``tools/bench/bench_loops.py``; figures:
+docs/targets.md, "IREE's two CPU drivers"). A loop moved into one dispatch (an ``scf.while``
+inside a ``flow.dispatch.region``) runs on one thread either way, and the call around it
+costs less on ``local-sync``. ``local-sync`` gives up running one dispatch on several
+threads, which pays only for large dispatches, so a module is *loop-bound* when it has a
+loop of either kind and no tensor of more than :data:`MAX_TENSOR_BYTES`. A module without
+loops whose tensors are all small (none over :data:`SMALL_TENSOR_BYTES`) is
+*dispatch-bound*: its dispatches take a few microseconds, and handing each to a worker costs
+more (a one-op call of a 2-float tensor: figures in docs/benchmarks.md, "Call overhead"), so
+it loads on ``local-sync`` too.
 
 ```python
 driver_for(ModuleTraits.of(module), "local-task")  # "local-sync" for a module with a loop

@@ -3,8 +3,8 @@
 Reading a device array always makes a host copy. ``DeviceArray.to_host()`` hands back a
 mapping of a host-visible buffer, not a copy, and IREE reuses that memory for another
 call's results once the array is dropped (or writes into it when the array is donated), so
-a mapping given to a user would silently show other data. The copy costs 1.5 us for a
-128x10 float32 result and 21 ms for 100 MB (the mapping: 1.2 us and 2 us).
+a mapping given to a user would silently show other data. What the copy costs against a
+mapping: docs/trust.md, "Host arrays are copies".
 
 For buffers the host cannot map, ``DeviceArray.to_host()`` imports a NumPy
 allocation into the device, which Mesa's lavapipe (Vulkan) refuses ("host allocation

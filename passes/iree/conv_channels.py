@@ -1,12 +1,11 @@
 """``s4tf-pad-conv-channels``: a StableHLO convolution with one input channel reads its
 input and filter padded with zero channels to :data:`CHANNELS`.
 
-IREE (3.13) drops the unit channel dimension of such a convolution, and what is left is a
-generic loop nest that its CPU backend does not run as a convolution: LeNet-5's first
-layer (28x28 images, one channel) took 5.6 ms of CPU time a step at batch 64. With four
-channels, three of them zeros, the convolution keeps its named form and runs faster
-despite the extra multiply-adds (the whole step 1.29x JAX-jit's CPU time before, 0.90x
-after, on a shared machine). The zero channels add nothing to any output element.
+IREE-3.13-WORKAROUND: IREE 3.13 drops the unit channel dimension of such a convolution, and what is
+left is a generic loop nest that its CPU backend does not run as a convolution (LeNet-5's
+first layer: 28x28 images, one channel). With four channels, three of them zeros, the
+convolution keeps its named form and runs faster despite the extra multiply-adds (figures:
+docs/benchmarks.md, "LeNet-5 training step"). The zero channels add nothing to any output element.
 
 ```mlir
 %y = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], ...

@@ -1,11 +1,11 @@
 """``s4tf-materialize-conv-filters``: a StableHLO convolution whose filter is a transpose or
 reverse of another tensor reads it through a ``stablehlo.optimization_barrier``.
 
-IREE (3.13) folds such a transpose into the convolution's indexing maps. The result is no
-longer a convolution its CPU backend recognizes but a generic loop nest, which it runs
-several times slower (the input gradient of LeNet-5's second convolution, which convolves
-with the flipped filter whose channels are swapped, took 15 ms of CPU time a step at
-batch 64, 4 GFLOP/s; the whole step 2.06x JAX-jit's CPU time, 1.15x with this pass). Behind the
+IREE-3.13-WORKAROUND: IREE 3.13 folds such a transpose into the convolution's indexing maps. The
+result is not a convolution its CPU backend recognizes but a generic loop nest, which it
+runs several times slower (the input gradient of LeNet-5's second convolution, which
+convolves with the flipped filter whose channels are swapped; figures: docs/benchmarks.md,
+"LeNet-5 training step"). Behind the
 barrier the transposed filter is computed once into its own small buffer and the
 convolution keeps its named form.
 

@@ -2,13 +2,14 @@
 than its input (a "full" convolution, such as the input gradient of a valid one) becomes
 one product over the channels and a sum of shifted taps.
 
-IREE (3.13) runs such a convolution on a CPU far below its matmul speed: the input
-gradient of LeNet-5's second convolution (64x10x10x16 padded by 4, filter 5x5x16x6) took
-21 ms CPU a step on a Zen 3 (AVX2), 86 % of the step's dispatch time, at 3 GFLOP/s against
-XLA's 20. Written as ``X (n, h, w, c) . K (kh, kw, c, o) -> M (n, h, w, kh, kw, o)``, a
-matmul over the channels, tap ``(i, j)`` of ``M`` lands at output row ``y = a + top - i``
-for input row ``a``: each tap is padded (or cropped, where the amount is negative) to the
-output and the taps are added. That also skips the multiplications by the zero padding.
+IREE-3.13-WORKAROUND: IREE 3.13 runs such a convolution on a CPU far below its matmul speed:
+the input gradient of LeNet-5's second convolution (64x10x10x16 padded by 4, filter
+5x5x16x6) was most of the step's dispatch time on a Zen 3 (AVX2), several times XLA's
+(figures: docs/benchmarks.md, "LeNet-5 training step"). Written as ``X (n, h, w, c) . K (kh,
+kw, c, o) -> M (n, h, w, kh, kw, o)``, a matmul over the channels, tap ``(i, j)`` of ``M``
+lands at output row ``y = a + top - i`` for input row ``a``: each tap is padded (or cropped,
+where the amount is negative) to the output and the taps are added. That also skips the
+multiplications by the zero padding.
 
 ```mlir
 %y = stablehlo.convolution(%x, %k) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f],

@@ -29,8 +29,8 @@ moves elements (a transpose, a reverse, a slice) is waited for through the produ
 convolution, reduction or optimization barrier that its result reaches through more such
 ops, each used once (:data:`LAYOUT_OPS`): the token reads that op's results. (A
 ``stablehlo.optimization_barrier`` also orders them, but IREE waits for it on the host:
-the submission ends, the calling thread wakes and submits the rest, about 0.2 ms a call
-on a 2-core CPU.) The barrier, holding the producer's operands and the readers' results,
+the submission ends, the calling thread wakes and submits the rest: docs/benchmarks.md,
+"Donation through wait tokens".) The barrier, holding the producer's operands and the readers' results,
 is still used where a token cannot be: a producer whose result is not a float tensor,
 a layout reader whose result is used otherwise (returned, or twice: IREE could compute a
 slice of it from the weight inside the update's dispatch), token sources that are not
