@@ -54,6 +54,7 @@ from s4tf.arrays.statistics import *  # noqa: F403  (statistics.__all__: its nam
 from s4tf.arrays.sorting import *  # noqa: F403  (sorting.__all__: its names, listed once)
 from s4tf.staging.function import Lowered, StagedFunction, function
 from s4tf.staging.tensor import Tensor
+from s4tf.staging.tensor_methods import TensorAttributeError, TensorMethodError
 from s4tf.core.version import __version__
 from s4tf import nn  # last: its layers use the functions above
 
@@ -70,7 +71,7 @@ __all__ = [
     "cond", "while_loop", "fori_loop",
     "lazy", "set_mode", "get_mode", "barrier", "lazy_stats", "LazyStats", "LazyTraceWarning",
     "S4tfError", "ShapeError", "DTypeError", "DeviceError", "OpAttributeError", "StagingError", "CompilationError",
-    "ZeroDerivativeWarning", "IndexingError", "ImmutableTensorError", "gather", "getitem", "scatter", "take", "take_along_axis",
+    "ZeroDerivativeWarning", "IndexingError", "ImmutableTensorError", "TensorMethodError", "TensorAttributeError", "gather", "getitem", "scatter", "take", "take_along_axis",
     "float16", "float32", "float64", "bfloat16", "int8", "int32", "int64", "bool_", "bool",
     *numpy_api.__all__,
     *math_functions.__all__,
