@@ -19,6 +19,7 @@ import numpy as np
 
 from s4tf.arrays.creation import eye, moveaxis, unstack
 from s4tf.arrays.indexing import take
+from s4tf.arrays.shaping import shape_error
 from s4tf.core.errors import ShapeError
 from s4tf.arrays.numpy_api import (  # noqa: A004  (NumPy's names: sum)
     _as_operand, _normalize_axis, _result_dtype, _tensor, broadcast_to, dot_general, flip, multiply, pad, reshape,
@@ -192,7 +193,7 @@ def vdot(x1, x2):
     """The inner product of the flattened operands (no conjugate: s4tf has no complex dtypes)."""
     x1, x2 = _tensor(x1), _tensor(x2)
     if x1.size != x2.size:
-        raise ShapeError(f"vdot needs operands of one size, got shapes {tuple(x1.shape)} and {tuple(x2.shape)}")
+        raise shape_error(f"vdot needs operands of one size, got shapes {tuple(x1.shape)} and {tuple(x2.shape)}")
     return tensordot(reshape(x1, -1), reshape(x2, -1), axes=1)
 
 
@@ -215,10 +216,10 @@ def cross(x1, x2, axisa=-1, axisb=-1, axisc=-1, axis=None):
         axisa = axisb = axisc = axis
     x1, x2 = _tensor(x1), _tensor(x2)
     if not x1.shape or not x2.shape:
-        raise ShapeError("cross needs tensors of rank >= 1, got a 0-d one")
+        raise shape_error("cross needs tensors of rank >= 1, got a 0-d one")
     a, b = moveaxis(x1, axisa, -1), moveaxis(x2, axisb, -1)
     if a.shape[-1] != 3 or b.shape[-1] != 3:
-        raise ShapeError(
+        raise shape_error(
             f"cross: s4tf takes 3-vectors, got vectors of {a.shape[-1]} and {b.shape[-1]} elements "
             "(for 2-vectors, NumPy 2 deprecates them: append a zero)"
         )
@@ -237,11 +238,11 @@ def convolve(a, v, mode="full"):
     a, v = (_tensor(_as_operand(t, dtype)) for t in (a, v))
     a, v = (reshape(t, (1,)) if not t.shape else t for t in (a, v))
     if len(a.shape) != 1 or len(v.shape) != 1:
-        raise ShapeError(f"convolve needs 1-D tensors, got shapes {tuple(a.shape)} and {tuple(v.shape)}")
+        raise shape_error(f"convolve needs 1-D tensors, got shapes {tuple(a.shape)} and {tuple(v.shape)}")
     if not a.shape[0] or not v.shape[0]:
-        raise ShapeError("convolve needs non-empty tensors")
+        raise shape_error("convolve needs non-empty tensors")
     if mode not in ("full", "same", "valid"):
-        raise ShapeError(f"convolve: mode must be 'full', 'same' or 'valid', got {mode!r}")
+        raise shape_error(f"convolve: mode must be 'full', 'same' or 'valid', got {mode!r}")
     if v.shape[0] > a.shape[0]:
         a, v = v, a
     n, m = a.shape[0], v.shape[0]

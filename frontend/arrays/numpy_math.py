@@ -1,6 +1,7 @@
 """``s4tf.<name>``: NumPy's elementwise functions beyond the Array API's: ``exp2``,
 ``cbrt``, ``erfc``, ``sinc``, ``logaddexp2``, ``deg2rad``/``radians``,
-``rad2deg``/``degrees``, ``fmax``, ``fmin``, ``fmod`` and ``nan_to_num``.
+``rad2deg``/``degrees``, ``fmax``, ``fmin``, ``fmod``, ``nan_to_num``, ``isclose``,
+``allclose`` and ``absolute`` (``abs``).
 
 ```python
 import numpy as np, s4tf
@@ -20,6 +21,7 @@ import math
 import numpy as np
 
 from s4tf.arrays.math_functions import _float_dtype, erf, isinf, isnan, logaddexp, trunc
+from s4tf.arrays.statistics import all as _all
 from s4tf.arrays.numpy_api import (  # noqa: A004  (NumPy's names: abs)
     _as_operand, _float_operand, _result_dtype, _tensor, _weak_if_all_weak, abs, apply1, divide, dtype_of, equal,
     exp, maximum, minimum, multiply, power, sign, sin, subtract, where,
@@ -27,6 +29,8 @@ from s4tf.arrays.numpy_api import (  # noqa: A004  (NumPy's names: abs)
 from s4tf.dialects.types import is_float
 
 _LN2 = math.log(2)
+
+absolute = abs
 
 
 def exp2(x):
@@ -120,7 +124,22 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     return where(isinf(x), where(x > 0, high, low), x)
 
 
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether ``|a - b| <= atol + rtol * |b|`` elementwise; infinities are close to
+    themselves only, NaNs to each other only with ``equal_nan``."""
+    dtype = _float_dtype(a, b)
+    x, y = _as_operand(a, dtype), _as_operand(b, dtype)
+    finite = abs(subtract(x, y)) <= atol + rtol * abs(y)
+    close = where(isinf(x) | isinf(y), equal(x, y), finite)
+    return close | (isnan(x) & isnan(y)) if equal_nan else close
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether :func:`isclose` holds everywhere: a 0-d bool tensor (``bool()`` of it outside staging)."""
+    return _all(isclose(a, b, rtol, atol, equal_nan))
+
+
 __all__ = [
-    "cbrt", "deg2rad", "degrees", "erfc", "exp2", "fmax", "fmin", "fmod", "logaddexp2", "nan_to_num", "rad2deg",
+    "absolute", "allclose", "cbrt", "deg2rad", "degrees", "erfc", "exp2", "fmax", "fmin", "fmod", "isclose", "logaddexp2", "nan_to_num", "rad2deg",
     "radians", "sinc",
 ]

@@ -29,7 +29,8 @@ from s4tf.core.locations import user_location
 from s4tf.dialects.types import BOOL_DTYPE
 
 
-def _shape_error(message: str) -> ShapeError:
+def shape_error(message: str) -> ShapeError:
+    """A :class:`ShapeError` located at the user's line."""
     return ShapeError(message, str(user_location() or "") or None)
 
 
@@ -38,14 +39,14 @@ def _shape_error(message: str) -> ShapeError:
 
 def _static_int(value, name):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise _shape_error(f"{name} must be a Python int (split points are static), got {value!r}")
+        raise shape_error(f"{name} must be a Python int (split points are static), got {value!r}")
     return int(value)
 
 
 def _split(x, indices_or_sections, axis, name, even):
     x = _tensor(x)
     if not x.shape:
-        raise _shape_error(f"{name} needs a tensor of rank >= 1, got a 0-d one")
+        raise shape_error(f"{name} needs a tensor of rank >= 1, got a 0-d one")
     axis = _normalize_axis(axis, len(x.shape))
     size = x.shape[axis]
     if isinstance(indices_or_sections, (list, tuple, np.ndarray)):
@@ -55,9 +56,9 @@ def _split(x, indices_or_sections, axis, name, even):
     else:
         sections = _static_int(indices_or_sections, f"{name}: the number of sections")
         if sections <= 0:
-            raise _shape_error(f"{name}: the number of sections must be > 0, got {sections}")
+            raise shape_error(f"{name}: the number of sections must be > 0, got {sections}")
         if even and size % sections:
-            raise _shape_error(
+            raise shape_error(
                 f"{name}: {sections} sections do not divide axis {axis} of size {size} equally; "
                 "s4tf.array_split allows unequal ones"
             )
@@ -81,7 +82,7 @@ def array_split(x, indices_or_sections, axis=0):
 def _split_at_least(x, indices_or_sections, rank, axis, name):
     x = _tensor(x)
     if len(x.shape) < rank:
-        raise _shape_error(f"{name} needs a tensor of rank >= {rank}, got shape {tuple(x.shape)}")
+        raise shape_error(f"{name} needs a tensor of rank >= {rank}, got shape {tuple(x.shape)}")
     return _split(x, indices_or_sections, axis, name, even=True)
 
 
@@ -127,7 +128,7 @@ def atleast_3d(*arrays):
 
 def _sequence(arrays, name):
     if not isinstance(arrays, (np.ndarray, tuple, list)) or not len(arrays):
-        raise _shape_error(f"{name} needs a non-empty list or tuple of tensors, got {type(arrays).__name__}")
+        raise shape_error(f"{name} needs a non-empty list or tuple of tensors, got {type(arrays).__name__}")
     return list(arrays)
 
 
@@ -172,12 +173,12 @@ def rot90(x, k=1, axes=(0, 1)):
     x = _tensor(x)
     rank = len(x.shape)
     if len(axes) != 2:
-        raise _shape_error(f"rot90: axes must be two axes, got {axes!r}")
+        raise shape_error(f"rot90: axes must be two axes, got {axes!r}")
     if rank < 2:
-        raise _shape_error(f"rot90 needs a tensor of rank >= 2, got shape {tuple(x.shape)}")
+        raise shape_error(f"rot90 needs a tensor of rank >= 2, got shape {tuple(x.shape)}")
     first, second = (_normalize_axis(a, rank) for a in axes)
     if first == second:
-        raise _shape_error(f"rot90: the axes must differ, got {axes!r}")
+        raise shape_error(f"rot90: the axes must differ, got {axes!r}")
     k = _static_int(k, "rot90: k") % 4
     if k == 0:
         return x
@@ -196,10 +197,10 @@ def diagonal(x, offset=0, axis1=0, axis2=1):
     x = _tensor(x)
     rank = len(x.shape)
     if rank < 2:
-        raise _shape_error(f"diagonal needs a tensor of rank >= 2, got shape {tuple(x.shape)}")
+        raise shape_error(f"diagonal needs a tensor of rank >= 2, got shape {tuple(x.shape)}")
     a, b = _normalize_axis(axis1, rank), _normalize_axis(axis2, rank)
     if a == b:
-        raise _shape_error(f"diagonal: axis1 and axis2 must differ, got {axis1} and {axis2}")
+        raise shape_error(f"diagonal: axis1 and axis2 must differ, got {axis1} and {axis2}")
     offset = _static_int(offset, "diagonal: offset")
     x = transpose(x, [i for i in range(rank) if i not in (a, b)] + [a, b])
     rows, cols = x.shape[-2:]
@@ -220,7 +221,7 @@ def diag(x, k=0):
     if len(x.shape) == 2:
         return diagonal(x, k)
     if len(x.shape) != 1:
-        raise _shape_error(f"diag needs a 1-D or 2-D tensor, got shape {tuple(x.shape)}")
+        raise shape_error(f"diag needs a 1-D or 2-D tensor, got shape {tuple(x.shape)}")
     n = x.shape[0] + abs(k)
     padded = pad(x, (0, abs(k)))
     along = reshape(padded, (n, 1) if k >= 0 else (1, n))  # row i holds x[i] at column i + k

@@ -23,6 +23,7 @@ from s4tf.arrays.numpy_api import (  # noqa: A004  (NumPy's names: max, min, sum
     DEFAULT_INT, _axes, _float_operand, _normalize_axis, _tensor, argmax, astype, concatenate, dtype_of, full,
     invert, logical_not, mean, negative, not_equal, reshape, sqrt, subtract, sum,
 )
+from s4tf.arrays.numpy_api import max as amax, min as amin  # NumPy's other names of the reductions
 from s4tf.arrays.numpy_api import slice as _slice
 
 
@@ -161,6 +162,6 @@ def _difference(x, axis):
 
 
 __all__ = [
-    "all", "any", "argmin", "count_nonzero", "cumprod", "cumsum", "cumulative_prod", "cumulative_sum", "diff",
+    "all", "amax", "amin", "any", "argmin", "count_nonzero", "cumprod", "cumsum", "cumulative_prod", "cumulative_sum", "diff",
     "prod", "std", "var",
 ]
