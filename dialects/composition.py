@@ -430,9 +430,12 @@ def shape_tuple(shape) -> tuple:
 
 
 def full(shape, fill_value, dtype=None, *, device=None):
-    """``np.full``; with no dtype, the fill value's (a Python int is int32, a float float32)."""
+    """``np.full``; with no dtype, the fill value's (a Python int is int32, a float float32).
+    A tensor fill value (a traced one too) is broadcast to ``shape``."""
     check_device(device, "full")
     dtype = canonical_dtype(dtype) if dtype is not None else dtype_of(fill_value)
+    if isinstance(fill_value, ArrayValue):
+        return astype(broadcast_to(fill_value, shape_tuple(shape)), dtype)
     value = np.array(fill_value, dtype=to_numpy_dtype(dtype))
     return apply1("constant", value=np.broadcast_to(value, shape_tuple(shape)))  # a splat: one element in memory
 

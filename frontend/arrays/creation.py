@@ -24,9 +24,11 @@ from s4tf.dialects.types import canonical_dtype, is_float
 from s4tf.core.errors import ShapeError
 from s4tf.arrays.numpy_api import (  # noqa: A004  (NumPy's names: slice)
     DEFAULT_FLOAT, _normalize_axis, _result_dtype, _tensor, add, astype, broadcast_to, concatenate,
-    dtype_of, equal, expand_dims, full, iota, less_equal, multiply, reshape, shape_of, subtract, transpose, where,
-    zeros,
+    dtype_of, equal, expand_dims, full, iota, less_equal, minimum, multiply, reshape, shape_of, subtract, sum,
+    transpose, where, zeros,
 )
+from s4tf.arrays.indexing import take
+from s4tf.arrays.statistics import cumsum
 from s4tf.arrays.numpy_api import _check_device
 from s4tf.arrays.numpy_api import slice as _slice
 from s4tf.staging.tensor import Tensor
@@ -106,14 +108,25 @@ def triu(x, k=0):
     return _band(x, k, lower=False)
 
 
-def repeat(x, repeats, axis=None):
+def repeat(x, repeats, axis=None, *, total_repeat_length=None):
     """Each element repeated ``repeats`` times along ``axis`` (flattened when ``None``);
-    ``repeats`` is an int or, one per element, ints known when staging."""
+    ``repeats`` is an int or, one per element, ints known when staging. With
+    ``total_repeat_length`` (JAX's), the length of the result along ``axis``, ``repeats``
+    may be a traced tensor: repeats past that length are dropped, and the last element
+    repeated fills a shortfall."""
     x = _tensor(x)
     if axis is None:
         x, axis = reshape(x, -1), 0
     axis = _normalize_axis(axis, len(x.shape))
     size = x.shape[axis]
+    if total_repeat_length is not None:
+        if isinstance(repeats, Tensor) or np.ndim(repeats):
+            return _repeat_to_length(x, repeats, axis, int(total_repeat_length))
+        if int(repeats) * size != total_repeat_length:
+            raise ShapeError(
+                f"repeat: {int(repeats)} repeats of {size} elements make {int(repeats) * size}, not "
+                f"total_repeat_length={total_repeat_length}"
+            )
     if isinstance(repeats, Tensor) and not isinstance(repeats, np.ndarray):
         repeats = np.asarray(repeats)  # a traced tensor raises a located error here
     if np.ndim(repeats) and np.size(repeats) not in (1, size):
@@ -139,6 +152,20 @@ def repeat(x, repeats, axis=None):
         shape[axis] = 0
         return zeros(shape, dtype_of(x))
     return concatenate(pieces, axis=axis) if len(pieces) > 1 else pieces[0]
+
+
+def _repeat_to_length(x, repeats, axis: int, length: int):
+    """``x`` with element ``j`` repeated ``repeats[j]`` times along ``axis``, ``length`` in
+    all: entry ``p`` is element ``min(#{j: repeats[0] + ... + repeats[j] <= p}, size - 1)``."""
+    size = x.shape[axis]
+    repeats = _tensor(repeats)
+    if repeats.shape not in ((), (1,), (size,)):
+        raise ShapeError(f"repeat: repeats of shape {tuple(repeats.shape)} for an axis of size {size}")
+    if size == 0 or length < 0:
+        raise ShapeError(f"repeat: total_repeat_length={length} of an axis of size {size}")
+    ends = cumsum(broadcast_to(astype(repeats, "int32"), (size,)))
+    passed = less_equal(reshape(ends, (1, size)), iota((length, 1), 0))  # entry p is past element j
+    return take(x, minimum(sum(astype(passed, "int32"), axis=1), size - 1), axis=axis)
 
 
 def _take_slice(x, axis, start, limit):

@@ -8,7 +8,7 @@ a Python predicate) the callables simply run.
 @s4tf.function
 def f(x, n):
     y = s4tf.cond(x.sum() > 0, s4tf.sin, s4tf.cos, x)
-    return s4tf.fori_loop(0, n, lambda i, y: y * 2, y)      # n: a tensor, the trip count
+    return s4tf.fori_loop(0, n, lambda i, y: y * 2, y)      # one s4tf.while, n a tensor or an int
 ```
 
 Values the callables use from the enclosing function are passed into the regions as
@@ -311,19 +311,56 @@ def _changed_types(body_leaves, types, weak, names, construct, location) -> dict
     return changed
 
 
-def fori_loop(lower, upper, body_fn, init):
-    """``val = init; for i in range(lower, upper): val = body_fn(i, val)``; the bounds may
-    be tensors (the trip count is known only when the function runs)."""
-    return stage_fori(lower, upper, body_fn, init)
+def fori_loop(lower, upper, body_fn, init, *, unroll=None):
+    """``val = init; for i in range(lower, upper): val = body_fn(i, val)``; inside a staged
+    function one ``s4tf.while`` whether the bounds are Python ints or tensors (known only
+    when the function runs). ``unroll`` (JAX's, Python int bounds only): an int ``k`` runs
+    ``k`` copies of the body per iteration of the loop, the remaining ``n % k`` iterations
+    after it; ``True`` unrolls every iteration."""
+    return stage_fori(lower, upper, body_fn, init, unroll=unroll)
 
 
-def stage_fori(lower, upper, body_fn, init, names=None, construct: str = "s4tf.fori_loop", step=1):
+def stage_fori(lower, upper, body_fn, init, names=None, construct: str = "s4tf.fori_loop", step=1, unroll=None):
     scope = current_scope()
-    if scope is None or not any(isinstance(b, Tracer) for b in (lower, upper, step)):
+    static = not any(isinstance(b, Tracer) for b in (lower, upper, step))
+    copies = _unroll_factor(unroll, static, construct)
+    if scope is None or copies is None:
         value = init
         for i in range(int(lower), int(upper), int(step)):
             value = body_fn(i, value)
         return value
+    if not static:
+        return _counted_loop(scope, lower, upper, step, 1, body_fn, init, names, construct)
+    steps = range(int(lower), int(upper), int(step))
+    looped = len(steps) - len(steps) % copies
+    value = init
+    if looped:
+        end = steps[looped] if looped < len(steps) else steps.stop
+        value = _counted_loop(scope, steps.start, end, steps.step, copies, body_fn, value, names, construct)
+    for i in steps[looped:]:
+        value = body_fn(i, value)
+    return value
+
+
+def _unroll_factor(unroll, static: bool, construct: str):
+    """How many copies of the body one iteration runs; ``None``: every iteration unrolled."""
+    if unroll is None or unroll is False:
+        return 1
+    if unroll is not True and (not isinstance(unroll, (int, np.integer)) or unroll < 1):
+        raise StagingError(
+            f"unroll= of {construct} must be True, False or an int >= 1, got {unroll!r}", str(user_location() or "")
+        )
+    if not static and unroll != 1:
+        raise StagingError(
+            f"unroll= of {construct} needs Python int bounds (a static trip count); its bounds here are tensors",
+            str(user_location() or ""),
+        )
+    return None if unroll is True else int(unroll)
+
+
+def _counted_loop(scope, lower, upper, step, copies: int, body_fn, init, names, construct):
+    """One ``s4tf.while`` counting ``i`` from ``lower`` while ``i < upper`` (``i > upper``
+    for a negative step), ``copies`` bodies (at ``i``, ``i + step``, ...) per iteration."""
     with staging_into(scope):
         bounds = [b if isinstance(b, Tracer) else numpy_api.asarray(b) for b in (lower, upper, step)]
         dtype = "i64" if any(b.tensor_type.dtype == "i64" for b in bounds) else "i32"
@@ -335,7 +372,10 @@ def stage_fori(lower, upper, body_fn, init, names=None, construct: str = "s4tf.f
 
     def body(carry):
         i, upper, step, value = carry
-        return i + step, upper, step, body_fn(i.as_weak(), value)  # i stands for range()'s Python int
+        for copy in range(copies):
+            index = i if copy == 0 else i + (step if copy == 1 else copy * step)
+            value = body_fn(index.as_weak(), value)  # the index stands for range()'s Python int
+        return i + (step if copies == 1 else copies * step), upper, step, value
 
     return stage_while(keep_going, body, (lower, upper, step, init), names=["index", "bound", "step", *(names or [])], construct=construct)[3]
 

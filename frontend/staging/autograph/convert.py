@@ -13,8 +13,8 @@ def piecewise(x, t):
         y = s4tf.sin(x)
     else:
         y = x * x
-    for i in range(3):         # Python numbers: unrolled while tracing
-        y = y + i
+    for i in range(3):         # Python numbers, 3 steps: unrolled while tracing
+        y = y + i              # (a range of more than 4 steps is one s4tf.while)
     return y
 ```
 
@@ -30,6 +30,8 @@ import sys
 import textwrap
 import types
 import weakref
+
+import numpy as np
 
 from s4tf import pytree
 
@@ -316,19 +318,59 @@ def _discard_unused(block, start: int) -> None:
             operation.erase()
 
 
-def for_stmt(range_fn, bounds, body, values, names, mutated):
+#: A loop over a Python range of at most this many steps is unrolled: its copies cost less
+#: than a staged loop, which IREE may step on the host (one dispatch per iteration).
+UNROLLED_STEPS = 4
+
+
+def for_stmt(range_fn, bounds, body, values, names, mutated, effects_free=False):
     """``for i in range_fn(*bounds): values = body(i, *values)``; with tensor bounds (and
-    the builtin ``range``) one ``s4tf.while`` counting from the lower to the upper bound."""
-    if range_fn is not range or not any(_staged(b) for b in bounds):
-        for index in range_fn(*bounds):
-            values = body(index, *values)
-        return values
-    _check_loop_start(values, names, mutated)
-    lower, upper, step = (0, *bounds, 1) if len(bounds) == 1 else (*bounds, 1)[:3]
-    return stage_fori(
-        lower, upper, lambda index, carried: body(index, *carried), values,
-        names=_leaf_names(values, names), construct="for loop", step=step,
-    )
+    the builtin ``range``) one ``s4tf.while`` counting from the lower to the upper bound,
+    and with Python int bounds in a staged function too where the body allows
+    (:func:`_python_range_loop`)."""
+    if range_fn is range and any(_staged(b) for b in bounds):
+        _check_loop_start(values, names, mutated)
+        lower, upper, step = (0, *bounds, 1) if len(bounds) == 1 else (*bounds, 1)[:3]
+        return stage_fori(
+            lower, upper, lambda index, carried: body(index, *carried), values,
+            names=_leaf_names(values, names), construct="for loop", step=step,
+        )
+    steps = range_fn(*bounds)
+    if range_fn is range and current_scope() is not None and effects_free and not mutated:
+        return _python_range_loop(steps, body, values, names)
+    for index in steps:
+        values = body(index, *values)
+    return values
+
+
+def _python_range_loop(steps: range, body, values, names):
+    """A loop over a Python range in a staged function: Python iterations while a carried
+    value is not a tensor (a Python number may be a count or a shape after the loop), then,
+    for more than :data:`UNROLLED_STEPS` steps left, one ``s4tf.while`` whose index is a
+    traced ``int32``; unrolled where the body cannot be traced so (the index used as a
+    Python int: a list index, a shape, a slice bound; types that change per iteration)."""
+    position = 0
+    while position < len(steps) and not (len(steps) - position > UNROLLED_STEPS and _all_tensors(values)):
+        values = body(steps[position], *values)
+        position += 1
+    rest = steps[position:]
+    if rest:
+        scope = current_scope()
+        staged_before = len(scope.block.operations)
+        try:
+            return stage_fori(
+                rest.start, rest.stop, lambda index, carried: body(index, *carried), values,
+                names=_leaf_names(values, names), construct="for loop", step=rest.step,
+            )
+        except Exception:  # noqa: BLE001  (any failure: the unrolled loop below raises a real error again)
+            _discard_unused(scope.block, staged_before)
+    for index in rest:
+        values = body(index, *values)
+    return values
+
+
+def _all_tensors(values) -> bool:
+    return all(isinstance(leaf, (Tensor, np.ndarray, np.generic)) for leaf in pytree.flatten(values)[0])
 
 
 def python_test(test, unsupported: str):

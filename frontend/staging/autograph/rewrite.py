@@ -87,6 +87,18 @@ def _is_range(node: ast.expr) -> bool:
     )
 
 
+def _effects_free(statements: list[ast.stmt]) -> bool:
+    """Whether a loop body has no statement run only for what it does to Python state (a
+    call whose value is dropped: ``print``, ``list.append``; ``global``, ``nonlocal``,
+    ``del``, ``yield``): tracing a staged loop's body once would do that once."""
+    for node in (n for statement in statements for n in ast.walk(statement)):
+        if isinstance(node, ast.Expr) and not isinstance(node.value, ast.Constant):
+            return False
+        if isinstance(node, (ast.Global, ast.Nonlocal, ast.Delete, ast.Yield, ast.YieldFrom, ast.Await)):
+            return False
+    return True
+
+
 def _has_walrus(node: ast.expr) -> bool:
     return any(isinstance(n, ast.NamedExpr) for n in ast.walk(node))
 
@@ -187,6 +199,7 @@ class Rewriter(ast.NodeTransformer):
 
     def visit_For(self, node):
         plan = self.plans.get(node)
+        effects_free = _effects_free(node.body)  # before the rewrite adds its calls
         self.generic_visit(node)
         if plan is None or not _is_range(node.iter):
             return node
@@ -196,7 +209,9 @@ class Rewriter(ast.NodeTransformer):
             return node
         body_name = f"s4tf_for_body_{self._next()}__"
         index = ast.Assign([node.target], ast.Name(INDEX, ast.Load()))
-        call = _helper("for_stmt", node.iter.func, bounds, ast.Name(body_name, ast.Load()), *self._state(plan))
+        call = _helper(
+            "for_stmt", node.iter.func, bounds, ast.Name(body_name, ast.Load()), *self._state(plan), ast.Constant(effects_free)
+        )
         return _located([
             _function(body_name, (INDEX, *plan.carried), self._returning([index] + node.body, plan)),
             self._assign(plan, call),
