@@ -240,8 +240,10 @@ def _decide(body: ir.Block, terminator, argument: ir.Value, result: ir.Value, ba
         return (), False, (), "not computed by an elementwise op of the function's body, or by a scatter into the argument"
     ancestors = _ancestors(body, producer)
     readers = _readers(body, argument)
-    if scatter:  # the scatter itself, and the copy of the argument it will no longer read
-        readers -= {producer, _defining(producer.operands[0])}
+    if scatter:  # the scatter itself, and the copy of the argument it alone will no longer read
+        readers.discard(producer)
+        if len(list(producer.operands[0].uses)) == 1:
+            readers.discard(_defining(producer.operands[0]))
     readers = sorted(readers, key=_position_in(body))
     late = [reader for reader in readers if reader not in ancestors]
     if scatter:

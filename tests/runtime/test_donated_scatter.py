@@ -30,6 +30,12 @@ def update_by_own_rows(table, ids, rows):
     return table.at[ids].add(table[ids] * rows)
 
 
+def two_updates(table, ids, rows):
+    """Two updates of the one table share the lowering's copy of it: the one written in
+    place waits until the other's copy was made."""
+    return table.at[ids].add(rows), table.at[ids[::-1]].add(2 * rows)
+
+
 def inputs(seed=0):
     rng = np.random.default_rng(seed)
     ids = rng.integers(0, V, B).astype(np.int32)
@@ -52,7 +58,8 @@ def test_the_lowered_update_scatters_into_the_donated_argument_without_copying_i
     (sparse_update, lambda t, i, r: (t, r)),
     (update_returning_old_rows, lambda t, i, r: (t, 0.5 * r)),
     (update_by_own_rows, lambda t, i, r: (t, t[i] * r)),
-], ids=["add", "old-rows-returned", "updates-from-own-rows"])
+    (two_updates, lambda t, i, r: (t, r)),
+], ids=["add", "old-rows-returned", "updates-from-own-rows", "two-updates"])
 def test_donated_sparse_updates_equal_numpy_call_after_call(step, expected):
     table, ids, rows = inputs()
     staged = s4tf.function(step, donate_argnums=(0,))
@@ -62,8 +69,12 @@ def test_donated_sparse_updates_equal_numpy_call_after_call(step, expected):
         new = out[0] if isinstance(out, tuple) else out
         assert current.donated_to == step.__name__
         old, added = expected(host, ids, rows)
-        if isinstance(out, tuple):
+        if step is update_returning_old_rows:
             np.testing.assert_array_equal(np.asarray(out[1]), host[ids])
+        if step is two_updates:
+            other = host.copy()
+            np.add.at(other, ids[::-1], 2 * rows)
+            np.testing.assert_allclose(np.asarray(out[1]), other, rtol=1e-6, atol=1e-6)
         host = old.copy()
         np.add.at(host, ids, added)
         np.testing.assert_allclose(np.asarray(new), host, rtol=1e-6, atol=1e-6, err_msg=f"call {call}")
