@@ -15,7 +15,7 @@ np.asarray(y)
 import ml_dtypes
 import numpy as np
 
-from s4tf import linalg, random
+from s4tf import linalg, random, tree_util
 from s4tf.arrays import (
     array_api, contractions, creation, math_functions, numpy_api, numpy_math, shaping, sorting, statistics,
 )
@@ -67,7 +67,7 @@ int8, int32, int64, bool_ = np.int8, np.int32, np.int64, np.bool_
 bool = bool_  # noqa: A001  (the Array API's name)
 
 __all__ = [
-    "linalg", "nn", "random", "function", "get_first_call", "set_first_call", "host", "StagedFunction", "compile", "load", "save_parameters", "load_parameters", "DeployableModule", "DeployedModule", "grad", "value_and_grad", "jvp", "vjp", "vmap", "jacfwd", "jacrev", "hessian", "derivative", "batching_rule", "remat", "saved_residuals", "no_derivative", "move", "register_pytree_node", "register_pytree_node_class", "scan", "Lowered", "Tensor", "name_scope",
+    "linalg", "nn", "random", "tree_util", "function", "get_first_call", "set_first_call", "host", "StagedFunction", "compile", "load", "save_parameters", "load_parameters", "DeployableModule", "DeployedModule", "grad", "value_and_grad", "jvp", "vjp", "vmap", "jacfwd", "jacrev", "hessian", "derivative", "batching_rule", "remat", "saved_residuals", "no_derivative", "move", "register_pytree_node", "register_pytree_node_class", "scan", "Lowered", "Tensor", "name_scope",
     "cond", "while_loop", "fori_loop",
     "lazy", "set_mode", "get_mode", "barrier", "lazy_stats", "LazyStats", "LazyTraceWarning",
     "S4tfError", "ShapeError", "DTypeError", "DeviceError", "OpAttributeError", "StagingError", "CompilationError",
