@@ -23,7 +23,7 @@ from __future__ import annotations
 from s4tf.dialects import hlo
 from s4tf.dialects.batching_helpers import batch_size, with_batch
 from s4tf.dialects.indexing_ops import with_lane_coordinate
-from s4tf.dialects.op_def import MissingDerivativeRule, Op
+from s4tf.dialects.op_def import Op
 from s4tf.dialects.types import INT_DTYPES, TensorType
 from s4tf.core.errors import DTypeError, ShapeError
 
@@ -32,14 +32,6 @@ class _TapeOp(Op):
     """Tape ops are not folded or erased by canonicalization."""
 
     pure = False
-
-    @classmethod
-    def jvp(cls, ops, primals, tangents, result, **attrs):
-        raise MissingDerivativeRule(
-            f"'{cls.full_name()}' has no JVP rule: the reverse-mode derivative of a while loop (which records "
-            "its state on a tape) cannot be differentiated again; for second derivatives through a loop take "
-            "the reverse mode of a forward-mode derivative, e.g. s4tf.grad(lambda x: s4tf.jvp(f, (x,), (v,))[1])"
-        )
 
 
 def _row_type(tape: TensorType) -> TensorType:
@@ -84,6 +76,17 @@ class TapeWrite(_TapeOp):
         return tape
 
     @staticmethod
+    def jvp(ops, primals, tangents, result):
+        """Linear in the tape and the row: the tangent tape with the row's tangent written
+        (what makes forward mode over a loop's reverse mode, as in ``hessian``, work)."""
+        (tape, index, value), (d_tape, _, d_value) = primals, tangents
+        if d_tape is None and d_value is None:
+            return None
+        d_tape = ops.zeros(tape.shape, tape.dtype) if d_tape is None else d_tape
+        d_value = ops.zeros(value.shape, value.dtype) if d_value is None else d_value
+        return ops.op("tape_write", d_tape, index, d_value)
+
+    @staticmethod
     def batch(ops, operands, batch_dims):
         """One index: a tape of rows with the batch axis (axis 1). An index per example
         (a batched ``while`` whose lanes stop at different iterations): a scatter at
@@ -122,6 +125,11 @@ class TapeRead(_TapeOp):
     @staticmethod
     def reference(tape, index):
         return tape[int(index)]
+
+    @staticmethod
+    def jvp(ops, primals, tangents, result):
+        """Linear in the tape: the row of the tangent tape."""
+        return None if tangents[0] is None else ops.op("tape_read", tangents[0], primals[1])
 
     @staticmethod
     def batch(ops, operands, batch_dims):

@@ -216,3 +216,18 @@ def test_repeat_along_an_axis_and_with_a_scalar_count():
     np.testing.assert_array_equal(np.asarray(s4tf.repeat(m, 2, total_repeat_length=12)), jnp.repeat(m, 2, total_repeat_length=12))
     with pytest.raises(ShapeError, match="2 repeats of 6 elements make 12, not total_repeat_length=7"):
         s4tf.repeat(m, 2, total_repeat_length=7)
+
+
+def test_hessian_through_a_staged_loop_is_jaxs():
+    """Forward mode over the loop's reverse mode: the tape ops' forward-mode rules."""
+
+    def ours(x):
+        return s4tf.sum(s4tf.fori_loop(0, 20, lambda i, v: s4tf.sin(v) * 1.1 + v * v * 0.1, x) ** 2)
+
+    def theirs(x):
+        return jnp.sum(jax.lax.fori_loop(0, 20, lambda i, v: jnp.sin(v) * 1.1 + v * v * 0.1, x) ** 2)
+
+    x = np.array([0.3, -0.2, 0.1])
+    with jax.enable_x64(True):
+        expected = np.asarray(jax.hessian(theirs)(x))
+    np.testing.assert_allclose(np.asarray(s4tf.hessian(ours)(x)), expected, rtol=1e-10, atol=1e-12)

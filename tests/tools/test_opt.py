@@ -387,8 +387,9 @@ def test_pass_warnings_are_diagnostics(tmp_path, opt):
 
 
 def test_missing_derivative_rule_is_an_error_at_the_op(tmp_path, opt):
-    """Tape ops (the records of a while loop's reverse mode) have no JVP rule: forward
-    mode through one fails at its line, naming the op, not as an internal error of the pass."""
+    """Tape ops (the records of a while loop's reverse mode) have forward-mode rules and no
+    transpose rule: reverse mode through one fails at its line, naming the op, not as an
+    internal error of the pass; forward mode writes the tangent tape."""
     text = """\
 func.func @f(%t: tensor<4x3xf32>, %i: tensor<i32>, %x: tensor<3xf32>) -> tensor<4x3xf32> attributes {s4tf.wrt = array<i64: 0, 2>} {
   %0 = "s4tf.tape_write"(%t, %i, %x) : (tensor<4x3xf32>, tensor<i32>, tensor<3xf32>) -> tensor<4x3xf32>
@@ -396,9 +397,11 @@ func.func @f(%t: tensor<4x3xf32>, %i: tensor<i32>, %x: tensor<3xf32>) -> tensor<
 }
 """
     path = write(tmp_path, text)
-    outcome = opt(path, "-p", "s4tf-jvp")
+    outcome = opt(path, "-p", "s4tf-vjp")
     assert outcome.code == 1
-    assert outcome.err.startswith(f"{path}:2:8: error: 's4tf.tape_write' has no JVP rule")
+    assert outcome.err.startswith(f"{path}:2:8: error: 's4tf.tape_write' has no transpose rule")
+    forward = opt(path, "-p", "s4tf-jvp")
+    assert forward.code == 0 and forward.out.count('"s4tf.tape_write"') == 3  # @f's, and @f_jvp's value and tangent
 
 
 def nested_ifs(depth: int) -> str:
