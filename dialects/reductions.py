@@ -105,8 +105,9 @@ def _merged_axes(shape, axes) -> tuple[tuple, tuple]:
 
 
 def _sum_axis_by_axis(x: ir.Value, x_type: TensorType, init: ir.Value, axes) -> ir.Value:
-    """A sum over ``axes`` as one ``stablehlo.reduce`` per axis: adjacent axes are merged
-    by a reshape first, and the merged axes are reduced from the innermost out.
+    """A sum over ``axes`` as single-axis ``stablehlo.reduce`` ops: adjacent axes are merged
+    by a reshape first, and the merged axes are summed from the innermost out, each float
+    one in blocks (``_blocked_sum``).
 
     IREE-3.13-WORKAROUND: IREE 3.13's CPU backend can fail ("'vector.contract' op invalid accumulator/result
     vector shape") on a sum over two or more axes of a product with a broadcast factor,
@@ -122,9 +123,81 @@ def _sum_axis_by_axis(x: ir.Value, x_type: TensorType, init: ir.Value, axes) -> 
     if not axes:
         return hlo.reduce(x, x_type, init, "add", ())
     for axis in reversed(axes):
+        if is_float(x_type.dtype):
+            x, x_type = _blocked_sum(x, x_type, init, axis)
         x = hlo.reduce(x, x_type, init, "add", (axis,))
         x_type = TensorType(reduced_shape(x_type.shape, (axis,), False), x_type.dtype)
     return x
+
+
+LONGEST = 64
+"""Float sums add at most ``LONGEST`` elements one after the other (see ``_blocked_sum``)."""
+
+
+def _block(n: int) -> int:
+    """The block length for summing ``n`` elements: a divisor of ``n`` from 16 to ``LONGEST``,
+    the one nearest 32, or 32 where ``n`` has none."""
+    return min((b for b in range(16, LONGEST + 1) if n % b == 0), key=lambda b: abs(b - 32), default=32)
+
+
+def _blocked_sum(x: ir.Value, x_type: TensorType, init: ir.Value, axis: int) -> tuple[ir.Value, TensorType]:
+    """``x`` with its ``axis`` summed down to at most ``LONGEST`` partial sums, and their type.
+
+    IREE-3.13-WORKAROUND: IREE adds the elements of a ``stablehlo.reduce`` one after the other, whose float32
+    error grows with their number (5e-6 relative for 32768 elements). Here the extent
+    ``n`` of ``axis`` is split into ``n // b`` blocks of ``b = _block(n)`` elements by a
+    reshape and the blocks are summed, the sum of the ``n % b`` elements left over (sliced
+    off, as padding would copy ``x``) appended; and so on until ``LONGEST`` or fewer sums
+    are left: a tree of sums of ``b`` elements, ``log(n) / log(b)`` levels deep.
+    ``block_sums`` is the same in NumPy.
+    """
+    while None not in x_type.shape and x_type.shape[axis] > LONGEST:  # a reshape needs static sizes
+        n = x_type.shape[axis]
+        b = _block(n)
+        blocks, rest = divmod(n, b)
+        split = TensorType(x_type.shape[:axis] + (blocks, b) + x_type.shape[axis + 1:], x_type.dtype)
+        head, _ = _part(x, x_type, axis, 0, blocks * b)
+        sums = hlo.reduce(hlo.value("reshape", [head], split), split, init, "add", (axis + 1,))
+        sums_type = TensorType(reduced_shape(split.shape, (axis + 1,), False), x_type.dtype)
+        if rest:
+            tail, tail_type = _part(x, x_type, axis, blocks * b, n)
+            tail = hlo.reduce(tail, tail_type, init, "add", (axis,))
+            tail = hlo.value("reshape", [tail], TensorType(reduced_shape(x_type.shape, (axis,), True), x_type.dtype))
+            sums_type = TensorType(sums_type.shape[:axis] + (blocks + 1,) + sums_type.shape[axis + 1:], x_type.dtype)
+            sums = hlo.value("concatenate", [sums, tail], sums_type, dimension=INT.to_mlir(axis))
+        x, x_type = sums, sums_type
+    return x, x_type
+
+
+def _part(x: ir.Value, x_type: TensorType, axis: int, start: int, limit: int) -> tuple[ir.Value, TensorType]:
+    """Elements ``start`` to ``limit`` of ``x`` along ``axis``, and their type."""
+    if (start, limit) == (0, x_type.shape[axis]):
+        return x, x_type
+    part_type = TensorType(x_type.shape[:axis] + (limit - start,) + x_type.shape[axis + 1:], x_type.dtype)
+    starts = [start if i == axis else 0 for i in range(x_type.rank)]
+    limits = [limit if i == axis else d for i, d in enumerate(x_type.shape)]
+    part = hlo.value("slice", [x], part_type, start_indices=hlo.i64_array(starts),
+                     limit_indices=hlo.i64_array(limits), strides=hlo.i64_array([1] * x_type.rank))
+    return part, part_type
+
+
+def block_sums(x: np.ndarray, axes) -> np.ndarray:
+    """``x`` summed over ``axes`` as the lowering sums floats (``_blocked_sum``), the reduced
+    elements of each result element taken in row-major order."""
+    kept = [a for a in range(x.ndim) if a not in axes]
+    x = np.transpose(x, kept + sorted(axes))
+    x = x.reshape(x.shape[:len(kept)] + (-1,))
+    while x.shape[-1] > LONGEST:
+        b = _block(x.shape[-1])
+        blocks, rest = divmod(x.shape[-1], b)
+        sums = x[..., :blocks * b].reshape(x.shape[:-1] + (blocks, b)).sum(axis=-1)
+        x = np.concatenate([sums, x[..., blocks * b:].sum(axis=-1, keepdims=True)], axis=-1) if rest else sums
+    return x.sum(axis=-1)
+
+
+def _shaped(reduced: np.ndarray, x: np.ndarray, axes, keepdims) -> np.ndarray:
+    """``reduced`` with the reduced axes kept as size 1 where ``keepdims``."""
+    return np.reshape(reduced, reduced_shape(x.shape, axes, True)) if keepdims else reduced
 
 
 def _kept(ops, reduced, x, axes):
@@ -144,6 +217,12 @@ class ReduceSum(ReduceOp):
         if not (is_float(x.dtype) or is_integer(x.dtype)):  # an i1 add would be a xor
             raise DTypeError(f"sum needs a number operand, got {x.dtype}")
         return super().infer(x, axes=axes, keepdims=keepdims)
+
+    @classmethod
+    def reference(cls, x, *, axes, keepdims):
+        if not np.issubdtype(x.dtype, np.floating):
+            return super().reference(x, axes=axes, keepdims=keepdims)
+        return _shaped(block_sums(x, axes), x, axes, keepdims)
 
     @classmethod
     def jvp(cls, ops, primals, tangents, result, *, axes, keepdims):
@@ -193,6 +272,11 @@ class ReduceMean(ReduceOp):
         if not is_float(x.dtype):
             raise DTypeError(f"mean needs a float operand, got {x.dtype}")
         return super().infer(x, axes=axes, keepdims=keepdims)
+
+    @classmethod
+    def reference(cls, x, *, axes, keepdims):
+        count = np.asarray(np.prod([x.shape[a] for a in axes]), x.dtype)
+        return _shaped(block_sums(x, axes) / count, x, axes, keepdims)
 
     @classmethod
     def lower(cls, lowering, x, *, axes, keepdims):
