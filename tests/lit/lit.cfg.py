@@ -15,7 +15,7 @@ import lit.formats
 config.name = "s4tf"
 config.test_format = lit.formats.ShTest(execute_external=False)  # lit's own shell: `not`, pipes
 config.suffixes = [".mlir", ".py"]
-config.excludes = ["lit.cfg.py", "Output", "__pycache__"]
+config.excludes = ["lit.cfg.py", "Output", "__pycache__", "iree_reproducers"]  # upstream bug reports, not tests
 config.test_source_root = os.path.dirname(os.path.abspath(__file__))
 config.test_exec_root = os.path.join(os.path.dirname(os.path.dirname(config.test_source_root)), "build", "lit")
 

@@ -1,0 +1,56 @@
+"""Real loop programs whose reverse mode once reached IREE failures, checked against JAX.
+
+GradBench's ODE: a Runge-Kutta ``fori_loop`` whose gradient of ``y[-1]`` seeds the
+backward loops with a constant one-hot (IREE 3.13 crashed compiling it:
+tests/lit/iree_reproducers/while_constant_init_nested.mlir).
+"""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import s4tf
+
+jax.config.update("jax_enable_x64", True)
+
+
+def _ode_fun(np_, x, y):
+    return np_.concatenate([x[:1], x[1:] * y[:-1]])
+
+
+def _runge_kutta(np_, fori_loop, x, steps):
+    h = np.float32(2.0 / steps)
+
+    def step(_, y):
+        k1 = _ode_fun(np_, x, y)
+        k2 = _ode_fun(np_, x, y + h / 2 * k1)
+        k3 = _ode_fun(np_, x, y + h / 2 * k2)
+        k4 = _ode_fun(np_, x, y + h * k3)
+        return y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+
+    return fori_loop(0, steps, step, np_.zeros_like(x))
+
+
+@pytest.mark.parametrize("steps", [10, 1030])  # every state on the tape; segments replayed
+def test_ode_gradient_of_last_component(steps):
+    x = np.linspace(0.1, 1.0, 8).astype(np.float32)
+    ours = s4tf.function(s4tf.grad(lambda x: _runge_kutta(s4tf, s4tf.fori_loop, x, steps)[-1]))(x)
+    primal = s4tf.function(lambda x: _runge_kutta(s4tf, s4tf.fori_loop, x, steps))(x)
+    reference = lambda x: _runge_kutta(jnp, jax.lax.fori_loop, x, steps)
+    expected = jax.grad(lambda x: reference(x)[-1])(x.astype(np.float64))
+    np.testing.assert_allclose(np.asarray(primal), np.asarray(reference(x.astype(np.float64))), rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(ours), np.asarray(expected), rtol=1e-3, atol=1e-6)
+
+
+def test_ode_sigmoid_body_with_tensor_trip_count():
+    def ode(x, steps):
+        y = s4tf.fori_loop(0, steps, lambda _, y: y + 0.1 * s4tf.sigmoid(x * y), s4tf.ones(8))
+        return y[-1]
+
+    def reference(x):
+        return jax.lax.fori_loop(0, 10, lambda _, y: y + 0.1 * jax.nn.sigmoid(x * y), jnp.ones(8))[-1]
+
+    x = np.linspace(0.1, 0.8, 8).astype(np.float32)
+    ours = s4tf.function(s4tf.grad(ode))(x, np.int32(10))
+    np.testing.assert_allclose(np.asarray(ours), np.asarray(jax.grad(reference)(x.astype(np.float64))), rtol=1e-4, atol=1e-6)
