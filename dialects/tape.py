@@ -23,15 +23,25 @@ from __future__ import annotations
 from s4tf.dialects import hlo
 from s4tf.dialects.batching_helpers import batch_size, with_batch
 from s4tf.dialects.indexing_ops import with_lane_coordinate
-from s4tf.dialects.op_def import Op
+from s4tf.dialects.op_def import MissingDerivativeRule, Op
 from s4tf.dialects.types import INT_DTYPES, TensorType
 from s4tf.core.errors import DTypeError, ShapeError
 
 
 class _TapeOp(Op):
-    """Tape ops are not folded or erased by canonicalization."""
+    """Tape ops are not folded or erased by canonicalization. They have forward-mode rules
+    (forward over a loop's reverse mode: ``s4tf.hessian``) and no transpose rule."""
 
     pure = False
+
+    @classmethod
+    def transpose(cls, ops, cotangent, operands, linear, **attrs):
+        raise MissingDerivativeRule(
+            f"'{cls.full_name()}' has no transpose rule: the reverse mode of a while loop (which records its "
+            "state on a tape) has no reverse mode of its own; for second derivatives through a loop take forward "
+            "mode over reverse (s4tf.hessian(f), or s4tf.jvp of s4tf.grad(f)) or reverse over forward, e.g. "
+            "s4tf.grad(lambda x: s4tf.jvp(f, (x,), (v,))[1])"
+        )
 
 
 def _row_type(tape: TensorType) -> TensorType:
