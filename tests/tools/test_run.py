@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from loop_program import LOOP
 
 import s4tf
 from s4tf.deploy import describe
@@ -153,18 +154,6 @@ def test_list_a_damaged_module(in_modules, capsys, tmp_path):
 
 
 # -- --device: IREE's CPU drivers ----------------------------------------------------------
-
-LOOP = """\
-import s4tf
-
-
-def relax(x):
-    i = 0
-    while i < 40:
-        x = 0.5 * (x + 2.0 / (x + 1.0))
-        i += 1
-    return x
-"""
 
 #: No loop, a 128 KiB tensor: large enough to stay on local-task (s4tf.runtime.loop_driver).
 WIDE = """\

@@ -12,6 +12,7 @@ import shutil
 
 import numpy as np
 import pytest
+from loop_program import LOOP
 
 import s4tf
 from s4tf.deploy import describe
@@ -139,18 +140,6 @@ def test_without_qemu_the_error_says_what_to_install(phone, monkeypatch, capsys)
 
 
 # -- IREE's CPU drivers under qemu, chosen as on the host -------------------------------
-
-LOOP = """\
-import s4tf
-
-
-def relax(x):
-    i = 0
-    while i < 40:
-        x = 0.5 * (x + 2.0 / (x + 1.0))
-        i += 1
-    return x
-"""
 
 
 @pytest.fixture(scope="module")
