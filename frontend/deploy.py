@@ -197,7 +197,8 @@ def build(stablehlo, target: str, entry_points, weights: dict[int, Weight], embe
     driver = get_target(target).driver
     driver = driver_for(traits, driver) if driver in CPU_DRIVERS else None
     exported = export_module(stablehlo, target, entry_points, weights, archive=not embed_weights, cpu=cpu, driver=driver)
-    vmfb = compile_stablehlo(exported, target, extra_flags=target_flags)
+    exported_traits = None if parsed else ModuleTraits.of(stablehlo)  # export changed the module in place
+    vmfb = compile_stablehlo(exported, target, extra_flags=target_flags, traits=exported_traits)
     parameters = {} if embed_weights else {w.key: w.value for w in weights.values()}
     return DeployableModule(vmfb, target, tuple(entry_points), parameters)
 

@@ -25,4 +25,4 @@ def test_lenet_trained_from_a_cold_cache_and_a_warm_one_is_the_same_bits(tmp_pat
     warm = train(tmp_path, "warm")
     assert cold.keys() == warm.keys() and len(cold) > 10
     for key in cold:
-        np.testing.assert_array_equal(cold[key].view(np.uint8), warm[key].view(np.uint8), err_msg=key)
+        np.testing.assert_array_equal(np.atleast_1d(cold[key]).view(np.uint8), np.atleast_1d(warm[key]).view(np.uint8), err_msg=key)
