@@ -264,17 +264,6 @@ def _barriers(cotangents):
     return [composition.op("optimization_barrier", c) for c in cotangents]
 
 
-def _computed(cotangents, stride):
-    """Each cotangent as ``where(stride > 0, ct, 0)``: the same values (``stride`` is at
-    least 1), computed when the program runs. A constant seed (``grad`` of ``y[-1]``: a
-    one-hot) carried into the segment loop and through its nested loops crashed IREE 3.13
-    (``ResourceType::getLifetime`` in stream's resource usage analysis on ``scf.yield``;
-    tests/lit/iree_reproducers/while_constant_init_nested.mlir); one computed from a
-    residual is an ordinary resource."""
-    keep = stride > 0
-    return [composition.where(keep, c, composition.zeros_like(c)) for c in cotangents]
-
-
 def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows: int, active, given, location) -> str:
     """``@<prefix>_lin(tapes..., kept..., n, stride, dx[given]...) -> dy[active]...`` and its
     transpose ``(tapes..., kept..., n, stride, ct[active]...) -> ct_x[given]...``: the loop
@@ -347,7 +336,7 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
         return _while(lambda carry: carry[0] > 0, segment, (segments, list(cotangents), segment_tapes))[1]
 
     with backward.building(location):
-        seeds = _barriers(_computed(backward.arguments[len(residual_types):], stride))
+        seeds = _barriers(backward.arguments[len(residual_types):])
         cotangents = _cond(stride == 1, from_tape, replayed, seeds)
         if cotangents:  # from_tape is replayed's shortcut: vmap runs replayed alone (IREE-3.13-WORKAROUND: IREE 3.13
             # failed the two loops side by side: "operand #11 does not dominate this use")
