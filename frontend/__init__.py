@@ -15,7 +15,7 @@ np.asarray(y)
 import ml_dtypes
 import numpy as np
 
-from s4tf import linalg, random, tree_util
+from s4tf import random, tree_util
 from s4tf.arrays import (
     array_api, contractions, creation, math_functions, numpy_api, numpy_math, shaping, sorting, statistics,
 )
@@ -56,6 +56,7 @@ from s4tf.staging.function import Lowered, StagedFunction, function
 from s4tf.staging.tensor import Tensor
 from s4tf.staging.tensor_methods import TensorAttributeError, TensorMethodError
 from s4tf.core.version import __version__
+from s4tf import linalg  # after the arrays modules, which it composes
 from s4tf import nn  # last: its layers use the functions above
 
 tensor_methods.attach()
