@@ -402,7 +402,7 @@ def train_step(opt, loss=classification_loss, *, bucket_bytes: int = DEFAULT_BUC
         batch_accuracy = accuracy(model(x), labels)
         leaves, tree = pytree.flatten(model)
         grad_leaves = leaves_like(tree, grads)
-        positions = trainable_positions(leaves)
+        positions = trainable_positions(model)
         # the loss and accuracy ride in the first layers' bucket, the last one reduced
         values = [value, batch_accuracy, *(grad_leaves[i] for i in positions)]
         reduced = all_reduce_mean(values, bucket_bytes if overlap else sys.maxsize)

@@ -8,7 +8,8 @@ updates for :func:`apply_updates`.
 
 Both the model and the state are pytrees, so an update runs inside ``@s4tf.function``
 (one compiled training step) or eagerly. Only float array leaves are trained; other
-leaves (static sizes, strides, activations) pass through unchanged. In lazy mode an
+leaves (static sizes, strides, activations) and model state (``s4tf.no_derivative``
+fields: BatchNorm's running statistics) pass through unchanged, without moments. In lazy mode an
 update ends with ``s4tf.barrier()``, so each training step is one trace, compiled once.
 
 ```python
@@ -49,7 +50,7 @@ from s4tf.optim_trees import leaves_like, trainable_positions  # noqa: F401  (s4
 def _parameters_and_grads(model, grads):
     leaves, tree = pytree.flatten(model)
     grad_leaves = leaves_like(tree, grads)
-    positions = trainable_positions(leaves)
+    positions = trainable_positions(model)
     return leaves, tree, positions, [grad_leaves[i] for i in positions]
 
 
@@ -87,7 +88,7 @@ def cosine_decay(lr: float, total_steps: int, final_fraction: float = 0.0) -> Ca
 
 def _zeros_like_parameters(model) -> list:
     leaves, _ = pytree.flatten(model)
-    return [np.zeros(snp.shape_of(leaves[i]), np.float32) for i in trainable_positions(leaves)]
+    return [np.zeros(snp.shape_of(leaves[i]), np.float32) for i in trainable_positions(model)]
 
 
 @dataclass

@@ -1,5 +1,8 @@
 """Parameter trees as optimizers see them: which leaves are trained, and other trees'
-leaves matched to a tree's leaves (gradients to a model, states and masks to updates)."""
+leaves matched to a tree's leaves (gradients to a model, states and masks to updates).
+
+Model state (``s4tf.no_derivative`` fields such as BatchNorm's running statistics) is not
+trained: ``s4tf.grad`` gives ``None`` there, and optimizers keep no moments for it."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from s4tf.arrays import numpy_api as snp
 from s4tf.core.errors import S4tfError
 from s4tf.dialects.types import is_float, to_numpy_dtype
 from s4tf.staging.tracing import Static, leaf_spec
+from s4tf.transforms.differentiable import differentiable_mask
 
 
 def is_trainable(leaf) -> bool:
@@ -17,9 +21,16 @@ def is_trainable(leaf) -> bool:
     return not isinstance(leaf_spec(leaf), Static) and is_float(snp.dtype_of(leaf))
 
 
-def trainable_positions(leaves) -> list[int]:
-    """Indices of the float array leaves (the parameters an optimizer changes)."""
-    return [i for i, leaf in enumerate(leaves) if is_trainable(leaf)]
+def parameter_mask(tree) -> list[bool]:
+    """Per leaf of ``pytree.flatten(tree)``: a float array outside ``no_derivative`` fields
+    (a parameter an optimizer changes), not model state, a static size or stride."""
+    leaves, _ = pytree.flatten(tree)
+    return [is_trainable(leaf) and differentiable for leaf, differentiable in zip(leaves, differentiable_mask(tree))]
+
+
+def trainable_positions(tree) -> list[int]:
+    """Indices, among ``tree``'s leaves, of its parameters (see :func:`parameter_mask`)."""
+    return [i for i, trained in enumerate(parameter_mask(tree)) if trained]
 
 
 def leaves_like(tree: pytree.TreeDef, value, what: str = "the gradients", like: str = "the model", path: str = "") -> list:
@@ -62,10 +73,11 @@ def _describe(kind: str, data, children) -> str:
 
 
 def full_like_trainable(params, value: float = 0.0):
-    """``params`` with each float leaf replaced by an array of ``value`` (host memory) and
+    """``params`` with each parameter replaced by an array of ``value`` (host memory) and
     every other leaf by ``None``: the structure of ``s4tf.grad``'s result for ``params``."""
     leaves, tree = pytree.flatten(params)
-    full = [np.full(snp.shape_of(leaf), value, to_numpy_dtype(snp.dtype_of(leaf))) if is_trainable(leaf) else None for leaf in leaves]
+    mask = parameter_mask(params)
+    full = [np.full(snp.shape_of(leaf), value, to_numpy_dtype(snp.dtype_of(leaf))) if trained else None for leaf, trained in zip(leaves, mask)]
     return pytree.unflatten(tree, full)
 
 

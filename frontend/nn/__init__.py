@@ -11,14 +11,17 @@ from s4tf.nn import initializers
 from s4tf.nn import activations
 from s4tf.nn.activations import *  # noqa: F403  (activations.__all__: its names, listed once)
 from s4tf.nn.layers import (
-    AvgPool2D, BatchNorm, Conv2D, Dense, Dropout, Embedding, Flatten, LayerNorm, MaxPool2D, Sequential,
+    AvgPool2D, Conv2D, ConvTranspose2D, Dense, Dropout, Embedding, Flatten, MaxPool2D, Sequential,
 )
+from s4tf.nn.normalization import BatchNorm, GroupNorm, LayerNorm, RMSNorm
+from s4tf.nn.state import merge, partition
+from s4tf.nn.context import apply
 from s4tf.nn.losses import accuracy, mse, one_hot, softmax_cross_entropy
 from s4tf.nn.models import MLP, LeNet5
 from s4tf.nn.random_keys import uniform
 
 __all__ = [
-    "initializers", "Dense", "Conv2D", "MaxPool2D", "AvgPool2D", "Flatten", "Dropout", "BatchNorm",
-    "LayerNorm", "Embedding", "Sequential", "softmax_cross_entropy", "mse", "accuracy", "one_hot",
+    "initializers", "Dense", "Conv2D", "ConvTranspose2D", "MaxPool2D", "AvgPool2D", "Flatten", "Dropout",
+    "BatchNorm", "LayerNorm", "RMSNorm", "GroupNorm", "Embedding", "partition", "merge", "apply", "Sequential", "softmax_cross_entropy", "mse", "accuracy", "one_hot",
     "LeNet5", "MLP", "uniform", *activations.__all__,
 ]

@@ -22,16 +22,18 @@ import numpy as np
 from s4tf.arrays import numpy_api as snp
 from s4tf.arrays.indexing import take
 from s4tf import random
-from s4tf.core.errors import S4tfError
+from s4tf.core.errors import ShapeError
 from s4tf.nn import initializers
-from s4tf.nn.random_keys import as_key
+from s4tf.nn.checks import check_positive, layer_error
+from s4tf.nn.context import is_training, layer_key
+from s4tf.dialects.composition import apply1
 
 
 def _initializer(name: str):
     try:
         return initializers.INITIALIZERS[name]
     except KeyError:
-        raise S4tfError(f"unknown initializer '{name}'; known: {', '.join(initializers.INITIALIZERS)}") from None
+        raise layer_error(f"unknown initializer '{name}'; known: {', '.join(initializers.INITIALIZERS)}") from None
 
 
 def _activate(activation, y):
@@ -40,26 +42,82 @@ def _activate(activation, y):
 
 @dataclass(init=False)
 class Dense:
-    """``activation(x @ weight + bias)``; ``weight`` is ``(in_features, out_features)``."""
+    """``activation(x @ weight + bias)``; ``weight`` is ``(in_features, out_features)``;
+    ``use_bias=False`` leaves ``bias`` out (``None``)."""
 
     weight: Any
     bias: Any
     activation: Callable | None = None
 
-    def __init__(self, in_features=None, out_features=None, activation=None, *, seed=0,
+    def __init__(self, in_features=None, out_features=None, activation=None, *, use_bias=True, seed=0,
                  initializer="glorot_uniform", weight=None, bias=None):
-        if weight is None:
-            weight = _initializer(initializer)((in_features, out_features), seed)
-            bias = np.zeros(out_features, np.float32) if bias is None else bias
+        if in_features is not None:
+            check_positive("Dense", in_features=in_features, out_features=out_features)
+            weight = _initializer(initializer)((in_features, out_features), seed) if weight is None else weight
+            bias = np.zeros(out_features, np.float32) if bias is None and use_bias else bias
         self.weight, self.bias, self.activation = weight, bias, activation
 
     def __call__(self, x):
-        return _activate(self.activation, snp.matmul(x, self.weight) + self.bias)
+        return _activate(self.activation, _biased(snp.matmul(x, self.weight), self.bias))
+
+
+def _biased(y, bias):
+    return y if bias is None else y + bias
+
+
+def _conv_filter(layer, in_channels, out_channels, kernel_size, groups, initializer, seed):
+    """A new HWIO filter for ``layer``'s arguments (``I`` is ``in_channels / groups``)."""
+    check_positive(layer, in_channels=in_channels, out_channels=out_channels, groups=groups)
+    if in_channels % groups or out_channels % groups:
+        raise layer_error(f"{layer}: groups={groups} must divide in_channels={in_channels} and out_channels={out_channels}")
+    kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
+    check_positive(layer, kernel_height=kh, kernel_width=kw)
+    return _initializer(initializer)((kh, kw, in_channels // groups, out_channels), seed)
+
+
+def _check_image(layer: str, x, channels: int) -> None:
+    shape = tuple(getattr(x, "shape", ()))
+    if len(shape) != 4 or shape[3] != channels:
+        raise layer_error(f"{layer}: expected an NHWC input with {channels} channels, got shape {shape}", ShapeError)
 
 
 @dataclass(init=False)
 class Conv2D:
-    """2-D convolution of NHWC input with an HWIO ``filter``, plus ``bias``, then ``activation``."""
+    """2-D convolution of NHWC input with an HWIO ``filter``, plus ``bias``, then ``activation``.
+
+    ``groups`` splits the channels into groups convolved apart (the filter is
+    ``(kh, kw, in_channels / groups, out_channels)``); ``groups=in_channels`` is a depthwise
+    convolution. ``use_bias=False`` leaves ``bias`` out."""
+
+    filter: Any
+    bias: Any
+    stride: int = 1
+    padding: str = "valid"
+    activation: Callable | None = None
+    groups: int = 1
+
+    def __init__(self, in_channels=None, out_channels=None, kernel_size=None, stride=1, padding="valid",
+                 activation=None, *, groups=1, use_bias=True, seed=0, initializer="he_normal", filter=None,  # noqa: A002
+                 bias=None):
+        if in_channels is not None:
+            if filter is None:
+                filter = _conv_filter("Conv2D", in_channels, out_channels, kernel_size, groups, initializer, seed)  # noqa: A001
+            bias = np.zeros(out_channels, np.float32) if bias is None and use_bias else bias
+        self.filter, self.bias = filter, bias
+        self.stride, self.padding, self.activation, self.groups = stride, padding, activation, groups
+
+    def __call__(self, x):
+        _check_image("Conv2D", x, self.filter.shape[2] * self.groups)
+        y = snp.conv2d(x, self.filter, strides=self.stride, padding=self.padding, groups=self.groups)
+        return _activate(self.activation, _biased(y, self.bias))
+
+
+@dataclass(init=False)
+class ConvTranspose2D:
+    """Transposed 2-D convolution (Flax's ``ConvTranspose``, ``jax.lax.conv_transpose``):
+    the NHWC input is dilated by ``stride`` and convolved with the HWIO ``filter``
+    (``(kh, kw, in_channels, out_channels)``, not flipped). ``padding="valid"`` gives
+    ``H * stride + max(kh - stride, 0)`` rows, ``"same"`` gives ``H * stride``."""
 
     filter: Any
     bias: Any
@@ -68,17 +126,34 @@ class Conv2D:
     activation: Callable | None = None
 
     def __init__(self, in_channels=None, out_channels=None, kernel_size=None, stride=1, padding="valid",
-                 activation=None, *, seed=0, initializer="he_normal", filter=None, bias=None):  # noqa: A002
-        if filter is None:
-            kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
-            filter = _initializer(initializer)((kh, kw, in_channels, out_channels), seed)  # noqa: A001
-            bias = np.zeros(out_channels, np.float32) if bias is None else bias
+                 activation=None, *, use_bias=True, seed=0, initializer="he_normal", filter=None, bias=None):  # noqa: A002
+        if str(padding).lower() not in ("valid", "same"):
+            raise layer_error(f"ConvTranspose2D: padding must be 'valid' or 'same', got {padding!r}")
+        if in_channels is not None:
+            if filter is None:
+                filter = _conv_filter("ConvTranspose2D", in_channels, out_channels, kernel_size, 1, initializer, seed)  # noqa: A001
+            bias = np.zeros(out_channels, np.float32) if bias is None and use_bias else bias
         self.filter, self.bias = filter, bias
         self.stride, self.padding, self.activation = stride, padding, activation
 
     def __call__(self, x):
-        y = snp.conv2d(x, self.filter, strides=self.stride, padding=self.padding) + self.bias
-        return _activate(self.activation, y)
+        _check_image("ConvTranspose2D", x, self.filter.shape[2])
+        strides = (self.stride, self.stride) if isinstance(self.stride, int) else tuple(self.stride)
+        pads = [p for k, s in zip(self.filter.shape[:2], strides) for p in _transpose_padding(k, s, self.padding.lower())]
+        x, w = snp.asarray(x), snp.asarray(self.filter)
+        y = apply1("conv2d", x, snp.astype(w, x.dtype), strides=(1, 1), padding=tuple(pads), lhs_dilation=strides,
+                    rhs_dilation=(1, 1), feature_group_count=1)
+        return _activate(self.activation, _biased(y, self.bias))
+
+
+def _transpose_padding(k: int, s: int, padding: str) -> tuple[int, int]:
+    """Rows before and after the dilated input (``jax.lax.conv_transpose``'s padding)."""
+    if padding == "same":
+        total = k + s - 2
+        before = k - 1 if s > k - 1 else -(-total // 2)
+    else:
+        total, before = k + s - 2 + max(k - s, 0), k - 1
+    return before, total - before
 
 
 @dataclass
@@ -117,85 +192,23 @@ class Flatten:
 class Dropout:
     """Zero each element with probability ``rate`` and scale the rest by ``1 / (1 - rate)``.
 
-    Randomness comes from an explicit ``key``: an int or an integer scalar tensor (a seed,
-    e.g. the step number) or a ``s4tf.random`` key; without ``training`` the layer is the
-    identity.
+    ``training`` (Keras's flag; ``None``: whether the enclosing ``nn.apply`` trains) off, the
+    layer is the identity. Randomness comes from an explicit ``key``: an int or an integer
+    scalar tensor (a seed, e.g. the step number) or a ``s4tf.random`` key; without one, from
+    the enclosing ``nn.apply``'s key.
     """
 
     rate: float = 0.5
 
-    def __call__(self, x, key=None, training=False):
-        if not training or self.rate == 0.0:
+    def __post_init__(self):
+        if not 0.0 <= self.rate < 1.0:
+            raise layer_error(f"Dropout: rate must be in [0, 1), got {self.rate!r}")
+
+    def __call__(self, x, key=None, training=None):
+        if not is_training(training) or self.rate == 0.0:
             return x
-        if key is None:
-            raise S4tfError("Dropout in training needs an explicit key: dropout(x, key=step, training=True)")
-        keep = snp.astype(random.bernoulli(as_key(key), 1.0 - self.rate, x.shape), np.float32)
+        keep = snp.astype(random.bernoulli(layer_key(key, "Dropout"), 1.0 - self.rate, x.shape), snp.dtype_of(x))
         return x * keep * (1.0 / (1.0 - self.rate))
-
-
-def _moments(x, axes):
-    mean = snp.mean(x, axis=axes, keepdims=True)
-    variance = snp.mean(snp.square(x - mean), axis=axes, keepdims=True)
-    return mean, variance
-
-
-@dataclass(init=False)
-class BatchNorm:
-    """Batch normalization over the last (feature) axis.
-
-    ``bn(x, training=True)`` normalizes with the batch's statistics, ``bn(x)`` with the
-    running ones; ``bn.updated(x)`` returns the layer with running statistics moved toward
-    the batch's (``momentum`` keeps that much of the old). Running statistics are leaves
-    too, so keep them out of the optimizer (their gradient is zero).
-    """
-
-    scale: Any
-    offset: Any
-    running_mean: Any
-    running_var: Any
-    momentum: float = 0.9
-    epsilon: float = 1e-5
-
-    def __init__(self, num_features=None, momentum=0.9, epsilon=1e-5, *, scale=None, offset=None,
-                 running_mean=None, running_var=None):
-        if scale is None:
-            scale, offset = np.ones(num_features, np.float32), np.zeros(num_features, np.float32)
-            running_mean, running_var = np.zeros(num_features, np.float32), np.ones(num_features, np.float32)
-        self.scale, self.offset, self.running_mean, self.running_var = scale, offset, running_mean, running_var
-        self.momentum, self.epsilon = momentum, epsilon
-
-    def __call__(self, x, training=False):
-        if training:
-            mean, variance = _moments(x, tuple(range(len(x.shape) - 1)))
-        else:
-            mean, variance = self.running_mean, self.running_var
-        return (x - mean) * snp.rsqrt(variance + self.epsilon) * self.scale + self.offset
-
-    def updated(self, x):
-        axes = tuple(range(len(x.shape) - 1))
-        mean, variance = _moments(snp.stop_gradient(x), axes)
-        m = self.momentum
-        return BatchNorm(momentum=m, epsilon=self.epsilon, scale=self.scale, offset=self.offset,
-                         running_mean=m * self.running_mean + (1 - m) * snp.reshape(mean, (-1,)),
-                         running_var=m * self.running_var + (1 - m) * snp.reshape(variance, (-1,)))
-
-
-@dataclass(init=False)
-class LayerNorm:
-    """Normalize each example over its last axis, then ``* scale + offset``."""
-
-    scale: Any
-    offset: Any
-    epsilon: float = 1e-5
-
-    def __init__(self, num_features=None, epsilon=1e-5, *, scale=None, offset=None):
-        if scale is None:
-            scale, offset = np.ones(num_features, np.float32), np.zeros(num_features, np.float32)
-        self.scale, self.offset, self.epsilon = scale, offset, epsilon
-
-    def __call__(self, x):
-        mean, variance = _moments(x, (-1,))
-        return (x - mean) * snp.rsqrt(variance + self.epsilon) * self.scale + self.offset
 
 
 @dataclass(init=False)

@@ -6,6 +6,7 @@ import numpy as np
 import s4tf
 from s4tf import pytree
 from s4tf.optim import leaves_like
+from s4tf.optim_trees import parameter_mask
 
 
 def conv2d_nhwc(x, w, stride=1, padding="valid"):
@@ -41,14 +42,14 @@ def float_leaves(tree):
 
 def check_model_gradient(loss, model, *inputs, eps=1e-6, rtol=1e-5, seed=3):
     """``s4tf.grad(loss)(model, *inputs)`` against the central finite difference of ``loss``
-    along a random direction in parameter space (every float leaf perturbed at once), and
-    each leaf's gradient has the leaf's shape."""
+    along a random direction in parameter space (every parameter perturbed at once; model
+    state such as running statistics is not), and each parameter's gradient has its shape."""
     model = as_float64(model)
     staged_loss = s4tf.function(loss)
     grads = s4tf.grad(staged_loss)(model, *inputs)
     rng = np.random.default_rng(seed)
     leaves, tree = pytree.flatten(model)
-    direction = [rng.standard_normal(np.shape(leaf)) if isinstance(leaf, np.ndarray) and leaf.dtype.kind == "f" else None for leaf in leaves]
+    direction = [rng.standard_normal(np.shape(leaf)) if trained else None for leaf, trained in zip(leaves, parameter_mask(model))]
 
     def moved(sign):
         return pytree.unflatten(tree, [leaf if d is None else leaf + sign * eps * d for leaf, d in zip(leaves, direction)])
