@@ -13,6 +13,8 @@ from s4tf.nn.activations import *  # noqa: F403  (activations.__all__: its names
 from s4tf.nn.layers import (
     AvgPool2D, Conv2D, ConvTranspose2D, Dense, Dropout, Embedding, Flatten, MaxPool2D, Sequential,
 )
+from s4tf.nn.attention import MultiHeadAttention
+from s4tf.nn.recurrent import RNN, GRUCell, LSTMCell
 from s4tf.nn.normalization import BatchNorm, GroupNorm, LayerNorm, RMSNorm
 from s4tf.nn.state import merge, partition
 from s4tf.nn.context import apply
@@ -22,6 +24,7 @@ from s4tf.nn.random_keys import uniform
 
 __all__ = [
     "initializers", "Dense", "Conv2D", "ConvTranspose2D", "MaxPool2D", "AvgPool2D", "Flatten", "Dropout",
-    "BatchNorm", "LayerNorm", "RMSNorm", "GroupNorm", "Embedding", "partition", "merge", "apply", "Sequential", "softmax_cross_entropy", "mse", "accuracy", "one_hot",
+    "BatchNorm", "LayerNorm", "RMSNorm", "GroupNorm", "Embedding", "MultiHeadAttention", "LSTMCell", "GRUCell",
+    "RNN", "Sequential", "partition", "merge", "apply", "softmax_cross_entropy", "mse", "accuracy", "one_hot",
     "LeNet5", "MLP", "uniform", *activations.__all__,
 ]

@@ -200,8 +200,8 @@ class Dropout:
 
     rate: float = 0.5
 
-    def __post_init__(self):
-        if not 0.0 <= self.rate < 1.0:
+    def __post_init__(self):  # a gradient or a partition's tree has rate None
+        if self.rate is not None and not 0.0 <= self.rate < 1.0:
             raise layer_error(f"Dropout: rate must be in [0, 1), got {self.rate!r}")
 
     def __call__(self, x, key=None, training=None):
