@@ -127,7 +127,7 @@ class ConvTranspose2D:
 
     def __init__(self, in_channels=None, out_channels=None, kernel_size=None, stride=1, padding="valid",
                  activation=None, *, use_bias=True, seed=0, initializer="he_normal", filter=None, bias=None):  # noqa: A002
-        if str(padding).lower() not in ("valid", "same"):
+        if padding is not None and str(padding).lower() not in ("valid", "same"):  # None: a gradient's tree
             raise layer_error(f"ConvTranspose2D: padding must be 'valid' or 'same', got {padding!r}")
         if in_channels is not None:
             if filter is None:
