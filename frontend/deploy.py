@@ -40,7 +40,8 @@ from s4tf.dialects.symbols import find_function
 from s4tf.core.errors import S4tfError
 from s4tf.core.mlir import ir
 from s4tf.passes.module_traits import ModuleTraits
-from s4tf.passes.pipeline import lowering_pipeline, run_pipeline
+from s4tf.passes.autodiff.derivatives import Jvp, Vjp
+from s4tf.passes.pipeline import Pipeline, lowering_pipeline, run_pipeline
 from s4tf.passes.autodiff.naming import WRT, float_arguments, indices_attribute
 from s4tf.runtime.checksum import verify_sidecar, write_sidecar
 from s4tf.runtime.compiler import check_memory, compile_stablehlo
@@ -97,7 +98,7 @@ def exported_functions(entry: str, entry_points) -> tuple[str, ...]:
 
 
 #: Derived entry points and the pass that builds them: ``predict_vjp`` from ``predict``.
-DERIVATIVE_PASSES = {"_jvp": "s4tf-jvp", "_vjp": "s4tf-vjp"}
+DERIVATIVE_PASSES = {"_jvp": Jvp(), "_vjp": Vjp()}
 
 
 def lower_for(lowered: Lowered, target: str, entry_points) -> str:
@@ -122,7 +123,7 @@ def add_derivatives(lowered: Lowered, entry_points) -> None:
     primal = find_function(lowered.module, lowered.entry)
     with lowered.context:
         primal.attributes[WRT] = indices_attribute(float_arguments(primal))
-        run_pipeline(lowered.module.operation, ",".join(passes), failure=f"differentiating '{lowered.entry}' failed:")
+        run_pipeline(lowered.module.operation, Pipeline(passes), failure=f"differentiating '{lowered.entry}' failed:")
         for name in entry_points:
             function = find_function(lowered.module, name)
             if function is not None:

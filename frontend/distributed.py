@@ -48,6 +48,7 @@ from s4tf.staging.host import host
 from s4tf.nn.losses import accuracy
 from s4tf.nn.training import classification_loss
 from s4tf.optim import leaves_like, trainable_positions
+from s4tf.passes.extraction.split_device_functions import SplitDeviceFunctions
 from s4tf.staging.tracing import Static, leaf_spec
 
 #: Seconds a collective may wait for the other ranks before they are reported.
@@ -386,7 +387,7 @@ class DistributedStep(ExtractedFunction):
     """An extracted training step whose device functions are split at each bucket's
     all-reduce (``s4tf-split-device-functions``), so communication overlaps the backward pass."""
 
-    partition_pipeline = ExtractedFunction.partition_pipeline + ",s4tf-split-device-functions"
+    partition_pipeline = ExtractedFunction.partition_pipeline + [SplitDeviceFunctions()]
 
 
 def train_step(opt, loss=classification_loss, *, bucket_bytes: int = DEFAULT_BUCKET_BYTES, overlap: bool = True):

@@ -21,6 +21,8 @@ func.func private @f_batched(%x: tensor<8x3xf32>, %w: tensor<3xf32>) -> tensor<8
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from s4tf.dialects import composition
 from s4tf.dialects.batching_helpers import to_front, with_batch
 from s4tf.dialects.control_flow import SHORTCUT
@@ -41,7 +43,7 @@ from s4tf.passes.autodiff.functions import (
 from s4tf.passes.diagnostics import location_text
 from s4tf.passes.autodiff.naming import CUSTOM_JVP, CUSTOM_VJP, REMAT, REMAT_ALLOW_CSE, indices_attribute, read_indices
 from s4tf.passes.autodiff.outline import outlined
-from s4tf.passes.registry import PassFailed, register
+from s4tf.passes.registry import ModulePass, PassFailed, register
 
 BATCHED_OF = "s4tf.batched_of"
 BATCHED = "s4tf.batched"
@@ -368,19 +370,25 @@ def _first_example(value):
     return composition.reshape(first, tuple(value.shape[1:]))
 
 
-def _indices(text: str) -> list[int]:
-    try:
-        return [int(item) for item in text.split(",") if item.strip()]
-    except ValueError:
-        raise BatchingError(f"batched={text!r}: write argument indices separated by commas, e.g. batched=0,2") from None
+@register
+@dataclass(frozen=True)
+class Batch(ModulePass):
+    name = "s4tf-batch"
+    description = "Add @f_batched: @f over a batch of its arguments 'batched' (a leading axis of 'size')"
+
+    function: str
+    size: int
+    batched: tuple[int, ...] = (0,)
+
+    def apply(self, module: ir.Operation) -> None:
+        batch_pass(module, self.function, self.size, self.batched)
 
 
-@register("s4tf-batch", "Add @f_batched: @f over a batch of its arguments 'batched' (a leading axis of 'size')")
-def batch_pass(module: ir.Operation, function: str, size: str, batched: str = "0") -> None:
+def batch_pass(module: ir.Operation, function: str, size: int, batched: tuple[int, ...]) -> None:
     try:
-        if not size.isdigit() or int(size) < 1:
-            raise BatchingError(f"size={size!r}: the batch size is a positive integer")
-        batch_function(module, function, _indices(batched), int(size))
+        if size < 1:
+            raise BatchingError(f"size={size}: the batch size is a positive integer")
+        batch_function(module, function, list(batched), size)
     except BatchingError as error:
         (error.mlir_location or module.location).emit_error(error.message)
         raise PassFailed() from None

@@ -18,13 +18,15 @@ constant) folds however large its operand: ``sum(zeros((1 << 40,)))`` is ``0`` w
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from s4tf.dialects.attributes import ELEMENTS, is_splat_view
 from s4tf.dialects.op_def import build, lookup, read_attributes
 from s4tf.core.mlir import ir
 from s4tf.passes.ir_walk import defining_op, has_uses, s4tf_ops
-from s4tf.passes.registry import register
+from s4tf.passes.registry import ModulePass, register
 
 #: Ops with operands or results larger than this many elements are not folded (keeps
 #: modules small, and folding quick).
@@ -204,7 +206,16 @@ def canonicalize_round(module: ir.Operation) -> bool:
     return erase_dead(module) or changed
 
 
-@register("s4tf-canonicalize", "Fold constants, apply algebraic identities, erase unused pure s4tf ops")
+@register
+@dataclass(frozen=True)
+class Canonicalize(ModulePass):
+    name = "s4tf-canonicalize"
+    description = "Fold constants, apply algebraic identities, erase unused pure s4tf ops"
+
+    def apply(self, module: ir.Operation) -> None:
+        canonicalize(module)
+
+
 def canonicalize(module: ir.Operation) -> None:
     for _ in range(MAX_ROUNDS):
         if not canonicalize_round(module):

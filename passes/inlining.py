@@ -7,11 +7,13 @@ Shared by the passes that need a function's work in one block: ``s4tf-inline-hos
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from s4tf.dialects.symbols import functions
 from s4tf.core.mlir import ir
 from s4tf.passes.ir_walk import collect
 from s4tf.passes.extraction.partition import body, callee, host_callers
-from s4tf.passes.registry import register
+from s4tf.passes.registry import ModulePass, register
 
 
 def inline_calls(function: ir.Operation, table: dict[str, ir.Operation], which=lambda call: True) -> None:
@@ -43,7 +45,16 @@ def inline_calls(function: ir.Operation, table: dict[str, ir.Operation], which=l
             call.erase()
 
 
-@register("s4tf-inline-host-calls", "Inline the calls of functions that call the host, for s4tf-partition")
+@register
+@dataclass(frozen=True)
+class InlineHostCalls(ModulePass):
+    name = "s4tf-inline-host-calls"
+    description = "Inline the calls of functions that call the host, for s4tf-partition"
+
+    def apply(self, module: ir.Operation) -> None:
+        inline_host_calls(module)
+
+
 def inline_host_calls(module: ir.Operation) -> None:
     """Inline every top-level call of a function that calls the host (itself or through
     its callees), so that ``s4tf-partition`` finds the host calls at the top level of the

@@ -10,12 +10,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from s4tf.dialects.hlo import Lowering
 from s4tf.dialects.op_def import lookup, read_attributes
 from s4tf.dialects.types import TensorType
 from s4tf.core.mlir import ir
 from s4tf.passes.ir_walk import s4tf_ops
-from s4tf.passes.registry import PassFailed, emit_error, register
+from s4tf.passes.registry import ModulePass, PassFailed, emit_error, register
 from s4tf.passes.verify import verify_module
 
 
@@ -36,7 +38,16 @@ def lower_op(operation: ir.Operation) -> None:
     operation.erase()
 
 
-@register("s4tf-lower-to-stablehlo", "Lower every s4tf op to StableHLO (verifies first)")
+@register
+@dataclass(frozen=True)
+class LowerToStablehlo(ModulePass):
+    name = "s4tf-lower-to-stablehlo"
+    description = "Lower every s4tf op to StableHLO (verifies first)"
+
+    def apply(self, module: ir.Operation) -> None:
+        lower_to_stablehlo(module)
+
+
 def lower_to_stablehlo(module: ir.Operation) -> None:
     verify_module(module)
     host_ops = [operation for operation in s4tf_ops(module) if lookup(operation.name).host]

@@ -1,64 +1,75 @@
-"""The pass registry: every s4tf pass by kebab-case name.
+"""The pass registry: every s4tf pass, a class, by kebab-case name.
 
-A pass is a function ``run(module, **options) -> None`` over a ``builtin.module``
-operation. It reports problems with :func:`emit_error` at the offending op's location and
-raises :class:`PassFailed`; the registry turns that into MLIR's pass failure, so s4tf
-passes mix with upstream ones in one ``PassManager``. Options are the function's keyword
-parameters (required unless they have a default), given in a pipeline as
-``name{key=value}``; ``choices`` lists the values an option accepts, and an option whose
-default is a bool takes ``true`` or ``false`` (as MLIR's do: also ``1``, ``0``, ``True``...).
+A pass is a frozen dataclass deriving :class:`ModulePass`: the class attributes ``name``
+(as a pipeline writes it) and ``description``, its options as typed fields, and
+``apply(module)`` over a ``builtin.module`` operation. It reports problems with
+:func:`emit_error` at the offending op's location and raises :class:`PassFailed`; the
+registry turns that into MLIR's pass failure, so s4tf passes mix with upstream ones in
+one ``PassManager``. Python builds a pass as an object (``CheckAvailability(target="vulkan")``);
+a textual pipeline (``s4tf-check-availability{target=vulkan}``) builds the same object
+with :meth:`ModulePass.from_options`, which converts each option's text to its field's
+type (:mod:`s4tf.passes.pass_options`).
 
 ```python
-@register("s4tf-verify", "Check every s4tf op against its definition")
-def verify(module): ...
+@register
+@dataclass(frozen=True)
+class CheckAvailability(ModulePass):
+    name = "s4tf-check-availability"
+    description = "Report every op whose dtypes the target cannot run"
 
-@register("s4tf-check-availability", "...", choices={"target": ("cpu", "vulkan")})
-def check(module, target): ...
+    target: Literal["cpu", "vulkan"]
+    remarks: bool = False
+
+    def apply(self, module): ...
 ```
 """
 
 from __future__ import annotations
 
 import contextlib
-import inspect
+import dataclasses
 import warnings
-from dataclasses import dataclass, field
-from typing import Callable
+from typing import ClassVar, Mapping
 
 from s4tf.dialects.ir_builder import only_builders
 from s4tf.core.mlir import ir
+from s4tf.passes.pass_options import PassOption, check_values, converted_options, pass_options
 
 
 class PassFailed(Exception):
     """Raised by a pass after it emitted its diagnostics."""
 
 
-@dataclass(frozen=True)
-class PassInfo:
-    name: str
-    description: str
-    run: Callable[..., None]
-    choices: dict[str, tuple[str, ...]] = field(default_factory=dict)
+class ModulePass:
+    """The base of s4tf's passes (see the module docstring)."""
 
-    def options(self) -> dict[str, bool]:
-        """Option name -> whether it is required (the keyword parameters of ``run``)."""
-        return {p.name: p.default is inspect.Parameter.empty for p in self._parameters()}
+    name: ClassVar[str]
+    description: ClassVar[str]
 
-    def flags(self) -> set[str]:
-        """The options that take ``true`` or ``false`` (their default is a bool)."""
-        return {p.name for p in self._parameters() if isinstance(p.default, bool)}
+    def __post_init__(self):
+        check_values(self)
 
-    def _parameters(self) -> list[inspect.Parameter]:
-        return list(inspect.signature(self.run).parameters.values())[1:]
+    def apply(self, module: ir.Operation) -> None:
+        raise NotImplementedError(f"pass '{self.name}' has no apply method")
 
-    def as_mlir_callback(self, options: dict | None = None):
-        """The ``(op, pass_)`` callable ``PassManager.add`` takes, with ``options`` bound."""
-        options = options or {}
+    @classmethod
+    def options(cls) -> dict[str, PassOption]:
+        """The options text can set, by name (:func:`~s4tf.passes.pass_options.pass_options`)."""
+        return pass_options(cls)
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, str]) -> ModulePass:
+        """The pass with ``options`` (name -> text, as a pipeline writes them) converted to
+        its fields' types; a :class:`~s4tf.passes.pass_options.PipelineError` says what is wrong."""
+        return cls(**converted_options(cls.name, cls.options(), options))
+
+    def as_mlir_callback(self):
+        """The ``(op, pass_)`` callable ``PassManager.add`` takes."""
 
         def callback(operation, mlir_pass):
             try:
                 with operation.location, running(self.name):
-                    self.run(operation, **options)
+                    self.apply(operation)
             except PassFailed:
                 mlir_pass.signal_pass_failure()
             except Exception as error:  # a bug in the pass must not crash the host process
@@ -68,7 +79,7 @@ class PassInfo:
         return callback
 
 
-PASSES: dict[str, PassInfo] = {}
+PASSES: dict[str, type[ModulePass]] = {}
 
 
 @contextlib.contextmanager
@@ -80,16 +91,20 @@ def running(name: str):
         yield
 
 
-def register(name: str, description: str, choices: dict[str, tuple[str, ...]] | None = None):
-    """Decorator registering ``run`` as the pass ``name``."""
-
-    def decorate(run):
-        if name in PASSES:
-            raise RuntimeError(f"pass {name} is registered twice")
-        PASSES[name] = PassInfo(name, description, run, dict(choices or {}))
-        return run
-
-    return decorate
+def register(cls: type[ModulePass]) -> type[ModulePass]:
+    """Class decorator registering the pass ``cls`` (a frozen dataclass deriving
+    :class:`ModulePass`) under ``cls.name``."""
+    if not (isinstance(cls, type) and issubclass(cls, ModulePass)):
+        raise TypeError(f"{cls!r} is not a ModulePass subclass")
+    if not (dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen):
+        raise TypeError(f"pass class {cls.__name__} must be a frozen dataclass: put @dataclass(frozen=True) under @register")
+    if not isinstance(cls.__dict__.get("name"), str) or not isinstance(cls.__dict__.get("description"), str):
+        raise TypeError(f"pass class {cls.__name__} needs the class attributes name and description (strings)")
+    if cls.name in PASSES:
+        raise RuntimeError(f"pass {cls.name} is registered twice")
+    cls.options()  # its fields' types resolve
+    PASSES[cls.name] = cls
+    return cls
 
 
 def emit_error(operation: ir.Operation, message: str) -> None:

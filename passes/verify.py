@@ -11,10 +11,12 @@ re-inferred from the operands), then fails.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from s4tf.dialects.op_def import verify as verify_op
 from s4tf.core.mlir import ir
 from s4tf.passes.ir_walk import is_s4tf, s4tf_ops
-from s4tf.passes.registry import PassFailed, emit_error, register
+from s4tf.passes.registry import ModulePass, PassFailed, emit_error, register
 
 
 def verify_module(module: ir.Operation) -> None:
@@ -42,4 +44,11 @@ def unterminated(module: ir.Operation, operations: list[ir.Operation]) -> list[i
     return [op.operation for op in last if is_s4tf(op.operation)]
 
 
-register("s4tf-verify", "Check every s4tf op against its definition (operands, attributes, result types)")(verify_module)
+@register
+@dataclass(frozen=True)
+class Verify(ModulePass):
+    name = "s4tf-verify"
+    description = "Check every s4tf op against its definition (operands, attributes, result types)"
+
+    def apply(self, module: ir.Operation) -> None:
+        verify_module(module)

@@ -18,15 +18,14 @@ text = export_module(stablehlo_text, "cpu", ["predict"], {0: Weight("w", w)}, ar
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from s4tf.dialects.types import TensorType, canonical_dtype
 from s4tf.core.mlir import ir, new_context
-from s4tf.passes.pipeline import PassPipelineError, run_pipeline
+from s4tf.passes.iree.export import Export, ExportedWeight
+from s4tf.passes.pipeline import PassPipelineError, Pipeline, run_pipeline
 from s4tf.runtime.cpu import Cpu
 from s4tf.runtime.parameters import SCOPE
 from s4tf.runtime.reflection import reflection
@@ -49,18 +48,18 @@ class Weight:
 
 
 def export_pipeline(target: str, entry_points, weights: dict[int, Weight], archive: bool, cpu: Cpu | None = None,
-                    values: str = "", driver: str | None = None) -> str:
+                    driver: str | None = None) -> Pipeline:
     """The pipeline exporting ``entry_points`` (``s4tf-export``, then ``symbol-dce``), with
-    the reflection for ``target`` and ``cpu``; ``values``: the ``.npz`` of the weights when
-    they are embedded (``archive=False``); ``driver``: the CPU driver it runs best on."""
-    declared = ",".join(f"{position}:{weight.key}:{weight.tensor_type.mlir_text}" for position, weight in sorted(weights.items()))
+    the reflection for ``target`` and ``cpu``; the weights' values are embedded unless
+    ``archive``; ``driver``: the CPU driver it runs best on."""
+    exported = tuple(
+        ExportedWeight(position, weight.key, weight.tensor_type.mlir_text, None if archive else weight.value)
+        for position, weight in sorted(weights.items())
+    )
     parameters = {weight.key: weight.tensor_type for weight in weights.values()} if archive else {}
-    options = [f"entry_points={','.join(entry_points)}", f"scope={SCOPE}", f"reflection={_dictionary(reflection(target, cpu, parameters, driver))}"]
-    if declared:
-        options.append(f"weights={declared}")
-    if values:
-        options.append(f"values={values}")
-    return f"s4tf-export{{{' '.join(options)}}},symbol-dce"
+    export = Export(entry_points=tuple(entry_points), weights=exported, scope=SCOPE,
+                    reflection=reflection(target, cpu, parameters, driver))
+    return Pipeline([export, "symbol-dce"])
 
 
 def export_module(module, target: str, entry_points, weights: dict[int, Weight], archive: bool, cpu: Cpu | None = None,
@@ -72,20 +71,6 @@ def export_module(module, target: str, entry_points, weights: dict[int, Weight],
     if isinstance(module, str):
         with new_context(), ir.Location.unknown():
             return export_module(ir.Module.parse(module).operation, target, entry_points, weights, archive, cpu, driver)
-    with tempfile.TemporaryDirectory() as directory:
-        values = ""
-        if weights and not archive:
-            values = str(Path(directory) / "weights.npz")
-            np.savez(values, **{weight.key: weight.value for weight in weights.values()})
-        pipeline = export_pipeline(target, entry_points, weights, archive, cpu, values, driver)
-        run_pipeline(module, pipeline, failure="exporting the module failed:", error=ExportError)
+    pipeline = export_pipeline(target, entry_points, weights, archive, cpu, driver)
+    run_pipeline(module, pipeline, failure="exporting the module failed:", error=ExportError)
     return str(module)
-
-
-def _dictionary(entries: dict[str, str]) -> str:
-    """``entries`` as an MLIR dictionary attribute without spaces (a pass option's value)."""
-    return "{" + ",".join(f"{key}={_string(value)}" for key, value in entries.items()) + "}"
-
-
-def _string(value: str) -> str:
-    return '"' + "".join(c if (c.isascii() and c.isalnum()) or c in "_.+-:" else "".join(f"\\{b:02X}" for b in c.encode()) for c in value) + '"'

@@ -38,7 +38,8 @@ from s4tf.core.errors import CompilationError, S4tfError
 from s4tf.core.mlir import UnsafeTextError, ir, new_context, parse_module
 from s4tf.passes.diagnostics import format_mlir_error
 from s4tf.passes.ir_walk import s4tf_ops
-from s4tf.passes.pipeline import PRINT_IR_VARIABLE, lowering_pipeline, run_pipeline
+from s4tf.passes.iree.check_availability import CheckAvailability
+from s4tf.passes.pipeline import PRINT_IR_VARIABLE, Pipeline, lowering_pipeline, run_pipeline
 from s4tf.runtime.deployment import Weight
 from s4tf.runtime.targets import TARGETS, get_target
 from s4tf.tools.cli import add_version, report_errors
@@ -132,7 +133,7 @@ def mlir_source(path: str, entry_points) -> Source:
         printed = str(module)
 
     def lower(target: str) -> str:
-        pipeline = lowering_pipeline(target) if has_s4tf else f"s4tf-check-availability{{target={target}}}"
+        pipeline = lowering_pipeline(target) if has_s4tf else Pipeline([CheckAvailability(target=target)])
         with new_context():
             module = ir.Module.parse(text)
             run_pipeline(module.operation, pipeline, buffer_name=path)

@@ -17,16 +17,17 @@ dash or two.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from s4tf.core.errors import S4tfError
 from s4tf.core.mlir import UnsafeTextError, ir, new_context, parse_module, registered_dialects
 from s4tf.passes.diagnostics import Message, error_messages, messages, parse_location
-from s4tf.passes.pipeline import PassPipelineError, build_pass_manager, known_passes_message, run_pipeline
+from s4tf.passes.extraction.partition import Partition
+from s4tf.passes.pipeline import UPSTREAM_EXAMPLES, PassPipelineError, Pipeline, PipelineError, build_pass_manager, run_pipeline
 from s4tf.passes.registry import PASSES, DiagnosticWarning
+from s4tf.passes.verify import Verify
 from s4tf.tools.cli import LlvmStyleParser, add_version
 from s4tf.tools.expected_diagnostics import check, parse_expectations
 
@@ -60,7 +61,7 @@ def split_chunks(text: str, split: bool) -> list[tuple[str, int]]:
     return chunks
 
 
-def process_chunk(text: str, first_line: int, pipeline: str, options: argparse.Namespace, buffer_name: str) -> ChunkResult:
+def process_chunk(text: str, first_line: int, pipeline: Pipeline, options: argparse.Namespace, buffer_name: str) -> ChunkResult:
     """Parse, verify and transform one chunk; diagnostics keep the chunk's lines in its file."""
     context = new_context()
     produced: list[Message] = []
@@ -77,7 +78,7 @@ def process_chunk(text: str, first_line: int, pipeline: str, options: argparse.N
             module = parse_module("\n" * (first_line - 1) + text, buffer_name)
             failure = [] if options.allow_unregistered_dialect else unregistered_dialect_errors(module, buffer_name)
             if not failure:
-                verifier = build_pass_manager("s4tf-verify", context)
+                verifier = build_pass_manager(Pipeline([Verify()]), context)
                 if options.mlir_timing and not pipeline:
                     verifier.enable_timing()
                 run_pipeline(module.operation, verifier, buffer_name=buffer_name)
@@ -94,7 +95,7 @@ def process_chunk(text: str, first_line: int, pipeline: str, options: argparse.N
     return ChunkResult(output, produced + _warning_messages(caught, buffer_name) + failure)
 
 
-def configured_pass_manager(pipeline: str, context: ir.Context, options: argparse.Namespace):
+def configured_pass_manager(pipeline: Pipeline, context: ir.Context, options: argparse.Namespace):
     """A pass manager for ``pipeline`` with the IR printing and timing the options ask for."""
     manager = build_pass_manager(pipeline, context)
     after_all = options.print_ir_after_all or options.print_ir_after_change
@@ -142,14 +143,22 @@ def _warning_messages(caught: list[warnings.WarningMessage], buffer_name: str) -
     return found
 
 
+def pass_reference() -> str:
+    """Every s4tf pass, its description and its options (with their syntax and defaults,
+    from the pass class's fields), then the upstream passes: ``--help`` and ``--list-passes``."""
+    lines = ["s4tf passes (options as name{key=value key=value}):"]
+    for name, pass_class in sorted(PASSES.items()):
+        lines.append(f"  {name:28} {pass_class.description}")
+        lines += [f"      {option.describe()}" for option in pass_class.options().values()]
+    return "\n".join(lines) + f"\nupstream MLIR passes ({', '.join(UPSTREAM_EXAMPLES)}, ...) work in the same pipeline"
+
+
 def argument_parser() -> argparse.ArgumentParser:
-    passes = "\n".join(f"  {name:28} {info.description}" for name, info in sorted(PASSES.items()))
     parser = LlvmStyleParser(
         prog="s4tf-opt",
         description="Run MLIR pass pipelines (s4tf and upstream passes) over .mlir files.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=f"s4tf passes:\n{passes}\n\nUpstream MLIR passes (canonicalize, cse, inline, symbol-dce, ...) "
-        "work in the same pipeline. Long options may be written with one dash, as in mlir-opt "
+        epilog=f"{pass_reference()}\n\nLong options may be written with one dash, as in mlir-opt "
         "(-split-input-file).\n\nexample:\n  s4tf-opt model.mlir -p s4tf-canonicalize,s4tf-lower-to-stablehlo,cse",
     )
     parser.add_argument("input", nargs="?", default="-", help="input .mlir file ('-' or nothing: stdin)")
@@ -178,9 +187,16 @@ def argument_parser() -> argparse.ArgumentParser:
     parser.add_argument("--mlir-print-op-generic", action="store_true", help="print every op in generic form")
     parser.add_argument("--allow-unregistered-dialect", action="store_true",
                         help="accept ops of dialects MLIR does not know (s4tf's own ops are always accepted)")
-    parser.add_argument("--list-passes", action="store_true", help="list the s4tf passes and exit")
+    parser.add_argument("--list-passes", action="store_true", help="list the s4tf passes and their options, and exit")
     parser.add_argument("--show-dialects", action="store_true", help="list the registered dialects and exit")
     return add_version(parser)
+
+
+def warning_transfers(pipeline: Pipeline) -> Pipeline:
+    """``pipeline`` with its ``s4tf-partition`` passes warning of transfers (``--warn-transfers``)."""
+    if not any(isinstance(element, Partition) for element in pipeline):
+        raise PipelineError("--warn-transfers needs the s4tf-partition pass in the pipeline")
+    return Pipeline([replace(e, warn_transfers=True) if isinstance(e, Partition) else e for e in pipeline])
 
 
 def _read_input(path: str) -> tuple[str, str]:
@@ -194,7 +210,7 @@ def run(argv: list[str] | None = None) -> int:
     """The whole tool; returns the exit code."""
     options = argument_parser().parse_args(argv)
     if options.list_passes:
-        print(known_passes_message().replace("; ", "\n"))
+        print(pass_reference())
         return 0
     if options.show_dialects:
         print(f"Available Dialects: {','.join(registered_dialects())}")
@@ -203,14 +219,11 @@ def run(argv: list[str] | None = None) -> int:
     if options.pass_pipeline and options.passes:
         print("s4tf-opt: error: give --pass-pipeline or -p, not both", file=sys.stderr)
         return 1
-    pipeline = options.pass_pipeline or options.passes or ""
-    if options.warn_transfers:
-        if "s4tf-partition" not in pipeline:
-            print("s4tf-opt: error: --warn-transfers needs the s4tf-partition pass in the pipeline", file=sys.stderr)
-            return 1
-        pipeline = re.sub(r"s4tf-partition(?!\{)", "s4tf-partition{warn_transfers=true}", pipeline)
     try:
         text, buffer_name = _read_input(options.input)
+        pipeline = Pipeline.parse(options.pass_pipeline or options.passes or "")
+        if options.warn_transfers:
+            pipeline = warning_transfers(pipeline)
         if pipeline:
             build_pass_manager(pipeline, new_context())  # unknown passes fail before any work
     except (OSError, UnicodeDecodeError) as error:

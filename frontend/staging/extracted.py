@@ -33,7 +33,11 @@ from s4tf.core.mlir import ir
 from s4tf.passes.module_traits import ModuleTraits
 from s4tf.passes.diagnostics import parse_location
 from s4tf.passes.extraction.partition import HOST_PROGRAM_ATTR
-from s4tf.passes.pipeline import lowering_pipeline, run_pipeline
+from s4tf.passes.canonicalize import Canonicalize
+from s4tf.passes.extraction.partition import DeviceModule, Partition
+from s4tf.passes.inlining import InlineHostCalls
+from s4tf.passes.pipeline import Pipeline, lowering_pipeline, run_pipeline
+from s4tf.passes.verify import Verify
 from s4tf.passes.registry import DiagnosticWarning
 from s4tf.runtime.compiler import compile_stablehlo
 from s4tf.runtime.device import LoadedModule, to_device
@@ -43,7 +47,7 @@ from s4tf.staging.function import Compiled, Lowered, StagedFunction, module_inpu
 from s4tf.staging.tensor import Tensor
 from s4tf.staging.tracing import Static, leaf_spec, rebuild_outputs
 
-PARTITION_PIPELINE = "s4tf-verify,s4tf-inline-host-calls,s4tf-canonicalize,s4tf-partition{warn_transfers=true}"
+PARTITION_PIPELINE = Pipeline([Verify(), InlineHostCalls(), Canonicalize(), Partition(warn_transfers=True)])
 
 
 class TransferWarning(UserWarning):
@@ -75,7 +79,7 @@ class Partitioned:
         return lines
 
 
-def partition(lowered: Lowered, pipeline: str = PARTITION_PIPELINE) -> Partitioned:
+def partition(lowered: Lowered, pipeline: Pipeline = PARTITION_PIPELINE) -> Partitioned:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DiagnosticWarning)
         module = lowered.lowered_module(pipeline, failure=f"partitioning '{lowered.entry}' failed:")
@@ -158,7 +162,7 @@ class ExtractedFunction(StagedFunction):
         lowered = result.lowered
         with lowered.context:
             device = result.module.clone()
-            run_pipeline(device, f"s4tf-device-module,{lowering_pipeline(self.target)}", failure=f"lowering '{lowered.entry}' failed:")
+            run_pipeline(device, Pipeline([DeviceModule(), *lowering_pipeline(self.target)]), failure=f"lowering '{lowered.entry}' failed:")
         vmfb = compile_stablehlo(str(device), self.target, extra_flags=ASYNC_FLAGS, traits=ModuleTraits.of(device))
         return LoadedModule(vmfb, get_target(self.target).device)
 

@@ -30,9 +30,9 @@ from s4tf.staging.donation import donated_positions
 from s4tf.core.errors import S4tfError
 from s4tf.staging.first_call import get_first_call
 from s4tf.core.mlir import ir
-from s4tf.passes.iree.donate import aliased_arguments, donation_pass
+from s4tf.passes.iree.donate import Donate, aliased_arguments
 from s4tf.passes.module_traits import ModuleTraits
-from s4tf.passes.pipeline import LOWERING_PIPELINE, lowering_pipeline, run_pipeline
+from s4tf.passes.pipeline import LOWERING_PIPELINE, Pipeline, lowering_pipeline, run_pipeline
 from s4tf.runtime.device import LoadedModule
 from s4tf.runtime.compile_and_load import compile_and_load, load_cached
 from s4tf.runtime.compiler import check_memory
@@ -65,11 +65,11 @@ class Lowered:
     def __str__(self) -> str:
         return self.as_text()
 
-    def stablehlo(self, pipeline: str = LOWERING_PIPELINE) -> str:
+    def stablehlo(self, pipeline: Pipeline = LOWERING_PIPELINE) -> str:
         """The module after ``pipeline`` (by default the lowering to StableHLO), as text."""
         return str(self.lowered_module(pipeline))
 
-    def lowered_module(self, pipeline: str = LOWERING_PIPELINE, failure: str | None = None) -> ir.Operation:
+    def lowered_module(self, pipeline: Pipeline = LOWERING_PIPELINE, failure: str | None = None) -> ir.Operation:
         """A copy of the module (an in-memory clone, never printed and parsed) after
         ``pipeline``; if a pass fails, a ``CompilationError`` starting with ``failure``."""
         with self.context:
@@ -238,7 +238,7 @@ class StagedFunction:
         lowered = self._lower(args, kwargs)
         pipeline = lowering_pipeline(self.target)
         if self.donate_argnums:
-            pipeline += "," + donation_pass(lowered.entry, donated_positions(args, self.donate_argnums))
+            pipeline += [Donate(entry=lowered.entry, args=tuple(donated_positions(args, self.donate_argnums)))]
         module = lowered.lowered_module(pipeline)
         donated = aliased_arguments(module, lowered.entry) if self.donate_argnums else []
         text, traits = str(module), ModuleTraits.of(module)

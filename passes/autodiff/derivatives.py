@@ -9,6 +9,8 @@ s4tf-opt model.mlir -p 's4tf-vjp{strict=true}'   # a piecewise-constant op on an
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from s4tf.dialects.types import TensorType
 from s4tf.core.mlir import ir
 from s4tf.passes.autodiff.activity import strict_derivatives
@@ -25,7 +27,7 @@ from s4tf.passes.autodiff.jvp import jvp_function
 from s4tf.passes.autodiff.linearize import linearized
 from s4tf.passes.autodiff.naming import WRT, derivative_symbol, float_arguments, float_results, is_marked, read_indices
 from s4tf.passes.autodiff.transposition import transposed
-from s4tf.passes.registry import PassFailed, emit_error, register
+from s4tf.passes.registry import ModulePass, PassFailed, emit_error, register
 
 
 def vjp_functions(module, symbol: str, wrt: list[int]) -> tuple[str, str, str]:
@@ -104,11 +106,25 @@ def _run_on_marked(module, make, strict: bool) -> None:
         raise PassFailed() from None
 
 
-@register("s4tf-jvp", "Add @f_jvp (forward mode) for every function marked with s4tf.wrt")
-def jvp_pass(module: ir.Operation, strict: bool = False) -> None:
-    _run_on_marked(module, jvp_function, strict)
+@register
+@dataclass(frozen=True)
+class Jvp(ModulePass):
+    name = "s4tf-jvp"
+    description = "Add @f_jvp (forward mode) for every function marked with s4tf.wrt"
+
+    strict: bool = False
+
+    def apply(self, module: ir.Operation) -> None:
+        _run_on_marked(module, jvp_function, self.strict)
 
 
-@register("s4tf-vjp", "Add @f_vjp, @f_vjp_fwd and @f_vjp_bwd (reverse mode) for every function marked with s4tf.wrt")
-def vjp_pass(module: ir.Operation, strict: bool = False) -> None:
-    _run_on_marked(module, vjp_functions, strict)
+@register
+@dataclass(frozen=True)
+class Vjp(ModulePass):
+    name = "s4tf-vjp"
+    description = "Add @f_vjp, @f_vjp_fwd and @f_vjp_bwd (reverse mode) for every function marked with s4tf.wrt"
+
+    strict: bool = False
+
+    def apply(self, module: ir.Operation) -> None:
+        _run_on_marked(module, vjp_functions, self.strict)

@@ -44,7 +44,7 @@ from s4tf.dialects.symbols import functions, symbol_name, unique_symbol
 from s4tf.core.mlir import func, ir
 from s4tf.passes.diagnostics import parse_location
 from s4tf.passes.ir_walk import collect, defining_op
-from s4tf.passes.registry import PassFailed, emit_error, emit_warning, register
+from s4tf.passes.registry import ModulePass, PassFailed, emit_error, emit_warning, register
 from s4tf.passes.verify import verify_module
 
 HOST_CALL = "s4tf.host_call"
@@ -76,7 +76,7 @@ def has_host_calls(function: ir.Operation) -> bool:
     return len(blocks) > 0 and any(op.operation.name == HOST_CALL for block in blocks for op in block.operations)
 
 
-class Partition:
+class Partitioner:
     """Partitions one function (see the module docstring)."""
 
     def __init__(self, function: ir.Operation, symbols: set[str], warn_transfers: bool):
@@ -310,17 +310,38 @@ def host_function(host_call: ir.Operation) -> str:
     return ir.StringAttr(host_call.attributes["callee"]).value
 
 
-@register("s4tf-partition", "Split functions with host calls into device functions and a host program")
+@register
+@dataclass(frozen=True)
+class Partition(ModulePass):
+    name = "s4tf-partition"
+    description = "Split functions with host calls into device functions and a host program"
+
+    #: Warn of every host/device copy the pass inserts, at its location.
+    warn_transfers: bool = False
+
+    def apply(self, module: ir.Operation) -> None:
+        partition(module, self.warn_transfers)
+
+
 def partition(module: ir.Operation, warn_transfers: bool = False) -> None:
     verify_module(module)
     table = functions(module)
     check_host_calls_are_top_level(table)
     symbols = set(table)
     for name in sorted(name for name, function in table.items() if has_host_calls(function)):
-        Partition(table[name], symbols, warn_transfers).run()
+        Partitioner(table[name], symbols, warn_transfers).run()
 
 
-@register("s4tf-device-module", "Keep the device functions of a partitioned module, public, for IREE (drops host programs)")
+@register
+@dataclass(frozen=True)
+class DeviceModule(ModulePass):
+    name = "s4tf-device-module"
+    description = "Keep the device functions of a partitioned module, public, for IREE (drops host programs)"
+
+    def apply(self, module: ir.Operation) -> None:
+        device_module(module)
+
+
 def device_module(module: ir.Operation) -> None:
     """What IREE compiles of a module after ``s4tf-partition``: its host programs erased,
     its device functions public (they are the functions a host program launches)."""

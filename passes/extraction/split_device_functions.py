@@ -29,13 +29,15 @@ Constants are copied into each part that uses them, as ``s4tf-partition`` does.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from s4tf.dialects.op_def import OPS
 from s4tf.dialects.symbols import functions, symbol_name, unique_symbol
 from s4tf.core.mlir import func, ir
 from s4tf.passes.inlining import inline_calls
 from s4tf.passes.ir_walk import defining_op
 from s4tf.passes.extraction.partition import CONSTANT, HOST_CALL, HOST_PROGRAM_ATTR, body, callee, outline_device_function
-from s4tf.passes.registry import register
+from s4tf.passes.registry import ModulePass, register
 
 
 def merge_duplicates(function: ir.Operation) -> None:
@@ -177,8 +179,16 @@ class Split:
                                        lambda producer: producer.name == CONSTANT)
 
 
-@register("s4tf-split-device-functions",
-          "Split the device functions of host programs so that each host call waits only for the device work it needs")
+@register
+@dataclass(frozen=True)
+class SplitDeviceFunctions(ModulePass):
+    name = "s4tf-split-device-functions"
+    description = "Split the device functions of host programs so that each host call waits only for the device work it needs"
+
+    def apply(self, module: ir.Operation) -> None:
+        split_device_functions(module)
+
+
 def split_device_functions(module: ir.Operation) -> None:
     table = functions(module)
     symbols = set(table)

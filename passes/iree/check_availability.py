@@ -14,10 +14,13 @@ pass fails. ``@s4tf.function(target=...)`` runs it before IREE.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Literal
+
 from s4tf.core.mlir import ir
 from s4tf.passes.iree.availability import TARGET_NAMES, find_limitation
 from s4tf.passes.ir_walk import collect
-from s4tf.passes.registry import PassFailed, emit_error, register
+from s4tf.passes.registry import ModulePass, PassFailed, emit_error, register
 
 
 def element_dtype(mlir_type: ir.Type) -> str:
@@ -37,11 +40,18 @@ def is_computation(operation: ir.Operation) -> bool:
     return not operation.name.startswith("func.") and operation.name != "builtin.module"
 
 
-@register(
-    "s4tf-check-availability",
-    "Report every op whose dtypes the target cannot run (option: target=cpu|vmvx|vulkan|cuda|...)",
-    choices={"target": TARGET_NAMES},
-)
+@register
+@dataclass(frozen=True)
+class CheckAvailability(ModulePass):
+    name = "s4tf-check-availability"
+    description = "Report every op whose dtypes the target cannot run"
+
+    target: Literal[TARGET_NAMES]
+
+    def apply(self, module: ir.Operation) -> None:
+        check_availability(module, self.target)
+
+
 def check_availability(module: ir.Operation, target: str) -> None:
     failed = False
     for operation in collect(module, is_computation, pre_order=True):

@@ -19,9 +19,11 @@ docs/benchmarks.md, "LeNet-5 training step"). The zero channels add nothing to a
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from s4tf.core.mlir import ir
 from s4tf.passes.ir_walk import collect
-from s4tf.passes.registry import register
+from s4tf.passes.registry import ModulePass, register
 
 CONVOLUTION = "stablehlo.convolution"
 #: The layout s4tf's ``conv2d`` lowers to: NHWC input and output, HWIO filter.
@@ -70,7 +72,16 @@ def _pad_axis(value: ir.Value, zero: ir.Value, axis: int) -> ir.Value:
     ).results[0]
 
 
-@register("s4tf-pad-conv-channels", "Pad one-channel convolutions' input and filter with zero channels")
+@register
+@dataclass(frozen=True)
+class PadConvChannels(ModulePass):
+    name = "s4tf-pad-conv-channels"
+    description = "Pad one-channel convolutions' input and filter with zero channels"
+
+    def apply(self, module: ir.Operation) -> None:
+        pad_conv_channels(module)
+
+
 def pad_conv_channels(module: ir.Operation) -> None:
     for convolution in collect(module, lambda op: op.name == CONVOLUTION):
         if not _one_channel(convolution):

@@ -21,9 +21,11 @@ convolution keeps its named form.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from s4tf.core.mlir import ir
 from s4tf.passes.ir_walk import collect, defining_op
-from s4tf.passes.registry import register
+from s4tf.passes.registry import ModulePass, register
 
 CONVOLUTION = "stablehlo.convolution"
 BARRIER = "stablehlo.optimization_barrier"
@@ -31,7 +33,16 @@ BARRIER = "stablehlo.optimization_barrier"
 LAYOUT_OPS = ("stablehlo.transpose", "stablehlo.reverse")
 
 
-@register("s4tf-materialize-conv-filters", "Read transposed or reversed convolution filters through an optimization barrier")
+@register
+@dataclass(frozen=True)
+class MaterializeConvFilters(ModulePass):
+    name = "s4tf-materialize-conv-filters"
+    description = "Read transposed or reversed convolution filters through an optimization barrier"
+
+    def apply(self, module: ir.Operation) -> None:
+        materialize_conv_filters(module)
+
+
 def materialize_conv_filters(module: ir.Operation) -> None:
     barriers: dict = {}  # one barrier per filter value, shared by the convolutions reading it
     for convolution in collect(module, lambda op: op.name == CONVOLUTION):

@@ -25,11 +25,13 @@ multiplications by the zero padding.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from s4tf.dialects import hlo
 from s4tf.core.mlir import ir
 from s4tf.passes.iree.conv_channels import CONVOLUTION, NHWC_HWIO, zero_scalar
 from s4tf.passes.ir_walk import collect
-from s4tf.passes.registry import register
+from s4tf.passes.registry import ModulePass, register
 
 
 def _window(convolution: ir.Operation, name: str, default: list[int]) -> list[int]:
@@ -99,7 +101,16 @@ def _taps_sum(convolution: ir.Operation, top: int, left: int) -> ir.Value:
     return total
 
 
-@register("s4tf-full-convs-to-matmul", "Write stride-1 convolutions whose output outgrows their input as a matmul and shifted taps")
+@register
+@dataclass(frozen=True)
+class FullConvsToMatmul(ModulePass):
+    name = "s4tf-full-convs-to-matmul"
+    description = "Write stride-1 convolutions whose output outgrows their input as a matmul and shifted taps"
+
+    def apply(self, module: ir.Operation) -> None:
+        full_convs_to_matmul(module)
+
+
 def full_convs_to_matmul(module: ir.Operation) -> None:
     for convolution in collect(module, lambda op: op.name == CONVOLUTION):
         padding = _full_convolution(convolution)

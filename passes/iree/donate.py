@@ -69,7 +69,7 @@ from s4tf.dialects import hlo
 from s4tf.dialects.symbols import functions
 from s4tf.dialects.types import BOOL_DTYPE, INT_DTYPES, TensorType, is_float
 from s4tf.core.mlir import ir
-from s4tf.passes.registry import PassFailed, emit_error, emit_remark, register
+from s4tf.passes.registry import ModulePass, PassFailed, emit_error, emit_remark, register
 
 ALIAS_ATTRIBUTE = "iree.abi.output"
 BARRIER = "stablehlo.optimization_barrier"
@@ -142,31 +142,38 @@ class DonationPlan:
     unpaired: tuple[Unpaired, ...]
 
 
-def donation_pass(entry: str, positions) -> str:
-    """The pipeline element donating the arguments at ``positions`` of ``entry``."""
-    return f"s4tf-donate{{entry={entry} args={','.join(str(p) for p in positions)}}}"
-
-
 def aliased_arguments(module: ir.Operation, entry: str) -> list[int]:
     """The arguments of ``entry`` whose buffers a result is written into."""
     return sorted(_existing_aliases(functions(module).get(entry)))
 
 
-@register("s4tf-donate", "Write results into the buffers of donated arguments (iree.abi.output)")
-def donate(module: ir.Operation, entry: str, args: str, remarks: bool = False) -> None:
+@register
+@dataclass(frozen=True)
+class Donate(ModulePass):
+    """Donate the arguments at positions ``args`` of the function ``entry``."""
+
+    name = "s4tf-donate"
+    description = "Write results into the buffers of donated arguments (iree.abi.output)"
+
+    entry: str
+    args: tuple[int, ...]
+    #: Report each decision as a remark at the argument.
+    remarks: bool = False
+
+    def apply(self, module: ir.Operation) -> None:
+        donate(module, self.entry, self.args, self.remarks)
+
+
+def donate(module: ir.Operation, entry: str, positions: tuple[int, ...], remarks: bool = False) -> None:
     function = functions(module).get(entry)
     if function is None or not function.regions[0].blocks:
         emit_error(function or module, f"s4tf-donate: no function '{entry}' with a body in the module")
         raise PassFailed()
     count = len(function.regions[0].blocks[0].arguments)
-    try:
-        positions = [int(text) for text in args.split(",")]
-    except ValueError:
-        positions = [-1]
     wrong = [p for p in positions if not 0 <= p < count]
-    if wrong:
-        emit_error(function, f"s4tf-donate: args={args} must be argument positions of '{entry}' (0 to {count - 1}), "
-                             "separated by commas")
+    if wrong or not positions:
+        emit_error(function, f"s4tf-donate: args={','.join(str(p) for p in positions)} must be argument positions of "
+                             f"'{entry}' (0 to {count - 1}), separated by commas")
         raise PassFailed()
     plan = plan_donation(function, positions)
     if remarks:

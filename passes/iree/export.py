@@ -1,35 +1,95 @@
 """``s4tf-export``: prepare a lowered (StableHLO) module for deployment.
 
+```python
+Export(entry_points=("predict",), weights=(ExportedWeight(0, "w", "tensor<3x2xf32>"),), reflection={"s4tf.target": "cpu"})
+```
 ```
 s4tf-opt predict.mlir -p 's4tf-export{entry_points=predict weights=0:w:tensor<3x2xf32> reflection={s4tf.target="cpu"}},symbol-dce'
 ```
 
-- the functions ``entry_points`` (comma-separated) stay public, every other function
-  becomes private (``symbol-dce`` after the pass drops those nothing calls);
-- ``weights``: comma-separated ``position:key:type`` items; the argument at each position
-  of every entry point, which must have that type, leaves the signature and becomes a
-  ``util.global`` read at load time from a parameter archive
-  (``#stream.parameter.named<"SCOPE"::"key">``, ``scope`` defaults to ``model``) or, with
-  ``values=file.npz``, holding that file's array ``key`` as a constant;
-- ``reflection``: an MLIR dictionary attribute (no spaces: escape them as ``\\20``)
-  recorded as each entry point's ``iree.reflection``
-  (what it holds is the runtime's business: :mod:`s4tf.runtime.reflection`).
+- the functions ``entry_points`` stay public, every other function becomes private
+  (``symbol-dce`` after the pass drops those nothing calls);
+- ``weights``: :class:`ExportedWeight` s (in text, comma-separated ``position:key:type``
+  items); the argument at each position of every entry point, which must have that type,
+  leaves the signature and becomes a ``util.global`` holding the weight's value as a
+  constant or, without a value, read at load time from a parameter archive
+  (``#stream.parameter.named<"SCOPE"::"key">``, ``scope`` defaults to ``model``); in
+  text, ``values=file.npz`` gives the values (that file's array ``key``);
+- ``reflection``: string entries recorded as each entry point's ``iree.reflection``
+  (in text, an MLIR dictionary attribute, spaces escaped as ``\\20``; what it holds is
+  the runtime's business: :mod:`s4tf.runtime.reflection`).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
 
 import numpy as np
 
 from s4tf.core.mlir import ir, load_dialects
 from s4tf.dialects.symbols import functions
-from s4tf.passes.registry import PassFailed, emit_error, register
+from s4tf.passes.pass_options import text_option
+from s4tf.passes.registry import ModulePass, PassFailed, emit_error, register
 
 
-@register("s4tf-export", "Make entry points public, others private; weight arguments become globals; record reflection")
-def export(module: ir.Operation, entry_points: str, weights: str = "", scope: str = "model", values: str = "",
-           reflection: str = "") -> None:
+@dataclass(frozen=True)
+class ExportedWeight:
+    """The weight argument at ``position``: ``key`` in the parameter archive, its MLIR
+    ``type`` (``tensor<3x2xf32>``), and its ``value`` when the module embeds it."""
+
+    position: int
+    key: str
+    type: str
+    value: np.ndarray | None = field(default=None, compare=False)
+
+
+def parse_weights(text: str) -> tuple[ExportedWeight, ...]:
+    """``position:key:type,...`` -> weights without values."""
+    weights = []
+    for item in filter(None, text.split(",")):
+        position, _, rest = item.partition(":")
+        key, _, kind = rest.rpartition(":")
+        if not (position.isdigit() and key and kind):
+            raise ValueError(f"weights item '{item}' must be position:key:type, as 0:w:tensor<3x2xf32>")
+        weights.append(ExportedWeight(int(position), key, kind))
+    return tuple(weights)
+
+
+def parse_reflection(text: str) -> dict[str, str]:
+    """An MLIR dictionary attribute of strings -> its entries."""
+    problem = f"reflection={text} is not an MLIR dictionary attribute of strings, as {{s4tf.target=\"cpu\"}}"
+    with ir.Context():
+        try:
+            dictionary = ir.DictAttr(ir.Attribute.parse(text))
+            return {dictionary[i].name: ir.StringAttr(dictionary[i].attr).value for i in range(len(dictionary))}
+        except (ValueError, ir.MLIRError):
+            raise ValueError(problem) from None
+
+
+@register
+@dataclass(frozen=True)
+class Export(ModulePass):
+    name = "s4tf-export"
+    description = "Make entry points public, others private; weight arguments become globals; record reflection"
+
+    entry_points: tuple[str, ...]
+    weights: tuple[ExportedWeight, ...] = text_option(parse_weights, "POSITION:KEY:TYPE,...", default=())
+    #: The parameter archive's scope the weights without a value are read from.
+    scope: str = "model"
+    #: An ``.npz`` file with the weights' values, by key (for text pipelines: Python gives
+    #: the values in ``weights``).
+    values: str = ""
+    reflection: Mapping[str, str] = text_option(parse_reflection, "{KEY=\"VALUE\",...}", default_factory=dict)
+
+    def apply(self, module: ir.Operation) -> None:
+        export(module, self.entry_points, self.weights, self.scope, self.values, self.reflection)
+
+
+def export(module: ir.Operation, entry_points: tuple[str, ...], weights: tuple[ExportedWeight, ...], scope: str, values: str,
+           reflection: Mapping[str, str]) -> None:
     found = functions(module)
-    names = [name for name in entry_points.split(",") if name]
+    names = list(entry_points)
     missing = [name for name in names if name not in found]
     if missing:
         emit_error(module, f"no function {', '.join(repr(m) for m in missing)} in the module; its functions: {', '.join(found)}")
@@ -39,8 +99,10 @@ def export(module: ir.Operation, entry_points: str, weights: str = "", scope: st
         emit_error(found[bodiless[0]], f"entry point '{bodiless[0]}' is a declaration: it has no body to export")
         raise PassFailed()
     declared = _weights(module, weights)
-    entries = _reflection(module, reflection)
-    arrays = _arrays(module, values, declared) if values else None
+    entries = ir.DictAttr.get({key: ir.StringAttr.get(value) for key, value in reflection.items()}) if reflection else None
+    arrays = {weight.key: weight.value for weight in weights if weight.value is not None}
+    if values:
+        arrays.update(_arrays(module, values, declared))
     for name, function in found.items():
         function.attributes["sym_visibility"] = ir.StringAttr.get("public" if name in names else "private")
     for name in names:
@@ -54,31 +116,16 @@ def export(module: ir.Operation, entry_points: str, weights: str = "", scope: st
             found[name].attributes["iree.reflection"] = entries
 
 
-def _weights(module: ir.Operation, text: str) -> dict[int, tuple[str, ir.Type]]:
-    """``position:key:type,...`` -> {position: (key, type)}."""
+def _weights(module: ir.Operation, weights: tuple[ExportedWeight, ...]) -> dict[int, tuple[str, ir.Type]]:
+    """{position: (key, type)}."""
     declared = {}
-    for item in filter(None, text.split(",")):
-        position, _, rest = item.partition(":")
-        key, _, kind = rest.rpartition(":")
+    for weight in weights:
         try:
-            declared[int(position)] = (key, ir.Type.parse(kind))
+            declared[weight.position] = (weight.key, ir.Type.parse(weight.type))
         except (ValueError, ir.MLIRError):
-            emit_error(module, f"weights item '{item}' must be position:key:type, as 0:w:tensor<3x2xf32>")
+            emit_error(module, f"weight '{weight.key}' has the type '{weight.type}', which is not an MLIR type (as tensor<3x2xf32>)")
             raise PassFailed() from None
-        if not key:
-            emit_error(module, f"weights item '{item}' must be position:key:type, as 0:w:tensor<3x2xf32>")
-            raise PassFailed()
     return declared
-
-
-def _reflection(module: ir.Operation, text: str) -> ir.Attribute | None:
-    if not text:
-        return None
-    try:
-        return ir.DictAttr(ir.Attribute.parse(text))
-    except (ValueError, ir.MLIRError):
-        emit_error(module, f"reflection={text} is not an MLIR dictionary attribute, as {{s4tf.target=\"cpu\"}}")
-        raise PassFailed() from None
 
 
 def _arrays(module: ir.Operation, path: str, declared) -> dict[str, np.ndarray]:
@@ -106,7 +153,7 @@ def _check_weights(function: ir.Operation, name: str, declared) -> None:
 
 def _add_global(module: ir.Operation, key: str, kind: ir.Type, scope: str, arrays) -> str:
     symbol = f"weight_{key}".replace(".", "_")
-    if arrays is None:
+    if key not in arrays:
         initial = ir.Attribute.parse(f'#stream.parameter.named<"{scope}"::"{key}"> : {kind}')
     else:
         initial = ir.DenseElementsAttr.get(np.ascontiguousarray(arrays[key]), type=kind)

@@ -60,7 +60,8 @@ with ``remarks=true`` the pass says at each such loop why (a warning at its loca
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
 
 from s4tf.core.mlir import ir
 from s4tf.passes.iree.availability import TARGET_NAMES
@@ -68,7 +69,7 @@ from s4tf.passes.iree.loop_dispatch_criterion import (  # noqa: F401  (the pass'
     DISPATCH_TARGETS, MAX_CARRIED_BYTES, MAX_DOT_PRODUCTS, MAX_DYNAMIC_VECTOR_BYTES, MAX_SCRATCH_TAPE_BYTES, MAX_SHUFFLE,
     MAX_SLICE, MAX_STACK_BYTES, MAX_TAPE_BYTES, MAX_VALUE_BYTES, Kind, Unsupported,
 )
-from s4tf.passes.registry import emit_warning, register
+from s4tf.passes.registry import ModulePass, emit_warning, register
 
 if TYPE_CHECKING:
     from s4tf.passes.iree.loop_dispatch_emitter import Emitter
@@ -113,12 +114,20 @@ def _loops(root: ir.Operation) -> list[ir.Operation]:
     return found
 
 
-@register(
-    "s4tf-loops-to-dispatch",
-    "Run each stablehlo.while with small elementwise carried state inside one dispatch "
-    "(options: target=cpu|..., remarks=true to say why a loop stays host-stepped)",
-    choices={"target": TARGET_NAMES},
-)
+@register
+@dataclass(frozen=True)
+class LoopsToDispatch(ModulePass):
+    name = "s4tf-loops-to-dispatch"
+    description = "Run each stablehlo.while with small elementwise carried state inside one dispatch"
+
+    target: Literal[TARGET_NAMES] = "cpu"
+    #: Say why a loop stays host-stepped (a warning at the loop).
+    remarks: bool = False
+
+    def apply(self, module: ir.Operation) -> None:
+        loops_to_dispatch(module, self.target, self.remarks)
+
+
 def loops_to_dispatch(module: ir.Operation, target: str = "cpu", remarks: bool = False) -> None:
     pending = _loops(module)
     if pending:  # the emitter's op builders are imported only for a module with a loop

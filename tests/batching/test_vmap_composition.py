@@ -19,7 +19,7 @@ import s4tf
 from s4tf.arrays import numpy_api as snp
 from s4tf.staging.donation import donated_positions
 from s4tf.lazy_tensors.trace import LazyTensor, lazy_stats
-from s4tf.passes.iree.donate import aliased_arguments, donation_pass
+from s4tf.passes.iree.donate import Donate, aliased_arguments
 from s4tf.passes.pipeline import lowering_pipeline
 from tests.autodiff.gradient_checks import directional_check, numeric_jacobian
 
@@ -139,7 +139,7 @@ def test_a_donated_batched_argument_is_updated_in_place():
     assert_close(result, np.stack([x - 0.5 * x / (1.0 + x * x) for x in XS]))
     assert xs.donated_to == "shrink"
     lowered = step.lower(XS, 0.5)
-    module = lowered.lowered_module(f"{lowering_pipeline('cpu')},{donation_pass(lowered.entry, [0])}")
+    module = lowered.lowered_module(lowering_pipeline("cpu") + [Donate(entry=lowered.entry, args=(0,))])
     assert aliased_arguments(module, lowered.entry) == [0]
 
 
@@ -160,7 +160,7 @@ def test_a_training_step_with_clipped_per_example_gradients_donates_its_weights(
     assert w.donated_to == "step"
     lowered = step.lower(W, XS, YS)
     positions = donated_positions((W, XS, YS), (0,))
-    module = lowered.lowered_module(f"{lowering_pipeline('cpu')},{donation_pass(lowered.entry, positions)}")
+    module = lowered.lowered_module(lowering_pipeline("cpu") + [Donate(entry=lowered.entry, args=tuple(positions))])
     assert aliased_arguments(module, lowered.entry) == positions
 
 

@@ -16,9 +16,10 @@ from s4tf.core.mlir import ir, new_context
 from s4tf.passes.ir_walk import collect
 from s4tf.passes.registry import DiagnosticWarning
 from s4tf.runtime.compile_and_load import compile_and_load
+from s4tf.passes.iree.loop_dispatch import LoopsToDispatch
 from s4tf.passes.pipeline import LOWERING_PIPELINE, lowering_pipeline
 
-DISPATCH = LOWERING_PIPELINE + ",s4tf-loops-to-dispatch{target=cpu remarks=true}"
+DISPATCH = LOWERING_PIPELINE + [LoopsToDispatch(target="cpu", remarks=True)]
 
 
 def op_counts(text: str) -> dict[str, int]:
@@ -373,7 +374,7 @@ def test_loops_whose_vectors_outgrow_a_default_worker_stack_stay_host_stepped_on
     for target, regions in (("cpu", 1), ("android-arm64", 0)):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", DiagnosticWarning)
-            counts = op_counts(lowered.stablehlo(f"{LOWERING_PIPELINE},s4tf-loops-to-dispatch{{target={target} remarks=true}}"))
+            counts = op_counts(lowered.stablehlo(LOWERING_PIPELINE + [LoopsToDispatch(target=target, remarks=True)]))
         remarks = [w.message.message for w in caught if isinstance(w.message, DiagnosticWarning)]
         assert counts.get("flow.dispatch.region", 0) == regions
         if regions == 0:

@@ -12,10 +12,10 @@ from tests.autodiff.gradient_checks import directional_check
 import s4tf
 from s4tf.dialects.linalg_ops import Conv2D
 from s4tf.runtime.compile_and_load import compile_and_load
-from s4tf.passes.pipeline import LOWERING_PIPELINE
+from s4tf.passes.iree.conv_taps import FullConvsToMatmul
+from s4tf.passes.pipeline import LOWERING_PIPELINE, Pipeline
 
-REWRITE = "s4tf-full-convs-to-matmul"
-WITHOUT = ",".join(name for name in LOWERING_PIPELINE.split(",") if name != REWRITE)
+WITHOUT = Pipeline(element for element in LOWERING_PIPELINE if not isinstance(element, FullConvsToMatmul))
 RNG = np.random.default_rng(7)
 
 # id: (input NHWC, filter HWIO, padding (top, bottom, left, right)); all outputs outgrow the input

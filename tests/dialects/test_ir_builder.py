@@ -4,6 +4,8 @@ and a pass that builds an op outside a builder fails instead of running it."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pytest
 
@@ -15,7 +17,7 @@ from s4tf.dialects.reference import run_function
 from s4tf.dialects.types import TensorType
 from s4tf.core.mlir import func, ir, new_context
 from s4tf.passes.pipeline import build_pass_manager
-from s4tf.passes.registry import PASSES, PassInfo
+from s4tf.passes.registry import PASSES, ModulePass
 
 X = np.array([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]], np.float32)
 
@@ -95,10 +97,15 @@ def test_a_pass_that_builds_an_op_outside_a_builder_fails_instead_of_running_it(
     function and ran it) in the middle of compilation, and the pass went on."""
     ran = []
 
-    def careless(module):
-        ran.append(s4tf.sin(X))  # neither staged into the module nor run: an internal error
+    @dataclass(frozen=True)
+    class Careless(ModulePass):
+        name = "test-careless"
+        description = "builds an op the wrong way"
 
-    monkeypatch.setitem(PASSES, "test-careless", PassInfo("test-careless", "builds an op the wrong way", careless))
+        def apply(self, module):
+            ran.append(s4tf.sin(X))  # neither staged into the module nor run: an internal error
+
+    monkeypatch.setitem(PASSES, "test-careless", Careless)
     context = new_context()
     with context:
         module = ir.Module.parse("func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> { return %x : tensor<3xf32> }")

@@ -10,7 +10,7 @@ import pytest
 
 import s4tf
 from s4tf.dialects.symbols import functions
-from s4tf.passes.iree.donate import aliased_arguments, donation_pass
+from s4tf.passes.iree.donate import Donate, aliased_arguments
 from s4tf.passes.pipeline import lowering_pipeline
 
 V, D, B = 1000, 8, 16
@@ -46,7 +46,7 @@ def inputs(seed=0):
 def test_the_lowered_update_scatters_into_the_donated_argument_without_copying_it():
     table, ids, rows = inputs()
     lowered = s4tf.function(sparse_update).lower(table, ids, rows)
-    module = lowered.lowered_module(f"{lowering_pipeline('cpu')},{donation_pass(lowered.entry, [0])}")
+    module = lowered.lowered_module(lowering_pipeline("cpu") + [Donate(entry=lowered.entry, args=(0,))])
     assert aliased_arguments(module, lowered.entry) == [0]
     body = functions(module)[lowered.entry].regions[0].blocks[0]
     table_sized = [op.name for op in body.operations if any(str(r.type) == f"tensor<{V}x{D}xf32>" for r in op.results)]

@@ -10,7 +10,7 @@ from iree_stream import submissions_and_waits
 import s4tf
 from s4tf import nn
 from s4tf.staging.donation import donated_positions
-from s4tf.passes.iree.donate import aliased_arguments, donation_pass
+from s4tf.passes.iree.donate import Donate, aliased_arguments
 from s4tf.core.errors import S4tfError
 from s4tf.core.mlir import ir
 from s4tf.nn.training import train_step
@@ -77,7 +77,7 @@ def test_the_training_step_donates_model_and_state_and_trains_as_without(make_mo
     step = train_step(opt)
     lowered = step.lower(model, state, x, y)
     positions = donated_positions((model, state, x, y), (0, 1))
-    module = lowered.lowered_module(f"{lowering_pipeline('cpu')},{donation_pass(lowered.entry, positions)}")
+    module = lowered.lowered_module(lowering_pipeline("cpu") + [Donate(entry=lowered.entry, args=tuple(positions))])
     assert aliased_arguments(module, lowered.entry) == positions
     assert str(module).count("iree.abi.output = ") == len(positions)
 
@@ -108,7 +108,7 @@ def test_the_training_step_waits_for_its_readers_in_one_submission():
     step = train_step(opt)
     lowered = step.lower(model, state, x, y)
     positions = donated_positions((model, state, x, y), (0, 1))
-    module = lowered.lowered_module(f"{lowering_pipeline('cpu')},{donation_pass(lowered.entry, positions)}")
+    module = lowered.lowered_module(lowering_pipeline("cpu") + [Donate(entry=lowered.entry, args=tuple(positions))])
     assert "is_finite" in str(module) and "optimization_barrier" not in str(module)
     assert submissions_and_waits(str(module), lowered.entry) == (1, 1)
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from s4tf.passes.registry import PASSES, PassInfo
+from s4tf.passes.registry import PASSES, ModulePass
 from s4tf.tools.opt import SPLIT_MARKER, run, split_chunks
 
 LIT_DIR = Path(__file__).resolve().parents[1] / "lit"
@@ -308,10 +308,15 @@ def test_print_ir_after_all(tmp_path):
 
 
 def test_internal_error_in_a_pass_is_a_diagnostic(monkeypatch, tmp_path, opt):
-    def crash(module):
-        raise RuntimeError("boom")
+    @dataclass(frozen=True)
+    class Crash(ModulePass):
+        name = "test-crash"
+        description = "always fails"
 
-    monkeypatch.setitem(PASSES, "test-crash", PassInfo("test-crash", "always fails", crash))
+        def apply(self, module):
+            raise RuntimeError("boom")
+
+    monkeypatch.setitem(PASSES, "test-crash", Crash)
     outcome = opt(write(tmp_path, WELL_FORMED), "-p", "test-crash")
     assert outcome.code == 1
     assert "internal error in pass 'test-crash': RuntimeError: boom" in outcome.err
@@ -512,9 +517,9 @@ def test_verify_diagnostics_with_expected_warning(tmp_path, opt):
 def test_help_mentions_passes():
     outcome = run_tool("--help")
     assert outcome.code == 0
-    for name, info in PASSES.items():
+    for name, pass_class in PASSES.items():
         assert name in outcome.out
-        assert info.description in outcome.out
+        assert pass_class.description in outcome.out
     for option in ("--pass-pipeline", "-p", "--split-input-file", "--verify-diagnostics", "--print-ir-after-all", "-o"):
         assert option in outcome.out
 

@@ -198,13 +198,13 @@ def pass_element(choose) -> str:
     if choose(3) == 0:
         return UPSTREAM_PASSES[choose(len(UPSTREAM_PASSES))]
     names = sorted(PASSES)
-    info = PASSES[names[choose(len(names))]]
+    pass_class = PASSES[names[choose(len(names))]]
     options = []
-    for key, required in info.options().items():
-        if required or choose(4):
-            values = info.choices.get(key) if key in info.choices and choose(4) else OPTION_VALUES
+    for key, option in pass_class.options().items():
+        if option.required or choose(4):
+            values = option.choices if option.choices and choose(4) else OPTION_VALUES
             options.append(f"{key}={values[choose(len(values))]}")
-    return f"{info.name}{{{' '.join(options)}}}" if options else info.name
+    return f"{pass_class.name}{{{' '.join(options)}}}" if options else pass_class.name
 
 
 def arguments(choose) -> list[str]:

@@ -58,7 +58,7 @@ from bench_train import fresh_model, jax_step, model_leaves, problem  # noqa: E4
 import s4tf  # noqa: E402
 from s4tf import pytree  # noqa: E402
 from s4tf.staging.donation import donated_positions  # noqa: E402
-from s4tf.passes.iree.donate import donation_pass  # noqa: E402
+from s4tf.passes.iree.donate import Donate  # noqa: E402
 from s4tf.passes.module_traits import ModuleTraits
 from s4tf.runtime.compiler import compile_stablehlo  # noqa: E402
 from s4tf.runtime.device import LoadedModule, to_device  # noqa: E402
@@ -76,7 +76,7 @@ IREE_COMPILE = find_tool("iree-compile")
 def step_stablehlo(step, args) -> str:
     """The StableHLO ``step`` compiles for ``args`` (with its donation marks)."""
     lowered = step._lower(args, {})
-    pipeline = f"{lowering_pipeline(step.target)},{donation_pass(lowered.entry, donated_positions(args, step.donate_argnums))}"
+    pipeline = lowering_pipeline(step.target) + [Donate(entry=lowered.entry, args=tuple(donated_positions(args, step.donate_argnums)))]
     return str(lowered.lowered_module(pipeline))
 
 

@@ -5,7 +5,7 @@
 
 // Options that do not fit the module are errors naming what is wrong.
 // ENTRY: error: s4tf-donate: no function 'nope' with a body in the module
-// ARGS: s4tf-donate-diagnostics.mlir:{{[0-9]+}}:1: error: s4tf-donate: args=0,x must be argument positions of 'step' (0 to 1), separated by commas
+// ARGS: s4tf-opt: error: option args=0,x of pass 's4tf-donate' must be integers separated by commas, as 0,1
 // RANGE: error: s4tf-donate: args=2 must be argument positions of 'step' (0 to 1)
 // OPTION: s4tf-opt: error: pass 's4tf-donate' needs option(s) entry: write s4tf-donate{entry=...}
 func.func @step(%w: tensor<4xf32>, %g: tensor<4xf32>) -> tensor<4xf32> {
