@@ -2,7 +2,10 @@
 wait for IREE (``S4TF_FIRST_CALL=compile``, the default, set here so that a developer's
 ``interpret`` does not make the suite test the NumPy references instead of IREE's lowering;
 tests/frontend/test_tiered_first_call.py turns them on); the arm64
-runner for tests of phone modules under qemu; the ``peer`` and ``array_api`` tests only when asked for."""
+runner for tests of phone modules under qemu; the ``peer`` and ``array_api`` tests only when asked for;
+the IREE sample of the transformation checks (``tests/autodiff/gradient_checks.py``): the first
+test of each test function, ``$S4TF_TEST_IREE_SAMPLE`` set to ``1`` while it runs
+(``S4TF_TEST_IREE=all`` compiles every check with IREE)."""
 
 import gc
 import os
@@ -47,6 +50,13 @@ def run_arm64(arm64_runner):
     return arm64_runner.run
 
 
+SAMPLE = "S4TF_TEST_IREE_SAMPLE"
+
+
+def pytest_runtest_setup(item):
+    os.environ[SAMPLE] = "1" if getattr(item, "iree_sample", False) else "0"
+
+
 def pytest_collection_modifyitems(config, items):
     """Leave out the peers' whole gradient tables (marker ``peer``, minutes) and the Array
     API test suite (marker ``array_api``) unless ``-m`` names them (``pytest -m peer``);
@@ -58,3 +68,8 @@ def pytest_collection_modifyitems(config, items):
         if left_out:
             config.hook.pytest_deselected(items=left_out)
             items[:] = [item for item in items if not item.get_closest_marker(marker)]
+    functions = set()
+    for item in items:  # the first of each test function's tests, whichever -k or -m chose
+        function = (item.path, getattr(item, "originalname", item.name))
+        item.iree_sample = function not in functions
+        functions.add(function)
