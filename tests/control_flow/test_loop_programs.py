@@ -1,7 +1,8 @@
 """Real loop programs whose reverse mode once reached IREE failures, checked against JAX.
 
 GradBench's ODE: a Runge-Kutta ``fori_loop`` whose gradient of ``y[-1]`` seeds the
-backward loops with a constant one-hot (IREE 3.13 crashed compiling it:
+backward loops with a constant one-hot (IREE 3.13 crashes compiling that unless
+``s4tf-runtime-loop-inits`` starts the loops from a value computed at run time:
 tests/lit/iree_reproducers/while_constant_init_nested.mlir).
 """
 
@@ -32,13 +33,6 @@ def _runge_kutta(np_, fori_loop, x, steps):
     return fori_loop(0, steps, step, np_.zeros_like(x))
 
 
-#: IREE 3.13 segfaults compiling these gradients (tests/lit/iree_reproducers/while_constant_init_nested.mlir;
-#: docs/control-flow.md, "Known IREE failure"): strict, so a fix shows.
-IREE_CRASH = pytest.mark.xfail(raises=s4tf.CompilationError, strict=True,
-                               reason="IREE 3.13 crashes on a constant seed carried through nested backward loops")
-
-
-@IREE_CRASH
 @pytest.mark.parametrize("steps", [10, 1030])  # every state on the tape; segments replayed
 def test_ode_gradient_of_last_component(steps):
     x = np.linspace(0.1, 1.0, 8).astype(np.float32)
@@ -50,7 +44,6 @@ def test_ode_gradient_of_last_component(steps):
     np.testing.assert_allclose(np.asarray(ours), np.asarray(expected), rtol=1e-3, atol=1e-6)
 
 
-@IREE_CRASH
 def test_ode_sigmoid_body_with_tensor_trip_count():
     def ode(x, steps):
         y = s4tf.fori_loop(0, steps, lambda _, y: y + 0.1 * s4tf.sigmoid(x * y), s4tf.ones(8))

@@ -19,9 +19,9 @@
 //     !stream.resource<*>, index, !stream.resource<*>) -> (3 x !stream.resource<*>)
 // and the analysis maps the after-region's scf.yield operand #2 (an index) to the
 // while's result #2 (a resource) and casts. Computing %9 from a runtime value (e.g.
-// `select(%n > 0, %8, 0)`) compiles and runs. s4tf's reverse mode of `while` does that
-// (passes/autodiff/region_derivatives.py, _computed). Found with the gradient of
-// GradBench's ODE (RK-style fori_loop, grad of y[-1]).
+// `select(%n >= 0 or %n < 0, %8, 0)`) compiles and runs: s4tf's lowering does that
+// (s4tf-runtime-loop-inits, passes/iree/runtime_loop_inits.py). Found with the gradient
+// of GradBench's ODE (RK-style fori_loop, grad of y[-1]).
 module {
   func.func @_lambda_(%arg0: tensor<8xf32>) -> tensor<8xf32> {
     %cst = stablehlo.constant dense<1.000000e+00> : tensor<f32>
