@@ -92,7 +92,12 @@ def check_values(instance) -> None:
 
 def pass_options(cls: type) -> dict[str, PassOption]:
     """The options of pass class ``cls`` that text can set, by name, in field order."""
-    hints = typing.get_type_hints(cls)
+    hints = {field.name: field.type for field in dataclasses.fields(cls)}
+    if any(isinstance(kind, str) for kind in hints.values()):  # written under ``from __future__ import annotations``
+        try:
+            hints = typing.get_type_hints(cls)
+        except NameError as error:
+            raise TypeError(f"the option types of pass class {cls.__name__} do not resolve in its module: {error}") from None
     options = {}
     for field in dataclasses.fields(cls):
         default = field.default if field.default_factory is dataclasses.MISSING else field.default_factory()
@@ -125,7 +130,7 @@ def _parser(kind):
     """``(syntax, parse, choices, accepts)`` for a field type text can write, else ``None``."""
     if kind in (bool, int, str):
         syntax, parse, choices = {bool: ("true|false", _bool, ("true", "false")), int: ("INT", _int, ()), str: ("TEXT", str, ())}[kind]
-        return syntax, parse, choices, (lambda value: _is(value, kind), f"a {kind.__name__}")
+        return syntax, parse, choices, (lambda value: _is(value, kind), "an int" if kind is int else f"a {kind.__name__}")
     if typing.get_origin(kind) is Literal:
         values = {str(choice): choice for choice in typing.get_args(kind)}
         return "|".join(values), lambda text: _choice(text, values), tuple(values), (

@@ -532,6 +532,16 @@ def test_list_passes(opt):
     assert "cse" in outcome.out
 
 
+def test_help_and_list_passes_show_each_options_syntax_and_default(opt):
+    """Generated from the pass classes' fields: their types and defaults."""
+    for flag in ("--help", "--list-passes"):
+        out = run_tool(flag).out if flag == "--help" else opt(flag).out
+        donate = out.split("s4tf-donate", 1)[1]
+        assert donate.index("entry=TEXT (required)") < donate.index("args=INT,... (required)") < donate.index(
+            "remarks=true|false (default: false)") < donate.index("s4tf-export"), out
+        assert "target=cpu|vmvx|vulkan|cuda|android-arm64|linux-arm64 (required)" in out
+
+
 def test_warn_transfers_needs_the_partition_pass():
     outcome = run_tool("-p", "s4tf-canonicalize", "--warn-transfers", stdin=WELL_FORMED)
     assert_clean_failure(outcome)
