@@ -221,7 +221,8 @@ class Embedding:
     table: Any
 
     def __init__(self, vocab_size=None, features=None, *, seed=0, table=None):
-        if table is None:
+        if vocab_size is not None and table is None:
+            check_positive("Embedding", vocab_size=vocab_size, features=features)
             table = initializers.normal((vocab_size, features), seed, stddev=1.0 / np.sqrt(features))
         self.table = table
 

@@ -2,9 +2,8 @@
 which runs a cell over the time axis with ``s4tf.scan`` (one loop when staged).
 
 ```python
-rnn = nn.RNN(nn.LSTMCell(3, 8, seed=0))
-outputs = rnn(x)                          # x: (batch, time, 3) -> (batch, time, 8)
-(c, h), outputs = nn.RNN(nn.GRUCell(3, 8), return_carry=True)(x)[0], ...
+outputs = nn.RNN(nn.LSTMCell(3, 8, seed=0))(x)              # x: (batch, time, 3) -> (batch, time, 8)
+h, outputs = nn.RNN(nn.GRUCell(3, 8), return_carry=True)(x)  # h: the last carry, (batch, 8)
 ```
 """
 

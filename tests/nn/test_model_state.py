@@ -36,6 +36,8 @@ def test_state_has_no_gradient_no_moments_and_is_no_parameter():
     assert params.layers[1].running_mean is None and state.layers[1].scale is None
     assert state.layers[0].weight is None and state.layers[1].momentum == 0.8
     np.testing.assert_array_equal(state.layers[1].running_var, np.ones(4, np.float32))
+    embedded_params, embedded_state = nn.partition(nn.Sequential([nn.Embedding(5, 3), nn.LayerNorm(3)]))
+    assert embedded_state.layers[0].table is None and embedded_params.layers[1].scale.shape == (3,)
     merged = nn.merge(params, state)
     assert s4tf.pytree.flatten(merged)[1] == s4tf.pytree.flatten(m)[1]
     with pytest.raises(s4tf.S4tfError, match=r"test_model_state.py:\d+: nn.merge: .* Sequential .* Dense"):

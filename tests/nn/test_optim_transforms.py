@@ -138,7 +138,7 @@ def test_updates_need_the_state_and_the_parameters():
 
 def test_a_model_with_static_fields_keeps_them_and_the_state_is_shaped_like_its_gradient():
     model = nn.Conv2D(1, 2, 3, stride=2, padding="same", activation=s4tf.relu)
-    tx = optim.adamw(0.1, weight_decay=0.5, mask=lambda m: nn.Conv2D(filter=True, bias=False, stride=None, padding=None, activation=m.activation))
+    tx = optim.adamw(0.1, weight_decay=0.5, mask=lambda m: nn.Conv2D(filter=True, bias=False, stride=None, padding=None, activation=m.activation, groups=None))
     state = tx.init(model)
     assert state[0].mu.stride is None and state[0].mu.filter.shape == model.filter.shape
     grads = s4tf.grad(lambda m, x: s4tf.sum(m(x)))(model, np.ones((1, 4, 4, 1), np.float32))
