@@ -68,11 +68,8 @@ class CumSum(CumulativeOp):
 
     name = "cumsum"
     numpy = staticmethod(np.cumsum)
+    linear = True
     body = "add"
-
-    @classmethod
-    def jvp(cls, ops, primals, tangents, result, *, axis, reverse):
-        return ops.op(cls.name, tangents[0], axis=axis, reverse=reverse)
 
     @classmethod
     def transpose(cls, ops, cotangent, operands, linear, *, axis, reverse):

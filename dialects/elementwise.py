@@ -134,10 +134,7 @@ class Neg(UnaryOp):
     numpy = staticmethod(np.negative)
     hlo_name = "negate"
     kinds = "number"
-
-    @classmethod
-    def jvp(cls, ops, primals, tangents, result):
-        return None if tangents[0] is None else -tangents[0]
+    linear = True
 
     @classmethod
     def transpose(cls, ops, cotangent, operands, linear):
@@ -387,10 +384,8 @@ class Add(BinaryOp):
     """Elementwise sum."""
 
     name, numpy, hlo_name = "add", staticmethod(np.add), "add"
-
-    @classmethod
-    def jvp(cls, ops, primals, tangents, result):
-        return sum_tangents(ops, tangents, result)
+    commutative = True
+    linear = True
 
     @classmethod
     def transpose(cls, ops, cotangent, operands, linear):
@@ -401,10 +396,7 @@ class Sub(BinaryOp):
     """Elementwise difference."""
 
     name, numpy, hlo_name = "sub", staticmethod(np.subtract), "subtract"
-
-    @classmethod
-    def jvp(cls, ops, primals, tangents, result):
-        return sum_tangents(ops, [tangents[0], None if tangents[1] is None else -tangents[1]], result)
+    linear = True
 
     @classmethod
     def transpose(cls, ops, cotangent, operands, linear):
@@ -416,11 +408,8 @@ class Mul(BinaryOp):
     """Elementwise product."""
 
     name, numpy, hlo_name = "mul", staticmethod(np.multiply), "multiply"
-
-    @classmethod
-    def jvp(cls, ops, primals, tangents, result):
-        lhs, rhs = primals
-        return sum_tangents(ops, [scale(tangents[0], rhs), scale(tangents[1], lhs)], result)
+    commutative = True
+    bilinear = True
 
     @classmethod
     def transpose(cls, ops, cotangent, operands, linear):
@@ -794,6 +783,7 @@ class Select(Op):
     name = "select"
     operands = ("pred", "on_true", "on_false")
     nondifferentiable_operands = (0,)
+    linear = True
     batch = classmethod(elementwise_batch)
 
     @staticmethod
@@ -817,15 +807,6 @@ class Select(Op):
         return hlo.value("select", operands, lowering.result_type)
 
     @staticmethod
-    def jvp(ops, primals, tangents, result):
-        pred, on_true, on_false = primals
-        if tangents[1] is None and tangents[2] is None:
-            return None
-        d_true = 0.0 if tangents[1] is None else tangents[1]
-        d_false = 0.0 if tangents[2] is None else tangents[2]
-        return ops.broadcast_to(ops.where(pred, d_true, d_false), result.shape)
-
-    @staticmethod
     def transpose(ops, cotangent, operands, linear):
         pred, on_true, on_false = operands
         return [
@@ -846,6 +827,7 @@ class Cast(Op):
     name = "cast"
     operands = ("x",)
     attributes = {"dtype": DTYPE}
+    linear = True
     batch = classmethod(elementwise_batch)
 
     @staticmethod
@@ -859,10 +841,6 @@ class Cast(Op):
     @staticmethod
     def lower(lowering, x, *, dtype):
         return hlo.convert(x, lowering.operand_types[0], lowering.result_type)
-
-    @staticmethod
-    def jvp(ops, primals, tangents, result, *, dtype):
-        return None if tangents[0] is None else ops.astype(tangents[0], dtype)
 
     @staticmethod
     def transpose(ops, cotangent, operands, linear, *, dtype):

@@ -73,6 +73,7 @@ class Gather(Op):
     operands = ("x", "indices")
     attributes = {"axes": INT_ARRAY}
     nondifferentiable_operands = (1,)
+    linear = True
 
     @staticmethod
     def infer(x, indices, *, axes):
@@ -102,10 +103,6 @@ class Gather(Op):
             "gather", [x, clamped], result_type,
             dimension_numbers=numbers, slice_sizes=hlo.i64_array(sizes), indices_are_sorted="false",
         )
-
-    @staticmethod
-    def jvp(ops, primals, tangents, result, *, axes):
-        return ops.op("gather", tangents[0], primals[1], axes=axes)
 
     @staticmethod
     def batch(ops, operands, batch_dims, *, axes):

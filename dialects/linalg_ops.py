@@ -15,7 +15,6 @@ import numpy as np
 from s4tf.dialects.batching_helpers import batch_size, shifted, to_front, with_batch
 from s4tf.dialects import hlo
 from s4tf.dialects.attributes import INT, INT_ARRAY
-from s4tf.dialects.derivative_helpers import sum_tangents
 from s4tf.dialects.op_def import Op
 from s4tf.dialects.shape_ops import Pad, check_axis
 from s4tf.dialects.types import TensorType, is_float, is_integer, shape_str, to_numpy_dtype
@@ -54,6 +53,7 @@ class DotGeneral(Op):
     name = "dot_general"
     operands = ("lhs", "rhs")
     attributes = {"lhs_batch": INT_ARRAY, "rhs_batch": INT_ARRAY, "lhs_contract": INT_ARRAY, "rhs_contract": INT_ARRAY}
+    bilinear = True
 
     @staticmethod
     def infer(lhs, rhs, *, lhs_batch, rhs_batch, lhs_contract, rhs_contract):
@@ -145,15 +145,6 @@ class DotGeneral(Op):
             result_dim = len(lhs_batch) + len(lhs.shape) - len(lhs_batch) - len(lhs_contract)
         dims = {"lhs_batch": lhs_batch, "rhs_batch": rhs_batch, "lhs_contract": lhs_contract, "rhs_contract": rhs_contract}
         return [ops.op("dot_general", lhs, rhs, **dims)], [result_dim]
-
-    @staticmethod
-    def jvp(ops, primals, tangents, result, **dims):
-        lhs, rhs = primals
-        d_lhs, d_rhs = tangents
-        return sum_tangents(ops, [
-            None if d_lhs is None else ops.op("dot_general", d_lhs, rhs, **dims),
-            None if d_rhs is None else ops.op("dot_general", lhs, d_rhs, **dims),
-        ], result)
 
     @staticmethod
     def transpose(ops, cotangent, operands, linear, *, lhs_batch, rhs_batch, lhs_contract, rhs_contract):
@@ -315,6 +306,7 @@ class Conv2D(Op):
         "rhs_dilation": INT_ARRAY,
         "feature_group_count": INT,
     }
+    bilinear = True
 
     @staticmethod
     def infer(input, filter, *, strides, padding, lhs_dilation, rhs_dilation, feature_group_count):
@@ -381,15 +373,6 @@ class Conv2D(Op):
             feature_group_count=INT.to_mlir(feature_group_count),
             batch_group_count=INT.to_mlir(1),
         )
-
-    @staticmethod
-    def jvp(ops, primals, tangents, result, **attrs):
-        input, filter = primals
-        d_input, d_filter = tangents
-        return sum_tangents(ops, [
-            None if d_input is None else ops.op("conv2d", d_input, filter, **attrs),
-            None if d_filter is None else ops.op("conv2d", input, d_filter, **attrs),
-        ], result)
 
     @staticmethod
     def transpose(ops, cotangent, operands, linear, **attrs):

@@ -18,6 +18,7 @@ from typing import ClassVar
 import numpy as np
 
 from s4tf.dialects.attributes import AttrKind
+from s4tf.dialects.derivative_helpers import bilinear_jvp, linear_jvp
 from s4tf.dialects.types import TensorType
 from s4tf.core.errors import OpAttributeError, S4tfError, ShapeError
 from s4tf.core.mlir import ir
@@ -63,6 +64,8 @@ class Op:
             if full_name in OPS:
                 raise RuntimeError(f"op {full_name} is defined twice")
             OPS[full_name] = cls
+        if (cls.linear or cls.bilinear) and "jvp" not in cls.__dict__:
+            cls.jvp = classmethod(linear_jvp if cls.linear else bilinear_jvp)
 
     @classmethod
     def full_name(cls) -> str:
@@ -98,6 +101,16 @@ class Op:
     #: derivative is zero almost everywhere, and differentiation takes it as zero. Ops with
     #: integer or boolean results (comparisons, ``argmax``) are treated so without it.
     piecewise_constant: ClassVar[bool] = False
+    #: ``True`` for ops linear in their differentiable operands (jointly: ``pad`` in ``x``
+    #: and ``value``): the JVP is the op applied to the tangents
+    #: (:func:`~s4tf.dialects.derivative_helpers.linear_jvp`); ``transpose`` is the rule.
+    linear: ClassVar[bool] = False
+    #: ``True`` for ops of two operands linear in each (``mul``, ``dot_general``): the JVP
+    #: is the sum of the op applied to each tangent and the other primal
+    #: (:func:`~s4tf.dialects.derivative_helpers.bilinear_jvp`); ``transpose`` is the rule.
+    bilinear: ClassVar[bool] = False
+    #: ``True`` for binary ops whose operands may be swapped (``add``, ``mul``).
+    commutative: ClassVar[bool] = False
 
     @classmethod
     def is_differentiable(cls, operand_types, result_type, attrs) -> bool:

@@ -210,6 +210,7 @@ class ReduceSum(ReduceOp):
 
     name = "reduce_sum"
     numpy = staticmethod(np.sum)
+    linear = True
     body = "add"
 
     @classmethod
@@ -223,10 +224,6 @@ class ReduceSum(ReduceOp):
         if not np.issubdtype(x.dtype, np.floating):
             return super().reference(x, axes=axes, keepdims=keepdims)
         return _shaped(block_sums(x, axes), x, axes, keepdims)
-
-    @classmethod
-    def jvp(cls, ops, primals, tangents, result, *, axes, keepdims):
-        return ops.op(cls.name, tangents[0], axes=axes, keepdims=keepdims)
 
     @classmethod
     def transpose(cls, ops, cotangent, operands, linear, *, axes, keepdims):
@@ -265,6 +262,7 @@ class ReduceMean(ReduceOp):
 
     name = "reduce_mean"
     numpy = staticmethod(np.mean)
+    linear = True
     body = "add"
 
     @classmethod
@@ -285,10 +283,6 @@ class ReduceMean(ReduceOp):
         result_type = lowering.result_type
         divisor = hlo.broadcast(hlo.scalar(count, result_type.dtype), TensorType((), result_type.dtype), result_type.shape)
         return hlo.value("divide", [total, divisor], result_type)
-
-    @classmethod
-    def jvp(cls, ops, primals, tangents, result, *, axes, keepdims):
-        return ops.op(cls.name, tangents[0], axes=axes, keepdims=keepdims)
 
     @classmethod
     def transpose(cls, ops, cotangent, operands, linear, *, axes, keepdims):

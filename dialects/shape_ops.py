@@ -92,6 +92,7 @@ class BroadcastInDim(Op):
     name = "broadcast_in_dim"
     operands = ("x",)
     attributes = {"shape": INT_ARRAY, "broadcast_dimensions": INT_ARRAY}
+    linear = True
 
     @staticmethod
     def infer(x, *, shape, broadcast_dimensions):
@@ -121,16 +122,11 @@ class BroadcastInDim(Op):
             "broadcast_in_dim", [x], lowering.result_type, broadcast_dimensions=hlo.i64_array(broadcast_dimensions)
         )
 
-
     @staticmethod
     def batch(ops, operands, batch_dims, *, shape, broadcast_dimensions):
         x = to_front(ops, operands[0], batch_dims[0])
         batched = (x.shape[0], *shape)
         return [ops.op("broadcast_in_dim", x, shape=batched, broadcast_dimensions=(0, *shifted(broadcast_dimensions)))], [0]
-
-    @staticmethod
-    def jvp(ops, primals, tangents, result, *, shape, broadcast_dimensions):
-        return ops.op("broadcast_in_dim", tangents[0], shape=shape, broadcast_dimensions=broadcast_dimensions)
 
     @staticmethod
     def transpose(ops, cotangent, operands, linear, *, shape, broadcast_dimensions):
@@ -154,6 +150,7 @@ class Reshape(Op):
     static_shapes = True
     operands = ("x",)
     attributes = {"shape": INT_ARRAY}
+    linear = True
 
     @staticmethod
     def infer(x, *, shape):
@@ -171,15 +168,10 @@ class Reshape(Op):
     def lower(lowering, x, *, shape):
         return hlo.value("reshape", [x], lowering.result_type)
 
-
     @staticmethod
     def batch(ops, operands, batch_dims, *, shape):
         x = to_front(ops, operands[0], batch_dims[0])
         return [ops.op("reshape", x, shape=(x.shape[0], *shape))], [0]
-
-    @staticmethod
-    def jvp(ops, primals, tangents, result, *, shape):
-        return ops.op("reshape", tangents[0], shape=shape)
 
     @staticmethod
     def transpose(ops, cotangent, operands, linear, *, shape):
@@ -197,6 +189,7 @@ class Transpose(Op):
     name = "transpose"
     operands = ("x",)
     attributes = {"permutation": INT_ARRAY}
+    linear = True
 
     @staticmethod
     def infer(x, *, permutation):
@@ -212,17 +205,12 @@ class Transpose(Op):
     def lower(lowering, x, *, permutation):
         return hlo.value("transpose", [x], lowering.result_type, permutation=hlo.i64_array(permutation))
 
-
     @staticmethod
     def batch(ops, operands, batch_dims, *, permutation):
         d = batch_dims[0]
         # the batch axis stays where it is: per-example axis p is batched axis p + (p >= d)
         moved = [p + (p >= d) for p in permutation]
         return [ops.op("transpose", operands[0], permutation=(d, *moved))], [0]
-
-    @staticmethod
-    def jvp(ops, primals, tangents, result, *, permutation):
-        return ops.op("transpose", tangents[0], permutation=permutation)
 
     @staticmethod
     def transpose(ops, cotangent, operands, linear, *, permutation):
@@ -240,6 +228,7 @@ class Reverse(Op):
     name = "reverse"
     operands = ("x",)
     attributes = {"axes": INT_ARRAY}
+    linear = True
 
     @staticmethod
     def infer(x, *, axes):
@@ -261,10 +250,6 @@ class Reverse(Op):
         return [ops.op("reverse", x, axes=shifted(axes))], [0]
 
     @staticmethod
-    def jvp(ops, primals, tangents, result, *, axes):
-        return ops.op("reverse", tangents[0], axes=axes)
-
-    @staticmethod
     def transpose(ops, cotangent, operands, linear, *, axes):
         return [ops.op("reverse", cotangent, axes=axes)]
 
@@ -281,6 +266,7 @@ class Slice(Op):
     static_shapes = True
     operands = ("x",)
     attributes = {"start": INT_ARRAY, "limit": INT_ARRAY, "stride": INT_ARRAY}
+    linear = True
 
     @staticmethod
     def infer(x, *, start, limit, stride):
@@ -314,10 +300,6 @@ class Slice(Op):
     def batch(ops, operands, batch_dims, *, start, limit, stride):
         x = to_front(ops, operands[0], batch_dims[0])
         return [ops.op("slice", x, start=(0, *start), limit=(x.shape[0], *limit), stride=(1, *stride))], [0]
-
-    @staticmethod
-    def jvp(ops, primals, tangents, result, *, start, limit, stride):
-        return ops.op("slice", tangents[0], start=start, limit=limit, stride=stride)
 
     @staticmethod
     def transpose_into(ops, accumulated, cotangent, operands, *, start, limit, stride):
@@ -358,6 +340,7 @@ class AddSlice(Op):
     static_shapes = True
     operands = ("x", "update")
     attributes = {"start": INT_ARRAY, "stride": INT_ARRAY}
+    linear = True
 
     @staticmethod
     def infer(x, update, *, start, stride):
@@ -422,15 +405,6 @@ class AddSlice(Op):
         return hlo.scatter_add(x, indices, update, result_type, index_vector_dim=result_type.rank)
 
     @staticmethod
-    def jvp(ops, primals, tangents, result, *, start, stride):
-        x, update = primals
-        dx, dupdate = tangents
-        if dupdate is None:
-            return dx
-        dx = ops.zeros(x.shape, x.dtype) if dx is None else dx
-        return ops.op("add_slice", dx, dupdate, start=start, stride=stride)
-
-    @staticmethod
     def transpose(ops, cotangent, operands, linear, *, start, stride):
         update = operands[1]
         limit = _slice_limit(start, stride, update.shape)
@@ -450,6 +424,7 @@ class Concatenate(Op):
     static_shapes = True
     operands = ("inputs*",)
     attributes = {"axis": INT}
+    linear = True
 
     @staticmethod
     def infer(*inputs, axis):
@@ -483,11 +458,6 @@ class Concatenate(Op):
         return [ops.op("concatenate", *inputs, axis=axis + 1)], [0]
 
     @staticmethod
-    def jvp(ops, primals, tangents, result, *, axis):
-        parts = [ops.zeros_like(p) if t is None else t for p, t in zip(primals, tangents)]
-        return ops.op("concatenate", *parts, axis=axis)
-
-    @staticmethod
     def transpose(ops, cotangent, operands, linear, *, axis):
         pieces, offset = [], 0
         for operand, is_linear in zip(operands, linear):
@@ -518,6 +488,7 @@ class Pad(Op):
     static_shapes = True
     operands = ("x", "value")
     attributes = {"low": INT_ARRAY, "high": INT_ARRAY, "interior": INT_ARRAY}
+    linear = True
 
     @staticmethod
     def infer(x, value, *, low, high, interior):
@@ -573,13 +544,6 @@ class Pad(Op):
             edge_padding_high=hlo.i64_array(high),
             interior_padding=hlo.i64_array(interior),
         )
-
-    @staticmethod
-    def jvp(ops, primals, tangents, result, *, low, high, interior):
-        x, value = primals
-        dx = ops.zeros_like(x) if tangents[0] is None else tangents[0]
-        dvalue = ops.zeros_like(value) if tangents[1] is None else tangents[1]
-        return ops.op("pad", dx, dvalue, low=low, high=high, interior=interior)
 
     @staticmethod
     def transpose(ops, cotangent, operands, linear, *, low, high, interior):

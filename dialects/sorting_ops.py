@@ -47,6 +47,7 @@ class Sort(Op):
     operands = ("keys", "values")
     attributes = {"axis": INT, "descending": BOOL}
     nondifferentiable_operands = (0,)
+    linear = True
 
     @staticmethod
     def infer(keys, values, *, axis, descending):
@@ -91,10 +92,6 @@ class Sort(Op):
             tie_won = hlo.value("and", [hlo.value("not", [b_first], flag), earlier], flag)
             hlo.op("return", [hlo.value("or", [a_first, tie_won], flag)], [])
         return hlo.take_along_axis(values, values_type, sort.results[1], "i32", axis)
-
-    @staticmethod
-    def jvp(ops, primals, tangents, result, *, axis, descending):
-        return None if tangents[1] is None else ops.op("sort", primals[0], tangents[1], axis=axis, descending=descending)
 
     @staticmethod
     def transpose(ops, cotangent, operands, linear, *, axis, descending):

@@ -29,10 +29,13 @@ from s4tf.core.errors import DTypeError, ShapeError
 
 
 class _TapeOp(Op):
-    """Tape ops are not folded or erased by canonicalization. They have forward-mode rules
-    (forward over a loop's reverse mode: ``s4tf.hessian``) and no transpose rule."""
+    """Tape ops are not folded or erased by canonicalization. They are linear in the tape
+    and the row: their forward-mode rules (forward over a loop's reverse mode:
+    ``s4tf.hessian``) are derived; they have no transpose rule."""
 
     pure = False
+    nondifferentiable_operands = (1,)  # the index
+    linear = True
 
     @classmethod
     def transpose(cls, ops, cotangent, operands, linear, **attrs):
@@ -86,17 +89,6 @@ class TapeWrite(_TapeOp):
         return tape
 
     @staticmethod
-    def jvp(ops, primals, tangents, result):
-        """Linear in the tape and the row: the tangent tape with the row's tangent written
-        (what makes forward mode over a loop's reverse mode, as in ``hessian``, work)."""
-        (tape, index, value), (d_tape, _, d_value) = primals, tangents
-        if d_tape is None and d_value is None:
-            return None
-        d_tape = ops.zeros(tape.shape, tape.dtype) if d_tape is None else d_tape
-        d_value = ops.zeros(value.shape, value.dtype) if d_value is None else d_value
-        return ops.op("tape_write", d_tape, index, d_value)
-
-    @staticmethod
     def batch(ops, operands, batch_dims):
         """One index: a tape of rows with the batch axis (axis 1). An index per example
         (a batched ``while`` whose lanes stop at different iterations): a scatter at
@@ -135,11 +127,6 @@ class TapeRead(_TapeOp):
     @staticmethod
     def reference(tape, index):
         return tape[int(index)]
-
-    @staticmethod
-    def jvp(ops, primals, tangents, result):
-        """Linear in the tape: the row of the tangent tape."""
-        return None if tangents[0] is None else ops.op("tape_read", tangents[0], primals[1])
 
     @staticmethod
     def batch(ops, operands, batch_dims):
