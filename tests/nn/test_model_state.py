@@ -29,6 +29,7 @@ def test_state_has_no_gradient_no_moments_and_is_no_parameter():
     grads = s4tf.grad(lambda m, x, y: loss_and_state(m, x, y, 0)[0])(m, X, LABELS)
     bn = grads.layers[1]
     assert bn.running_mean is None and bn.running_var is None and bn.scale.shape == (4,)
+    assert nn.Dense(3, 4, use_bias=False).bias is None
     assert len(optim.Adam().init(m).m) == 6  # two Dense layers' weights and biases, BatchNorm's scale and offset
     mu = optim.adamw(1e-3).init(m)[0].mu
     assert mu.layers[1].running_mean is None and mu.layers[1].scale.shape == (4,)
@@ -45,22 +46,23 @@ def test_state_has_no_gradient_no_moments_and_is_no_parameter():
 
 
 def test_a_training_step_updates_statistics_and_parameters_but_decays_no_state():
-    opt = optim.AdamW(lr=0.1, weight_decay=0.5)
+    opt, tx = optim.AdamW(lr=0.1, weight_decay=0.5), optim.adamw(0.1, weight_decay=0.5)
 
     @s4tf.function
-    def step(m, opt_state, x, labels, step):
+    def step(m, opt_state, tx_state, x, labels, step):
         (loss, m_new), grads = s4tf.value_and_grad(loss_and_state, has_aux=True)(m, x, labels, step)
-        m_new, opt_state = opt.update(m_new, opt_state, grads)
-        return m_new, opt_state, loss
+        updates, _ = tx.update(grads, tx_state, m_new)
+        return opt.update(m_new, opt_state, grads)[0], optim.apply_updates(m_new, updates), loss
 
     m = model()
-    new, _, loss = step(m, opt.init(m), X, LABELS, np.int32(3))
+    new, new_tx, loss = step(m, opt.init(m), tx.init(m), X, LABELS, np.int32(3))
     h = X @ m.layers[0].weight
-    bn = new.layers[1]
-    np.testing.assert_allclose(np.asarray(bn.running_mean), 0.2 * h.mean(0), rtol=1e-4, atol=1e-6)
-    np.testing.assert_allclose(np.asarray(bn.running_var), 0.8 + 0.2 * h.var(0), rtol=1e-4)  # not decayed
+    for bn in (new.layers[1], new_tx.layers[1]):
+        np.testing.assert_allclose(np.asarray(bn.running_mean), 0.2 * h.mean(0), rtol=1e-4, atol=1e-6)
+        np.testing.assert_allclose(np.asarray(bn.running_var), 0.8 + 0.2 * h.var(0), rtol=1e-4)  # not decayed
+        assert bn.momentum == 0.8
+    np.testing.assert_allclose(np.asarray(new_tx.layers[0].weight), np.asarray(new.layers[0].weight), rtol=1e-5, atol=1e-6)
     assert not np.allclose(np.asarray(new.layers[0].weight), m.layers[0].weight) and np.isfinite(float(loss))
-    assert new.layers[1].momentum == 0.8
 
 
 def test_apply_passes_training_and_keys_and_inference_changes_nothing():
