@@ -7,6 +7,8 @@ check_positive("Dense", out_features=out_features)   # S4tfError at the caller's
 
 from __future__ import annotations
 
+import numpy as np
+
 from s4tf.core.errors import S4tfError, ShapeError
 from s4tf.core.locations import user_location
 
@@ -25,7 +27,7 @@ def layer_error(message: str, kind: type[S4tfError] = S4tfError) -> S4tfError:
 def check_positive(layer: str, **sizes) -> None:
     """Each of ``sizes`` is a positive int (a layer's size argument)."""
     for name, value in sizes.items():
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise layer_error(f"{layer}: {name} must be a positive int, got {value!r}")
 
 

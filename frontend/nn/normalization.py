@@ -60,7 +60,7 @@ class BatchNorm:
         self.momentum, self.epsilon = momentum, epsilon
 
     def __call__(self, x, training=None):
-        check_features("BatchNorm", x, self.running_mean.shape[0])
+        check_features("BatchNorm", x, self.scale.shape[0])
         if is_training(training):
             mean, variance = _moments(x, tuple(range(len(x.shape) - 1)))
             record_update(self, self.updated(x))

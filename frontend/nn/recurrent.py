@@ -60,8 +60,8 @@ class LSTMCell:
 
     def initialize_carry(self, batch_size: int):
         """Zeros ``(c, h)``, each ``(batch_size, hidden_features)``."""
-        zeros = np.zeros((batch_size, self.hidden_features), np.float32)
-        return zeros, zeros
+        shape = (batch_size, self.hidden_features)
+        return np.zeros(shape, np.float32), np.zeros(shape, np.float32)
 
     def __call__(self, carry, x):
         check_features("LSTMCell", x, self.input_kernel.shape[0])
