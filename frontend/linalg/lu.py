@@ -12,7 +12,7 @@ from s4tf.linalg.matrices import (
 from s4tf.linalg.results import SlogdetResult
 
 
-def _lu(a):
+def pivoted_lu(a):
     """LU with partial pivoting: the packed factors (unit ``L`` below the diagonal, ``U``
     on and above), the row permutation (``perm[i]``: the row of ``a`` in row ``i``) and its
     sign."""
@@ -47,14 +47,14 @@ def _product(factors, like):
 
 def det(x):
     """The determinant (LU with partial pivoting); 1 for a 0x0 matrix."""
-    lu, _, sign = _lu(matrix(x))
+    lu, _, sign = pivoted_lu(matrix(x))
     return _product(diagonal_entries(lu), sign) * sign
 
 
 def slogdet(x):
     """``SlogdetResult(sign, logabsdet)``: the determinant's sign and ``log|det|``,
     without the overflow of ``det``."""
-    lu, _, sign = _lu(matrix(x))
+    lu, _, sign = pivoted_lu(matrix(x))
     diagonal = diagonal_entries(lu)
     sign = _product([snp.sign(d) for d in diagonal], sign) * sign
     logabsdet = snp.zeros(sign.shape, sign.dtype)
@@ -115,7 +115,7 @@ def solve(x1, x2):
     """``x`` with ``x1 @ x = x2`` (LU with partial pivoting); ``x2`` is a vector ``(n,)``
     or a stack of matrices ``(..., n, m)`` whose batch axes broadcast against ``x1``'s."""
     a, b, vector = _operands(x1, x2)
-    lu, perm, _ = _lu(a)
+    lu, perm, _ = pivoted_lu(a)
     permuted = select_rows(b, snp.expand_dims(perm, -1) == rows(a.shape[-1]))
     y = substitute(lu, permuted, lower=True, unit_diagonal=True)
     return _unvector(substitute(lu, y, lower=False, unit_diagonal=False), vector)

@@ -7,16 +7,11 @@ import numpy as np
 
 from s4tf.arrays import numpy_api as snp
 from s4tf.arrays.shaping import shape_error
-from s4tf.dialects.types import canonical_dtype, is_float
 from s4tf.linalg.matrices import linalg_error
 from s4tf.linalg.spectral import svdvals
 
-MATRIX_ORDS = (None, "fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf)
-
-
 def _float(x):
-    x = snp.asarray(x)
-    return x if is_float(canonical_dtype(x.dtype)) else snp.astype(x, np.float32)
+    return snp.asarray(snp._float_operand(x))
 
 
 def _vector_norm(x, ord, axis, keepdims):

@@ -1,0 +1,256 @@
+"""``s4tf.lax``: the names of ``jax.lax`` that ported code calls, with JAX's arguments,
+mapped to s4tf's functions (only where s4tf has the capability).
+
+```python
+import numpy as np, s4tf
+from s4tf import lax
+
+total = lax.fori_loop(0, 4, lambda i, acc: acc + lax.rsqrt(i + 1.0), 0.0)
+window = lax.dynamic_slice(np.arange(10.0, dtype=np.float32), (3,), (4,))
+```
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from s4tf.arrays import numpy_api as snp
+from s4tf.arrays.contractions import tensordot
+from s4tf.arrays.indexing import gather, scatter
+from s4tf.arrays.math_functions import atan2, erf, expm1, isfinite as is_finite, tan
+from s4tf.arrays.numpy_api import (  # noqa: F401  (re-exported under JAX's names)
+    abs, add, broadcast_in_dim, ceil, cos, dot_general as _dot_general, exp, floor, log, log1p, logistic, maximum as max,
+    minimum as min, multiply as mul, negative as neg, power as pow, rsqrt, sign, sin, slice, sqrt, square,
+    stop_gradient, subtract as sub, tanh, transpose,
+)
+from s4tf.arrays.numpy_math import cbrt, erfc, fmod
+from s4tf.arrays.shaping import shape_error
+from s4tf.arrays.sorting import sort as _sort, top_k
+from s4tf.arrays.statistics import argmin as _argmin, prod
+from s4tf.dialects.composition import apply1
+from s4tf.dialects.types import canonical_dtype, is_integer
+from s4tf.staging.structured_control import cond, fori_loop, while_loop
+from s4tf.transforms.scan import scan
+
+eq, ne, lt, le, gt, ge = snp.equal, snp.not_equal, snp.less, snp.less_equal, snp.greater, snp.greater_equal
+
+
+def select(pred, on_true, on_false):
+    """``on_true`` where ``pred``, else ``on_false``."""
+    return snp.where(pred, on_true, on_false)
+
+
+def clamp(min, x, max):  # noqa: A002  (JAX's argument names)
+    return snp.clip(x, min, max)
+
+
+def convert_element_type(operand, new_dtype):
+    return snp.astype(operand, new_dtype)
+
+
+def _integer(x):
+    return is_integer(canonical_dtype(snp.asarray(x).dtype))
+
+
+def div(x, y):
+    """``x / y``, rounded toward zero for integers (C's division)."""
+    if not _integer(x):
+        return snp.divide(x, y)
+    quotient = snp.floor_divide(snp.abs(x), snp.abs(y))
+    return snp.where((x < 0) != (y < 0), -quotient, quotient)
+
+
+def rem(x, y):
+    """The remainder of ``div``, with ``x``'s sign (C's ``%`` and ``fmod``)."""
+    return x - div(x, y) * y if _integer(x) else fmod(x, y)
+
+
+def integer_pow(x, y):
+    """``x ** y`` for a Python int ``y``, by multiplications."""
+    if not isinstance(y, (int, np.integer)):
+        raise shape_error(f"integer_pow needs a Python int exponent, got {y!r}")
+    x = snp.asarray(x)
+    result, base, n = snp.ones_like(x), x, -int(y) if y < 0 else int(y)
+    while n:
+        if n & 1:
+            result = result * base
+        n >>= 1
+        base = base * base if n else base
+    return 1 / result if y < 0 else result
+
+
+# -- shapes ------------------------------------------------------------------------------
+
+
+def broadcast(operand, sizes):
+    """``operand`` with axes of ``sizes`` put in front."""
+    operand = snp.asarray(operand)
+    shape = (*sizes, *operand.shape)
+    return broadcast_in_dim(operand, shape, tuple(range(len(sizes), len(shape))))
+
+
+def expand_dims(array, dimensions):
+    """``array`` with size-1 axes at ``dimensions`` (positions in the result)."""
+    array = snp.asarray(array)
+    rank = array.ndim + len(dimensions)
+    inserted = sorted(d % rank for d in dimensions)
+    shape = list(array.shape)
+    for d in inserted:
+        shape.insert(d, 1)
+    return snp.reshape(array, shape)
+
+
+def squeeze(array, dimensions):
+    return snp.squeeze(array, axis=tuple(dimensions))
+
+
+def reshape(operand, new_sizes, dimensions=None):
+    """``operand`` reshaped (after transposing to ``dimensions`` if given)."""
+    if dimensions is not None:
+        operand = transpose(operand, tuple(dimensions))
+    return snp.reshape(operand, tuple(new_sizes))
+
+
+def concatenate(operands, dimension):
+    return snp.concatenate(operands, axis=dimension)
+
+
+def rev(operand, dimensions):
+    return snp.flip(operand, axis=tuple(dimensions))
+
+
+def pad(operand, padding_value, padding_config):
+    """``operand`` padded with ``padding_value``: ``(low, high, 0)`` per axis (no interior
+    padding, no negative padding)."""
+    config = [tuple(int(v) for v in c) for c in padding_config]
+    if any(interior != 0 or low < 0 or high < 0 for low, high, interior in config):
+        raise shape_error(f"s4tf.lax.pad takes (low, high, 0) with low, high >= 0, got {padding_config!r}")
+    return snp.pad(operand, [(low, high) for low, high, _ in config], constant_values=padding_value)
+
+
+def iota(dtype, size):
+    return snp.iota((int(size),), dtype=dtype)
+
+
+def broadcasted_iota(dtype, shape, dimension):
+    return snp.iota(tuple(shape), dimension=dimension, dtype=dtype)
+
+
+def _starts(operand, start_indices, sizes):
+    """JAX's start indices: negative ones counted from the end, then clamped so that the
+    window of ``sizes`` fits."""
+    if len(start_indices) != operand.ndim or len(sizes) != operand.ndim:
+        raise shape_error(f"dynamic slicing a tensor of rank {operand.ndim} needs {operand.ndim} start indices and sizes")
+    starts = []
+    for start, size, dim in zip(start_indices, sizes, operand.shape):
+        if size > dim:
+            raise shape_error(f"a slice of size {size} does not fit an axis of size {dim}")
+        start = snp.astype(start, np.int32)
+        start = snp.where(start < 0, start + dim, start)
+        starts.append(snp.clip(start, 0, dim - size))
+    return starts
+
+
+def _window(starts, sizes):
+    """The coordinates (``(*sizes, rank)``) of the window at ``starts``."""
+    axes = []
+    for axis, (start, size) in enumerate(zip(starts, sizes)):
+        shape = [1] * len(sizes)
+        shape[axis] = size
+        axes.append(snp.broadcast_to(snp.reshape(start + np.arange(size, dtype=np.int32), shape), tuple(sizes)))
+    return snp.stack(axes, axis=-1)
+
+
+def dynamic_slice(operand, start_indices, slice_sizes):
+    """The window of ``slice_sizes`` at ``start_indices`` (tensors allowed), clamped to fit."""
+    operand = snp.asarray(operand)
+    sizes = tuple(int(s) for s in slice_sizes)
+    return gather(operand, _window(_starts(operand, start_indices, sizes), sizes))
+
+
+def dynamic_update_slice(operand, update, start_indices):
+    """``operand`` with ``update`` written at ``start_indices``, clamped to fit."""
+    operand, update = snp.asarray(operand), snp.asarray(update)
+    sizes = tuple(update.shape)
+    return scatter(operand, _window(_starts(operand, start_indices, sizes), sizes), update, kind="set")
+
+
+# -- reductions, scans, sorting ---------------------------------------------------------------
+
+
+def reduce_sum(operand, axes):
+    return snp.sum(operand, axis=tuple(axes))
+
+
+def reduce_max(operand, axes):
+    return snp.max(operand, axis=tuple(axes))
+
+
+def reduce_min(operand, axes):
+    return snp.min(operand, axis=tuple(axes))
+
+
+def reduce_prod(operand, axes):
+    operand = snp.asarray(operand)
+    return prod(operand, axis=tuple(axes), dtype=operand.dtype)
+
+
+def argmax(operand, axis, index_dtype):
+    return snp.argmax(operand, axis=axis, dtype=index_dtype)
+
+
+def argmin(operand, axis, index_dtype):
+    return _argmin(operand, axis=axis, dtype=index_dtype)
+
+
+def _cumulative(op_name, operand, axis, reverse):
+    operand = snp.asarray(operand)
+    return apply1(op_name, operand, axis=axis % operand.ndim, reverse=bool(reverse))
+
+
+def cumsum(operand, axis=0, reverse=False):
+    return _cumulative("cumsum", operand, axis, reverse)
+
+
+def cumprod(operand, axis=0, reverse=False):
+    return _cumulative("cumprod", operand, axis, reverse)
+
+
+def sort(operand, dimension=-1, is_stable=True):
+    return _sort(operand, axis=dimension, stable=is_stable)
+
+
+# -- contractions and convolutions ------------------------------------------------------------
+
+
+def dot(lhs, rhs, precision=None, preferred_element_type=None):
+    """The product of vectors and matrices (``lhs``'s last axis with ``rhs``'s first)."""
+    return tensordot(lhs, rhs, axes=1)
+
+
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
+    """``dimension_numbers = ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``: the
+    batch axes first in the result, then ``lhs``'s free axes, then ``rhs``'s."""
+    contracting, batch = dimension_numbers
+    return _dot_general(lhs, rhs, contracting, batch)
+
+
+def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None, rhs_dilation=None,
+                         dimension_numbers=None, feature_group_count=1, batch_group_count=1,
+                         precision=None, preferred_element_type=None):
+    """2-D convolutions: ``dimension_numbers`` as three strings (default
+    ``("NCHW", "OIHW", "NCHW")``), ``padding`` ``"VALID"``, ``"SAME"`` or ``(low, high)``
+    pairs, ``rhs_dilation`` and ``feature_group_count``; no ``lhs_dilation`` (transposed
+    convolutions) and no ``batch_group_count``."""
+    lhs_spec, rhs_spec, out_spec = dimension_numbers or ("NCHW", "OIHW", "NCHW")
+    if not all(isinstance(s, str) and len(s) == 4 for s in (lhs_spec, rhs_spec, out_spec)):
+        raise shape_error(f"s4tf.lax.conv_general_dilated takes 2-D convolutions named by strings, got {dimension_numbers!r}")
+    if lhs_dilation is not None and tuple(lhs_dilation) != (1, 1) or batch_group_count != 1:
+        raise shape_error("s4tf.lax.conv_general_dilated has no lhs_dilation or batch_group_count")
+    spatial = [c for c in rhs_spec if c not in "OI"]
+    x = transpose(lhs, [lhs_spec.index(c) for c in ("N", *spatial, "C")])
+    w = transpose(rhs, [rhs_spec.index(c) for c in (*spatial, "I", "O")])
+    padding = padding.lower() if isinstance(padding, str) else [tuple(p) for p in padding]
+    y = snp.conv2d(x, w, tuple(window_strides), padding, tuple(rhs_dilation or (1, 1)), feature_group_count)
+    order = ("N", *spatial, "C")
+    return transpose(y, [order.index(c) for c in out_spec])
