@@ -39,6 +39,9 @@ ELEMENTWISE = {
     # the identity in its first operand; the token orders it and has no derivative
     "after": (lambda x, y: s4tf.op("after", x * y, s4tf.sin(y)) * x, [ANY, ROW]),
     "pow_negative_base": (lambda x: x ** 3.0 + x ** 2, [ANY]),
+    # one float step from the first operand: its derivative is the first operand's
+    "nextafter": (lambda x, y: s4tf.op("nextafter", x, y) * y, [ANY, ROW]),
+    "optimization_barrier": (lambda x: s4tf.op("optimization_barrier", x) * x, [ANY]),
     # Piecewise constant: the derivative is zero (almost everywhere), as in JAX and PyTorch.
     "floor": (lambda x: s4tf.floor(x) * x, [3 * ANY]),
     "ceil": (lambda x: s4tf.ceil(x) * x, [3 * ANY]),
