@@ -26,6 +26,14 @@ class AttrKind:
 
     description = ""
     irdl_base = ""  #: the IRDL base name (``#builtin.integer``); empty: ``irdl.any``
+    #: Whether :meth:`batched` knows the value for a batch: a flag or a dtype means the
+    #: same for a batch as for one example; what integers mean to the operands' axes, only
+    #: a role says (:mod:`s4tf.dialects.attribute_roles`).
+    batchable = True
+
+    def batched(self, value, size: int):
+        """The value for operands with a leading batch axis of ``size``."""
+        return value
 
     def normalize(self, value):
         return value
@@ -46,6 +54,7 @@ def _is_integer(value) -> bool:
 
 class _IntArray(AttrKind):
     description = "array of i64"
+    batchable = False
     irdl_base = "#builtin.dense_array"
 
     def normalize(self, value):
@@ -65,6 +74,7 @@ class _IntArray(AttrKind):
 
 class _Int(AttrKind):
     description = "i64"
+    batchable = False
     irdl_base = "#builtin.integer"
 
     def normalize(self, value):
@@ -197,6 +207,7 @@ class _TensorTypes(AttrKind):
     """Declared result types (of a host function), stored as an array of types."""
 
     description = "array of tensor types"
+    batchable = False
     irdl_base = "#builtin.array"
 
     def normalize(self, value):

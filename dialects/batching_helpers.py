@@ -1,10 +1,13 @@
 """Small pieces the batching rules share: moving a batch axis to the front, giving an
-unbatched operand one, and the generic rule of elementwise ops.
+unbatched operand one, the generic rule of elementwise ops, and the rule
+:class:`~s4tf.dialects.op_def.Op` derives for ops whose attributes all have roles
+(:mod:`s4tf.dialects.attribute_roles`).
 
 ```python
 x = to_front(ops, x, 2)                   # its batch axis (2) becomes axis 0
 y = with_batch(ops, y, None, size)        # unbatched: broadcast to (size, *y.shape)
 results, dims = elementwise_batch(Add, ops, [x, y], [0, None])
+results, dims = leading_axis_batch(ReduceSum, ops, [x], [2], axes=(0,), keepdims=False)
 ```
 """
 
@@ -49,3 +52,18 @@ def elementwise_batch(op, ops, operands, batch_dims, **attrs):
         moved.append(x)
     results = ops.emit(op.name, moved, attrs)
     return results, [0] * len(results)
+
+
+def leading_axis_batch(op, ops, operands, batch_dims, **attrs):
+    """The op on its operands with the batch axis in front (unbatched ones broadcast along
+    a new one), each attribute changed as its role says; the results' batch axis is 0."""
+    size = batch_size(operands, batch_dims)
+    moved = [with_batch(ops, x, d, size) for x, d in zip(operands, batch_dims)]
+    results = ops.emit(op.name, moved, {key: op.attributes[key].batched(value, size) for key, value in attrs.items()})
+    return results, [0] * len(results)
+
+
+def derives_leading_axis_batch(op) -> bool:
+    """Whether ``op``'s batching rule is :func:`leading_axis_batch`: it has operands, no
+    regions, and batching knows each attribute's value for a batch (by its role)."""
+    return bool(op.operands) and not op.regions and all(kind.batchable for kind in op.attributes.values())

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from s4tf.dialects.batching_helpers import to_front
 from s4tf.dialects import hlo
+from s4tf.dialects.attribute_roles import Axis
 from s4tf.dialects.attributes import BOOL, INT
 from s4tf.dialects.op_def import Op
 from s4tf.dialects.shape_ops import check_axis
@@ -30,7 +30,7 @@ class CumulativeOp(Op):
     """
 
     operands = ("x",)
-    attributes = {"axis": INT, "reverse": BOOL}
+    attributes = {"axis": Axis(INT), "reverse": BOOL}
     numpy = None
     body = ""
     identity = 0
@@ -47,11 +47,6 @@ class CumulativeOp(Op):
         if reverse:
             return np.flip(cls.numpy(np.flip(x, axis), axis=axis), axis)
         return cls.numpy(x, axis=axis)
-
-    @classmethod
-    def batch(cls, ops, operands, batch_dims, *, axis, reverse):
-        x = to_front(ops, operands[0], batch_dims[0])
-        return [ops.op(cls.name, x, axis=axis + 1, reverse=reverse)], [0]
 
     @classmethod
     def lower(cls, lowering, x, *, axis, reverse):

@@ -135,6 +135,7 @@ class Neg(UnaryOp):
     hlo_name = "negate"
     kinds = "number"
     linear = True
+    involution = True
 
     @classmethod
     def transpose(cls, ops, cotangent, operands, linear):
@@ -385,6 +386,7 @@ class Add(BinaryOp):
 
     name, numpy, hlo_name = "add", staticmethod(np.add), "add"
     commutative = True
+    neutral = 0
     linear = True
 
     @classmethod
@@ -396,6 +398,7 @@ class Sub(BinaryOp):
     """Elementwise difference."""
 
     name, numpy, hlo_name = "sub", staticmethod(np.subtract), "subtract"
+    neutral = 0
     linear = True
 
     @classmethod
@@ -409,6 +412,7 @@ class Mul(BinaryOp):
 
     name, numpy, hlo_name = "mul", staticmethod(np.multiply), "multiply"
     commutative = True
+    neutral = 1
     bilinear = True
 
     @classmethod
@@ -424,6 +428,7 @@ class Div(BinaryOp):
     """Elementwise quotient; integer division truncates toward zero."""
 
     name, numpy, hlo_name = "div", staticmethod(_divide), "divide"
+    neutral = 1
 
     @classmethod
     def jvp(cls, ops, primals, tangents, result):
@@ -451,6 +456,7 @@ class Pow(BinaryOp):
     """
 
     name, numpy, hlo_name = "pow", staticmethod(np.power), "power"
+    neutral = 1
 
     @classmethod
     def jvp(cls, ops, primals, tangents, result):
@@ -828,6 +834,7 @@ class Cast(Op):
     operands = ("x",)
     attributes = {"dtype": DTYPE}
     linear = True
+    noop_when_same_type = True
     batch = classmethod(elementwise_batch)
 
     @staticmethod

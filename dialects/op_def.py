@@ -18,6 +18,7 @@ from typing import ClassVar
 import numpy as np
 
 from s4tf.dialects.attributes import AttrKind
+from s4tf.dialects.batching_helpers import derives_leading_axis_batch, leading_axis_batch
 from s4tf.dialects.derivative_helpers import bilinear_jvp, linear_jvp
 from s4tf.dialects.types import TensorType
 from s4tf.core.errors import OpAttributeError, S4tfError, ShapeError
@@ -66,6 +67,13 @@ class Op:
             OPS[full_name] = cls
         if (cls.linear or cls.bilinear) and "jvp" not in cls.__dict__:
             cls.jvp = classmethod(linear_jvp if cls.linear else bilinear_jvp)
+        if cls._rule_of("batch") is Op and derives_leading_axis_batch(cls):
+            cls.batch = classmethod(leading_axis_batch)
+
+    @classmethod
+    def _rule_of(cls, rule: str) -> type:
+        """The class that defines ``rule`` for this op (``Op``: none does)."""
+        return next(base for base in cls.__mro__ if rule in base.__dict__)
 
     @classmethod
     def full_name(cls) -> str:
@@ -112,6 +120,20 @@ class Op:
     #: ``True`` for binary ops whose operands may be swapped (``add``, ``mul``).
     commutative: ClassVar[bool] = False
 
+    # -- canonicalization (``s4tf-canonicalize`` reads these) ----------------------------
+
+    #: The number that leaves the other operand unchanged as the right operand of this
+    #: binary op (either operand where it is ``commutative``): 0 for ``add``, 1 for ``div``.
+    neutral: ClassVar = None
+    #: ``True`` where the op undoes itself: ``neg(neg(x))`` is ``x``.
+    involution: ClassVar[bool] = False
+    #: ``True`` where the result is the first operand whenever their types agree
+    #: (``reshape``, ``cast``, ``slice``; ``concatenate`` of one tensor).
+    noop_when_same_type: ClassVar[bool] = False
+    #: ``is_identity(**attrs)``: whether these attributes make the result the first
+    #: operand whatever its type (``transpose`` by the identity permutation).
+    is_identity: ClassVar = None
+
     @classmethod
     def is_differentiable(cls, operand_types, result_type, attrs) -> bool:
         """Whether a derivative exists for these types (host calls: no)."""
@@ -132,7 +154,9 @@ class Op:
         """The op applied to every example of a batch (``vmap``): ``operands`` carry a batch
         axis at ``batch_dims[i]`` (``None``: the operand is the same for every example, and
         at least one is not ``None``). Returns ``(results, result_batch_dims)``, lists with
-        one item per result (:mod:`s4tf.dialects.batching_helpers`)."""
+        one item per result (:mod:`s4tf.dialects.batching_helpers`). Derived for ops
+        whose attributes all have roles (:mod:`s4tf.dialects.attribute_roles`): every
+        operand gets the batch axis in front, and each attribute changes as its role says."""
         raise MissingBatchingRule(f"'{cls.full_name()}' has no batching rule")
 
     #: Instead of ``transpose``, for ops that read part of their first operand (``slice``,

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 
-from s4tf.dialects.batching_helpers import shifted, to_front
 from s4tf.dialects import hlo
+from s4tf.dialects.attribute_roles import Axes, Axis
 from s4tf.dialects.attributes import BOOL, DTYPE, INT, INT_ARRAY
 from s4tf.dialects.derivative_helpers import mask
 from s4tf.dialects.op_def import Op
@@ -57,7 +57,7 @@ class ReduceOp(Op):
     """
 
     operands = ("x",)
-    attributes = {"axes": INT_ARRAY, "keepdims": BOOL}
+    attributes = {"axes": Axes(INT_ARRAY), "keepdims": BOOL}
     numpy = None
     body = ""
 
@@ -69,11 +69,6 @@ class ReduceOp(Op):
     @classmethod
     def reference(cls, x, *, axes, keepdims):
         return cls.numpy(x, axis=tuple(axes), keepdims=keepdims)
-
-    @classmethod
-    def batch(cls, ops, operands, batch_dims, *, axes, keepdims):
-        x = to_front(ops, operands[0], batch_dims[0])
-        return [ops.op(cls.name, x, axes=shifted(axes), keepdims=keepdims)], [0]
 
     @classmethod
     def lower(cls, lowering, x, *, axes, keepdims):
@@ -346,7 +341,7 @@ class Argmax(Op):
 
     name = "argmax"
     operands = ("x",)
-    attributes = {"axis": INT, "keepdims": BOOL, "dtype": DTYPE}
+    attributes = {"axis": Axis(INT), "keepdims": BOOL, "dtype": DTYPE}
 
     @staticmethod
     def infer(x, *, axis, keepdims, dtype):
@@ -358,11 +353,6 @@ class Argmax(Op):
     @staticmethod
     def reference(x, *, axis, keepdims, dtype):
         return np.argmax(x, axis=axis, keepdims=keepdims)
-
-    @staticmethod
-    def batch(ops, operands, batch_dims, *, axis, keepdims, dtype):
-        x = to_front(ops, operands[0], batch_dims[0])
-        return [ops.op("argmax", x, axis=axis + 1, keepdims=keepdims, dtype=dtype)], [0]
 
     @staticmethod
     def lower(lowering, x, *, axis, keepdims, dtype):

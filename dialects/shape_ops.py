@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from s4tf.dialects.batching_helpers import batch_size, shifted, to_front, with_batch
+from s4tf.dialects.batching_helpers import batch_size, to_front, with_batch
 from s4tf.dialects import hlo
+from s4tf.dialects.attribute_roles import BATCH, Axes, Axis, PerAxis, Permutation, Shape
 from s4tf.dialects.attributes import DTYPE, ELEMENTS, INT, INT_ARRAY
 from s4tf.dialects.op_def import Op
 from s4tf.dialects.types import BOOL_DTYPE, TensorType, canonical_dtype, shape_str, to_numpy_dtype
@@ -91,8 +92,9 @@ class BroadcastInDim(Op):
 
     name = "broadcast_in_dim"
     operands = ("x",)
-    attributes = {"shape": INT_ARRAY, "broadcast_dimensions": INT_ARRAY}
+    attributes = {"shape": Shape(INT_ARRAY), "broadcast_dimensions": Permutation(INT_ARRAY)}
     linear = True
+    noop_when_same_type = True
 
     @staticmethod
     def infer(x, *, shape, broadcast_dimensions):
@@ -123,12 +125,6 @@ class BroadcastInDim(Op):
         )
 
     @staticmethod
-    def batch(ops, operands, batch_dims, *, shape, broadcast_dimensions):
-        x = to_front(ops, operands[0], batch_dims[0])
-        batched = (x.shape[0], *shape)
-        return [ops.op("broadcast_in_dim", x, shape=batched, broadcast_dimensions=(0, *shifted(broadcast_dimensions)))], [0]
-
-    @staticmethod
     def transpose(ops, cotangent, operands, linear, *, shape, broadcast_dimensions):
         x = operands[0]
         summed = tuple(
@@ -149,8 +145,9 @@ class Reshape(Op):
     name = "reshape"
     static_shapes = True
     operands = ("x",)
-    attributes = {"shape": INT_ARRAY}
+    attributes = {"shape": Shape(INT_ARRAY)}
     linear = True
+    noop_when_same_type = True
 
     @staticmethod
     def infer(x, *, shape):
@@ -169,11 +166,6 @@ class Reshape(Op):
         return hlo.value("reshape", [x], lowering.result_type)
 
     @staticmethod
-    def batch(ops, operands, batch_dims, *, shape):
-        x = to_front(ops, operands[0], batch_dims[0])
-        return [ops.op("reshape", x, shape=(x.shape[0], *shape))], [0]
-
-    @staticmethod
     def transpose(ops, cotangent, operands, linear, *, shape):
         return [ops.reshape(cotangent, operands[0].shape)]
 
@@ -188,7 +180,7 @@ class Transpose(Op):
 
     name = "transpose"
     operands = ("x",)
-    attributes = {"permutation": INT_ARRAY}
+    attributes = {"permutation": Permutation(INT_ARRAY)}
     linear = True
 
     @staticmethod
@@ -206,7 +198,13 @@ class Transpose(Op):
         return hlo.value("transpose", [x], lowering.result_type, permutation=hlo.i64_array(permutation))
 
     @staticmethod
+    def is_identity(*, permutation):
+        return list(permutation) == sorted(permutation)
+
+    @staticmethod
     def batch(ops, operands, batch_dims, *, permutation):
+        """One transpose that also moves the batch axis to the front (the derived rule
+        would transpose twice)."""
         d = batch_dims[0]
         # the batch axis stays where it is: per-example axis p is batched axis p + (p >= d)
         moved = [p + (p >= d) for p in permutation]
@@ -227,7 +225,7 @@ class Reverse(Op):
 
     name = "reverse"
     operands = ("x",)
-    attributes = {"axes": INT_ARRAY}
+    attributes = {"axes": Axes(INT_ARRAY)}
     linear = True
 
     @staticmethod
@@ -245,11 +243,6 @@ class Reverse(Op):
         return hlo.value("reverse", [x], lowering.result_type, dimensions=hlo.i64_array(axes))
 
     @staticmethod
-    def batch(ops, operands, batch_dims, *, axes):
-        x = to_front(ops, operands[0], batch_dims[0])
-        return [ops.op("reverse", x, axes=shifted(axes))], [0]
-
-    @staticmethod
     def transpose(ops, cotangent, operands, linear, *, axes):
         return [ops.op("reverse", cotangent, axes=axes)]
 
@@ -265,8 +258,9 @@ class Slice(Op):
     name = "slice"
     static_shapes = True
     operands = ("x",)
-    attributes = {"start": INT_ARRAY, "limit": INT_ARRAY, "stride": INT_ARRAY}
+    attributes = {"start": PerAxis(INT_ARRAY, 0), "limit": PerAxis(INT_ARRAY, BATCH), "stride": PerAxis(INT_ARRAY, 1)}
     linear = True
+    noop_when_same_type = True
 
     @staticmethod
     def infer(x, *, start, limit, stride):
@@ -295,11 +289,6 @@ class Slice(Op):
             limit_indices=hlo.i64_array(limit),
             strides=hlo.i64_array(stride),
         )
-
-    @staticmethod
-    def batch(ops, operands, batch_dims, *, start, limit, stride):
-        x = to_front(ops, operands[0], batch_dims[0])
-        return [ops.op("slice", x, start=(0, *start), limit=(x.shape[0], *limit), stride=(1, *stride))], [0]
 
     @staticmethod
     def transpose_into(ops, accumulated, cotangent, operands, *, start, limit, stride):
@@ -339,7 +328,7 @@ class AddSlice(Op):
     name = "add_slice"
     static_shapes = True
     operands = ("x", "update")
-    attributes = {"start": INT_ARRAY, "stride": INT_ARRAY}
+    attributes = {"start": PerAxis(INT_ARRAY, 0), "stride": PerAxis(INT_ARRAY, 1)}
     linear = True
 
     @staticmethod
@@ -361,12 +350,6 @@ class AddSlice(Op):
                     f"axis {axis} of {shape_str(x.shape)}"
                 )
         return x
-
-    @staticmethod
-    def batch(ops, operands, batch_dims, *, start, stride):
-        size = batch_size(operands, batch_dims)
-        x, update = (with_batch(ops, v, d, size) for v, d in zip(operands, batch_dims))
-        return [ops.op("add_slice", x, update, start=(0, *start), stride=(1, *stride))], [0]
 
     @staticmethod
     def reference(x, update, *, start, stride):
@@ -423,8 +406,9 @@ class Concatenate(Op):
     name = "concatenate"
     static_shapes = True
     operands = ("inputs*",)
-    attributes = {"axis": INT}
+    attributes = {"axis": Axis(INT)}
     linear = True
+    noop_when_same_type = True
 
     @staticmethod
     def infer(*inputs, axis):
@@ -450,12 +434,6 @@ class Concatenate(Op):
     @staticmethod
     def lower(lowering, *inputs, axis):
         return hlo.value("concatenate", list(inputs), lowering.result_type, dimension=INT.to_mlir(axis))
-
-    @staticmethod
-    def batch(ops, operands, batch_dims, *, axis):
-        size = batch_size(operands, batch_dims)
-        inputs = [with_batch(ops, x, d, size) for x, d in zip(operands, batch_dims)]
-        return [ops.op("concatenate", *inputs, axis=axis + 1)], [0]
 
     @staticmethod
     def transpose(ops, cotangent, operands, linear, *, axis):

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from s4tf.dialects.batching_helpers import batch_size, with_batch
 from s4tf.dialects import hlo
+from s4tf.dialects.attribute_roles import Axis
 from s4tf.dialects.attributes import BOOL, INT
 from s4tf.dialects.op_def import Op
 from s4tf.dialects.shape_ops import check_axis
@@ -45,7 +45,7 @@ class Sort(Op):
 
     name = "sort"
     operands = ("keys", "values")
-    attributes = {"axis": INT, "descending": BOOL}
+    attributes = {"axis": Axis(INT), "descending": BOOL}
     nondifferentiable_operands = (0,)
     linear = True
 
@@ -59,12 +59,6 @@ class Sort(Op):
     @staticmethod
     def reference(keys, values, *, axis, descending):
         return np.take_along_axis(np.asarray(values), sort_order(np.asarray(keys), axis, descending), axis=axis)
-
-    @staticmethod
-    def batch(ops, operands, batch_dims, *, axis, descending):
-        size = batch_size(operands, batch_dims)
-        keys, values = (with_batch(ops, x, d, size) for x, d in zip(operands, batch_dims))
-        return [ops.op("sort", keys, values, axis=axis + 1, descending=descending)], [0]
 
     @staticmethod
     def lower(lowering, keys, values, *, axis, descending):

@@ -55,28 +55,26 @@ def _same_type(a: ir.Value, b: ir.Value) -> bool:
 
 
 def identity_operand(operation: ir.Operation) -> ir.Value | None:
-    """An existing value equal to ``operation``'s result, by an algebraic identity."""
+    """An existing value equal to ``operation``'s result, by an identity its op declares:
+    a neutral operand, an involution, no change of type, attributes of the identity."""
     if len(operation.results) != 1:  # s4tf.host_call may have none or several
         return None
-    name = operation.name.removeprefix("s4tf.")
+    op = lookup(operation.name)
     operands = list(operation.operands)
     result = operation.results[0]
-    if name in ("add", "sub", "mul", "div", "pow"):
+    if op.neutral is not None:
         lhs, rhs = operands
-        neutral = 0 if name in ("add", "sub") else 1
-        if _is_splat(rhs, neutral) and _same_type(lhs, result):
+        if _is_splat(rhs, op.neutral) and _same_type(lhs, result):
             return lhs
-        if name in ("add", "mul") and _is_splat(lhs, neutral) and _same_type(rhs, result):
+        if op.commutative and _is_splat(lhs, op.neutral) and _same_type(rhs, result):
             return rhs
-    if name in ("reshape", "transpose", "cast", "broadcast_in_dim", "slice") and _same_type(operands[0], result):
-        attrs = read_attributes(lookup(operation.name), operation)
-        if name != "transpose" or list(attrs["permutation"]) == sorted(attrs["permutation"]):
-            return operands[0]
-    if name == "concatenate" and len(operands) == 1:
+    if op.noop_when_same_type and _same_type(operands[0], result):
         return operands[0]
-    if name == "neg":
+    if op.is_identity is not None and op.is_identity(**read_attributes(op, operation)):
+        return operands[0]
+    if op.involution:
         inner = defining_op(operands[0])
-        if inner is not None and inner.name == "s4tf.neg":
+        if inner is not None and inner.name == operation.name:
             return inner.operands[0]
     return None
 

@@ -6,7 +6,7 @@ python tools/gen_dialect_docs.py -o -     # prints it
 ```
 
 Everything comes from :data:`s4tf.dialects.op_def.OPS`: per op its operands, attributes
-(kind and description), docstring and MLIR example. An op whose docstring has no example
+(kind, role and description), docstring and MLIR example. An op whose docstring has no example
 takes its family's (``"s4tf.{name}"`` in a base class's docstring).
 """
 
@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from s4tf.dialects import OPS, Op, attributes
+from s4tf.dialects.attribute_roles import Role
 from s4tf.dialects.attributes import AttrKind
 from s4tf.dialects.types import DTYPES
 
@@ -44,6 +45,14 @@ unless its section says otherwise.
 def kind_names() -> dict[int, str]:
     """The public name (``INT_ARRAY``) of each attribute kind, by ``id`` of the instance."""
     return {id(value): name for name, value in vars(attributes).items() if isinstance(value, AttrKind)}
+
+
+def kind_name(kind: AttrKind, names: dict[int, str]) -> str:
+    """``INT_ARRAY``; a role with its base kind, ``Axes(INT_ARRAY)``; a kind made for one op
+    (a ``Choice`` of names) by its class."""
+    if isinstance(kind, Role):
+        return f"{type(kind).__name__}({kind_name(kind.base, names)})"
+    return names.get(id(kind), type(kind).__name__)
 
 
 def own_doc(cls: type) -> str:
@@ -88,9 +97,7 @@ def op_section(op: type[Op], names: dict[int, str]) -> list[str]:
     lines += [f"Operands: {operand_list(op)}", ""]
     if op.attributes:
         lines += ["| attribute | kind | value |", "| --- | --- | --- |"]
-        lines += [  # a kind made for one op (a Choice of names) is named by its class
-            f"| `{key}` | `{names.get(id(kind), type(kind).__name__)}` | {kind.description} |" for key, kind in op.attributes.items()
-        ]
+        lines += [f"| `{key}` | `{kind_name(kind, names)}` | {kind.description} |" for key, kind in op.attributes.items()]
     else:
         lines.append("Attributes: none")
     if source is not None:
@@ -121,6 +128,11 @@ def render() -> str:
     for name in sorted(set(names.values())):
         kind = getattr(attributes, name)
         lines.append(f"| `{name}` | {kind.description} | `{kind.irdl_base or 'irdl.any'}` |")
+    lines += [
+        "",
+        "A kind written `Axes(INT_ARRAY)` has a role (`s4tf.dialects.attribute_roles`): what its value means to the "
+        "operands' axes, from which batching derives how it changes when every operand gets a leading batch axis.",
+    ]
     lines += ["", "## Ops", ""]
     for module_name, ops in grouped.items():
         links = ", ".join(f"[{op.name}](#{anchor(op.full_name())})" for op in ops)
