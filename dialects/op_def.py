@@ -128,10 +128,10 @@ class Op:
     #: ``True`` where the op undoes itself: ``neg(neg(x))`` is ``x``.
     involution: ClassVar[bool] = False
     #: ``True`` where the result is the first operand whenever their types agree
-    #: (``reshape``, ``cast``, ``slice``; ``concatenate`` of one tensor).
+    #: (``reshape``, ``cast``, ``slice``).
     noop_when_same_type: ClassVar[bool] = False
-    #: ``is_identity(**attrs)``: whether these attributes make the result the first
-    #: operand whatever its type (``transpose`` by the identity permutation).
+    #: ``is_identity(operand_types, **attrs)``: whether the result is the first operand
+    #: (``transpose`` by the identity permutation, ``concatenate`` of one tensor).
     is_identity: ClassVar = None
 
     @classmethod

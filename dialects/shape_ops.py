@@ -198,7 +198,7 @@ class Transpose(Op):
         return hlo.value("transpose", [x], lowering.result_type, permutation=hlo.i64_array(permutation))
 
     @staticmethod
-    def is_identity(*, permutation):
+    def is_identity(operand_types, *, permutation):
         return list(permutation) == sorted(permutation)
 
     @staticmethod
@@ -408,7 +408,10 @@ class Concatenate(Op):
     operands = ("inputs*",)
     attributes = {"axis": Axis(INT)}
     linear = True
-    noop_when_same_type = True
+
+    @staticmethod
+    def is_identity(operand_types, *, axis):
+        return len(operand_types) == 1
 
     @staticmethod
     def infer(*inputs, axis):

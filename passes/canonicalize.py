@@ -24,6 +24,7 @@ import numpy as np
 
 from s4tf.dialects.attributes import ELEMENTS, is_splat_view
 from s4tf.dialects.op_def import build, lookup, read_attributes
+from s4tf.dialects.types import TensorType
 from s4tf.core.mlir import ir
 from s4tf.passes.ir_walk import defining_op, has_uses, s4tf_ops
 from s4tf.passes.registry import ModulePass, register
@@ -50,6 +51,10 @@ def _is_splat(value: ir.Value, number) -> bool:
     return bool(np.all(array == number))
 
 
+def _types(values: list[ir.Value]) -> list[TensorType]:
+    return [TensorType.from_mlir(v.type) for v in values]
+
+
 def _same_type(a: ir.Value, b: ir.Value) -> bool:
     return a.type == b.type
 
@@ -70,7 +75,7 @@ def identity_operand(operation: ir.Operation) -> ir.Value | None:
             return rhs
     if op.noop_when_same_type and _same_type(operands[0], result):
         return operands[0]
-    if op.is_identity is not None and op.is_identity(**read_attributes(op, operation)):
+    if op.is_identity is not None and op.is_identity(_types(operands), **read_attributes(op, operation)):
         return operands[0]
     if op.involution:
         inner = defining_op(operands[0])
