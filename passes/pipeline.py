@@ -189,12 +189,14 @@ def _stderr_into(lines: list[str]):
 #: The frontend's lowering of a staged module to StableHLO for IREE.
 LOWERING_PIPELINE = Pipeline([
     Verify(), Canonicalize(), LowerToStablehlo(), "inline", "canonicalize", "cse", "symbol-dce",
-    MaterializeConvFilters(), FullConvsToMatmul(), PadConvChannels(), RuntimeLoopInits(),
+    MaterializeConvFilters(), FullConvsToMatmul(), PadConvChannels(),
 ])
 
 
 def lowering_pipeline(target: str) -> Pipeline:
     """:data:`LOWERING_PIPELINE` with the availability check for ``target`` first, so ops
     ``target`` cannot run are reported at the user's lines before IREE sees them, and
-    small elementwise loops run inside one dispatch where ``target`` can (last)."""
-    return Pipeline([CheckAvailability(target=target), *LOWERING_PIPELINE, LoopsToDispatch(target=target)])
+    small elementwise loops run inside one dispatch where ``target`` can; then the loops
+    left on the host start from run-time tensors where IREE 3.13 needs it (after the
+    dispatches: a loop inside one keeps its constant tapes)."""
+    return Pipeline([CheckAvailability(target=target), *LOWERING_PIPELINE, LoopsToDispatch(target=target), RuntimeLoopInits()])

@@ -232,9 +232,28 @@ def _stride(count, rows: int):
     return composition.maximum(composition.op("div", count + (rows - 1), composition.asarray(np.int32(rows))), 1)
 
 
+def _tape_type(value_type: TensorType, rows: int) -> TensorType:
+    """The tape of ``rows`` checkpoints and a spare row of ``value_type``'s values, booleans
+    kept as bytes: the loop-dispatch pass holds a boolean tensor indexed at run time as a
+    vector of at most 1 KiB, a byte tensor as a tape in memory (1,025 rows of a flag would
+    keep the loop host-stepped)."""
+    return TensorType((rows + 1, *value_type.shape), "i8" if value_type.dtype == "i1" else value_type.dtype)
+
+
 def _empty_tapes(row_types, rows: int):
-    """Tapes of ``rows`` checkpoints and a spare row."""
-    return [composition.zeros((rows + 1, *t.shape), t.dtype) for t in row_types]
+    """Tapes of ``rows`` checkpoints and a spare row (:func:`_tape_type`)."""
+    return [composition.zeros(t.shape, t.dtype) for t in (_tape_type(row, rows) for row in row_types)]
+
+
+def _tape_write(tape, row, value):
+    if value.dtype == np.bool_:
+        value = composition.astype(value, np.int8)
+    return composition.op("tape_write", tape, row, value)
+
+
+def _tape_read(tape, row, value_type: TensorType):
+    value = composition.op("tape_read", tape, row)
+    return composition.astype(value, np.bool_) if value_type.dtype == "i1" else value
 
 
 def _recording_loop(keep_going, body, init, tapes, recorded, stride, rows: int):
@@ -247,7 +266,7 @@ def _recording_loop(keep_going, body, init, tapes, recorded, stride, rows: int):
         values, tapes, index = carry
         checkpoint = composition.op("div", index, stride)
         row = composition.where(index - checkpoint * stride == 0, checkpoint, np.int32(rows))
-        tapes = [composition.op("tape_write", tape, row, values[i]) for tape, i in zip(tapes, recorded)]
+        tapes = [_tape_write(tape, row, values[i]) for tape, i in zip(tapes, recorded)]
         return body(*values), tapes, index + 1
 
     values, tapes, _ = _while(keep_going, record, (init, tapes, composition.zeros((), COUNT.dtype)))
@@ -275,7 +294,7 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
     if find_function(module, name) is not None:
         return name
     kept = [i for i in range(len(types)) if i not in recorded]
-    tape_types = [TensorType((rows + 1, *types[i].shape), types[i].dtype) for i in recorded]
+    tape_types = [_tape_type(types[i], rows) for i in recorded]
     residual_types = [*tape_types, *(types[i] for i in kept), COUNT, COUNT]
     inputs = residual_types + [types[i] for i in given]
     declare_linear_map(module, name, inputs, [types[i] for i in active], range(len(residual_types), len(inputs)), transpose, location)
@@ -289,7 +308,7 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
     floats = _floats(types)
 
     def state_at(segment_tapes, row):
-        read = dict(zip(recorded, (composition.op("tape_read", tape, row) for tape in segment_tapes)))
+        read = {i: _tape_read(tape, row, types[i]) for tape, i in zip(segment_tapes, recorded)}
         return [read[i] if i in read else invariants[i] for i in range(len(types))]
 
     def vjp_step(state, cotangents):

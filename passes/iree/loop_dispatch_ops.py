@@ -264,6 +264,43 @@ class OpRules:
             return vector.BroadcastOp(target.type, element, loc=location).result
         return vector.ShuffleOp(value, value, [int(i) for i in indices], loc=location).result
 
+    def op_slice(self, op):
+        """The elements a static slice keeps, by one shuffle."""
+        (value, source) = self.value(op.operands[0])
+        starts, limits, strides = (list(ir.DenseI64ArrayAttr(op.attributes[name])) for name in
+                                   ("start_indices", "limit_indices", "strides"))
+        kept = np.arange(source.count).reshape(source.shape)[tuple(slice(*bounds) for bounds in zip(starts, limits, strides))]
+        return [self.shuffle(value, source, kept.ravel(), Kind(op.results[0].type), op.location)]
+
+    def op_transpose(self, op):
+        (value, source) = self.value(op.operands[0])
+        permutation = list(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
+        order = np.arange(source.count).reshape(source.shape).transpose(permutation).ravel()
+        if source.scalar or np.array_equal(order, np.arange(source.count)):
+            return [value]
+        return [self.shuffle(value, source, order, Kind(op.results[0].type), op.location)]
+
+    def op_concatenate(self, op):
+        """The operands' vectors joined end to end (a shuffle per operand), then put in the
+        result's order along the axis (one shuffle, none along the first axis)."""
+        operands = [self.value(v) for v in op.operands]
+        target = Kind(op.results[0].type)
+        if target.count > MAX_SHUFFLE:
+            raise Unsupported(f"a concatenation making {target.count} elements (at most {MAX_SHUFFLE})", op)
+        axis = ir.IntegerAttr(op.attributes["dimension"]).value
+        joined, offset, parts = None, 0, []
+        for value, kind in operands:
+            if kind.scalar:
+                raise Unsupported("a concatenation of scalars", op)
+            parts.append(offset + np.arange(kind.count).reshape(kind.shape))
+            joined = value if joined is None else vector.ShuffleOp(joined, value, list(range(offset + kind.count)),
+                                                                   loc=op.location).result
+            offset += kind.count
+        order = np.concatenate(parts, axis=axis).ravel()
+        if np.array_equal(order, np.arange(target.count)):
+            return [joined]
+        return [vector.ShuffleOp(joined, joined, [int(i) for i in order], loc=op.location).result]
+
     def op_reshape(self, op):
         (value, source) = self.value(op.operands[0])
         target = Kind(op.results[0].type)

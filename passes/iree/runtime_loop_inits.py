@@ -1,9 +1,10 @@
-"""``s4tf-runtime-loop-inits``: a ``stablehlo.while`` that holds another loop starts from a
-value computed at run time where its initial value is a constant that is not a splat.
+"""``s4tf-runtime-loop-inits``: a ``stablehlo.while`` that holds another loop starts from
+tensors computed at run time where it would start from constant tensors (not scalars).
 
-IREE-3.13-WORKAROUND: IREE 3.13 segfaults in stream's resource usage analysis when such
-a constant is carried into nested loops (reverse mode of a loop seeded with a one-hot:
-GradBench's ODE; the reduced case is tests/lit/iree_reproducers/while_constant_init_nested.mlir).
+IREE-3.13-WORKAROUND: IREE 3.13 segfaults in stream's resource usage analysis when a
+constant is carried into nested loops (reverse mode of a loop seeded with a constant: a
+one-hot in GradBench's ODE, ones for ``sum`` of an RNN's outputs; the reduced case is
+tests/lit/iree_reproducers/while_constant_init_nested.mlir).
 The constant goes through a ``select`` on a predicate that is always true but that IREE
 cannot fold, built from an integer the loop starts from that is itself computed at run time:
 
@@ -23,7 +24,6 @@ A loop with no integer operand computed at run time is left as it is.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from s4tf.core.mlir import ir
@@ -46,24 +46,6 @@ class _Constness:
         if producer not in self.known:
             self.known[producer] = all(self(operand) for operand in producer.operands)
         return self.known[producer]
-
-
-#: Ops whose result repeats one value where their operand does (or has one element).
-SPLAT_PRESERVING = frozenset({"stablehlo.optimization_barrier", "stablehlo.reshape", "stablehlo.broadcast_in_dim",
-                              "stablehlo.convert", "stablehlo.transpose"})
-
-
-def _is_splat(value: ir.Value) -> bool:
-    """Whether every element of ``value`` is one constant."""
-    producer = defining_op(value)
-    if producer is None:
-        return False
-    if producer.name == "stablehlo.constant":
-        return ir.DenseElementsAttr(producer.attributes["value"]).is_splat
-    if producer.name not in SPLAT_PRESERVING:
-        return False
-    operand = producer.operands[value.result_number if producer.name == "stablehlo.optimization_barrier" else 0]
-    return math.prod(ir.RankedTensorType(operand.type).shape) == 1 or _is_splat(operand)
 
 
 def _runtime_integer(loop: ir.Operation, constant: _Constness) -> ir.Value | None:
@@ -99,7 +81,7 @@ def _always_true(integer: ir.Value) -> ir.Value:
 @dataclass(frozen=True)
 class RuntimeLoopInits(ModulePass):
     name = "s4tf-runtime-loop-inits"
-    description = "Start loops that hold loops from run-time values where they start from non-splat constants (IREE 3.13)"
+    description = "Start loops that hold loops from run-time tensors where they start from constant ones (IREE 3.13)"
 
     def apply(self, module: ir.Operation) -> None:
         runtime_loop_inits(module)
@@ -111,7 +93,8 @@ def runtime_loop_inits(module: ir.Operation) -> None:
         if not collect(loop, lambda op: op.name == WHILE):
             continue
         rewritten = [i for i, value in enumerate(loop.operands)
-                     if ir.RankedTensorType(value.type).has_static_shape and constant(value) and not _is_splat(value)]
+                     if ir.RankedTensorType(value.type).rank and ir.RankedTensorType(value.type).has_static_shape
+                     and constant(value)]
         integer = _runtime_integer(loop, constant) if rewritten else None
         if integer is None:
             continue

@@ -428,3 +428,58 @@ def test_booleans_widened_to_int8_and_a_two_dimensional_constant_inside_the_disp
             assert g.dtype == w.dtype
             np.testing.assert_array_equal(g, h)
             np.testing.assert_allclose(g, w, rtol=1e-6 * (n + 1))
+
+
+def rotate_and_mix(x, y, n):
+    """Static slices (one strided), a transpose and concatenations (along both axes, one
+    computed outside the loop) in the body of a loop over a 2x3 state."""
+    edge = s4tf.concatenate([y[:1], y[1:] * 2.0])
+    i = n * 0
+    while i < n:
+        x = s4tf.concatenate([x[:, 1:], x[:, :1]], axis=1) * 0.5 + s4tf.transpose(s4tf.concatenate([x[1:], x[:1]]))[:, :1].T * 0.25
+        x = x + s4tf.concatenate([x[:, ::2], s4tf.broadcast_to(edge[None, :1], (2, 1))], axis=1) * 0.125
+        i = i + 1
+    return x
+
+
+def rotate_and_mix_numpy(x, y, n):
+    edge = np.concatenate([y[:1], y[1:] * 2.0])
+    for _ in range(n):
+        x = np.concatenate([x[:, 1:], x[:, :1]], axis=1) * 0.5 + x[1:] * 0.25
+        x = x + np.concatenate([x[:, ::2], np.broadcast_to(edge[None, :1], (2, 1))], axis=1) * 0.125
+    return x
+
+
+def test_slices_transposes_and_concatenations_inside_the_dispatch():
+    x = np.arange(6, dtype=np.float32).reshape(2, 3) / 5
+    y = np.array([1.5, -0.5], np.float32)
+    trips = [0, 1, 6]
+    results = run_both(rotate_and_mix, [(x, y, np.int32(n)) for n in trips])
+    for n, ((host,), (got,)) in zip(trips, results):
+        np.testing.assert_array_equal(got, host)
+        np.testing.assert_allclose(got, rotate_and_mix_numpy(x, y, n), rtol=1e-6)
+
+
+@s4tf.function
+def halve_until_small(p):
+    """A bool and an int carried with the float state: the flags' checkpoint tape (1,025
+    rows) is kept as bytes, so reverse mode's loops stay inside dispatches."""
+    x = p
+    count = 0
+    done = False
+    while not done:
+        x = x * 0.5
+        count = count + 1
+        if s4tf.abs(x) < 1e-3:
+            done = True
+    return x * x
+
+
+def test_reverse_mode_through_a_loop_carrying_a_bool_runs_inside_dispatches():
+    grad = lambda p: s4tf.grad(halve_until_small)(p)
+    calls = [(np.float32(0.7),), (np.float32(3.0),), (np.float32(1e-4),)]
+    results = run_both(grad, calls, regions=4, whiles=False)
+    for (p,), ((host,), (got,)) in zip(calls, results):
+        np.testing.assert_array_equal(got, host)
+        steps = max(1, int(np.ceil(np.log2(abs(float(p)) / 1e-3) + 1e-9)))
+        np.testing.assert_allclose(got, 2 * float(p) * 0.25 ** steps, rtol=1e-6)

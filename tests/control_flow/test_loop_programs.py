@@ -55,3 +55,28 @@ def test_ode_sigmoid_body_with_tensor_trip_count():
     x = np.linspace(0.1, 0.8, 8).astype(np.float32)
     ours = s4tf.function(s4tf.grad(ode))(x, np.int32(10))
     np.testing.assert_allclose(np.asarray(ours), np.asarray(jax.grad(reference)(x.astype(np.float64))), rtol=1e-4, atol=1e-6)
+
+
+def test_gradient_of_the_sum_of_an_lstms_outputs():
+    """``sum`` seeds the backward loops with ones (a constant, like the ODE's one-hot)."""
+    from s4tf import nn
+
+    rnn = nn.RNN(nn.LSTMCell(6, 4, seed=0))
+    sequence = np.random.default_rng(0).normal(size=(2, 5, 6)).astype(np.float32)
+    ours = s4tf.grad(lambda rnn, x: s4tf.sum(rnn(x)))(rnn, sequence).cell
+
+    def reference(wx, wh, b, x):
+        def step(carry, x_t):
+            c, h = carry
+            i, f, g, o = jnp.split(x_t @ wx + h @ wh + b, 4, axis=-1)
+            c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
+            h = jax.nn.sigmoid(o) * jnp.tanh(c)
+            return (c, h), h
+
+        zeros = jnp.zeros((x.shape[0], wh.shape[0]))
+        return jax.lax.scan(step, (zeros, zeros), jnp.swapaxes(x, 0, 1))[1].sum()
+
+    weights = [np.asarray(w, np.float64) for w in (rnn.cell.input_kernel, rnn.cell.recurrent_kernel, rnn.cell.bias)]
+    expected = jax.grad(reference, argnums=(0, 1, 2))(*weights, sequence.astype(np.float64))
+    for got, want in zip((ours.input_kernel, ours.recurrent_kernel, ours.bias), expected):
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-4, atol=1e-5)

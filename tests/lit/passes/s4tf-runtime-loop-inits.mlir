@@ -1,8 +1,8 @@
 // RUN: s4tf-opt %s --split-input-file -p s4tf-runtime-loop-inits | filecheck %s
 
-// s4tf-runtime-loop-inits: a loop that holds a loop and starts from a non-splat constant
-// (a one-hot seed) starts from a select of it on `n >= 0 or n < 0`, n an integer the
-// loop starts from that is computed at run time (IREE 3.13 crashes otherwise).
+// s4tf-runtime-loop-inits: a loop that holds a loop and starts from constant tensors
+// (a one-hot seed, ones) starts from selects of them on `n >= 0 or n < 0`, n an integer
+// the loop starts from that is computed at run time (IREE 3.13 crashes otherwise).
 
 // CHECK-LABEL: func.func @one_hot_seed_into_nested_loops
 // CHECK:         %[[GE:.*]] = stablehlo.compare GE, %arg1, %[[ZERO:.*]] : (tensor<i32>, tensor<i32>) -> tensor<i1>
@@ -10,7 +10,9 @@
 // CHECK-NEXT:    %[[ALWAYS:.*]] = stablehlo.or %[[GE]], %[[LT]] : tensor<i1>
 // CHECK-NEXT:    %[[ZEROS:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<4xf32>
 // CHECK-NEXT:    %[[SEED:.*]] = stablehlo.select %[[ALWAYS]], %[[HOT:.*]], %[[ZEROS]] : tensor<i1>, tensor<4xf32>
-// CHECK-NEXT:    stablehlo.while(%{{.*}} = %arg1, %{{.*}} = %[[SEED]], %{{.*}} = %[[SPLAT:.*]])
+// CHECK-NEXT:    %[[ZEROS2:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<4xf32>
+// CHECK-NEXT:    %[[ONES:.*]] = stablehlo.select %[[ALWAYS]], %{{.*}}, %[[ZEROS2]] : tensor<i1>, tensor<4xf32>
+// CHECK-NEXT:    stablehlo.while(%{{.*}} = %arg1, %{{.*}} = %[[SEED]], %{{.*}} = %[[ONES]])
 func.func @one_hot_seed_into_nested_loops(%x: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32> {
   %hot = stablehlo.constant dense<[0.0, 0.0, 0.0, 1.0]> : tensor<4xf32>
   %ones = stablehlo.constant dense<1.0> : tensor<4xf32>
@@ -38,8 +40,8 @@ func.func @one_hot_seed_into_nested_loops(%x: tensor<4xf32>, %n: tensor<i32>) ->
 
 // -----
 
-// A loop without a nested loop, one whose only integer is a constant, and splat
-// constants (also through a reshape and a broadcast) are left as they are.
+// A loop without a nested loop, and one whose only integer is a constant, are left as
+// they are.
 
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT:     stablehlo.select
