@@ -27,7 +27,7 @@ from s4tf.dialects import composition
 from s4tf.dialects.batching_helpers import to_front, with_batch
 from s4tf.dialects.control_flow import SHORTCUT
 from s4tf.dialects.ir_builder import IRBuilder
-from s4tf.dialects.op_def import OPS, MissingBatchingRule, lookup, read_attributes
+from s4tf.dialects.op_def import MissingBatchingRule, lookup, read_attributes
 from s4tf.dialects.symbols import find_function, functions, unique_symbol
 from s4tf.dialects.types import TensorType, is_float
 from s4tf.core.errors import S4tfError
@@ -43,6 +43,7 @@ from s4tf.passes.autodiff.functions import (
 from s4tf.passes.diagnostics import location_text
 from s4tf.passes.autodiff.naming import CUSTOM_JVP, CUSTOM_VJP, REMAT, REMAT_ALLOW_CSE, indices_attribute, read_indices
 from s4tf.passes.autodiff.outline import outlined
+from s4tf.passes.function_transform import FunctionTransform
 from s4tf.passes.registry import ModulePass, PassFailed, register
 
 BATCHED_OF = "s4tf.batched_of"
@@ -199,26 +200,11 @@ def _build(module, primal, symbol, name, batched, size, every_result):
     batched_types = [TensorType((size, *t.shape), t.dtype) if i in batched else t for i, t in enumerate(input_types)]
     builder = FunctionBuilder(module, name, batched_types, primal.location)
     arguments = entry_block(primal).arguments
-    values = dict(zip(arguments, builder.arguments))
-    dims = {arguments[i]: 0 for i in batched}  # the batch axis of each batched value
-    for index, operation in enumerate(body_operations(primal)):
-        operand_dims = [dims.get(v) for v in operation.operands]
-        if all(d is None for d in operand_dims):
-            builder.clone(operation, values)
-        elif operation.name == "func.call":
-            _call(module, builder, operation, operand_dims, values, dims, size)
-        elif operation.name == "s4tf.if":
-            _if(module, builder, operation, f"{symbol}_r{index}", operand_dims, values, dims, size)
-        elif operation.name == "s4tf.while":
-            _while(module, builder, operation, f"{symbol}_r{index}", operand_dims, values, dims, size)
-        elif operation.name in OPS and not lookup(operation.name).regions:
-            _op(builder, operation, operand_dims, values, dims)
-        else:
-            raise BatchingError(
-                f"'{operation.name}' cannot be batched yet (no batching rule)",
-                location_text(operation.location),
-                operation.location,
-            )
+    walker = _Batching(module, builder, symbol, size)
+    walker.values.update(zip(arguments, builder.arguments))
+    walker.dims.update({arguments[i]: 0 for i in batched})
+    walker.walk(body_operations(primal))
+    values, dims = walker.values, walker.dims
     returned = return_values(primal)
     with builder.building():
         if every_result:
@@ -233,6 +219,39 @@ def _build(module, primal, symbol, name, batched, size, every_result):
         for mark in (REMAT, REMAT_ALLOW_CSE):  # s4tf.remat of a function is remat of its batched version
             if mark in primal.attributes:
                 function.attributes[mark] = primal.attributes[mark]
+
+
+class _Batching(FunctionTransform):
+    """Each op with a batched operand replaced by its batching rule; the others copied.
+    ``values``: the new values, ``dims``: the batch axis of each batched one."""
+
+    def __init__(self, module, builder, symbol: str, size: int):
+        self.module, self.builder, self.symbol, self.size = module, builder, symbol, size
+        self.values, self.dims = {}, {}
+
+    def _operand_dims(self, operation) -> list:
+        return [self.dims.get(v) for v in operation.operands]
+
+    def copied(self, operation):
+        return all(d is None for d in self._operand_dims(operation))
+
+    def call(self, index, operation):
+        _call(self.module, self.builder, operation, self._operand_dims(operation), self.values, self.dims, self.size)
+
+    def region(self, index, operation):
+        batch_region = {"s4tf.if": _if, "s4tf.while": _while}.get(operation.name)
+        if batch_region is None:
+            raise self.unsupported(operation)
+        prefix = f"{self.symbol}_r{index}"
+        batch_region(self.module, self.builder, operation, prefix, self._operand_dims(operation), self.values, self.dims, self.size)
+
+    def op(self, index, operation):
+        _op(self.builder, operation, self._operand_dims(operation), self.values, self.dims)
+
+    def unsupported(self, operation):
+        return BatchingError(
+            f"'{operation.name}' cannot be batched yet (no batching rule)", location_text(operation.location), operation.location
+        )
 
 
 def _op(builder, operation, operand_dims, values, dims):

@@ -17,7 +17,7 @@ func.func private @f_jvp(%x: tensor<3xf32>, %dx: tensor<3xf32>) -> (tensor<3xf32
 from __future__ import annotations
 
 from s4tf.dialects import composition
-from s4tf.dialects.op_def import OPS, MissingDerivativeRule, lookup, read_attributes
+from s4tf.dialects.op_def import MissingDerivativeRule, lookup, read_attributes
 from s4tf.dialects.types import TensorType
 from s4tf.core.mlir import ir
 from s4tf.passes.autodiff import custom, rematerialize as remat
@@ -37,6 +37,7 @@ from s4tf.passes.autodiff.functions import (
     signature_problem,
 )
 from s4tf.passes.autodiff.naming import JVP_OF, WRT, derivative_symbol, float_results, indices_attribute, is_marked
+from s4tf.passes.function_transform import FunctionTransform
 from s4tf.passes.registry import emit_warning
 
 
@@ -82,32 +83,50 @@ def _build(module, primal, symbol, name, wrt, linearizing):
             )
     builder = FunctionBuilder(module, name, input_types + [input_types[i] for i in wrt], primal.location)
     arguments = entry_block(primal).arguments
-    primal_map = dict(zip(arguments, builder.arguments))
-    tangent_map = {arguments[i]: builder.arguments[len(input_types) + k] for k, i in enumerate(wrt)}
-    for index, operation in enumerate(body_operations(primal)):
-        tangents = [tangent_map.get(v) for v in operation.operands]
-        needs_tangent = any(t is not None for t in tangents) and any(activity.is_active(r) for r in operation.results)
-        if not needs_tangent:
-            builder.clone(operation, primal_map)
-        elif operation.name == "func.call":
-            _call_jvp(module, builder, operation, tangents, primal_map, tangent_map, linearizing)
-        elif operation.name in OPS and lookup(operation.name).regions:
-            prefixes = (f"{symbol}_r{index}", f"{name}_r{index}")
-            region_jvp(module, builder, operation, prefixes, tangents, primal_map, tangent_map, linearizing)
-        elif operation.name in OPS:
-            _op_jvp(builder, operation, tangents, primal_map, tangent_map)
-        else:
-            raise DifferentiationError(
-                f"'{operation.name}' cannot be differentiated", location_text(operation.location), operation.location
-            )
+    walker = _Forward(module, builder, activity, (symbol, name), linearizing)
+    walker.values.update(zip(arguments, builder.arguments))
+    walker.tangents.update({arguments[i]: builder.arguments[len(input_types) + k] for k, i in enumerate(wrt)})
+    walker.walk(body_operations(primal))
     outputs = return_values(primal)
     with builder.building():
-        result_tangents = [composition.zeros_unless(tangent_map.get(outputs[i]), primal_map[outputs[i]]) for i in results]
+        result_tangents = [composition.zeros_unless(walker.tangents.get(outputs[i]), walker.values[outputs[i]]) for i in results]
     with primal.context:
         builder.finish(
-            [primal_map[v] for v in outputs] + result_tangents,
+            [walker.values[v] for v in outputs] + result_tangents,
             {JVP_OF: ir.FlatSymbolRefAttr.get(symbol), WRT: indices_attribute(wrt)},
         )
+
+
+class _Forward(FunctionTransform):
+    """Each active op copied and followed by its JVP rule; the others copied alone.
+    ``values``: the primals, ``tangents``: the tangents (absent: zero)."""
+
+    def __init__(self, module, builder, activity, symbols: tuple[str, str], linearizing: bool):
+        self.module, self.builder, self.activity = module, builder, activity
+        self.symbols, self.linearizing = symbols, linearizing
+        self.values, self.tangents = {}, {}
+
+    def _operand_tangents(self, operation) -> list:
+        return [self.tangents.get(v) for v in operation.operands]
+
+    def copied(self, operation):
+        return not (
+            any(t is not None for t in self._operand_tangents(operation))
+            and any(self.activity.is_active(r) for r in operation.results)
+        )
+
+    def call(self, index, operation):
+        _call_jvp(self.module, self.builder, operation, self._operand_tangents(operation), self.values, self.tangents, self.linearizing)
+
+    def region(self, index, operation):
+        prefixes = tuple(f"{symbol}_r{index}" for symbol in self.symbols)
+        region_jvp(self.module, self.builder, operation, prefixes, self._operand_tangents(operation), self.values, self.tangents, self.linearizing)
+
+    def op(self, index, operation):
+        _op_jvp(self.builder, operation, self._operand_tangents(operation), self.values, self.tangents)
+
+    def unsupported(self, operation):
+        return DifferentiationError(f"'{operation.name}' cannot be differentiated", location_text(operation.location), operation.location)
 
 
 def _op_jvp(builder, operation, tangents, primal_map, tangent_map):

@@ -12,7 +12,7 @@ of another linear function becomes a call of that function's transpose (its
 from __future__ import annotations
 
 from s4tf.dialects import composition
-from s4tf.dialects.op_def import OPS, MissingDerivativeRule, lookup, read_attributes
+from s4tf.dialects.op_def import MissingDerivativeRule, lookup, read_attributes
 from s4tf.dialects.types import TensorType, to_numpy_dtype
 from s4tf.core.mlir import ir
 from s4tf.passes.diagnostics import location_text
@@ -28,6 +28,7 @@ from s4tf.passes.autodiff.functions import (
     return_values,
 )
 from s4tf.passes.autodiff.naming import LINEAR_ARGS, TRANSPOSE, read_indices
+from s4tf.passes.function_transform import FunctionTransform
 
 
 class LinearOperand:
@@ -54,7 +55,10 @@ def transposed(module, lin_symbol: str, seeded: list[int] | None = None) -> str:
     return name
 
 
-class _Transposer:
+class _Transposer(FunctionTransform):
+    """The linear ops walked backwards, each handing its result's cotangent to its linear
+    operands (``cotangents``); the others are copied first (``values``)."""
+
     def __init__(self, module, lin: ir.Operation):
         self.module = module
         self.lin = lin
@@ -75,20 +79,21 @@ class _Transposer:
         self.values = dict(zip(self.other_arguments, builder.arguments))
         self.cotangents = {}
         for operation in self.operations:
-            if not any(r in self.linear for r in operation.results):
+            if not self._is_linear(operation):
                 builder.clone(operation, self.values)
         seeds = builder.arguments[len(self.other_arguments):]
         results = return_values(self.lin)
         for value, seed in zip([results[i] for i in seeded], seeds):
             if value in self.linear:
                 self._accumulate(value, seed, self.lin.location)
-        for operation in reversed(self.operations):
-            if any(r in self.linear for r in operation.results):
-                self._transpose(operation)
+        self.walk([operation for operation in reversed(self.operations) if self._is_linear(operation)])
         with builder.building():
             outputs = [composition.zeros_unless(self.cotangents.get(a), LinearOperand(a)) for a in self.linear_arguments]
         with self.lin.context:
             builder.finish(outputs)
+
+    def _is_linear(self, operation) -> bool:
+        return any(r in self.linear for r in operation.results)
 
     def _accumulate(self, value, contribution, location) -> None:
         if contribution is None:
@@ -99,30 +104,42 @@ class _Transposer:
             previous = self.cotangents.get(value)
             self.cotangents[value] = contribution if previous is None else previous + contribution
 
-    def _transpose(self, operation) -> None:
+    def _result_cotangents(self, operation) -> list | None:
+        """The cotangents of ``operation``'s results; ``None`` where none reached it."""
         cotangents = [self.cotangents.get(r) for r in operation.results]
-        if all(c is None for c in cotangents):
+        return None if all(c is None for c in cotangents) else cotangents
+
+    def _linear_flags(self, operation) -> list[bool]:
+        return [v in self.linear for v in operation.operands]
+
+    def call(self, index, operation):
+        cotangents = self._result_cotangents(operation)
+        if cotangents is not None:
+            self._contribute(operation, self._transpose_call(operation, cotangents, self._linear_flags(operation)))
+
+    def op(self, index, operation):
+        cotangents = self._result_cotangents(operation)
+        if cotangents is None:
             return
-        linear_flags = [v in self.linear for v in operation.operands]
-        if operation.name == "func.call":
-            contributions = self._transpose_call(operation, cotangents, linear_flags)
-        elif operation.name in OPS:
-            op = lookup(operation.name)
-            operands = [LinearOperand(v) if flag else self.values[v] for v, flag in zip(operation.operands, linear_flags)]
-            attributes = read_attributes(op, operation)
-            if op.transpose_into is not None:
-                self._transpose_into(op, operation, cotangents[0], operands, attributes)
-                return
-            with self.builder.building(operation.location):
-                try:
-                    contributions = op.transpose(composition, cotangents[0], operands, linear_flags, **attributes)
-                except MissingDerivativeRule as error:
-                    raise MissingRuleError(error.message, location_text(operation.location), operation.location) from None
-        else:
-            raise DifferentiationError(
-                f"'{operation.name}' cannot be transposed", location_text(operation.location), operation.location
-            )
-        for value, flag, contribution in zip(operation.operands, linear_flags, contributions):
+        linear_flags = self._linear_flags(operation)
+        op = lookup(operation.name)
+        operands = [LinearOperand(v) if flag else self.values[v] for v, flag in zip(operation.operands, linear_flags)]
+        attributes = read_attributes(op, operation)
+        if op.transpose_into is not None:
+            self._transpose_into(op, operation, cotangents[0], operands, attributes)
+            return
+        with self.builder.building(operation.location):
+            try:
+                contributions = op.transpose(composition, cotangents[0], operands, linear_flags, **attributes)
+            except MissingDerivativeRule as error:
+                raise MissingRuleError(error.message, location_text(operation.location), operation.location) from None
+        self._contribute(operation, contributions)
+
+    def unsupported(self, operation):
+        return DifferentiationError(f"'{operation.name}' cannot be transposed", location_text(operation.location), operation.location)
+
+    def _contribute(self, operation, contributions) -> None:
+        for value, flag, contribution in zip(operation.operands, self._linear_flags(operation), contributions):
             if flag:
                 self._accumulate(value, contribution, operation.location)
 
