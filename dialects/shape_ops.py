@@ -468,7 +468,7 @@ class Pad(Op):
     name = "pad"
     static_shapes = True
     operands = ("x", "value")
-    attributes = {"low": INT_ARRAY, "high": INT_ARRAY, "interior": INT_ARRAY}
+    attributes = {"low": PerAxis(INT_ARRAY, 0), "high": PerAxis(INT_ARRAY, 0), "interior": PerAxis(INT_ARRAY, 0)}
     linear = True
 
     @staticmethod
@@ -492,17 +492,18 @@ class Pad(Op):
 
     @staticmethod
     def batch(ops, operands, batch_dims, *, low, high, interior):
-        """A padding value per example: pad with any value, then select each example's
-        value where a padded mask of ones says the element is padding."""
+        """The padding widths by their roles; the scalar ``value`` is not broadcast. A
+        padding value per example: pad with any value, then select each example's value
+        where a padded mask of ones says the element is padding."""
         x, value = operands
-        if batch_dims[1] is None:
-            x = to_front(ops, x, batch_dims[0])
-            return [ops.op("pad", x, value, low=(0, *low), high=(0, *high), interior=(0, *interior))], [0]
         size = batch_size(operands, batch_dims)
+        widths = {"low": low, "high": high, "interior": interior}
+        padding = {key: Pad.attributes[key].batched(width, size) for key, width in widths.items()}
+        if batch_dims[1] is None:
+            return [ops.op("pad", to_front(ops, x, batch_dims[0]), value, **padding)], [0]
         x = with_batch(ops, x, batch_dims[0], size)
-        padding = {"low": (0, *low), "high": (0, *high), "interior": (0, *interior)}
         padded = ops.op("pad", x, ops.zeros((), x.dtype), **padding)
-        inside = ops.op("pad", ops.ones(x.shape[1:], "i32"), ops.zeros((), "i32"), **{k: v[1:] for k, v in padding.items()})
+        inside = ops.op("pad", ops.ones(x.shape[1:], "i32"), ops.zeros((), "i32"), **widths)
         per_example = ops.reshape(value, (size,) + (1,) * len(low))
         return [ops.where(ops.equal(inside, ops.ones((), "i32")), padded, per_example)], [0]
 
