@@ -216,9 +216,31 @@ def _carried_tangents(body: ir.Operation, floats: list[int], given: list[int]) -
 
 def _recorded(body: ir.Operation) -> list[int]:
     """The carried values that change from one iteration to the next (the body does not
-    yield its argument unchanged): only they are recorded; the others are kept once."""
+    yield its argument unchanged) and that the body reads: only they are recorded; the
+    others are kept once (:func:`_written_only`)."""
     arguments = list(entry_block(body).arguments)
-    return [i for i, value in enumerate(return_values(body)) if value != arguments[i]]
+    written = _written_only(body)
+    return [i for i, value in enumerate(return_values(body)) if value != arguments[i] and i not in written]
+
+
+def _written_only(body: ir.Operation) -> set[int]:
+    """The carried values the body only writes rows of (``scan``'s stacked outputs: the
+    argument's one use sets rows, ``stack.at[i].set(y)``, whose result is yielded in its
+    place). The body's derivatives never read them, so reverse mode records none of their
+    states (a stack of ``T`` rows would take ``T`` rows in every checkpoint)."""
+    returned = return_values(body)
+    written = set()
+    for i, argument in enumerate(entry_block(body).arguments):
+        uses = list(argument.uses)
+        if len(uses) != 1 or uses[0].operand_number != 0:
+            continue
+        update = uses[0].owner.operation if hasattr(uses[0].owner, "operation") else uses[0].owner
+        if update.name != "s4tf.scatter" or ir.StringAttr(update.attributes["kind"]).value != "set":
+            continue
+        result_uses = list(update.results[0].uses)
+        if len(result_uses) == 1 and returned[i] == update.results[0] and result_uses[0].owner == list(entry_block(body).operations)[-1]:
+            written.add(i)
+    return written
 
 
 def _checkpoint_rows(row_types) -> int:
