@@ -134,10 +134,31 @@ class Kind:
         return self.element in FLOATS
 
 
+def constant_starts(operation: ir.Operation) -> list[int] | None:
+    """The start indices of a ``dynamic_slice`` or ``dynamic_update_slice`` when every one
+    is a constant (reverse mode's transposes of static slices: ``add_slice``), clamped as
+    StableHLO clamps them; ``None`` otherwise (and for other ops)."""
+    first = {"stablehlo.dynamic_slice": 1, "stablehlo.dynamic_update_slice": 2}.get(operation.name)
+    if first is None:
+        return None
+    source = ir.RankedTensorType(operation.operands[0].type)
+    sizes = (list(ir.DenseI64ArrayAttr(operation.attributes["slice_sizes"])) if first == 1
+             else list(ir.RankedTensorType(operation.operands[1].type).shape))
+    starts = []
+    for value, size, extent in zip(list(operation.operands)[first:], sizes, source.shape):
+        producer = defining_op(value)
+        if producer is None or producer.name != "stablehlo.constant":
+            return None
+        start = ir.DenseIntElementsAttr(producer.attributes["value"])[0]
+        starts.append(min(max(start, 0), extent - size))
+    return starts
+
+
 def tapes(loop: ir.Operation) -> tuple[set, set]:
     """``(tapes, written)``: the values ``loop`` holds as tensors in memory, and those of
     them that it writes. A tape is the tensor a ``dynamic_slice`` or ``dynamic_update_slice``
-    indexes when it has more than :data:`MAX_DYNAMIC_VECTOR_BYTES` (and is not boolean),
+    indexes at run time (:func:`constant_starts` are static) when it has more than
+    :data:`MAX_DYNAMIC_VECTOR_BYTES` (and is not boolean),
     together with every value it flows to or from through the update, a loop's carried
     values, and an ``if``'s results."""
     parent: dict = {}
@@ -173,7 +194,8 @@ def tapes(loop: ir.Operation) -> tuple[set, set]:
             source = ir.RankedTensorType(operation.operands[0].type)
             element = str(source.element_type)
             if source.has_static_shape and element in ELEMENT_BYTES and element != "i1" and \
-                    int(np.prod(source.shape)) * ELEMENT_BYTES[element] > MAX_DYNAMIC_VECTOR_BYTES:
+                    int(np.prod(source.shape)) * ELEMENT_BYTES[element] > MAX_DYNAMIC_VECTOR_BYTES and \
+                    constant_starts(operation) is None:
                 seeds.append(operation.operands[0])
                 if name == "stablehlo.dynamic_update_slice":
                     union(operation.operands[0], operation.results[0])

@@ -18,7 +18,7 @@ import numpy as np
 
 from s4tf.core.mlir import arith, ir, math, scf, vector
 from s4tf.passes.iree.loop_dispatch_criterion import ELEMENT_BYTES, MAX_DOT_PRODUCTS, MAX_DYNAMIC_VECTOR_BYTES, \
-    MAX_SHUFFLE, MAX_SLICE, Kind, Unsupported
+    MAX_SHUFFLE, MAX_SLICE, Kind, Unsupported, constant_starts
 
 #: StableHLO elementwise op -> the arith/math op computing it on float scalars or vectors.
 FLOAT_OPS = {
@@ -338,6 +338,10 @@ class OpRules:
     def op_dynamic_slice(self, op):
         (value, source), *starts = (self.value(v) for v in op.operands)
         sizes = list(ir.DenseI64ArrayAttr(op.attributes["slice_sizes"]))
+        static = constant_starts(op)
+        if static is not None and not source.memory and not source.scalar:  # a static slice: one shuffle
+            kept = np.arange(source.count).reshape(source.shape)[tuple(slice(a, a + n) for a, n in zip(static, sizes))]
+            return [self.shuffle(value, source, kept.ravel(), Kind(op.results[0].type), op.location)]
         return self.dynamic_slice(value, source, starts, sizes, Kind(op.results[0].type), op)
 
     def op_gather(self, op):
@@ -397,6 +401,9 @@ class OpRules:
             return [vector.TransferWriteOp(source.tensor, shaped, value, indices,
                                            minor_identity(len(source.shape), len(sizes)), [True] * len(sizes),
                                            loc=op.location).result]
+        static = constant_starts(op)
+        if static is not None and not source.scalar:  # a static update: one shuffle of both vectors
+            return [self.static_update(value, source, update, update_kind, static, op)]
         positions = self.slice_positions(source, update_kind.shape, starts, op)
         result = value
         for offset, position in enumerate(positions):
@@ -406,6 +413,17 @@ class OpRules:
             self.vector_bytes += source.vector_bytes
             result = vector.InsertOp(element, result, [position], [_DYNAMIC], loc=op.location).result
         return [result]
+
+    def static_update(self, value: ir.Value, source: Kind, update: ir.Value, update_kind: Kind, starts, op) -> ir.Value:
+        """``value`` with the window at ``starts`` replaced by ``update``: element ``j`` of
+        the result is ``value[j]``, or ``update[k]`` (position ``count + k`` of the two
+        vectors joined) inside the window."""
+        if source.count > MAX_SHUFFLE:
+            raise Unsupported(f"an update of a {source.count}-element vector (at most {MAX_SHUFFLE})", op)
+        order = np.arange(source.count)
+        window = order.reshape(source.shape)[tuple(slice(a, a + n) for a, n in zip(starts, update_kind.shape))]
+        order[window.ravel()] = source.count + np.arange(update_kind.count)
+        return vector.ShuffleOp(value, update, [int(i) for i in order], loc=op.location).result
 
     def clamped_starts(self, source: Kind, sizes, starts) -> list[ir.Value]:
         """``index`` values of the starts of a slice of ``sizes``, clamped into ``source`` as

@@ -483,3 +483,32 @@ def test_reverse_mode_through_a_loop_carrying_a_bool_runs_inside_dispatches():
         np.testing.assert_array_equal(got, host)
         steps = max(1, int(np.ceil(np.log2(abs(float(p)) / 1e-3) + 1e-9)))
         np.testing.assert_allclose(got, 2 * float(p) * 0.25 ** steps, rtol=1e-6)
+
+
+def smooth(y, n):
+    i = n * 0
+    while i < n:
+        y = s4tf.concatenate([y[:1], y[1:] * 0.99 + y[:-1] * 0.01])
+        i = i + 1
+    return y
+
+
+def test_reverse_mode_with_static_updates_of_a_vector_over_1_kib_inside_dispatches():
+    """The transposes of the static slices of 300 float32s (1,200 bytes) are updates at
+    constant starts: shuffles of vectors, not tapes, so the counting, recording and
+    from-tape loops run inside dispatches (the segment loop for long trip counts reads the
+    218-row tape whole and stays host-stepped, as Newton's does)."""
+    grad = lambda y, n: s4tf.grad(lambda y: s4tf.function(smooth)(y, n)[-1])(y)
+    y = np.linspace(0.0, 1.0, 300).astype(np.float32)
+    trips = [0, 3, 40]
+    results = run_both(grad, [(y, np.int32(n)) for n in trips], regions=3, whiles=True)
+    for n, ((host,), (got,)) in zip(trips, results):
+        np.testing.assert_array_equal(got, host)
+        jacobian = np.eye(300)
+        step = np.zeros((300, 300))
+        step[0, 0] = 1.0
+        step[np.arange(1, 300), np.arange(1, 300)] = 0.99
+        step[np.arange(1, 300), np.arange(299)] = 0.01
+        for _ in range(n):
+            jacobian = step @ jacobian
+        np.testing.assert_allclose(got, jacobian[-1], rtol=1e-5, atol=1e-7)
