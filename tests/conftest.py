@@ -54,6 +54,7 @@ SAMPLE = "S4TF_TEST_IREE_SAMPLE"
 
 
 def pytest_runtest_setup(item):
+    """``$S4TF_TEST_IREE_SAMPLE``: ``1`` while a test of the IREE sample runs, else ``0``."""
     os.environ[SAMPLE] = "1" if getattr(item, "iree_sample", False) else "0"
 
 
@@ -61,7 +62,8 @@ def pytest_collection_modifyitems(config, items):
     """Leave out the peers' whole gradient tables (marker ``peer``, minutes) and the Array
     API test suite (marker ``array_api``) and the real loop programs' benchmark (marker
     ``real_loops``) unless ``-m`` names them (``pytest -m peer``);
-    ``-m 'not slow'`` and a plain run leave them out."""
+    ``-m 'not slow'`` and a plain run leave them out. Marks the IREE sample of the
+    transformation checks: the first test of each test function."""
     for marker in ("peer", "array_api", "real_loops"):
         if marker in (config.option.markexpr or ""):
             continue
