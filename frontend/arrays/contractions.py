@@ -53,7 +53,7 @@ def vecdot(x1, x2, axis=-1):
         raise ShapeError(f"vecdot: axis {axis} is out of range for shape {shape}")
     if x1.shape[axis] != x2.shape[axis]:
         raise ShapeError(f"vecdot: axis {axis} has sizes {x1.shape[axis]} and {x2.shape[axis]}")
-    return sum(multiply(broadcast_to(x1, shape), broadcast_to(x2, shape)), axis=axis)
+    return sum(multiply(broadcast_to(x1, shape), broadcast_to(x2, shape)), axis=axis, dtype=dtype)
 
 
 def outer(x1, x2):

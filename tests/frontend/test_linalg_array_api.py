@@ -72,6 +72,8 @@ def test_products_and_diagonals_against_numpy(dtype):
         assert result.shape == value.shape
         _close(result, value, dtype, 10)
     assert actual[7].dtype == np.float64 and actual[0].dtype == dtype
+    small = np.array([[1, -2, 3]], np.int8)
+    assert np.asarray(L.vecdot(small, small)).tolist() == [14] and L.vecdot(small, small).dtype == np.int8  # the standard's dtype
 
 
 def _factorizations(spd, sq, tall, b, deficient):
