@@ -37,6 +37,7 @@ from s4tf.runtime.device import LoadedModule
 from s4tf.runtime.compile_and_load import compile_and_load, load_cached
 from s4tf.runtime.compiler import check_memory
 from s4tf.runtime.targets import get_target
+from s4tf.staging.recompiles import describe, warn_if_recompiling
 from s4tf.staging.tensor import Tensor
 from s4tf.staging.tracing import FunctionRecord, Static, Trace, current_scope, leaf_spec, rebuild_outputs, signature
 
@@ -210,11 +211,17 @@ class StagedFunction:
             compiled = self._compiled.get(signature_key)
             if compiled is None:
                 compiled = self._compiled[signature_key] = self._first_compile(args, kwargs)
+                warn_if_recompiling(self.__name__, self._compiled)
         except S4tfError as error:
             raise error.with_traceback(None) from None
         if key is not None or tree_key is not None:
             self._by_leaf_key[key if key is not None else tree_key] = compiled
         return compiled(leaves)
+
+    def compiled_signatures(self) -> list[str]:
+        """The signatures compiled so far, one per version, e.g. ``'(tensor<3xf32>, 0)'``:
+        the argument leaves' tensor types and Python values (:mod:`s4tf.staging.recompiles`)."""
+        return [describe(key) for key in self._compiled]
 
     def lower(self, *args, **kwargs) -> Lowered:
         """Stage for these arguments' signature without compiling."""
