@@ -106,25 +106,28 @@ def _run_on_marked(module, make, strict: bool) -> None:
         raise PassFailed() from None
 
 
+@dataclass(frozen=True)
+class _DerivativePass(ModulePass):
+    """Builds the derivatives ``make`` builds for every function marked with ``s4tf.wrt``;
+    ``strict``: a piecewise-constant op on an active path is an error."""
+
+    strict: bool = False
+
+    def apply(self, module: ir.Operation) -> None:
+        _run_on_marked(module, self.make, self.strict)
+
+
 @register
 @dataclass(frozen=True)
-class Jvp(ModulePass):
+class Jvp(_DerivativePass):
     name = "s4tf-jvp"
     description = "Add @f_jvp (forward mode) for every function marked with s4tf.wrt"
-
-    strict: bool = False
-
-    def apply(self, module: ir.Operation) -> None:
-        _run_on_marked(module, jvp_function, self.strict)
+    make = staticmethod(jvp_function)
 
 
 @register
 @dataclass(frozen=True)
-class Vjp(ModulePass):
+class Vjp(_DerivativePass):
     name = "s4tf-vjp"
     description = "Add @f_vjp, @f_vjp_fwd and @f_vjp_bwd (reverse mode) for every function marked with s4tf.wrt"
-
-    strict: bool = False
-
-    def apply(self, module: ir.Operation) -> None:
-        _run_on_marked(module, vjp_functions, self.strict)
+    make = staticmethod(vjp_functions)
