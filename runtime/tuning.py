@@ -2,8 +2,8 @@
 
 IREE's llvm-cpu backend chooses a ``lowering_config`` (workgroup, register and reduction
 tiles) for each dispatch's root op; a *tuning spec* (``--iree-codegen-tuning-spec-path``,
-a transform-dialect library) can set it instead, per op. The autotuner
-(``tools/bench/tune_matmuls.py``) times candidates for each product shape and keeps the
+a transform-dialect library) can set it instead, per op. The autotuner (``s4tf-tune``,
+:mod:`s4tf.tools.tune`) times candidates for each product shape and keeps the
 winners in ``<cache>/tuning/<cpu>-iree<version>.json`` (beside the module cache); every
 later compilation for the host CPU turns that file into a spec. One matcher per shape
 (loop ranges ``m x n x k``, the reduction last, as IREE names the dispatch

@@ -1,4 +1,4 @@
-"""A transformer encoder block for the training benchmarks (issue 17), in s4tf and in JAX.
+"""A transformer encoder block for the training benchmarks and ``s4tf-tune`` (issue 17), in s4tf and in JAX.
 
 Pre-norm: ``x + attention(layer_norm(x))``, then ``+ feed_forward(layer_norm(.))`` (width
 4d, exact ``gelu``); a mean over the sequence and a dense layer give class logits, so the

@@ -9,7 +9,7 @@ import pytest
 
 from s4tf.core.version import __version__
 
-TOOLS = ["opt", "compile", "run", "train", "params"]
+TOOLS = ["opt", "compile", "run", "train", "params", "tune"]
 
 
 @pytest.mark.parametrize("tool", TOOLS)

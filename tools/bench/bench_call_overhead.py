@@ -92,7 +92,7 @@ def mlp_case():
     """``(s4tf run, JAX run, IREE-alone run)`` of the MLP Adam step at batch 128."""
     import jax
     import jax.numpy as jnp
-    from bench_train import fresh_model, jax_step, model_leaves, problem
+    from s4tf.tools.train_problems import fresh_model, jax_step, model_leaves, problem
 
     _, x, y, step, opt = problem("mlp", 128)
     model = fresh_model("mlp")

@@ -25,20 +25,15 @@ import argparse
 import os
 import resource
 import statistics
-import sys
 import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from bench_train import jax_step, model_leaves  # noqa: E402
-
-from s4tf import nn, set_first_call  # noqa: E402
-from s4tf.nn.training import train_step  # noqa: E402
-from s4tf.optim import Adam  # noqa: E402
+from s4tf import nn, set_first_call
+from s4tf.nn.training import train_step
+from s4tf.optim import Adam
+from s4tf.tools.train_problems import jax_step, model_leaves
 
 
 def problem(batch: int):

@@ -38,10 +38,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_compile  # noqa: E402
 import bench_mlp  # noqa: E402
-from bench_train import jax_step, model_leaves  # noqa: E402
-
 import s4tf  # noqa: E402
 from s4tf.nn.training import train_step  # noqa: E402
+from s4tf.tools.train_problems import jax_step, model_leaves  # noqa: E402
 
 PEERS = ("tiered", "compile", "JAX")
 

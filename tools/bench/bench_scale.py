@@ -31,7 +31,8 @@ ROW_TAG = "scale-row:"
 def run_configs(configs, steps: int, rounds: int) -> None:
     """Time each configuration in this process; print a tagged row each."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from bench_train import fresh_model, problem, step_times
+    from bench_train import step_times
+    from s4tf.tools.train_problems import fresh_model, problem
 
     from s4tf import nn
 

@@ -43,60 +43,25 @@ import re
 import statistics
 from collections import Counter
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
-from iree.compiler.tools.binaries import find_tool
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from bench_train import fresh_model, jax_step, model_leaves, problem  # noqa: E402
-
-import s4tf  # noqa: E402
-from s4tf import pytree  # noqa: E402
-from s4tf.staging.donation import donated_positions  # noqa: E402
-from s4tf.passes.iree.donate import Donate  # noqa: E402
+import s4tf
+from s4tf import pytree
 from s4tf.passes.module_traits import ModuleTraits
-from s4tf.runtime.compiler import compile_stablehlo  # noqa: E402
-from s4tf.runtime.device import LoadedModule, to_device  # noqa: E402
-from s4tf.runtime.product_modules import data_tiling_flags  # noqa: E402
-from s4tf.runtime.targets import compile_flags, host_architecture  # noqa: E402
+from s4tf.runtime.compiler import compile_stablehlo
+from s4tf.runtime.device import LoadedModule, to_device
+from s4tf.runtime.product_modules import data_tiling_flags
+from s4tf.runtime.targets import compile_flags, host_architecture
 from s4tf.staging.function import flat_key, module_input
-from s4tf.passes.pipeline import lowering_pipeline# noqa: E402
-from s4tf.staging.tensor import Tensor  # noqa: E402
-from s4tf.staging.tracing import rebuild_outputs, signature  # noqa: E402
-
-TOOLS = Path(__import__("iree._runtime_libs", fromlist=["_"]).__file__).parent
-IREE_COMPILE = find_tool("iree-compile")
-
-
-def step_stablehlo(step, args) -> str:
-    """The StableHLO ``step`` compiles for ``args`` (with its donation marks)."""
-    lowered = step._lower(args, {})
-    pipeline = lowering_pipeline(step.target) + [Donate(entry=lowered.entry, args=tuple(donated_positions(args, step.donate_argnums)))]
-    return str(lowered.lowered_module(pipeline))
-
-
-def benchmark_command(vmfb: Path, device: str, function: str | None, inputs, flags) -> list[str]:
-    """The ``iree-benchmark-module`` command line for ``function`` of ``vmfb`` on ``device``."""
-    command = [str(TOOLS / "iree-benchmark-module"), f"--module={vmfb}", f"--device={device}", *flags]
-    command += [f"--function={function}"] if function else []
-    return command + [f"--input={spec}" for spec in inputs]
-
-
-def benchmark_module(vmfb: Path, device: str, function: str | None = None, inputs=(), repetitions: int = 5,
-                     flags=()) -> list[dict]:
-    """``iree-benchmark-module``'s JSON records (aggregates dropped), one per benchmark and
-    repetition, times in microseconds; ``flags``: more of its flags."""
-    command = benchmark_command(vmfb, device, function, inputs,
-                                ["--benchmark_format=json", f"--benchmark_repetitions={repetitions}", *flags])
-    output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
-    records = [b for b in json.loads(output)["benchmarks"] if b.get("run_type") == "iteration"]
-    scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
-    return [{**r, "real_time": r["real_time"] * scale[r["time_unit"]], "cpu_time": r["cpu_time"] * scale[r["time_unit"]]} for r in records]
+from s4tf.staging.tensor import Tensor
+from s4tf.staging.tracing import rebuild_outputs, signature
+from s4tf.tools.alternating import alternate
+from s4tf.tools.iree_benchmarks import IREE_COMPILE, TOOLS, benchmark_command, benchmark_module, step_stablehlo, zero_inputs
+from s4tf.tools.train_problems import BATCH, fresh_model, jax_step, model_leaves, problem
 
 
 def dispatch_times(stablehlo: str, folder: Path, device: str, limit: int | None = None) -> list[tuple[str, float, float]]:
@@ -116,13 +81,6 @@ def dispatch_times(stablehlo: str, folder: Path, device: str, limit: int | None 
         name = re.search(r"dispatch_\d+_(\w+?)(?:/|$)", records[0]["name"].split("x86_64_", 1)[-1]).group(1)
         times.append((name, statistics.median(r["real_time"] for r in records), statistics.median(r["cpu_time"] for r in records)))
     return times
-
-
-def zero_inputs(args) -> list[str]:
-    """``iree-benchmark-module --input`` values for the step's array arguments, all zeros."""
-    leaves = [leaf for leaf in pytree.flatten(args)[0] if hasattr(leaf, "shape") or isinstance(leaf, Tensor)]
-    return [f"{'x'.join(map(str, np.shape(leaf)))}{'x' if np.ndim(leaf) else ''}{'i32' if np.asarray(leaf).dtype.kind == 'i' else 'f32'}=0"
-            for leaf in leaves]
 
 
 def module_times(stablehlo: str, folder: Path, args) -> dict[str, tuple[float, float]]:
@@ -170,22 +128,6 @@ def queue_timeline(vmfb: Path, inputs, steps: int = 40, batch: bool = False) -> 
     gaps = [(b["start_host_time_ns"] - a["end_host_time_ns"]) / 1e3 for a, b in zip(steps_run, steps_run[1:])]
     return {"span": statistics.median(spans), "span_max": max(spans), "gap": statistics.median(gaps),
             "gap_max": max(gaps), "long_gaps": sum(g > 1000 for g in gaps), "gaps": len(gaps)}
-
-
-def alternate(peers: dict, calls: int, rounds: int, cpu: bool = False) -> dict:
-    """Median seconds per call of each peer, peers alternating in rounds of ``calls``; with
-    ``cpu``, ``(wall, CPU)`` medians (this process's CPU time, all threads)."""
-    times = {name: [] for name in peers}
-    for run in peers.values():
-        run()
-    for _ in range(rounds):
-        for name, run in peers.items():
-            start, start_cpu = time.perf_counter(), time.process_time()
-            for _ in range(calls):
-                run()
-            times[name].append(((time.perf_counter() - start) / calls, (time.process_time() - start_cpu) / calls))
-    medians = {name: tuple(statistics.median(t[i] for t in samples) for i in (0, 1)) for name, samples in times.items()}
-    return medians if cpu else {name: wall for name, (wall, _) in medians.items()}
 
 
 def call_path(kind: str, batch: int, calls: int, rounds: int) -> None:
@@ -299,7 +241,7 @@ def main(argv=None) -> None:
     parser.add_argument("--max-dispatches", type=int, help="time only the first N dispatches (quick runs)")
     options = parser.parse_args(argv)
     print(f"load average {os.getloadavg()[0]:.1f}, {os.cpu_count()} CPUs")
-    for kind, batch in (("mlp", 128), ("lenet", 64), ("transformer", 8)):
+    for kind, batch in BATCH.items():
         if kind not in options.models.split(","):
             continue
         print(f"\n{kind}, batch {batch}")
