@@ -181,16 +181,16 @@ class Scatter(Op):
         """``stablehlo.scatter``. IREE's scatter does not check coordinates (an update out
         of range writes outside the buffer), so they are made safe first: an accumulating
         kind gets its neutral element as the update of such a row, at a clamped coordinate;
-        ``set`` sends such rows to one extra element past the end of each indexed axis,
-        which is sliced off afterwards. IREE scatters along leading axes only: others are
-        transposed to the front and back."""
+        ``set`` repeats a row in range in its place (:func:`_set_in_place`). Both scatter
+        into ``x`` (:func:`~s4tf.dialects.hlo.unshared`), so a donated table is updated in
+        place. IREE scatters along leading axes only: others are transposed to the front
+        and back."""
         x_type, index_type, update_type = lowering.operand_types
         if update_type.size == 0:
             return x
         leading = tuple(range(len(axes)))
         if tuple(axes) == leading:
-            base = x if kind == "set" else hlo.unshared(x, x_type)  # set pads x: a new buffer anyway
-            return _scatter_leading(base, indices, updates, x_type, index_type, update_type, kind)
+            return _scatter_leading(x, indices, updates, x_type, index_type, update_type, kind, unshare=True)
         # IREE's scatter takes indexed axes only in front: transpose them there and back
         order = list(axes) + [i for i in range(x_type.rank) if i not in axes]
         moved_type = TensorType([x_type.shape[i] for i in order], x_type.dtype)
@@ -256,8 +256,10 @@ def _clamp(indices, index_type: TensorType, bounds: np.ndarray):
     return hlo.value("clamp", [lower, indices, upper], index_type)
 
 
-def _scatter_leading(x, indices, updates, x_type, index_type, update_type, kind):
-    """The lowering of a scatter along the leading ``k`` axes of ``x``."""
+def _scatter_leading(x, indices, updates, x_type, index_type, update_type, kind, unshare: bool = False):
+    """The lowering of a scatter along the leading ``k`` axes of ``x`` (into a copy of it
+    where ``unshare``: :func:`~s4tf.dialects.hlo.unshared`)."""
+    target = hlo.unshared(x, x_type) if unshare else x
     axes = tuple(range(index_type.shape[-1]))
     bounds = _bounds(x_type.shape, axes)
     inside = _rows_inside(indices, index_type, bounds)
@@ -269,28 +271,52 @@ def _scatter_leading(x, indices, updates, x_type, index_type, update_type, kind)
             "broadcast_in_dim", [inside], update_type.with_dtype(BOOL_DTYPE), broadcast_dimensions=hlo.i64_array(range(batch))
         )
         updates = hlo.value("select", [row_mask, updates, neutral], update_type)
-        return _scatter(x, _clamp(indices, index_type, bounds), updates, x_type, update_type, batch, axes, kind)
-    past_end = hlo.value(
-        "broadcast_in_dim", [hlo.constant((bounds + 1).astype(to_numpy_dtype(index_type.dtype)))], index_type,
-        broadcast_dimensions=hlo.i64_array([index_type.rank - 1]),
-    )
-    index_mask = hlo.value(
-        "broadcast_in_dim", [inside], index_type.with_dtype(BOOL_DTYPE), broadcast_dimensions=hlo.i64_array(range(batch))
-    )
-    safe = hlo.value("select", [index_mask, indices, past_end], index_type)
-    grown_shape = [d + 1 if i in axes else d for i, d in enumerate(x_type.shape)]
-    grown_type = TensorType(grown_shape, x_type.dtype)
-    zero = hlo.constant(np.zeros((), to_numpy_dtype(x_type.dtype)))
-    high = [1 if i in axes else 0 for i in range(x_type.rank)]
-    grown = hlo.value(
-        "pad", [x, zero], grown_type, edge_padding_low=hlo.i64_array([0] * x_type.rank),
-        edge_padding_high=hlo.i64_array(high), interior_padding=hlo.i64_array([0] * x_type.rank),
-    )
-    written = _scatter(grown, safe, updates, grown_type, update_type, batch, axes, kind)
-    return hlo.value(
-        "slice", [written], x_type, start_indices=hlo.i64_array([0] * x_type.rank),
-        limit_indices=hlo.i64_array(x_type.shape), strides=hlo.i64_array([1] * x_type.rank),
-    )
+        return _scatter(target, _clamp(indices, index_type, bounds), updates, x_type, update_type, batch, axes, kind)
+    return _set_in_place(x, target, indices, updates, inside, x_type, index_type, update_type, axes)
+
+
+def _set_in_place(x, target, indices, updates, inside, x_type, index_type, update_type, axes):
+    """A ``set`` scatter of ``x`` into ``target`` (``x`` or its copy; a donated ``x`` is written in place): each
+    row out of range is replaced by a copy of the last row in range (coordinates and
+    update: the same value written again where that row writes last anyway), or, when no
+    row is in range, by ``x``'s own first window written back at the origin.
+
+    ``rows``: the index rows flattened to ``(N, k)``, the updates to ``(N, window...)``."""
+    count = int(np.prod(index_type.shape[:-1]))
+    k, window = index_type.shape[-1], tuple(x_type.shape[len(axes):])
+    rows_type, flat_type = TensorType((count, k), index_type.dtype), TensorType((count, *window), update_type.dtype)
+    flags, positions = TensorType((count,), BOOL_DTYPE), TensorType((count,), "i32")
+    rows = hlo.value("reshape", [indices], rows_type)
+    flat = hlo.value("reshape", [updates], flat_type)
+    inside = hlo.value("reshape", [inside], flags)
+    order = hlo.value("iota", [], positions, iota_dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 0))
+    none = hlo.broadcast(hlo.scalar(-1, "i32"), TensorType((), "i32"), (count,))
+    last = hlo.reduce(hlo.value("select", [inside, order, none], positions), positions, hlo.scalar(-1, "i32"), "maximum", [0])
+    scalar_flag = TensorType((), BOOL_DTYPE)
+    found = hlo.compare(last, hlo.scalar(0, "i32"), "GE", "i32", scalar_flag)
+    pick = hlo.value("maximum", [last, hlo.scalar(0, "i32")], TensorType((), "i32"))
+    zero = hlo.scalar(0, "i32")
+
+    def row(source, source_type):
+        one = TensorType((1, *source_type.shape[1:]), source_type.dtype)
+        read = hlo.value("dynamic_slice", [source, pick] + [zero] * (source_type.rank - 1), one,
+                         slice_sizes=hlo.i64_array(one.shape))
+        return hlo.value("broadcast_in_dim", [read], source_type, broadcast_dimensions=hlo.i64_array(range(source_type.rank)))
+
+    origin_type = TensorType((1,) * len(axes) + window, x_type.dtype)
+    origin = hlo.value("slice", [x], origin_type, start_indices=hlo.i64_array([0] * x_type.rank),
+                       limit_indices=hlo.i64_array(origin_type.shape), strides=hlo.i64_array([1] * x_type.rank))
+    origin = hlo.value("broadcast_in_dim", [hlo.value("reshape", [origin], TensorType((1, *window), x_type.dtype))], flat_type,
+                       broadcast_dimensions=hlo.i64_array(range(flat_type.rank)))
+    fallback_rows = hlo.value("select", [found, row(rows, rows_type), hlo.broadcast(hlo.scalar(0, index_type.dtype), TensorType((), index_type.dtype), rows_type.shape)], rows_type)
+    fallback_updates = hlo.value("select", [found, row(flat, flat_type), origin], flat_type)
+
+    def per_row(value_type):
+        return hlo.value("broadcast_in_dim", [inside], value_type.with_dtype(BOOL_DTYPE), broadcast_dimensions=hlo.i64_array([0]))
+
+    safe_rows = hlo.value("select", [per_row(rows_type), rows, fallback_rows], rows_type)
+    safe_updates = hlo.value("select", [per_row(flat_type), flat, fallback_updates], flat_type)
+    return _scatter(target, safe_rows, safe_updates, x_type, flat_type, 1, axes, "set")
 
 
 def _scatter(x, indices, updates, x_type, update_type, batch, axes, kind):

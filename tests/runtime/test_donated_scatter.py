@@ -79,3 +79,29 @@ def test_donated_sparse_updates_equal_numpy_call_after_call(step, expected):
         np.add.at(host, ids, added)
         np.testing.assert_allclose(np.asarray(new), host, rtol=1e-6, atol=1e-6, err_msg=f"call {call}")
         current = new
+
+
+def sparse_set(table, ids, rows):
+    return table.at[ids].set(rows)
+
+
+def test_a_donated_table_set_by_rows_is_written_in_place_and_equals_numpy():
+    """``.at[ids].set`` scatters into the argument too (rows out of range repeat the last
+    row in range, so no padded copy of the table); repeated ids: the last one wins, ids
+    out of range (7000, -9000) are dropped, and calls whose every id is out of range leave
+    the table as it was."""
+    table, ids, rows = inputs()
+    ids[5], ids[9] = 7000, -9000
+    lowered = s4tf.function(sparse_set).lower(table, ids, rows)
+    module = lowered.lowered_module(lowering_pipeline("cpu") + [Donate(entry=lowered.entry, args=(0,))])
+    assert aliased_arguments(module, lowered.entry) == [0]
+    body = functions(module)[lowered.entry].regions[0].blocks[0]
+    assert [op.name for op in body.operations if any(str(r.type) == f"tensor<{V}x{D}xf32>" for r in op.results)] == ["stablehlo.scatter"]
+    staged = s4tf.function(sparse_set, donate_argnums=(0,))
+    current, host = s4tf.asarray(table), table.copy()
+    for call_ids in (ids, ids[::-1].copy(), np.full(B, V + 3, np.int32)):
+        current = staged(current, call_ids, rows)
+        for i, row in zip(call_ids, rows):
+            if -V <= i < V:
+                host[i] = row
+        np.testing.assert_array_equal(np.asarray(current), host)
