@@ -35,7 +35,7 @@ from s4tf.core.locations import mlir_location, user_location
 from s4tf.passes.autodiff.derivatives import vjp_functions
 from s4tf.passes.autodiff.functions import find_function, function_type
 from s4tf.passes.autodiff.jvp import jvp_function
-from s4tf.passes.autodiff.naming import WRT, indices_attribute, read_indices
+from s4tf.passes.autodiff.naming import SEEDED, WRT, indices_attribute, read_indices
 from s4tf.staging.function import StagedFunction
 from s4tf.staging.tensor import is_python_scalar
 from s4tf.staging.tracing import FunctionRecord, Static, current_scope, leaf_spec, rebuild_outputs
@@ -108,6 +108,15 @@ def _mark(staged: _Staged, wrt: list[int]) -> list[int]:
     with function.context:
         function.attributes[WRT] = indices_attribute(merged)
     return merged
+
+
+def _mark_seeded(staged: _Staged, index: int) -> None:
+    """Note that ``grad`` seeds result ``index`` of the traced function (joined with earlier
+    notes): the derivative passes warn of a constant result only among those."""
+    function = find_function(staged.module, staged.record.symbol)
+    seeded = sorted({index} | set(read_indices(function, SEEDED) or []))
+    with function.context:
+        function.attributes[SEEDED] = indices_attribute(seeded)
 
 
 def _call(symbol: str, operands, result_types):
@@ -197,6 +206,7 @@ class _Transform:
         all_wrt = _mark(staged, wrt)
         results = staged.record.result_types
         index = self._output_index(staged.record)
+        _mark_seeded(staged, index)
         seed = numpy_api.ones((), results[index].dtype)
         cotangents = [
             seed if i == index else numpy_api.zeros(t.shape, t.dtype) for i, t in enumerate(results) if is_float(t.dtype)

@@ -36,7 +36,9 @@ from s4tf.passes.autodiff.functions import (
     return_values,
     signature_problem,
 )
-from s4tf.passes.autodiff.naming import JVP_OF, WRT, derivative_symbol, float_results, indices_attribute, is_marked
+from s4tf.passes.autodiff.naming import (
+    JVP_OF, SEEDED, WRT, derivative_symbol, float_results, indices_attribute, is_marked, read_indices,
+)
 from s4tf.passes.function_transform import FunctionTransform
 from s4tf.passes.registry import emit_warning
 
@@ -76,7 +78,8 @@ def _build(module, primal, symbol, name, wrt, linearizing):
     activity = analyze(primal, wrt, results)
     activity.warn_zero_derivatives()
     if is_marked(primal):  # a callee, a branch or a derivative function may well return a constant
-        for index in activity.unvaried_results:
+        seeded = read_indices(primal, SEEDED) if SEEDED in primal.attributes else None
+        for index in (i for i in activity.unvaried_results if seeded is None or i in seeded):
             emit_warning(
                 primal.location,
                 f"result #{index} of '@{symbol}' does not depend on any differentiated argument; its derivative is zero",

@@ -21,6 +21,9 @@ LINEAR_ARGS = "s4tf.linear_args"
 TRANSPOSE = "s4tf.transpose"
 CUSTOM_VJP = "s4tf.custom_vjp"
 CUSTOM_JVP = "s4tf.custom_jvp"
+#: The results ``grad`` differentiates (the others, such as ``has_aux``'s, only ride along):
+#: a result outside them that depends on no differentiated argument is not worth a warning.
+SEEDED = "s4tf.seeded_results"
 #: Recompute the function's values in its pullback instead of keeping them (``remat.py``).
 REMAT = "s4tf.remat"
 #: With ``s4tf.remat``: the recomputation may be merged with the forward pass (no barrier).

@@ -73,3 +73,26 @@ def test_has_aux_needs_a_pair(result):
 def test_has_aux_output_must_be_a_scalar():
     with pytest.raises(S4tfError, match="whose first item is one float scalar"):
         s4tf.value_and_grad(lambda w: (w, s4tf.sum(w)), has_aux=True)(X)
+
+
+def test_aux_that_depends_on_no_argument_is_not_warned_of_but_the_output_is():
+    """Only the seeded output earns the "derivative is zero" warning: an aux result computed
+    from data alone (a model's updated statistics, a count) rides along silently."""
+    import warnings
+
+    from s4tf.passes.registry import DiagnosticWarning
+
+    data = np.arange(3.0)
+
+    def with_constant_aux(w):
+        return s4tf.sum(w * w), s4tf.asarray(data) * 2.0
+
+    def constant_output(w):
+        return s4tf.sum(s4tf.asarray(data)) + 0.0 * s4tf.sum(s4tf.stop_gradient(w)), w * 2.0
+
+    for fn, warned in ((with_constant_aux, False), (constant_output, True)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            g, aux = s4tf.function(s4tf.grad(fn, has_aux=True))(np.ones(3))
+        messages = [str(w.message) for w in caught if issubclass(w.category, DiagnosticWarning)]
+        assert any("does not depend on any differentiated argument" in m for m in messages) == warned, messages
