@@ -116,15 +116,47 @@ def module_paths(out: Path, targets: list[str]) -> dict[str, Path]:
     return {target: out if i == 0 else out.with_name(f"{out.stem}-{target}{out.suffix}") for i, target in enumerate(targets)}
 
 
+def start_distributed(options):
+    """``s4tf.distributed`` initialized for ``--distributed`` (``None`` without it)."""
+    if not options.distributed:
+        return None
+    from s4tf import distributed
+
+    distributed.init()
+    if options.batch_size % distributed.size():
+        raise S4tfError(f"--batch-size {options.batch_size} cannot be split evenly over {distributed.size()} ranks")
+    return distributed
+
+
+def resumed(checkpoint: Path, model, opt_state, root: bool):
+    """``(model, opt_state, first epoch)`` from ``checkpoint`` written by s4tf-train."""
+    state, info = load_checkpoint(checkpoint, like={"model": model, "opt": opt_state})
+    if not isinstance(info.get("epoch"), int):
+        raise S4tfError(f"checkpoint {checkpoint} records no epoch: it was not written by s4tf-train")
+    if root:
+        print(f"resuming from {checkpoint} after epoch {info['epoch'] + 1}")
+    return state["model"], state["opt"], info["epoch"] + 1
+
+
+def run_epoch(step, model, opt_state, progress):
+    """One pass of ``step`` over ``progress``'s batches: the model and optimizer state after
+    it, the per-step losses and accuracies, and the seconds of the first step."""
+    losses, accuracies, first_step = [], [], 0.0
+    for x, y in progress:
+        began = time.perf_counter()
+        model, opt_state, loss, accuracy = step(model, opt_state, x, y)
+        if not losses:
+            first_step = time.perf_counter() - began
+        losses.append(loss)
+        accuracies.append(accuracy)
+        if len(losses) % 10 == 0 and not progress.disable:  # reading back waits for the device: not every step
+            progress.set_postfix(loss=f"{float(np.asarray(loss)):.4f}", accuracy=f"{float(np.asarray(accuracy)):.3f}")
+    return model, opt_state, losses, accuracies, first_step
+
+
 def train(options) -> None:
     check_options(options)
-    distributed = None
-    if options.distributed:
-        from s4tf import distributed
-
-        distributed.init()
-        if options.batch_size % distributed.size():
-            raise S4tfError(f"--batch-size {options.batch_size} cannot be split evenly over {distributed.size()} ranks")
+    distributed = start_distributed(options)
     root = distributed is None or distributed.is_root()
     targets = parse_targets(options.targets)
     out = options.out or Path(f"{options.model}.vmfb")
@@ -141,23 +173,14 @@ def train(options) -> None:
     opt_state = opt.init(model)
     first_epoch = 0
     if options.resume and checkpoint.exists():
-        state, info = load_checkpoint(checkpoint, like={"model": model, "opt": opt_state})
-        if not isinstance(info.get("epoch"), int):
-            raise S4tfError(f"checkpoint {checkpoint} records no epoch: it was not written by s4tf-train")
-        model, opt_state, first_epoch = state["model"], state["opt"], info["epoch"] + 1
-        if root:
-            print(f"resuming from {checkpoint} after epoch {first_epoch}")
-
+        model, opt_state, first_epoch = resumed(checkpoint, model, opt_state, root)
     if distributed is not None:
         model, opt_state, first_epoch = distributed.broadcast((model, opt_state, np.array(first_epoch)))
         first_epoch = int(first_epoch)
-        step = distributed.train_step(opt)
-        epoch_batches = distributed.batches
+        step, epoch_batches = distributed.train_step(opt), distributed.batches
     else:
-        step = train_step(opt)
-        epoch_batches = batches
+        step, epoch_batches = train_step(opt), batches
     started = time.perf_counter()
-    compiling = 0.0  # the first calls of the step and the evaluation: staging, compiling (or loading)
     test_accuracy = None
     for epoch in range(first_epoch, options.epochs):
         progress = tqdm(
@@ -165,31 +188,19 @@ def train(options) -> None:
             total=steps_per_epoch, desc=f"epoch {epoch + 1}/{options.epochs}", unit="step",
             disable=options.no_progress or not root, leave=False, file=sys.stderr,
         )
-        losses, accuracies = [], []
-        for x, y in progress:
-            began = time.perf_counter()
-            model, opt_state, loss, accuracy = step(model, opt_state, x, y)
-            if epoch == first_epoch and not losses:
-                compiling += time.perf_counter() - began
-            losses.append(loss)
-            accuracies.append(accuracy)
-            if len(losses) % 10 == 0 and root:  # reading back waits for the device: not every step
-                progress.set_postfix(loss=f"{float(np.asarray(loss)):.4f}", accuracy=f"{float(np.asarray(accuracy)):.3f}")
+        model, opt_state, losses, accuracies, compiling = run_epoch(step, model, opt_state, progress)
         if not root:  # rank 0 evaluates and writes; the others go on to the next epoch
             continue
         began = time.perf_counter()
-        evaluated = evaluate(model, x_test_scaled, y_test)
-        if epoch == first_epoch:
-            compiling += time.perf_counter() - began
-        test_loss, test_accuracy = (float(np.asarray(v)) for v in evaluated)
+        test_loss, test_accuracy = (float(np.asarray(v)) for v in evaluate(model, x_test_scaled, y_test))
+        compiling += time.perf_counter() - began  # the first calls: staging, compiling (or loading)
         save_checkpoint(checkpoint, {"model": model, "opt": opt_state}, epoch=epoch, test_accuracy=test_accuracy)
-        train_loss = float(np.mean([np.asarray(v) for v in losses]))
-        train_accuracy = float(np.mean([np.asarray(v) for v in accuracies]))
         spent = f"{time.perf_counter() - started:.1f} s"
         if epoch == first_epoch:
             spent += f", {compiling:.1f} s of it staging and compiling"
         print(
-            f"epoch {epoch + 1}/{options.epochs}: train loss {train_loss:.4f} accuracy {train_accuracy:.4f}, "
+            f"epoch {epoch + 1}/{options.epochs}: train loss {float(np.mean([np.asarray(v) for v in losses])):.4f} "
+            f"accuracy {float(np.mean([np.asarray(v) for v in accuracies])):.4f}, "
             f"test loss {test_loss:.4f} accuracy {test_accuracy:.4f} ({spent})",
             flush=True,
         )
