@@ -37,6 +37,7 @@ from s4tf.runtime.device import LoadedModule
 from s4tf.runtime.compile_and_load import compile_and_load, load_cached
 from s4tf.runtime.compiler import check_memory
 from s4tf.runtime.targets import get_target
+from s4tf.staging import static_args
 from s4tf.staging.recompiles import describe, warn_if_recompiling
 from s4tf.staging.tensor import Tensor
 from s4tf.staging.tracing import FunctionRecord, Static, Trace, current_scope, leaf_spec, rebuild_outputs, signature
@@ -166,8 +167,13 @@ class StagedFunction:
     #: Whether a first call may run through the ops' references while IREE compiles.
     tiered = True
 
-    def __init__(self, python_fn, target: str = "cpu", donate_argnums=(), autograph: bool = True):
+    def __init__(self, python_fn, target: str = "cpu", donate_argnums=(), autograph: bool = True, static_argnums=(),
+                 static_argnames=()):
         functools.update_wrapper(self, python_fn)
+        self.static_argnums, self.static_argnames, self._positional = static_args.normalized(
+            python_fn, static_argnums, static_argnames)
+        #: Per combination of static values, the staged function of the other arguments.
+        self._by_statics: dict[tuple, StagedFunction] = {}
         self.donate_argnums = tuple(donate_argnums)
         self.__name__ = getattr(python_fn, "__name__", None) or getattr(getattr(python_fn, "func", None), "__name__", "staged")
         self._source_fn = python_fn
@@ -190,6 +196,9 @@ class StagedFunction:
         return self._converted
 
     def __call__(self, *args, **kwargs):
+        if self.static_argnums or self.static_argnames:
+            staged, args, kwargs = self._for_statics(args, kwargs)
+            return staged(*args, **kwargs)
         scope = current_scope()
         if scope is not None:
             return scope.trace.call(self.python_fn, self.__name__, args, kwargs)
@@ -220,11 +229,32 @@ class StagedFunction:
 
     def compiled_signatures(self) -> list[str]:
         """The signatures compiled so far, one per version, e.g. ``'(tensor<3xf32>, 0)'``:
-        the argument leaves' tensor types and Python values (:mod:`s4tf.staging.recompiles`)."""
-        return [describe(key) for key in self._compiled]
+        the argument leaves' tensor types and Python values (:mod:`s4tf.staging.recompiles`),
+        and the static arguments' values where there are some."""
+        statics = [f"{signature} static {dict(key)!r}" for key, staged in self._by_statics.items()
+                   for signature in staged.compiled_signatures()]
+        return statics + [describe(key) for key in self._compiled]
+
+    def _for_statics(self, args, kwargs):
+        """The staged function of the non-static arguments for these static values, and those arguments."""
+        try:
+            key, statics, args, kwargs = static_args.split(
+                args, kwargs, self.static_argnums, self.static_argnames, self._positional, self.__name__)
+        except S4tfError as error:
+            raise error.with_traceback(None) from None
+        staged = self._by_statics.get(key)
+        if staged is None:
+            donated = static_args.dynamic_positions(self.static_argnums, self.donate_argnums)
+            staged = StagedFunction(static_args.bound(self.python_fn, statics), self.target, donated, autograph=False)
+            staged.__name__ = self.__name__
+            self._by_statics[key] = staged  # its arguments are the dynamic ones, however the statics came
+        return staged, args, kwargs
 
     def lower(self, *args, **kwargs) -> Lowered:
         """Stage for these arguments' signature without compiling."""
+        if self.static_argnums or self.static_argnames:
+            staged, args, kwargs = self._for_statics(args, kwargs)
+            return staged.lower(*args, **kwargs)
         try:
             return self._lower(args, kwargs)
         except S4tfError as error:
@@ -277,7 +307,7 @@ class StagedFunction:
 
 
 def function(python_fn=None, *, target: str = "cpu", extract: bool = False, warn_transfers: bool = False, donate_argnums=(),
-             autograph: bool = True):
+             autograph: bool = True, static_argnums=(), static_argnames=()):
     """Decorator: ``@s4tf.function`` or ``@s4tf.function(target="vulkan")`` (see
     :data:`s4tf.runtime.targets.TARGETS`); results are Tensors on the target's device.
     ``extract=True``: host calls (``s4tf.host``) run in Python while the device works
@@ -285,16 +315,18 @@ def function(python_fn=None, *, target: str = "cpu", extract: bool = False, warn
     ``donate_argnums=(0, 1)``: those arguments' tensors are given away, and results of the
     same types are written into their buffers (:mod:`s4tf.staging.donation`). ``autograph=False``:
     Python ``if``/``while``/``for`` are not rewritten (:mod:`s4tf.staging.autograph.convert`), so a tensor
-    condition is an error instead of a region op."""
+    condition is an error instead of a region op. ``static_argnums``/``static_argnames``: those
+    arguments reach the function as they are, part of the signature by value
+    (:mod:`s4tf.staging.static_args`)."""
     if python_fn is None:
         return functools.partial(
             function, target=target, extract=extract, warn_transfers=warn_transfers, donate_argnums=donate_argnums,
-            autograph=autograph,
+            autograph=autograph, static_argnums=static_argnums, static_argnames=static_argnames,
         )
     if extract:
-        if donate_argnums:
-            raise S4tfError("donate_argnums is not supported with extract=True")
+        if donate_argnums or static_argnums or static_argnames:
+            raise S4tfError("donate_argnums and static arguments are not supported with extract=True")
         from s4tf.staging.extracted import ExtractedFunction  # it builds on this module
 
         return ExtractedFunction(python_fn, target, warn_transfers, autograph=autograph)
-    return StagedFunction(python_fn, target, donate_argnums, autograph)
+    return StagedFunction(python_fn, target, donate_argnums, autograph, static_argnums, static_argnames)
