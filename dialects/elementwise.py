@@ -210,6 +210,18 @@ Erf = _unary(
     "erf", _erf, "chlo.erf", doc="Elementwise error function ``2/sqrt(pi) * integral(exp(-t**2), 0, x)``.",
     derivative=lambda ops, x, y: (2 / np.sqrt(np.pi)) * ops.exp(-(x * x)),
 )
+
+
+def _erf_inv(x):
+    from scipy.special import erfinv  # only the reference needs SciPy
+
+    return erfinv(x)
+
+
+ErfInv = _unary(
+    "erf_inv", _erf_inv, "chlo.erf_inv", doc="Elementwise inverse error function (``erf(erf_inv(x)) == x`` on (-1, 1)).",
+    derivative=lambda ops, x, y: (np.sqrt(np.pi) / 2) * ops.exp(y * y), at_zero="x",
+)
 Not = _unary(
     "not", np.invert, "not", "int_or_bool",
     """Elementwise logical (bool) or bitwise (int) not.

@@ -36,6 +36,7 @@ acosh = _unary_float("acosh")
 atanh = _unary_float("atanh")
 expm1 = _unary_float("expm1")
 erf = _unary_float("erf")
+erfinv = _unary_float("erf_inv")
 arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
 
 
@@ -182,7 +183,7 @@ left_shift, right_shift = bitwise_left_shift, bitwise_right_shift
 
 __all__ = [
     "acos", "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "asin", "asinh",
-    "atan", "atan2", "atanh", "bitwise_left_shift", "bitwise_right_shift", "bitwise_xor", "copysign", "cosh", "erf",
+    "atan", "atan2", "atanh", "bitwise_left_shift", "bitwise_right_shift", "bitwise_xor", "copysign", "cosh", "erf", "erfinv",
     "expm1", "hypot", "isfinite", "isinf", "isnan", "left_shift", "log10", "log2", "logaddexp", "logical_xor",
     "nextafter", "positive", "reciprocal", "right_shift", "signbit", "sinh", "tan", "trunc",
 ]

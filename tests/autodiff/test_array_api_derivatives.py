@@ -24,6 +24,7 @@ FLOAT64 = {
     "atanh": (s4tf.atanh, [UNIT]),
     "expm1": (s4tf.expm1, [ANY]),
     "erf": (s4tf.erf, [ANY]),
+    "erfinv": (s4tf.erfinv, [UNIT]),
     "gelu": (lambda x: nn.gelu(x, approximate=False), [ANY]),
     "silu": (nn.silu, [ANY]),
     "hypot": (s4tf.hypot, [ANY, ROW]),
@@ -57,7 +58,7 @@ def test_first_derivatives_in_float32(name):
     directional_check(fn, args, dtype=np.float32, eps=1e-2, rtol=5e-3, atol=5e-3)
 
 
-@pytest.mark.parametrize("name", ["erf", "sinh", "atanh", "logaddexp"])
+@pytest.mark.parametrize("name", ["erf", "erfinv", "sinh", "atanh", "logaddexp"])
 def test_second_derivatives(name):
     fn, args = FLOAT64[name]
     if len(args) == 1:

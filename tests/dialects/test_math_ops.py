@@ -34,6 +34,7 @@ UNARY = {
     "atanh": (s4tf.atanh, np.arctanh, -0.9, 0.9),
     "expm1": (s4tf.expm1, np.expm1, -2, 2),
     "erf": (s4tf.erf, scipy.special.erf, -3, 3),
+    "erf_inv": (s4tf.erfinv, scipy.special.erfinv, -0.95, 0.95),
 }
 @pytest.mark.parametrize("name", covered(UNARY))
 def test_unary_op_in_every_float_dtype(name):
