@@ -6,7 +6,10 @@ first call gives the same bits as every later one, with a cold module cache or a
 while the first call runs through the ops' NumPy references (:mod:`s4tf.staging.tiered_call`):
 the first result comes sooner, but its bits are NumPy's, not IREE's (the same values to
 float rounding, not the same bits), so a training run started cold ends elsewhere than the
-same run started with the module cached. Set it for the process with ``$S4TF_FIRST_CALL``
+same run started with the module cached. ``"reference"``: every call runs through the
+references and IREE compiles nothing it need not (a module they cannot evaluate): for
+checking a program or a transformation against NumPy's arithmetic, and for tests of the
+transformations, which then skip IREE's compile. Set it for the process with ``$S4TF_FIRST_CALL``
 or from Python; the Python setting wins.
 
 ```python
@@ -21,7 +24,7 @@ import os
 
 from s4tf.core.errors import S4tfError
 
-MODES = ("compile", "interpret")  # the first is the default
+MODES = ("compile", "interpret", "reference")  # the first is the default
 VARIABLE = "S4TF_FIRST_CALL"
 
 _setting: str | None = None  # None: $S4TF_FIRST_CALL, or the default
@@ -34,7 +37,7 @@ def _checked(mode: str, source: str) -> str:
 
 
 def get_first_call() -> str:
-    """``"compile"`` or ``"interpret"``: what first calls do in this process."""
+    """``"compile"``, ``"interpret"`` or ``"reference"``: what first calls do in this process."""
     if _setting is not None:
         return _setting
     return _checked(os.environ.get(VARIABLE) or MODES[0], f"${VARIABLE}")

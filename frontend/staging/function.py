@@ -286,15 +286,16 @@ class StagedFunction:
         """:meth:`_compile`, or where the module is not cached and first calls may be
         interpreted (:mod:`s4tf.staging.first_call`, CPU target), a :class:`~s4tf.staging.tiered_call.TieredCall`
         that runs the first call through the ops' references while IREE compiles it."""
-        if not (self.tiered and self.target == "cpu" and get_first_call() == "interpret"):
+        mode = get_first_call()
+        if not (self.tiered and self.target == "cpu" and mode != "compile"):
             return self._compile(args, kwargs)
         lowered, module_text, traits, donated = self._lower_for_iree(args, kwargs)
-        module = load_cached(module_text, self.target, traits=traits)
+        module = load_cached(module_text, self.target, traits=traits) if mode == "interpret" else None
         if module is not None:
             return Compiled(lowered, module, donated)
         from s4tf.staging.tiered_call import TieredCall  # it builds on this module
 
-        return TieredCall(lowered, module_text, traits, self.target, donated, self._compiled_now)
+        return TieredCall(lowered, module_text, traits, self.target, donated, self._compiled_now, every_call=mode == "reference")
 
     def _compiled_now(self, tiered, compiled: Compiled) -> None:
         """Calls of ``tiered``'s signature go to ``compiled`` from now on."""

@@ -11,7 +11,8 @@ in NumPy) for minutes while the compiler got less CPU (docs/benchmarks.md, "Comp
 calls"); one whose module is still queued behind other compilations compiles it at once.
 An error IREE reports in the background is raised at the next call, and at every call
 after it. A module the references cannot evaluate (an op with no NumPy rule for these
-operands) waits for IREE.
+operands) waits for IREE. In the ``"reference"`` mode every call is interpreted and IREE
+compiles only a module the references cannot evaluate.
 
 What chooses this path (:mod:`s4tf.staging.first_call`, the CPU target, not partitioned, not
 lazy, not ``s4tf.compile``) is :meth:`s4tf.staging.function.StagedFunction.__call__`'s.
@@ -42,13 +43,16 @@ class TieredCall:
     """One signature of a staged function: its first call interpreted while IREE compiles,
     later ones through IREE's module's :class:`~s4tf.staging.function.Compiled` (handed to ``on_ready``)."""
 
-    def __init__(self, lowered: Lowered, module_text: str, traits: ModuleTraits, target: str, donated: list, on_ready):
+    def __init__(self, lowered: Lowered, module_text: str, traits: ModuleTraits, target: str, donated: list, on_ready,
+                 every_call: bool = False):
         self.lowered = lowered
         self.module_text, self.traits = module_text, traits
         self.target = target
         self.donated = donated
         self.on_ready = on_ready
-        self.compilation = BackgroundCompile(module_text, target, traits)
+        #: ``"reference"`` first calls: every call interpreted, IREE only for what the references cannot run.
+        self.every_call = every_call
+        self.compilation = None if every_call else BackgroundCompile(module_text, target, traits)
         self.compiled: Compiled | None = None
         self.error: S4tfError | None = None
         self.interpreted_calls = 0  #: calls run through the references
@@ -59,7 +63,7 @@ class TieredCall:
         self._input_dtypes = [to_numpy_dtype(TensorType.from_mlir(t).dtype) for t in function_type.inputs]
 
     def __call__(self, leaves):
-        if self.interpreted_calls == 0 and self.error is None and not self.compilation.done():
+        if self.every_call or (self.interpreted_calls == 0 and self.error is None and not self.compilation.done()):
             results = self.interpret(leaves)
             if results is not None:
                 return results
@@ -92,6 +96,8 @@ class TieredCall:
             if self.compiled is None:
                 if self.error is None:
                     try:
+                        if self.compilation is None:
+                            self.compilation = BackgroundCompile(self.module_text, self.target, self.traits)
                         vmfb = self.compilation.result()
                         module = compile_and_load(self.module_text, self.target, vmfb=vmfb, traits=self.traits)
                     except S4tfError as error:

@@ -192,6 +192,24 @@ def test_compile_mode_waits_for_iree():
     assert not isinstance(only_signature(fn), TieredCall)
 
 
+def test_reference_mode_interprets_every_call_and_compiles_nothing(tmp_path, monkeypatch):
+    """``"reference"``: the references answer every call, also with the module cached, and
+    IREE never runs (a compiler that fails would be reported); an op the references cannot
+    evaluate (none here) would be compiled."""
+    fn = s4tf.function(lambda x: s4tf.tanh(x) * 3.0)
+    x = np.linspace(-1, 1, 5, dtype=np.float32)
+    fn(x)
+    only_signature(fn).ready()  # the module is in the cache now
+    failing_compiler(tmp_path, monkeypatch)
+    s4tf.set_first_call("reference")
+    again = s4tf.function(lambda x: s4tf.tanh(x) * 3.0)
+    results = [np.asarray(again(x)) for _ in range(3)]
+    tiered = only_signature(again)
+    assert isinstance(tiered, TieredCall) and tiered.interpreted_calls == 3 and tiered.compilation is None
+    for result in results:
+        np.testing.assert_array_equal(result, (np.tanh(x) * 3.0).astype(np.float32))
+
+
 def test_an_unknown_mode_is_refused(monkeypatch):
     with pytest.raises(s4tf.S4tfError, match="unknown first-call mode 'later' in s4tf.set_first_call"):
         s4tf.set_first_call("later")
