@@ -33,6 +33,11 @@ _LN2 = math.log(2)
 absolute = abs
 
 
+def fabs(x):
+    """``|x|`` as a float (integers become the default float, as in JAX)."""
+    return abs(_float_operand(x))
+
+
 def exp2(x):
     """``2 ** x``."""
     return exp(_float_operand(x) * _LN2)
@@ -140,6 +145,6 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 __all__ = [
-    "absolute", "allclose", "cbrt", "deg2rad", "degrees", "erfc", "exp2", "fmax", "fmin", "fmod", "isclose", "logaddexp2", "nan_to_num", "rad2deg",
+    "absolute", "allclose", "cbrt", "fabs", "deg2rad", "degrees", "erfc", "exp2", "fmax", "fmin", "fmod", "isclose", "logaddexp2", "nan_to_num", "rad2deg",
     "radians", "sinc",
 ]

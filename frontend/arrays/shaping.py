@@ -168,6 +168,27 @@ def append(x, values, axis=None):
     return concatenate([x, values], axis=axis)
 
 
+def ravel(x):
+    """``x``'s elements as one axis, in row-major order (``x.ravel()``)."""
+    return reshape(_tensor(x), -1)
+
+
+def flipud(x):
+    """``x`` with its first axis reversed."""
+    x = _tensor(x)
+    if len(x.shape) < 1:
+        raise shape_error("flipud needs a tensor of rank >= 1, got a 0-d one")
+    return flip(x, axis=0)
+
+
+def fliplr(x):
+    """``x`` with its second axis reversed."""
+    x = _tensor(x)
+    if len(x.shape) < 2:
+        raise shape_error(f"fliplr needs a tensor of rank >= 2, got shape {tuple(x.shape)}")
+    return flip(x, axis=1)
+
+
 def rot90(x, k=1, axes=(0, 1)):
     """``x`` turned by ``k`` quarter turns in the plane of ``axes``, from the first toward the second."""
     x = _tensor(x)
@@ -247,5 +268,6 @@ def array(x, dtype=None, *, copy=True, ndmin=0):
 
 __all__ = [
     "append", "array", "array_split", "atleast_1d", "atleast_2d", "atleast_3d", "column_stack", "diag", "diagonal",
-    "dsplit", "dstack", "hsplit", "hstack", "ndim", "rot90", "row_stack", "split", "trace", "vsplit", "vstack",
+    "dsplit", "dstack", "fliplr", "flipud", "hsplit", "hstack", "ndim", "ravel", "rot90", "row_stack", "split", "trace",
+    "vsplit", "vstack",
 ]

@@ -162,11 +162,11 @@ abs absolute add all allclose amax amin any append arange arccos arccosh arcsin 
 argmax argmin argsort array array_split asarray astype atleast_1d atleast_2d atleast_3d broadcast_arrays
 broadcast_to cbrt ceil clip column_stack concatenate convolve copysign cos cosh count_nonzero cross cumprod
 cumsum deg2rad degrees diag diagonal diff divide dot dsplit dstack einsum empty empty_like equal exp exp2
-expand_dims expm1 eye flip floor floor_divide fmax fmin fmod full full_like greater greater_equal hsplit hstack
+expand_dims expm1 eye fabs flip fliplr flipud floor floor_divide fmax fmin fmod full full_like greater greater_equal hsplit hstack
 hypot inner isclose isfinite isinf isnan kron less less_equal linspace log log10 log1p log2 logaddexp logaddexp2
 logical_and logical_not logical_or logical_xor matmul max maximum mean meshgrid min minimum moveaxis multiply
 nan_to_num ndim negative nextafter nonzero not_equal ones ones_like outer pad permute_dims positive pow power
-prod rad2deg radians reciprocal remainder repeat reshape roll rot90 round row_stack searchsorted sign signbit sin
+prod rad2deg radians ravel reciprocal remainder repeat reshape roll rot90 round row_stack searchsorted sign signbit sin
 sinc sinh sort split sqrt square squeeze stack std subtract sum swapaxes take take_along_axis tan tanh tensordot
 tile trace transpose tril triu trunc var vdot vsplit vstack where zeros zeros_like
 """.split()
@@ -175,3 +175,15 @@ tile trace transpose tril triu trunc var vdot vsplit vstack where zeros zeros_li
 def test_numpy_names_users_reach_for_are_in_s4tf():
     assert [name for name in REACH_FOR if not hasattr(np, name)] == []  # the list names NumPy's own
     assert [name for name in REACH_FOR if name not in s4tf.__all__] == []
+
+
+def test_ravel_flips_and_fabs_against_numpy_eager_and_staged():
+    x = np.arange(-6.0, 6.0).reshape(3, 4)
+    fns = (s4tf.ravel, s4tf.flipud, s4tf.fliplr, s4tf.fabs)
+    expected = [np.ravel(x), np.flipud(x), np.fliplr(x), np.fabs(x)]
+    for got in ([fn(x) for fn in fns], s4tf.function(lambda x: [fn(x) for fn in fns])(x)):
+        for g, e in zip(got, expected):
+            np.testing.assert_array_equal(np.asarray(g), e)
+    assert np.asarray(s4tf.fabs(np.array([-2, 3], np.int32))).dtype == np.float32  # the default float, as in JAX
+    with pytest.raises(s4tf.S4tfError, match="fliplr needs a tensor of rank >= 2"):
+        s4tf.fliplr(np.ones(3))
