@@ -63,6 +63,12 @@ def minor_identity(source_rank: int, vector_rank: int) -> ir.AffineMap:
     return ir.AffineMap.get_minor_identity(source_rank, vector_rank)
 
 
+def flat_positions(shape, slices) -> np.ndarray:
+    """The row-major flat positions of the elements ``slices`` (one per axis) select from a
+    tensor of ``shape``: the shuffle indices of a static slice of its vector."""
+    return np.arange(int(np.prod(shape))).reshape(shape)[tuple(slices)].ravel()
+
+
 class OpRules:
     """:meth:`elementwise` for the ops of :data:`FLOAT_OPS`/:data:`INTEGER_OPS`, an
     ``op_<name>`` method for each other StableHLO op, and the helpers they share. Each takes
@@ -269,8 +275,8 @@ class OpRules:
         (value, source) = self.value(op.operands[0])
         starts, limits, strides = (list(ir.DenseI64ArrayAttr(op.attributes[name])) for name in
                                    ("start_indices", "limit_indices", "strides"))
-        kept = np.arange(source.count).reshape(source.shape)[tuple(slice(*bounds) for bounds in zip(starts, limits, strides))]
-        return [self.shuffle(value, source, kept.ravel(), Kind(op.results[0].type), op.location)]
+        kept = flat_positions(source.shape, (slice(*bounds) for bounds in zip(starts, limits, strides)))
+        return [self.shuffle(value, source, kept, Kind(op.results[0].type), op.location)]
 
     def op_transpose(self, op):
         (value, source) = self.value(op.operands[0])
@@ -340,8 +346,8 @@ class OpRules:
         sizes = list(ir.DenseI64ArrayAttr(op.attributes["slice_sizes"]))
         static = constant_starts(op)
         if static is not None and not source.memory and not source.scalar:  # a static slice: one shuffle
-            kept = np.arange(source.count).reshape(source.shape)[tuple(slice(a, a + n) for a, n in zip(static, sizes))]
-            return [self.shuffle(value, source, kept.ravel(), Kind(op.results[0].type), op.location)]
+            kept = flat_positions(source.shape, (slice(a, a + n) for a, n in zip(static, sizes)))
+            return [self.shuffle(value, source, kept, Kind(op.results[0].type), op.location)]
         return self.dynamic_slice(value, source, starts, sizes, Kind(op.results[0].type), op)
 
     def op_gather(self, op):
@@ -421,8 +427,8 @@ class OpRules:
         if source.count > MAX_SHUFFLE:
             raise Unsupported(f"an update of a {source.count}-element vector (at most {MAX_SHUFFLE})", op)
         order = np.arange(source.count)
-        window = order.reshape(source.shape)[tuple(slice(a, a + n) for a, n in zip(starts, update_kind.shape))]
-        order[window.ravel()] = source.count + np.arange(update_kind.count)
+        order[flat_positions(source.shape, (slice(a, a + n) for a, n in zip(starts, update_kind.shape)))] = \
+            source.count + np.arange(update_kind.count)
         return vector.ShuffleOp(value, update, [int(i) for i in order], loc=op.location).result
 
     def clamped_starts(self, source: Kind, sizes, starts) -> list[ir.Value]:
