@@ -480,6 +480,22 @@ func.func @array_api_families(%x: tensor<4xf32>, %y: tensor<4xf32>, %i: tensor<4
   return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<f32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
 
+// erf_inv lowers to CHLO's inverse error function, keeping the sign of zero (a select on
+// x == 0 returns x itself).
+
+// NONE-LABEL: func.func @erf_inv
+// NONE-NOT:   s4tf.
+// CHECK-LABEL: func.func @erf_inv
+// CHECK-SAME:    (%[[X:.*]]: tensor<4xf32>)
+// CHECK-NEXT:    %[[INV:.*]] = chlo.erf_inv %[[X]]
+// CHECK:         %[[ZERO:.*]] = stablehlo.compare EQ, %[[X]]
+// CHECK-NEXT:    %[[R:.*]] = stablehlo.select %[[ZERO]], %[[X]], %[[INV]]
+// CHECK-NEXT:    return %[[R]]
+func.func @erf_inv(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "s4tf.erf_inv"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
 // nextafter steps the float's bits as an integer of its width: both operands are bitcast and
 // compared as integers ordered as the floats, one step added, the sum bitcast back; equal
 // operands give rhs, a NaN operand gives x + y.
