@@ -24,6 +24,8 @@ import contextlib
 import contextvars
 import functools
 
+import operator
+
 import numpy as np
 
 from s4tf.dialects.types import BOOL_DTYPE, TensorType, canonical_dtype, is_float, is_integer, promote_dtypes, to_numpy_dtype
@@ -128,6 +130,12 @@ class ArrayValue:
         return self
 
     __hash__ = object.__hash__  # values stay usable as dict keys despite __eq__
+
+    def __iter__(self):
+        """Its rows, as NumPy's; a 0-d value is not iterable (not an empty sequence)."""
+        if not self.shape:
+            raise TypeError(f"iteration over a 0-d tensor {self.tensor_type}")
+        return (self[i] for i in range(self.shape[0]))
 
     def __add__(self, other):
         return add(self, other)
@@ -426,6 +434,9 @@ def astype(x, dtype, *, copy=True, device=None):
 
 
 def shape_tuple(shape) -> tuple:
+    """``shape`` as a tuple of ints; a traced size is an error (its ``__index__``), never a rank."""
+    if isinstance(shape, ArrayValue):
+        return (operator.index(shape),) if not shape.shape else tuple(operator.index(d) for d in shape)
     return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
 
 

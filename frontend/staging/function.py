@@ -9,8 +9,10 @@ y = predict(w, b, x)           # traced, lowered and compiled once per input sig
 print(predict.lower(w, b, x))  # the staged s4tf-dialect module
 ```
 
-Arrays and tensors in the arguments are inputs, specialized on shape and dtype;
-Python scalars and strings are static: part of the signature, folded into the code.
+Arrays and tensors in the arguments are inputs, specialized on shape and dtype; so are
+Python ints and floats passed as arguments (weak-typed 0-d inputs, as in JAX). Python
+scalars inside pytrees, bools and strings are static: part of the signature, folded into
+the code (``static_argnums`` makes any argument static).
 """
 
 from __future__ import annotations
@@ -40,7 +42,9 @@ from s4tf.runtime.targets import get_target
 from s4tf.staging import static_args
 from s4tf.staging.recompiles import describe, warn_if_recompiling
 from s4tf.staging.tensor import Tensor
-from s4tf.staging.tracing import FunctionRecord, Static, Trace, current_scope, leaf_spec, rebuild_outputs, signature
+from s4tf.staging.tracing import (
+    FunctionRecord, Static, Trace, WeakScalar, current_scope, leaf_spec, rebuild_outputs, signature, traced_scalars,
+)
 
 #: What runs between the staged module and IREE. The staged module keeps calls (one function
 #: per staged function and derivative); the StableHLO is inlined into its entry, so CSE
@@ -152,6 +156,8 @@ def flat_key(args) -> tuple | None:
             key.append(arg.tensor_type)
         elif kind is np.ndarray:
             key.append((arg.shape, arg.dtype))
+        elif kind is WeakScalar:
+            key.append((kind, type(arg.value)))
         elif kind in _SCALARS:
             key.append((kind, arg))
         elif isinstance(arg, np.generic):
@@ -204,6 +210,7 @@ class StagedFunction:
             return scope.trace.call(self.python_fn, self.__name__, args, kwargs)
         if lazy_mode.mode_is_lazy() and lazy_mode.records_call(self):
             return lazy_mode.record_call(self, args, kwargs)
+        args, kwargs = traced_scalars(args, kwargs)
         key = None if kwargs else flat_key(args)
         compiled = self._by_leaf_key.get(key) if key is not None else None
         if compiled is not None:  # the arguments are leaves of types seen before: one lookup
@@ -256,7 +263,7 @@ class StagedFunction:
             staged, args, kwargs = self._for_statics(args, kwargs)
             return staged.lower(*args, **kwargs)
         try:
-            return self._lower(args, kwargs)
+            return self._lower(*traced_scalars(args, kwargs))
         except S4tfError as error:
             raise error.with_traceback(None) from None
 

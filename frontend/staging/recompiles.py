@@ -1,18 +1,19 @@
 """What a staged function has compiled, and a warning when Python values make it recompile.
 
-Python scalars and strings are part of a staged function's signature (compile-time
-constants), so a step counter passed as an ``int`` compiles a new version on every call.
-``f.compiled_signatures()`` lists the versions; the :data:`WARN_AT`-th version warns,
+A Python ``int`` or ``float`` passed as an argument is traced (one version for every value);
+Python scalars inside pytrees, bools and strings are part of a staged function's signature
+(compile-time constants), so a step counter kept in a dict compiles a new version on every
+call. ``f.compiled_signatures()`` lists the versions; the :data:`WARN_AT`-th version warns,
 naming the arguments whose Python values differ:
 
 ```python
 @s4tf.function
-def scale(x, k):
-    return x * k
+def scale(x, options):
+    return x * options["k"]
 
 for k in range(8):
-    scale(np.ones(3, np.float32), k)    # RecompileWarning at the 8th: pass np.float32(k)
-scale.compiled_signatures()[0]          # '(tensor<3xf32>, 0)'
+    scale(np.ones(3, np.float32), {"k": k})    # RecompileWarning at the 8th: pass np.float32(k)
+scale.compiled_signatures()[0]                  # '(tensor<3xf32>, 0)'
 ```
 """
 
@@ -33,7 +34,14 @@ class RecompileWarning(UserWarning):
 def describe(signature_key) -> str:
     """``(tensor<3xf32>, 0)``: a signature's leaves, tensor types and Python values."""
     _, leaves = signature_key
-    return "(" + ", ".join(str(leaf) if isinstance(leaf, TensorType) else repr(leaf[1]) for leaf in leaves) + ")"
+    return "(" + ", ".join(map(_describe_leaf, leaves)) + ")"
+
+
+def _describe_leaf(leaf) -> str:
+    if isinstance(leaf, TensorType):
+        return str(leaf)
+    kind, value = leaf
+    return f"{value} (a Python {'int' if value.dtype == 'i32' else 'float'})" if kind == "weak" else repr(value)
 
 
 def warn_if_recompiling(name: str, signature_keys) -> None:
@@ -49,7 +57,8 @@ def warn_if_recompiling(name: str, signature_keys) -> None:
     if varying:
         which = f"leaves {', '.join(str(p) for p in varying)} differ" if len(varying) > 1 else f"leaf {varying[0]} differs"
         cause = (f"the Python value of argument {which} between calls, and "
-                 "Python scalars are compile-time constants: pass them as arrays (np.int32(n), np.float32(x)) to trace them")
+                 "Python scalars inside pytrees (and bools and strings) are compile-time constants: pass them as arrays "
+                 "(np.int32(n), np.float32(x)) or as arguments of their own to trace them")
     else:
         cause = "the arguments' shapes or dtypes differ between calls"
     warnings.warn(RecompileWarning(f"s4tf.function '{name}' has compiled {WARN_AT} versions: {cause}; "

@@ -137,10 +137,14 @@ class Tracer(Tensor):
         raise self._no_value("read its device buffer")
 
     def _no_value(self, action: str) -> StagingError:
+        advice = ("Use s4tf.where for tensor-dependent choices, or return the tensor and inspect it outside.")
+        if self.weak and not self._tensor_type.shape:
+            advice = ("Python int and float arguments of a staged function are traced, as in JAX: to use one as "
+                      "a shape, a loop bound or an index, make it static with "
+                      "@functools.partial(s4tf.function, static_argnums=...) or static_argnames=...")
         return StagingError(
             f"cannot {action} of a traced tensor {self._tensor_type} inside a staged function: "
-            "its value is only known when the compiled function runs. Use s4tf.where for "
-            "tensor-dependent choices, or return the tensor and inspect it outside.",
+            f"its value is only known when the compiled function runs. {advice}",
             str(user_location() or ""),
         )
 

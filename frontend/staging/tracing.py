@@ -24,10 +24,10 @@ from typing import Any
 import numpy as np
 
 from s4tf import pytree
-from s4tf.dialects.composition import emitting
+from s4tf.dialects.composition import DEFAULT_FLOAT, emitting
 from s4tf.dialects.op_def import build, lookup
 from s4tf.dialects.symbols import unique_symbol
-from s4tf.dialects.types import TensorType, canonical_dtype
+from s4tf.dialects.types import TensorType, canonical_dtype, to_numpy_dtype
 from s4tf.core.errors import S4tfError, StagingError
 from s4tf.core.locations import SourceLocation, innermost_user_location, mlir_location, user_location
 from s4tf.core.mlir import func, ir, new_context
@@ -76,6 +76,45 @@ class Static:
         return (type(self.value).__name__, self.value)
 
 
+class WeakScalar:
+    """A Python ``int`` or ``float`` passed straight to a staged function: traced as a weak-typed
+    0-d input (JAX's rule), so one compiled version serves every value and the number
+    promotes as a Python number does (``x_f32 * scale`` stays f32). Ints outside int32 and
+    Python scalars inside pytrees (a model's sizes), bools and strings stay static.
+
+    ```mlir
+    func.func @scale(%x: tensor<3xf32>, %k: tensor<f32>) -> tensor<3xf32>   // scale(x, 2.5)
+    ```
+    """
+
+    __slots__ = ("value",)  # a leaf, not a pytree node (dataclasses are nodes)
+
+    def __init__(self, value: int | float):
+        self.value = value
+
+    @property
+    def tensor_type(self) -> TensorType:
+        return TensorType((), "i32" if isinstance(self.value, int) else DEFAULT_FLOAT)
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self.value, dtype=dtype or to_numpy_dtype(self.tensor_type.dtype))
+
+
+_INT32 = np.iinfo(np.int32)
+
+
+def traced_scalars(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """``args`` and ``kwargs`` with each Python ``int`` (within int32) and ``float`` argument as a
+    :class:`WeakScalar`; everything else as it is."""
+    def traced(value):
+        kind = type(value)
+        if kind is float or (kind is int and _INT32.min <= value <= _INT32.max):
+            return WeakScalar(value)
+        return value
+
+    return tuple(map(traced, args)), {name: traced(value) for name, value in kwargs.items()}
+
+
 def is_array_like(value) -> bool:
     return isinstance(value, (Tensor, np.ndarray, np.generic)) or hasattr(value, "__array__")
 
@@ -87,7 +126,7 @@ def is_static_scalar(leaf) -> bool:
 
 def leaf_spec(leaf, path: str = "argument"):
     """A leaf's part of a signature: a :class:`TensorType` for arrays, :class:`Static` for scalars."""
-    if isinstance(leaf, Tensor):
+    if isinstance(leaf, (Tensor, WeakScalar)):
         return leaf.tensor_type
     if is_static_scalar(leaf):
         return Static(leaf)
@@ -102,8 +141,19 @@ def leaf_spec(leaf, path: str = "argument"):
 
 
 def signature(leaves, tree) -> tuple:
-    specs = tuple(leaf_spec(leaf) for leaf in leaves)
-    return tree, tuple(spec.key() if isinstance(spec, Static) else spec for spec in specs)
+    return tree, tuple(_leaf_key(leaf) for leaf in leaves)
+
+
+def _leaf_key(leaf):
+    spec = leaf_spec(leaf)
+    if isinstance(spec, Static):
+        return spec.key()
+    return ("weak", spec) if isinstance(leaf, WeakScalar) else spec
+
+
+def _input_tracer(argument, spec: TensorType, scope, leaf) -> Tracer:
+    tracer = Tracer(argument, spec, scope)
+    return tracer.as_weak() if isinstance(leaf, WeakScalar) else tracer
 
 
 # -- functions in a trace ---------------------------------------------------------------
@@ -278,7 +328,8 @@ class Trace:
         scope = FunctionScope(self.context, block, self, parent=parent)
         arguments = iter(block.arguments)
         traced_leaves = [
-            spec.value if isinstance(spec, Static) else Tracer(next(arguments), spec, scope) for spec in specs
+            spec.value if isinstance(spec, Static) else _input_tracer(next(arguments), spec, scope, leaf)
+            for spec, leaf in zip(specs, leaves)
         ]
         traced_args, traced_kwargs = pytree.unflatten(tree, traced_leaves)
         try:

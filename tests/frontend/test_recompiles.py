@@ -17,13 +17,13 @@ def _calls(fn, arguments):
     return [w for w in caught if issubclass(w.category, s4tf.RecompileWarning)]
 
 
-def test_python_scalars_warn_at_the_eighth_version_naming_the_argument():
+def test_python_scalars_in_pytrees_warn_at_the_eighth_version_naming_the_leaf():
     @s4tf.function
-    def scale(x, k):
-        return x * k
+    def scale(x, options):
+        return x * options["k"]
 
     x = np.ones(3, np.float32)
-    caught = _calls(scale, [(x, k) for k in range(10)])
+    caught = _calls(scale, [(x, {"k": k}) for k in range(10)])
     assert len(caught) == 1
     (warning,) = caught
     assert warning.filename == __file__
@@ -32,7 +32,20 @@ def test_python_scalars_warn_at_the_eighth_version_naming_the_argument():
     assert "np.int32(n)" in message
     assert scale.compiled_signatures()[:2] == ["(tensor<3xf32>, 0)", "(tensor<3xf32>, 1)"]
     assert len(scale.compiled_signatures()) == 10
+    np.testing.assert_array_equal(np.asarray(scale(x, {"k": 9})), np.full(3, 9.0))
+
+
+def test_python_int_and_float_arguments_are_traced_once_each():
+    @s4tf.function
+    def scale(x, k):
+        return x * k
+
+    x = np.ones(3, np.float32)
+    assert _calls(scale, [(x, k) for k in range(10)] + [(x, k / 4) for k in range(10)]) == []
+    assert scale.compiled_signatures() == ["(tensor<3xf32>, tensor<i32> (a Python int))",
+                                           "(tensor<3xf32>, tensor<f32> (a Python float))"]
     np.testing.assert_array_equal(np.asarray(scale(x, 9)), np.full(3, 9.0))
+    assert scale(x, 9).dtype == np.float32 and scale(x, 2.25).dtype == np.float32  # weak: x's dtype wins
 
 
 def test_arrays_for_the_changing_value_compile_once_and_never_warn():
