@@ -49,7 +49,7 @@ def _run(impl):
             return impl(*args)
         target = next((a.target for a in args if isinstance(a, Tensor)), "cpu")
         if target not in staged:
-            staged[target] = StagedFunction(impl, target, (), False)
+            staged[target] = StagedFunction(impl, target, (), False, trace_scalars=False)
         return staged[target](*args)
 
     return run

@@ -174,8 +174,11 @@ class StagedFunction:
     tiered = True
 
     def __init__(self, python_fn, target: str = "cpu", donate_argnums=(), autograph: bool = True, static_argnums=(),
-                 static_argnames=()):
+                 static_argnames=(), trace_scalars: bool = True):
         functools.update_wrapper(self, python_fn)
+        #: Whether Python int and float arguments are traced (:class:`~s4tf.staging.tracing.WeakScalar`);
+        #: the library's own staged helpers keep them static (sizes, counts).
+        self.trace_scalars = trace_scalars
         self.static_argnums, self.static_argnames, self._positional = static_args.normalized(
             python_fn, static_argnums, static_argnames)
         #: Per combination of static values, the staged function of the other arguments.
@@ -210,7 +213,8 @@ class StagedFunction:
             return scope.trace.call(self.python_fn, self.__name__, args, kwargs)
         if lazy_mode.mode_is_lazy() and lazy_mode.records_call(self):
             return lazy_mode.record_call(self, args, kwargs)
-        args, kwargs = traced_scalars(args, kwargs)
+        if self.trace_scalars:
+            args, kwargs = traced_scalars(args, kwargs)
         key = None if kwargs else flat_key(args)
         compiled = self._by_leaf_key.get(key) if key is not None else None
         if compiled is not None:  # the arguments are leaves of types seen before: one lookup
@@ -263,7 +267,7 @@ class StagedFunction:
             staged, args, kwargs = self._for_statics(args, kwargs)
             return staged.lower(*args, **kwargs)
         try:
-            return self._lower(*traced_scalars(args, kwargs))
+            return self._lower(*(traced_scalars(args, kwargs) if self.trace_scalars else (args, kwargs)))
         except S4tfError as error:
             raise error.with_traceback(None) from None
 

@@ -1,5 +1,6 @@
 """User mistakes give s4tf errors at the user's line; ops carry file:line and name scopes."""
 
+import functools
 import inspect
 import os
 
@@ -92,9 +93,14 @@ def test_ops_carry_file_line_and_name_scopes():
 # -- recursion of staged functions -------------------------------------------------------
 
 
-@s4tf.function
+@functools.partial(s4tf.function, static_argnums=1)
 def doubled(x, n):
     return x if n == 0 else doubled(x * 2, n - 1)  # STATIC-RECURSION-LINE
+
+
+@s4tf.function
+def doubled_by_count(x, count):
+    return x if count["n"] == 0 else doubled_by_count(x * 2, {"n": count["n"] - 1})  # COUNT-RECURSION-LINE
 
 
 @s4tf.function
@@ -125,9 +131,9 @@ def test_recursion_that_never_ends_at_trace_time_stops_at_a_depth_limit():
     from s4tf.staging.tracing import MAX_RECURSION_DEPTH
 
     with pytest.raises(s4tf.StagingError) as caught:
-        doubled(np.ones(3, np.float32), -1)  # n never reaches 0
+        doubled_by_count(np.ones(3, np.float32), {"n": -1})  # n (static: a scalar in a pytree) never reaches 0
     assert str(caught.value).startswith(
-        f"{__file__}:{line_of('STATIC-RECURSION-LINE')}: 'doubled' called itself {MAX_RECURSION_DEPTH} levels deep"
+        f"{__file__}:{line_of('COUNT-RECURSION-LINE')}: 'doubled_by_count' called itself {MAX_RECURSION_DEPTH} levels deep"
     )
     assert "s4tf.while_loop" in str(caught.value)
 
