@@ -24,7 +24,7 @@ from s4tf.arrays.numpy_api import (  # noqa: F401  (re-exported under JAX's name
     stop_gradient, subtract as sub, tanh, transpose,
 )
 from s4tf.arrays.numpy_math import cbrt, erfc, fmod
-from s4tf.arrays.shaping import shape_error
+from s4tf.core.locations import shape_error
 from s4tf.arrays.sorting import sort as _sort, top_k
 from s4tf.arrays.statistics import argmin as _argmin, prod
 from s4tf.dialects.composition import apply1
@@ -240,17 +240,47 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None, r
                          precision=None, preferred_element_type=None):
     """2-D convolutions: ``dimension_numbers`` as three strings (default
     ``("NCHW", "OIHW", "NCHW")``), ``padding`` ``"VALID"``, ``"SAME"`` or ``(low, high)``
-    pairs, ``rhs_dilation`` and ``feature_group_count``; no ``lhs_dilation`` (transposed
-    convolutions) and no ``batch_group_count``."""
-    lhs_spec, rhs_spec, out_spec = dimension_numbers or ("NCHW", "OIHW", "NCHW")
-    if not all(isinstance(s, str) and len(s) == 4 for s in (lhs_spec, rhs_spec, out_spec)):
-        raise shape_error(f"s4tf.lax.conv_general_dilated takes 2-D convolutions named by strings, got {dimension_numbers!r}")
-    if lhs_dilation is not None and tuple(lhs_dilation) != (1, 1) or batch_group_count != 1:
-        raise shape_error("s4tf.lax.conv_general_dilated has no lhs_dilation or batch_group_count")
-    spatial = [c for c in rhs_spec if c not in "OI"]
-    x = transpose(lhs, [lhs_spec.index(c) for c in ("N", *spatial, "C")])
-    w = transpose(rhs, [rhs_spec.index(c) for c in (*spatial, "I", "O")])
+    pairs (only these with ``lhs_dilation``, as JAX), ``lhs_dilation``, ``rhs_dilation`` and
+    ``feature_group_count``; no ``batch_group_count``."""
+    if batch_group_count != 1:
+        raise shape_error("s4tf.lax.conv_general_dilated has no batch_group_count")
+    specs = _conv_specs("conv_general_dilated", dimension_numbers, ("NCHW", "OIHW", "NCHW"))
+    x, w = _to_nhwc_hwio(lhs, rhs, specs)
     padding = padding.lower() if isinstance(padding, str) else [tuple(p) for p in padding]
-    y = snp.conv2d(x, w, tuple(window_strides), padding, tuple(rhs_dilation or (1, 1)), feature_group_count)
-    order = ("N", *spatial, "C")
+    y = snp.conv2d(x, w, tuple(window_strides), padding, tuple(rhs_dilation or (1, 1)), feature_group_count,
+                   lhs_dilation=tuple(lhs_dilation or (1, 1)))
+    return _from_nhwc(y, specs)
+
+
+def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numbers=None, transpose_kernel=False,
+                   precision=None, preferred_element_type=None):
+    """``jax.lax.conv_transpose`` in 2-D (:func:`s4tf.conv_transpose`): default dimension
+    numbers ``("NHWC", "HWIO", "NHWC")`` as JAX's; ``transpose_kernel=True`` flips the
+    filter's spatial axes and swaps its input and output channels (the gradient of a
+    convolution with that filter)."""
+    specs = _conv_specs("conv_transpose", dimension_numbers, ("NHWC", "HWIO", "NHWC"))
+    x, w = _to_nhwc_hwio(lhs, rhs, specs)
+    if transpose_kernel:
+        w = transpose(snp.flip(w, (0, 1)), (0, 1, 3, 2))
+    y = snp.conv_transpose(x, w, tuple(strides), padding, tuple(rhs_dilation or (1, 1)))
+    return _from_nhwc(y, specs)
+
+
+def _conv_specs(name: str, dimension_numbers, default) -> tuple[str, str, str]:
+    specs = tuple(dimension_numbers or default)
+    if len(specs) != 3 or not all(isinstance(s, str) and len(s) == 4 for s in specs):
+        raise shape_error(f"s4tf.lax.{name} takes 2-D convolutions named by three strings, got {dimension_numbers!r}")
+    return specs
+
+
+def _to_nhwc_hwio(lhs, rhs, specs):
+    lhs_spec, rhs_spec, _ = specs
+    spatial = [c for c in rhs_spec if c not in "OI"]
+    return (transpose(lhs, [lhs_spec.index(c) for c in ("N", *spatial, "C")]),
+            transpose(rhs, [rhs_spec.index(c) for c in (*spatial, "I", "O")]))
+
+
+def _from_nhwc(y, specs):
+    rhs_spec, out_spec = specs[1:]
+    order = ("N", *[c for c in rhs_spec if c not in "OI"], "C")
     return transpose(y, [order.index(c) for c in out_spec])

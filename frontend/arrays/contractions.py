@@ -19,7 +19,7 @@ import numpy as np
 
 from s4tf.arrays.creation import eye, moveaxis, unstack
 from s4tf.arrays.indexing import take
-from s4tf.arrays.shaping import shape_error
+from s4tf.core.locations import shape_error
 from s4tf.core.errors import ShapeError
 from s4tf.arrays.numpy_api import (  # noqa: A004  (NumPy's names: sum)
     _as_operand, _normalize_axis, _result_dtype, _tensor, broadcast_to, dot_general, flip, multiply, pad, reshape,

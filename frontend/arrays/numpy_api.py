@@ -30,6 +30,7 @@ from s4tf.dialects.composition import shape_tuple as _shape_tuple, unary_float a
 from s4tf.dialects.composition import stop_gradient as _stop_gradient, weak_if_all_weak as _weak_if_all_weak
 from s4tf.dialects.types import BOOL_DTYPE, canonical_dtype, is_float
 from s4tf.core.errors import ShapeError
+from s4tf.core.locations import shape_error
 
 
 # -- elementwise ------------------------------------------------------------------------
@@ -313,21 +314,57 @@ def _padding(padding, spatial, window, strides, dilation) -> tuple:
     return (*pairs[0], *pairs[1])
 
 
-def conv2d(x, w, strides=1, padding="valid", dilation=1, groups=1):
-    """2-D convolution, input NHWC, filter HWIO (as TensorFlow)."""
+def conv2d(x, w, strides=1, padding="valid", dilation=1, groups=1, *, lhs_dilation=1):
+    """2-D convolution, input NHWC, filter HWIO (as TensorFlow); ``lhs_dilation`` spreads the
+    input's rows and columns apart first (then padding is ``"valid"`` or explicit, as in JAX:
+    :func:`conv_transpose` says what ``"same"`` means there)."""
     dtype = _result_dtype(x, w)
     x, w = _tensor(_as_operand(x, dtype)), _tensor(_as_operand(w, dtype))
     if len(x.shape) != 4 or len(w.shape) != 4:
-        raise ShapeError(f"conv2d needs a rank-4 NHWC input and HWIO filter, got {tuple(x.shape)} and {tuple(w.shape)}")
-    strides, dilation = _pair(strides, "strides"), _pair(dilation, "dilation")
+        raise shape_error(f"conv2d needs a rank-4 NHWC input and HWIO filter, got {tuple(x.shape)} and {tuple(w.shape)}")
+    strides, dilation, lhs_dilation = _pair(strides, "strides"), _pair(dilation, "dilation"), _pair(lhs_dilation, "lhs_dilation")
+    if lhs_dilation != (1, 1) and isinstance(padding, str) and padding.lower() == "same":
+        raise shape_error("conv2d with lhs_dilation takes 'valid' or explicit padding: conv_transpose says what 'same' means there")
     return apply1(
         "conv2d", x, w,
         strides=strides,
         padding=_padding(padding, x.shape[1:3], w.shape[0:2], strides, dilation),
-        lhs_dilation=(1, 1),
+        lhs_dilation=lhs_dilation,
         rhs_dilation=dilation,
         feature_group_count=int(groups),
     )
+
+
+def conv_transpose(x, w, strides=1, padding="valid", dilation=1):
+    """Transposed 2-D convolution, input NHWC, filter HWIO (``(kh, kw, in, out)``, not
+    flipped): ``jax.lax.conv_transpose`` with TensorFlow's layouts, its default. The input
+    is dilated by ``strides``; ``"valid"`` gives ``H * s + max(kh' - s, 0)`` rows (``kh'``
+    the dilated filter's height), ``"same"`` gives ``H * s``; explicit pairs pad the dilated
+    input. The gradient of ``conv2d`` with respect to its input, as a layer's forward."""
+    dtype = _result_dtype(x, w)
+    x, w = _tensor(_as_operand(x, dtype)), _tensor(_as_operand(w, dtype))
+    if len(x.shape) != 4 or len(w.shape) != 4:
+        raise shape_error(f"conv_transpose needs a rank-4 NHWC input and HWIO filter, got {tuple(x.shape)} and {tuple(w.shape)}")
+    strides, dilation = _pair(strides, "strides"), _pair(dilation, "dilation")
+    if isinstance(padding, str) and padding.lower() in ("valid", "same"):
+        windows = [(k - 1) * d + 1 for k, d in zip(w.shape[:2], dilation)]
+        pads = tuple(p for k, s in zip(windows, strides) for p in _transpose_padding(k, s, padding.lower()))
+    elif isinstance(padding, str):
+        raise shape_error(f"padding must be 'valid', 'same', an int or pairs, got {padding!r}")
+    else:
+        pads = _padding(padding, x.shape[1:3], w.shape[0:2], (1, 1), dilation)
+    return apply1("conv2d", x, w, strides=(1, 1), padding=pads, lhs_dilation=strides, rhs_dilation=dilation,
+                  feature_group_count=1)
+
+
+def _transpose_padding(k: int, s: int, padding: str) -> tuple[int, int]:
+    """Rows before and after the dilated input (``jax.lax.conv_transpose``'s padding)."""
+    if padding == "same":
+        total = k + s - 2
+        before = k - 1 if s > k - 1 else -(-total // 2)
+    else:
+        total, before = k + s - 2 + builtins.max(k - s, 0), k - 1
+    return before, total - before
 
 
 def _pool(op_name, x, window, strides, padding):
@@ -354,7 +391,7 @@ def avg_pool2d(x, window=2, strides=None, padding="valid"):
 __all__ = [
     "abs", "add", "arange", "argmax", "asarray", "astype", "avg_pool2d", "bitwise_and", "bitwise_or",
     "broadcast_in_dim",
-    "broadcast_to", "cast", "ceil", "clip", "concatenate", "conv2d", "cos", "divide",
+    "broadcast_to", "cast", "ceil", "clip", "concatenate", "conv2d", "conv_transpose", "cos", "divide",
     "dot_general", "equal", "exp", "expand_dims", "flip", "floor", "floor_divide", "full", "full_like",
     "greater", "greater_equal", "invert", "iota", "less", "less_equal", "log", "log1p", "log_softmax",
     "logical_and", "logical_not", "logical_or", "logistic", "logsumexp", "matmul", "max",

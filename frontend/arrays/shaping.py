@@ -24,14 +24,8 @@ from s4tf.arrays.indexing import getitem
 from s4tf.arrays.numpy_api import (  # noqa: A004  (NumPy's names: sum)
     _normalize_axis, _tensor, asarray, astype, concatenate, flip, pad, reshape, sum, transpose, where,
 )
-from s4tf.core.errors import ShapeError
-from s4tf.core.locations import user_location
+from s4tf.core.locations import shape_error
 from s4tf.dialects.types import BOOL_DTYPE
-
-
-def shape_error(message: str) -> ShapeError:
-    """A :class:`ShapeError` located at the user's line."""
-    return ShapeError(message, str(user_location() or "") or None)
 
 
 # -- splitting ----------------------------------------------------------------------------

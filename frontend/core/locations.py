@@ -18,6 +18,7 @@ import sys
 import threading
 from dataclasses import dataclass
 
+from s4tf.core.errors import ShapeError
 from s4tf.core.mlir import ir
 
 _state = threading.local()
@@ -109,3 +110,8 @@ def innermost_user_location(traceback) -> SourceLocation | None:
             found = SourceLocation(code.co_filename, traceback.tb_lineno)
         traceback = traceback.tb_next
     return found
+
+
+def shape_error(message: str) -> ShapeError:
+    """A :class:`ShapeError` located at the user's line."""
+    return ShapeError(message, str(user_location() or "") or None)

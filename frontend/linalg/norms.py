@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from s4tf.arrays import numpy_api as snp
-from s4tf.arrays.shaping import shape_error
+from s4tf.core.locations import shape_error
 from s4tf.linalg.matrices import linalg_error
 from s4tf.linalg.spectral import svdvals
 

@@ -26,7 +26,6 @@ from s4tf.core.errors import ShapeError
 from s4tf.nn import initializers
 from s4tf.nn.checks import check_positive, layer_error
 from s4tf.nn.context import is_training, layer_key
-from s4tf.dialects.composition import apply1
 
 
 def _initializer(name: str):
@@ -138,22 +137,9 @@ class ConvTranspose2D:
 
     def __call__(self, x):
         _check_image("ConvTranspose2D", x, self.filter.shape[2])
-        strides = (self.stride, self.stride) if isinstance(self.stride, int) else tuple(self.stride)
-        pads = [p for k, s in zip(self.filter.shape[:2], strides) for p in _transpose_padding(k, s, self.padding.lower())]
-        x, w = snp.asarray(x), snp.asarray(self.filter)
-        y = apply1("conv2d", x, snp.astype(w, x.dtype), strides=(1, 1), padding=tuple(pads), lhs_dilation=strides,
-                    rhs_dilation=(1, 1), feature_group_count=1)
+        x = snp.asarray(x)
+        y = snp.conv_transpose(x, snp.astype(snp.asarray(self.filter), x.dtype), self.stride, self.padding)
         return _activate(self.activation, _biased(y, self.bias))
-
-
-def _transpose_padding(k: int, s: int, padding: str) -> tuple[int, int]:
-    """Rows before and after the dilated input (``jax.lax.conv_transpose``'s padding)."""
-    if padding == "same":
-        total = k + s - 2
-        before = k - 1 if s > k - 1 else -(-total // 2)
-    else:
-        total, before = k + s - 2 + max(k - s, 0), k - 1
-    return before, total - before
 
 
 @dataclass

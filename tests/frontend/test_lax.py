@@ -100,6 +100,14 @@ CONVOLUTIONS = [  # (lhs shape, rhs shape, keyword arguments)
     ((2, 6, 5, 4), (3, 2, 2, 6), dict(window_strides=(2, 1), padding=((1, 0), (2, 1)), rhs_dilation=(2, 1),
                                       dimension_numbers=("NHWC", "HWIO", "NHWC"), feature_group_count=2)),
     ((2, 4, 7, 5), (4, 4, 2, 3), dict(window_strides=(2, 2), padding="VALID", dimension_numbers=("NCHW", "OIHW", "NHWC"))),
+    ((2, 3, 5, 6), (4, 3, 3, 2), dict(window_strides=(1, 2), padding=((2, 1), (1, 0)), lhs_dilation=(2, 3),
+                                      rhs_dilation=(1, 2))),
+]
+TRANSPOSED = [  # (lhs shape, rhs shape, keyword arguments) of lax.conv_transpose
+    ((2, 5, 6, 3), (3, 2, 3, 4), dict(strides=(2, 2), padding="SAME")),
+    ((2, 5, 6, 3), (3, 2, 3, 4), dict(strides=(2, 3), padding="VALID", rhs_dilation=(2, 1))),
+    ((2, 5, 6, 4), (3, 2, 3, 4), dict(strides=(1, 2), padding=((1, 2), (0, 1)), transpose_kernel=True)),
+    ((2, 3, 5, 6), (4, 3, 2, 2), dict(strides=(3, 1), padding="SAME", dimension_numbers=("NCHW", "OIHW", "NHWC"))),
 ]
 
 
@@ -108,7 +116,7 @@ def _inputs(dtype):
     p = RNG.uniform(0.5, 2.0, (3, 4))
     i, j = RNG.integers(-9, 10, (3, 4)), RNG.choice([-3, -2, 2, 5], (3, 4))
     starts = np.array([1, -1, 5, 1])  # a negative start counts from the end; one past the end is clamped
-    convolutions = [RNG.standard_normal(shape) for lhs, rhs, _ in CONVOLUTIONS for shape in (lhs, rhs)]
+    convolutions = [RNG.standard_normal(shape) for lhs, rhs, _ in CONVOLUTIONS + TRANSPOSED for shape in (lhs, rhs)]
     return [x.astype(dtype), y.astype(dtype), p.astype(dtype), i.astype(np.int32), j.astype(np.int32), starts.astype(np.int32),
             *(c.astype(dtype) for c in convolutions)]
 
@@ -117,6 +125,8 @@ def _all_cases(m, x, y, p, i, j, s, *convolutions):
     results = [case(m, x, y, p, i, j, s) for case in CASES]
     for index, (_, _, keywords) in enumerate(CONVOLUTIONS):
         results.append(m.conv_general_dilated(convolutions[2 * index], convolutions[2 * index + 1], **keywords))
+    for index, (_, _, keywords) in enumerate(TRANSPOSED, len(CONVOLUTIONS)):
+        results.append(m.conv_transpose(convolutions[2 * index], convolutions[2 * index + 1], **keywords))
     return results
 
 
@@ -147,6 +157,7 @@ def test_derivatives():
         lax.dynamic_slice(x, (1, 1), (2, 2)), lax.dynamic_update_slice(x, x[:1, :2] * 2.0, (2, 2)),
         lax.rsqrt(x * x + 1.0), lax.cumsum(x, 1, reverse=True), lax.integer_pow(x, 3), lax.logistic(x),
         lax.conv_general_dilated(s4tf.reshape(x, (1, 1, 3, 4)), w[:, :1], (1, 1), "SAME"),
+        lax.conv_transpose(s4tf.reshape(x, (1, 3, 4, 1)), s4tf.reshape(w, (2, 2, 1, 3)), (2, 1), "SAME"),
         lax.dot_general(x, x, (((1,), (1,)), ((), ()))), lax.reduce_max(x, (1,)), lax.pad(x, 0.0, ((1, 0, 0), (0, 1, 0))),
     ), [x, w])
 
@@ -155,8 +166,10 @@ def test_bad_arguments_name_the_users_line():
     here = rf"{Path(__file__).name}:\d+"
     with pytest.raises(s4tf.ShapeError, match=rf"{here}.*s4tf.lax.pad takes \(low, high, 0\)"):
         lax.pad(np.ones(3), 0.0, ((1, 1, 1),))
-    with pytest.raises(s4tf.ShapeError, match=rf"{here}.*no lhs_dilation or batch_group_count"):
-        lax.conv_general_dilated(np.ones((1, 1, 3, 3)), np.ones((1, 1, 2, 2)), (1, 1), "VALID", lhs_dilation=(2, 2))
+    with pytest.raises(s4tf.ShapeError, match=rf"{here}.*has no batch_group_count"):
+        lax.conv_general_dilated(np.ones((2, 1, 3, 3)), np.ones((1, 1, 2, 2)), (1, 1), "VALID", batch_group_count=2)
+    with pytest.raises(s4tf.ShapeError, match=rf"{here}.*lhs_dilation takes 'valid' or explicit padding"):
+        lax.conv_general_dilated(np.ones((1, 1, 3, 3)), np.ones((1, 1, 2, 2)), (1, 1), "SAME", lhs_dilation=(2, 2))
     with pytest.raises(s4tf.ShapeError, match=rf"{here}.*integer_pow needs a Python int exponent, got 1.5"):
         lax.integer_pow(np.ones(3), 1.5)
     with pytest.raises(s4tf.ShapeError, match=rf"{here}.*a slice of size 5 does not fit an axis of size 3"):
