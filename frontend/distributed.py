@@ -40,13 +40,12 @@ import traceback
 import numpy as np
 
 from s4tf import data, pytree
-from s4tf.transforms.autodiff import value_and_grad
 from s4tf.checkpoint import save_checkpoint as _save_checkpoint
 from s4tf.core.errors import S4tfError
 from s4tf.staging.extracted import ExtractedFunction
 from s4tf.staging.host import host
-from s4tf.nn.losses import accuracy
-from s4tf.nn.training import classification_loss
+from s4tf.nn.losses import softmax_cross_entropy
+from s4tf.nn.training import loss_and_gradients
 from s4tf.optim import leaves_like, trainable_positions
 from s4tf.passes.extraction.split_device_functions import SplitDeviceFunctions
 from s4tf.staging.tracing import Static, leaf_spec
@@ -390,17 +389,17 @@ class DistributedStep(ExtractedFunction):
     partition_pipeline = ExtractedFunction.partition_pipeline + [SplitDeviceFunctions()]
 
 
-def train_step(opt, loss=classification_loss, *, bucket_bytes: int = DEFAULT_BUCKET_BYTES, overlap: bool = True):
-    """``step(model, opt_state, x, labels) -> (model, opt_state, loss, accuracy)`` on this
-    rank's shard ``(x, labels)``: the gradients (and the loss and accuracy, reported as
+def train_step(opt, loss=softmax_cross_entropy, *, bucket_bytes: int = DEFAULT_BUCKET_BYTES, overlap: bool = True):
+    """``step(model, opt_state, x, labels, key=None) -> (model, opt_state, loss, accuracy)`` on
+    this rank's shard ``(x, labels)`` (:func:`s4tf.nn.training.loss_and_gradients`; each rank
+    keeps the running statistics of its own shards): the gradients (and the loss and accuracy, reported as
     global means) are averaged over all ranks before ``opt`` updates the model, so every
     rank makes the same update. ``overlap=False`` reduces every gradient in one bucket
     after the whole backward pass, without splitting the device code."""
     init()
 
-    def step(model, opt_state, x, labels):
-        value, grads = value_and_grad(loss)(model, x, labels)
-        batch_accuracy = accuracy(model(x), labels)
+    def step(model, opt_state, x, labels, key=None):
+        value, batch_accuracy, model, grads = loss_and_gradients(model, x, labels, loss, key)
         leaves, tree = pytree.flatten(model)
         grad_leaves = leaves_like(tree, grads)
         positions = trainable_positions(model)

@@ -11,6 +11,7 @@ for x, y in batches((x_train, y_train), 64):
 from __future__ import annotations
 
 from s4tf.transforms.autodiff import value_and_grad
+from s4tf.nn.context import apply
 from s4tf.nn.losses import accuracy, softmax_cross_entropy
 from s4tf.staging.function import StagedFunction, function
 
@@ -19,16 +20,31 @@ def classification_loss(model, x, labels):
     return softmax_cross_entropy(model(x), labels)
 
 
-def train_step(opt, loss=classification_loss) -> StagedFunction:
-    """``step(model, opt_state, x, labels) -> (model, opt_state, loss, batch accuracy)``, staged.
+def loss_and_gradients(model, x, labels, loss=softmax_cross_entropy, key=None):
+    """``(loss, batch accuracy, model with its new state, gradients)`` of one forward pass
+    in training (:func:`s4tf.nn.apply`: BatchNorm uses the batch's statistics and records
+    new running ones, Dropout draws from ``key``) and its reverse; ``loss(logits, labels)``."""
+
+    def objective(model):
+        logits, updated = apply(model, x, training=True, key=key)
+        return loss(logits, labels), (updated, logits)
+
+    (value, (model, logits)), grads = value_and_grad(objective, has_aux=True)(model)
+    return value, accuracy(logits, labels), model, grads
+
+
+def train_step(opt, loss=softmax_cross_entropy) -> StagedFunction:
+    """``step(model, opt_state, x, labels, key=None) -> (model, opt_state, loss, batch
+    accuracy)``, staged: :func:`loss_and_gradients` (``loss(logits, labels)``; the model in
+    training, so BatchNorm's running statistics come back updated; ``key`` seeds Dropout,
+    e.g. the step number, traced) and the optimizer's update.
 
     The model and the optimizer state are donated (:mod:`s4tf.staging.donation`): the new ones are
     written into the old ones' device buffers, so the tensors passed in cannot be read
     after the call (NumPy arrays passed in are copied and stay as they were)."""
 
-    def step(model, opt_state, x, labels):
-        value, grads = value_and_grad(loss)(model, x, labels)
-        batch_accuracy = accuracy(model(x), labels)  # before the update, as the loss
+    def step(model, opt_state, x, labels, key=None):
+        value, batch_accuracy, model, grads = loss_and_gradients(model, x, labels, loss, key)
         model, opt_state = opt.update(model, opt_state, grads)
         return model, opt_state, value, batch_accuracy
 

@@ -53,3 +53,28 @@ def test_one_step_matches_the_update_computed_in_numpy():
     np.testing.assert_allclose(float(np.asarray(accuracy)), np.mean(logits.argmax(1) == y))
     np.testing.assert_allclose(np.asarray(new.weight), w - 0.5 * x.T @ d_logits, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(np.asarray(new.bias), b - 0.5 * d_logits.sum(0), rtol=1e-5, atol=1e-6)
+
+
+def test_the_step_trains_batchnorm_and_dropout_models_in_training_mode():
+    """BatchNorm normalizes with the batch's statistics and its running statistics come back
+    updated; Dropout draws from the step's key (a traced Python int: one compiled version)."""
+    x, y = blobs(64)
+    model = nn.Sequential([nn.Dense(2, 16, seed=0), nn.BatchNorm(16), s4tf.relu, nn.Dropout(0.5), nn.Dense(16, 3, seed=1)])
+    opt = optim.SGD(0.1)
+    step = train_step(opt)
+    expected_loss = nn.softmax_cross_entropy(*_apply_training(model, x, 0), y)
+    new, _, loss, _ = step(model, opt.init(model), x, y, 0)
+    np.testing.assert_allclose(float(np.asarray(loss)), float(np.asarray(expected_loss)), rtol=1e-5)
+    h = x @ np.asarray(model.layers[0].weight) + np.asarray(model.layers[0].bias)
+    bn, new_bn = model.layers[1], new.layers[1]
+    momentum = bn.momentum
+    np.testing.assert_allclose(np.asarray(new_bn.running_mean),
+                               momentum * np.asarray(bn.running_mean) + (1 - momentum) * h.mean(0), rtol=1e-4, atol=1e-6)
+    losses = {float(np.asarray(step(model, opt.init(model), x, y, key)[2])) for key in (1, 2, 3)}
+    assert len(losses) == 3  # another key, another dropout mask
+    assert len(step.compiled_signatures()) == 1  # the key is a traced Python int
+
+
+def _apply_training(model, x, key):
+    logits, _ = nn.apply(model, x, training=True, key=key)
+    return (logits,)
