@@ -1,18 +1,25 @@
 """Weight initializers with explicit seeds: the same seed gives the same weights, drawn
-with ``s4tf.random`` from ``s4tf.random.key(seed)`` (so on any target, and as JAX would
-draw them from ``jax.random.PRNGKey(seed)``).
+with ``s4tf.random`` from ``s4tf.random.key(seed)``, as ``jax.nn.initializers`` draws them
+from ``jax.random.PRNGKey(seed)`` (the same numbers, under the same names and defaults).
 
 ```python
 w = glorot_uniform((784, 512), seed=0)       # float32 NumPy array
-k = he_normal((5, 5, 1, 6), seed=1)          # HWIO filter: fan_in = 5*5*1
+k = he_normal((5, 5, 1, 6), seed=1)          # HWIO filter: fan_in = 5*5*1; a truncated normal, as JAX's
+q = orthogonal((64, 64), seed=2)             # q.T @ q == I
 ```
 """
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from s4tf import random
+from s4tf.nn.checks import layer_error
+
+#: The standard deviation of a standard normal truncated to (-2, 2) (JAX's constant).
+_TRUNCATED_STDDEV = 0.87962566103423978
 
 
 def fans(shape) -> tuple[int, int]:
@@ -24,17 +31,33 @@ def fans(shape) -> tuple[int, int]:
     return shape[-2] * receptive, shape[-1] * receptive
 
 
-def glorot_uniform(shape, seed: int = 0, dtype=np.float32) -> np.ndarray:
-    """Glorot (Xavier) uniform: ``U(-a, a)`` with ``a = sqrt(6 / (fan_in + fan_out))``."""
+def variance_scaling(shape, seed: int = 0, dtype=np.float32, *, scale: float = 1.0, mode: str = "fan_in",
+                     distribution: str = "truncated_normal") -> np.ndarray:
+    """``jax.nn.initializers.variance_scaling``: variance ``scale / n`` with ``n`` the fan in,
+    the fan out or their mean (``mode``), drawn from a ``"truncated_normal"`` (to two
+    standard deviations, rescaled to that variance), a ``"normal"`` or a ``"uniform"``."""
     fan_in, fan_out = fans(shape)
-    limit = np.sqrt(6.0 / (fan_in + fan_out))
-    return np.asarray(random.uniform(random.key(seed), shape, dtype, -limit, limit))
+    denominators = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2}
+    if mode not in denominators:
+        raise layer_error(f"variance_scaling: mode must be one of {', '.join(denominators)}, got {mode!r}")
+    variance = np.asarray(scale / denominators[mode], dtype)
+    key = random.key(seed)
+    if distribution == "truncated_normal":
+        draws = random.truncated_normal(key, -2, 2, shape, dtype)
+        return np.asarray(draws) * np.asarray(np.sqrt(variance) / _TRUNCATED_STDDEV, dtype)
+    if distribution == "normal":
+        return np.asarray(random.normal(key, shape, dtype)) * np.sqrt(variance)
+    if distribution == "uniform":
+        return np.asarray(random.uniform(key, shape, dtype, -1.0, 1.0)) * np.sqrt(3 * variance)
+    raise layer_error(f"variance_scaling: distribution must be 'truncated_normal', 'normal' or 'uniform', got {distribution!r}")
 
 
-def he_normal(shape, seed: int = 0, dtype=np.float32) -> np.ndarray:
-    """He (Kaiming) normal: ``N(0, 2 / fan_in)``, for ReLU layers."""
-    fan_in, _ = fans(shape)
-    return normal(shape, seed, np.sqrt(2.0 / fan_in), dtype)
+glorot_uniform = functools.partial(variance_scaling, scale=1.0, mode="fan_avg", distribution="uniform")
+glorot_normal = functools.partial(variance_scaling, scale=1.0, mode="fan_avg", distribution="truncated_normal")
+he_uniform = functools.partial(variance_scaling, scale=2.0, mode="fan_in", distribution="uniform")
+he_normal = functools.partial(variance_scaling, scale=2.0, mode="fan_in", distribution="truncated_normal")
+lecun_uniform = functools.partial(variance_scaling, scale=1.0, mode="fan_in", distribution="uniform")
+lecun_normal = functools.partial(variance_scaling, scale=1.0, mode="fan_in", distribution="truncated_normal")
 
 
 def normal(shape, seed: int = 0, stddev: float = 1.0, dtype=np.float32) -> np.ndarray:
@@ -42,4 +65,23 @@ def normal(shape, seed: int = 0, stddev: float = 1.0, dtype=np.float32) -> np.nd
     return np.asarray(random.normal(random.key(seed), shape, dtype)) * np.asarray(stddev, dtype)
 
 
-INITIALIZERS = {"glorot_uniform": glorot_uniform, "he_normal": he_normal}
+def orthogonal(shape, seed: int = 0, dtype=np.float32, *, scale: float = 1.0) -> np.ndarray:
+    """``jax.nn.initializers.orthogonal``: the Q of a standard normal matrix's QR (signs fixed
+    by R's diagonal, so uniformly distributed), the last axis as columns: ``w.reshape(-1, n)``
+    has orthonormal columns (rows where it is wide)."""
+    shape = tuple(shape)
+    if len(shape) < 2:
+        raise layer_error(f"orthogonal needs a shape of rank >= 2, got {shape}")
+    columns = shape[-1]
+    rows = int(np.prod(shape)) // columns
+    wide = rows < columns
+    draws = np.asarray(random.normal(random.key(seed), (columns, rows) if wide else (rows, columns), dtype))
+    q, r = np.linalg.qr(draws.astype(np.float64))
+    q = q * np.sign(np.diagonal(r))
+    return (scale * (q.T if wide else q)).reshape(shape).astype(dtype)
+
+
+INITIALIZERS = {
+    "glorot_uniform": glorot_uniform, "glorot_normal": glorot_normal, "he_uniform": he_uniform, "he_normal": he_normal,
+    "lecun_uniform": lecun_uniform, "lecun_normal": lecun_normal, "orthogonal": orthogonal,
+}
