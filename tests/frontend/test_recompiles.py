@@ -64,6 +64,18 @@ def test_shapes_that_change_warn_without_blaming_python_values(sizes):
     def total(x):
         return x.sum()
 
-    (warning,) = _calls(total, [(np.ones(n, np.float32),) for n in sizes])
-    assert "shapes or dtypes differ" in str(warning.message)
+    (warning,) = _calls(total, [(np.ones(n, np.float32),) for n in sizes])  # once, at the 4th version
+    assert warning.filename == __file__
+    message = str(warning.message)
+    assert "'total' has compiled 4 versions" in message and "Python value" not in message
+    assert "argument 'x' was tensor<1xf32>, tensor<2xf32>, tensor<3xf32>, tensor<4xf32>" in message
     assert total.compiled_signatures()[-1] == "(tensor<8xf32>)"
+
+
+def test_a_shape_changing_inside_a_pytree_names_the_leaf_of_its_argument():
+    @s4tf.function
+    def norm(scale, model):
+        return model["w"].sum() * scale
+
+    (warning,) = _calls(norm, [(np.float32(2), {"w": np.ones(n, np.float32), "b": np.ones(2)}) for n in range(1, 6)])
+    assert "leaf 1 of argument 'model' was tensor<1xf32>, tensor<2xf32>" in str(warning.message)
