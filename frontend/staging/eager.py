@@ -15,7 +15,7 @@ from collections import OrderedDict
 
 from s4tf.dialects.op_def import lookup
 from s4tf.runtime.device import to_device
-from s4tf.staging.function import StagedFunction
+from s4tf.staging.function import StagedFunction, flat_key
 from s4tf.staging.tensor import Tensor
 from s4tf.staging.tracing import Static, current_scope, leaf_spec
 
@@ -30,14 +30,38 @@ def _attrs_key(attrs: dict) -> tuple:
     return tuple(sorted(attrs.items()))
 
 
+#: Attributes as given -> (normalized, their key), for the attributes eager code repeats
+#: (``axes=(0,)``, ``dtype="f32"``): normalizing costs more than the op's call.
+_normalized: OrderedDict[tuple, tuple[dict, tuple]] = OrderedDict()
+
+
+def _normalized_attributes(op, attrs: dict) -> tuple[dict, tuple]:
+    """``op``'s normalized ``attrs`` (checked: an error names the attribute) and their key."""
+    try:
+        given = (op.name, tuple(attrs.items()))
+        found = _normalized.get(given)
+    except TypeError:  # an array-valued attribute: not kept
+        normalized = op.normalize_attributes(attrs)
+        return normalized, _attrs_key(normalized)
+    if found is None:
+        normalized = op.normalize_attributes(attrs)
+        found = _normalized[given] = (normalized, _attrs_key(normalized))
+        while len(_normalized) > 4 * CACHE_SIZE:
+            _normalized.popitem(last=False)
+    return found
+
+
 def _operands_key(operands) -> tuple:
+    key = flat_key(operands)  # tensors and NumPy arrays by type alone: one lookup each
+    if key is not None:
+        return key
     specs = (leaf_spec(operand) for operand in operands)
     return tuple(spec.key() if isinstance(spec, Static) else spec for spec in specs)
 
 
-def one_op_function(op_name: str, attrs: dict, operands, target: str = "cpu") -> StagedFunction:
+def one_op_function(op_name: str, attrs: dict, operands, target: str = "cpu", attrs_key: tuple | None = None) -> StagedFunction:
     """The staged function running ``op_name`` on operands like ``operands``, from the cache."""
-    key = (op_name, _attrs_key(attrs), target, _operands_key(operands))
+    key = (op_name, _attrs_key(attrs) if attrs_key is None else attrs_key, target, _operands_key(operands))
     with _lock:
         function = _one_op_functions.get(key)
         if function is not None:
@@ -49,7 +73,7 @@ def one_op_function(op_name: str, attrs: dict, operands, target: str = "cpu") ->
             return results[0] if len(results) == 1 else tuple(results)
 
         staged_op.__name__ = op_name
-        function = _one_op_functions[key] = StagedFunction(staged_op, target)
+        function = _one_op_functions[key] = StagedFunction(staged_op, target, trace_scalars=False)  # operands are arrays
         while len(_one_op_functions) > CACHE_SIZE:
             _one_op_functions.popitem(last=False)
         return function
@@ -62,9 +86,9 @@ def cached_functions() -> int:
 
 def run_eagerly(op_name: str, operands, attrs: dict) -> list[Tensor]:
     op = lookup(op_name)
-    attrs = op.normalize_attributes(attrs)  # checked before compiling; hashable (lists become tuples)
+    attrs, attrs_key = _normalized_attributes(op, attrs)  # checked before compiling; hashable (lists become tuples)
     if op.name == "constant":
         return [Tensor(to_device(attrs["value"]))]
     target = next((operand.target for operand in operands if isinstance(operand, Tensor)), "cpu")
-    results = one_op_function(op_name, attrs, operands, target)(*operands)
+    results = one_op_function(op_name, attrs, operands, target, attrs_key)(*operands)
     return list(results) if isinstance(results, tuple) else [results]

@@ -66,14 +66,14 @@ def _method(function):
     @functools.wraps(function)
     def method(self, *args, **kwargs):
         try:
-            signature.bind(self, *args, **kwargs)
-        except TypeError as error:
-            raise TensorMethodError(f"x.{name}{shown}: {error}", _where_here()) from None
-        try:
             return function(self, *args, **kwargs)
         except S4tfError:
             raise
         except (TypeError, ValueError) as error:
+            try:  # arguments the method does not take: Python's message for them (binding only on failure: calls stay cheap)
+                signature.bind(self, *args, **kwargs)
+            except TypeError as binding:
+                raise TensorMethodError(f"x.{name}{shown}: {binding}", _where_here()) from None
             raise TensorMethodError(f"x.{name}{shown}: {error}", _where_here()) from error
 
     return method
