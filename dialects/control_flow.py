@@ -21,6 +21,20 @@ PREDICATE = "tensor<i1>"
 #: enough to read every state from its tape): with a predicate per example, ``vmap`` runs
 #: the ``else`` branch alone.
 SHORTCUT = "s4tf.shortcut"
+#: An ``s4tf.while``'s exact number of iterations (an ``i64``), where the frontend knows it
+#: when staging (``fori_loop`` with Python int bounds, ``scan`` over a static length):
+#: reverse mode sizes its checkpoint tapes by it and need not count the iterations.
+#: Discardable: a pass that rebuilds the loop may drop it.
+TRIP_COUNT = "s4tf.trip_count"
+
+
+def trip_count(operation) -> int | None:
+    """The :data:`TRIP_COUNT` of ``operation``, if it has one."""
+    return ir.IntegerAttr(operation.attributes[TRIP_COUNT]).value if TRIP_COUNT in operation.attributes else None
+
+
+def mark_trip_count(operation, count: int) -> None:
+    operation.attributes[TRIP_COUNT] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64, operation.context), count)
 
 
 class RegionOp(Op):

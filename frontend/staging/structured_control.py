@@ -23,6 +23,7 @@ import numpy as np
 from s4tf import pytree
 
 from s4tf.arrays import numpy_api
+from s4tf.dialects.control_flow import mark_trip_count
 from s4tf.dialects.regions import TERMINATOR, RegionHolder
 from s4tf.dialects.types import TensorType, canonical_dtype, to_numpy_dtype
 from s4tf.core.errors import StagingError
@@ -320,7 +321,10 @@ def fori_loop(lower, upper, body_fn, init, *, unroll=None):
     return stage_fori(lower, upper, body_fn, init, unroll=unroll)
 
 
-def stage_fori(lower, upper, body_fn, init, names=None, construct: str = "s4tf.fori_loop", step=1, unroll=None):
+def stage_fori(lower, upper, body_fn, init, names=None, construct: str = "s4tf.fori_loop", step=1, unroll=None,
+               trip_count: int | None = None):
+    """``fori_loop`` for its callers; ``trip_count``: the iterations, where tensor bounds hide
+    a length the caller knows (``scan``'s)."""
     scope = current_scope()
     static = not any(isinstance(b, Tracer) for b in (lower, upper, step))
     copies = _unroll_factor(unroll, static, construct)
@@ -330,13 +334,13 @@ def stage_fori(lower, upper, body_fn, init, names=None, construct: str = "s4tf.f
             value = body_fn(i, value)
         return value
     if not static:
-        return _counted_loop(scope, lower, upper, step, 1, body_fn, init, names, construct)
+        return _counted_loop(scope, lower, upper, step, 1, body_fn, init, names, construct, trip_count)
     steps = range(int(lower), int(upper), int(step))
     looped = len(steps) - len(steps) % copies
     value = init
     if looped:
         end = steps[looped] if looped < len(steps) else steps.stop
-        value = _counted_loop(scope, steps.start, end, steps.step, copies, body_fn, value, names, construct)
+        value = _counted_loop(scope, steps.start, end, steps.step, copies, body_fn, value, names, construct, looped // copies)
     for i in steps[looped:]:
         value = body_fn(i, value)
     return value
@@ -358,9 +362,10 @@ def _unroll_factor(unroll, static: bool, construct: str):
     return None if unroll is True else int(unroll)
 
 
-def _counted_loop(scope, lower, upper, step, copies: int, body_fn, init, names, construct):
+def _counted_loop(scope, lower, upper, step, copies: int, body_fn, init, names, construct, trip_count=None):
     """One ``s4tf.while`` counting ``i`` from ``lower`` while ``i < upper`` (``i > upper``
-    for a negative step), ``copies`` bodies (at ``i``, ``i + step``, ...) per iteration."""
+    for a negative step), ``copies`` bodies (at ``i``, ``i + step``, ...) per iteration;
+    marked with its ``trip_count`` where that is known (:data:`~s4tf.dialects.control_flow.TRIP_COUNT`)."""
     with staging_into(scope):
         bounds = [b if isinstance(b, Tracer) else numpy_api.asarray(b) for b in (lower, upper, step)]
         dtype = "i64" if any(b.tensor_type.dtype == "i64" for b in bounds) else "i32"
@@ -377,7 +382,11 @@ def _counted_loop(scope, lower, upper, step, copies: int, body_fn, init, names, 
             value = body_fn(index.as_weak(), value)  # the index stands for range()'s Python int
         return i + (step if copies == 1 else copies * step), upper, step, value
 
-    return stage_while(keep_going, body, (lower, upper, step, init), names=["index", "bound", "step", *(names or [])], construct=construct)[3]
+    index, _, _, value = stage_while(keep_going, body, (lower, upper, step, init), names=["index", "bound", "step", *(names or [])],
+                                     construct=construct)
+    if trip_count is not None:
+        mark_trip_count(index.value.owner, trip_count)
+    return value
 
 
 def predicate_free_scalar(bound, construct):

@@ -76,7 +76,7 @@ def scan(f, init, xs, length=None, reverse=False):
         return carry, [s.at[index].set(numpy_api.asarray(v)) for s, v in zip(stacks, leaves)]
 
     bounds = numpy_api.asarray(1, "int32"), numpy_api.asarray(n, "int32")
-    carry, stacks = stage_fori(*bounds, body, (carry, stacks), construct="s4tf.scan")
+    carry, stacks = stage_fori(*bounds, body, (carry, stacks), construct="s4tf.scan", trip_count=n - 1)
     return carry, pytree.unflatten(y_tree, list(stacks))
 
 

@@ -27,7 +27,9 @@ primal op, then a call of a linear map known only by its transpose:
 - ``while``: the forward pass runs the loop once to count its iterations ``n``, then
   again, writing the carried values before every ``stride``-th iteration into a tape of
   ``K`` checkpoints (``dialects/tape.py``; ``stride = ceil(n / K)``, ``K`` at most
-  ``CHECKPOINTS`` and within ``TAPE_BYTES``). Values the body passes through unchanged (a
+  ``CHECKPOINTS`` and within ``TAPE_BYTES``; a loop marked with its ``TRIP_COUNT``, a
+  ``fori_loop`` or ``scan`` of static length, is not counted and keeps at most ``n`` rows).
+  Values the body passes through unchanged (a
   bound, a captured tensor) are kept once. While ``stride`` is 1 (``n <= K``) the tape
   holds every iteration's state, and the transpose is one ``s4tf.while``, last iteration
   first, feeding each state and the cotangents to the body's VJP ``@f_r0_body_vjp``
@@ -49,7 +51,7 @@ from __future__ import annotations
 import numpy as np
 
 from s4tf.dialects import composition
-from s4tf.dialects.control_flow import SHORTCUT
+from s4tf.dialects.control_flow import SHORTCUT, trip_count
 from s4tf.dialects.ir_builder import IRBuilder
 from s4tf.dialects.types import TensorType, is_float, to_numpy_dtype
 from s4tf.core.mlir import ir
@@ -177,10 +179,14 @@ def _while_jvp(module, builder, operation, names, lin_prefix, tangents, primal_m
     with builder.building(location):
         if linearizing:
             recorded = _recorded(find_function(module, body_name))
-            rows = _checkpoint_rows([types[i] for i in recorded])
+            known = trip_count(operation)
+            rows = _checkpoint_rows([types[i] for i in recorded], known)
             body = _caller(body_name, types, location)
-            zero = composition.zeros((), COUNT.dtype)
-            _, count = _while(lambda carry: condition(*carry[0])[0], lambda carry: (body(*carry[0]), carry[1] + 1), (init, zero))
+            if known is None:  # a first run counts the iterations
+                zero = composition.zeros((), COUNT.dtype)
+                _, count = _while(lambda carry: condition(*carry[0])[0], lambda carry: (body(*carry[0]), carry[1] + 1), (init, zero))
+            else:
+                count = composition.asarray(np.int32(known))
             stride = _stride(count, rows)
             empty = _empty_tapes([types[i] for i in recorded], rows)
             primals, tapes = _recording_loop(lambda carry: condition(*carry[0])[0], body, init, empty, recorded, stride, rows)
@@ -243,10 +249,12 @@ def _written_only(body: ir.Operation) -> set[int]:
     return written
 
 
-def _checkpoint_rows(row_types) -> int:
-    """How many checkpoints a loop keeps: ``TAPE_BYTES`` of them, within ``CHECKPOINTS``."""
+def _checkpoint_rows(row_types, known_count: int | None = None) -> int:
+    """How many checkpoints a loop keeps: ``TAPE_BYTES`` of them, within ``CHECKPOINTS``, and
+    no more than its iterations where those are known (:data:`TRIP_COUNT`)."""
     row_bytes = sum(int(np.prod(t.shape, dtype=np.int64)) * to_numpy_dtype(t.dtype).itemsize for t in row_types)
-    return int(np.clip(TAPE_BYTES // max(row_bytes, 1), MIN_CHECKPOINTS, CHECKPOINTS))
+    rows = int(np.clip(TAPE_BYTES // max(row_bytes, 1), MIN_CHECKPOINTS, CHECKPOINTS))
+    return rows if known_count is None else max(1, min(rows, known_count))
 
 
 def _stride(count, rows: int):

@@ -118,6 +118,36 @@ func.func @f(%x: tensor<3xf32>, %a: tensor<3xf32>) -> tensor<3xf32> attributes {
 
 // -----
 
+// A while marked with its trip count (s4tf.trip_count: a fori_loop or scan of static length):
+// the forward pass does not run the loop to count its iterations (the count is the
+// constant), and the tapes have a row per iteration and the spare row, not 1,024.
+
+// CHECK-LABEL: func.func private @g_vjp_fwd(%arg0: tensor<3xf32>) -> (tensor<3xf32>, tensor<6xi32>, tensor<6x3xf32>, tensor<i32>)
+// CHECK-NOT:     "s4tf.while"
+// CHECK:         %[[TAPE:.*]] = "s4tf.constant"() {value = dense<0.000000e+00> : tensor<6x3xf32>}
+// CHECK-NEXT:    %{{.*}} = "s4tf.constant"() {value = dense<0> : tensor<i32>}
+// CHECK-NEXT:    %[[L:.*]]:6 = "s4tf.while"(%{{.*}}, %arg0, %{{.*}}, %[[TAPE]], %{{.*}}, %{{.*}})
+// CHECK:         return %[[L]]#1, %[[L]]#2, %[[L]]#3
+
+func.func @g(%x: tensor<3xf32>) -> tensor<3xf32> attributes {s4tf.wrt = array<i64: 0>} {
+  %zero = "s4tf.constant"() {value = dense<0> : tensor<i32>} : () -> tensor<i32>
+  %0:2 = "s4tf.while"(%zero, %x) ({
+  ^bb0(%i: tensor<i32>, %v: tensor<3xf32>):
+    %n = "s4tf.constant"() {value = dense<5> : tensor<i32>} : () -> tensor<i32>
+    %1 = "s4tf.lt"(%i, %n) : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %1 : tensor<i1>
+  }, {
+  ^bb0(%i: tensor<i32>, %v: tensor<3xf32>):
+    %one = "s4tf.constant"() {value = dense<1> : tensor<i32>} : () -> tensor<i32>
+    %j = "s4tf.add"(%i, %one) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    %1 = "s4tf.sin"(%v) : (tensor<3xf32>) -> tensor<3xf32>
+    stablehlo.return %j, %1 : tensor<i32>, tensor<3xf32>
+  }) {s4tf.trip_count = 5 : i64} : (tensor<i32>, tensor<3xf32>) -> (tensor<i32>, tensor<3xf32>)
+  return %0#1 : tensor<3xf32>
+}
+
+// -----
+
 // Straight-line code, checked after s4tf-canonicalize and cse (CANON).
 // s4tf-vjp adds, for every function marked with s4tf.wrt, the split pair
 // @f_vjp_fwd(x...) -> (y..., residuals...) and @f_vjp_bwd(residuals..., ct...) -> ct_x...,
