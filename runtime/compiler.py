@@ -22,12 +22,13 @@ import os
 import iree.compiler as iree_compiler
 from iree.compiler.version import VERSION as IREE_VERSION
 
-from s4tf.core.errors import CompilationError, ShapeError
+from s4tf.core.errors import ShapeError
 from s4tf.core.mlir import ir, new_context
 from s4tf.passes.diagnostics import location_text
 from s4tf.passes.ir_walk import collect
 from s4tf.passes.module_traits import ModuleTraits, tensor_bytes
 from s4tf.runtime.cache import DiskCache, cache_key
+from s4tf.runtime.compile_failures import compilation_error
 from s4tf.runtime.system_libm import LINK_FLAG, needs_system_libm
 from s4tf.runtime.cpu import host_cpu
 from s4tf.runtime.product_modules import data_tiling_flags
@@ -140,6 +141,6 @@ def compile_stablehlo(module_text: str, target: str = "cpu", extra_flags=(), cac
     try:
         vmfb = iree_compiler.compile_str(module_text, input_type="stablehlo", extra_args=flags)
     except iree_compiler.CompilerToolError as error:
-        raise CompilationError(f"IREE could not compile the module for target '{target}':\n{error}") from None
+        raise compilation_error(module_text, target, flags, str(error), key) from None
     cache.put(key, vmfb)
     return vmfb
