@@ -23,7 +23,7 @@ from s4tf.arrays import numpy_api as snp
 from s4tf.arrays.indexing import take
 from s4tf import random
 from s4tf.core.errors import ShapeError
-from s4tf.nn import initializers
+from s4tf.nn import activations, initializers
 from s4tf.nn.checks import check_positive, layer_error
 from s4tf.nn.context import is_training, layer_key
 
@@ -37,6 +37,17 @@ def _initializer(name: str):
 
 def _activate(activation, y):
     return y if activation is None else activation(y)
+
+
+def _activation(value, layer: str):
+    """A layer's ``activation``: a callable, ``None``, or the name of one of ``s4tf.nn``'s
+    activations (``"relu"``, Keras's habit); anything else is an error at the user's line."""
+    if value is None or callable(value):
+        return value
+    if isinstance(value, str) and value in activations.__all__:
+        return getattr(activations, value)
+    raise layer_error(f"{layer}: activation must be a function or one of {', '.join(sorted(activations.__all__))}; "
+                      f"got {value!r}")
 
 
 @dataclass(init=False)
@@ -54,7 +65,7 @@ class Dense:
             check_positive("Dense", in_features=in_features, out_features=out_features)
             weight = _initializer(initializer)((in_features, out_features), seed) if weight is None else weight
             bias = np.zeros(out_features, np.float32) if bias is None and use_bias else bias
-        self.weight, self.bias, self.activation = weight, bias, activation
+        self.weight, self.bias, self.activation = weight, bias, _activation(activation, "Dense")
 
     def __call__(self, x):
         return _activate(self.activation, _biased(snp.matmul(x, self.weight), self.bias))
@@ -103,7 +114,7 @@ class Conv2D:
                 filter = _conv_filter("Conv2D", in_channels, out_channels, kernel_size, groups, initializer, seed)  # noqa: A001
             bias = np.zeros(out_channels, np.float32) if bias is None and use_bias else bias
         self.filter, self.bias = filter, bias
-        self.stride, self.padding, self.activation, self.groups = stride, padding, activation, groups
+        self.stride, self.padding, self.activation, self.groups = stride, padding, _activation(activation, "Conv2D"), groups
 
     def __call__(self, x):
         _check_image("Conv2D", x, self.filter.shape[2] * self.groups)
@@ -133,7 +144,7 @@ class ConvTranspose2D:
                 filter = _conv_filter("ConvTranspose2D", in_channels, out_channels, kernel_size, 1, initializer, seed)  # noqa: A001
             bias = np.zeros(out_channels, np.float32) if bias is None and use_bias else bias
         self.filter, self.bias = filter, bias
-        self.stride, self.padding, self.activation = stride, padding, activation
+        self.stride, self.padding, self.activation = stride, padding, _activation(activation, "ConvTranspose2D")
 
     def __call__(self, x):
         _check_image("ConvTranspose2D", x, self.filter.shape[2])

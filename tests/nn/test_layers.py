@@ -115,3 +115,12 @@ def test_gradient_of_a_model_has_the_models_structure():
     grads = s4tf.grad(lambda m, x: s4tf.sum(m(x)))(model, rand(4, 3))
     assert isinstance(grads, nn.Sequential) and isinstance(grads.layers[0], nn.Dense)
     assert grads.layers[0].weight.shape == (3, 2) and grads.layers[1].bias.shape == (1,)
+
+
+def test_activations_by_name_and_unknown_names_are_errors_at_the_users_line():
+    x = rand(4, 3)
+    by_name = nn.Dense(3, 2, activation="relu6", seed=0)
+    by_function = nn.Dense(3, 2, activation=nn.relu6, seed=0)
+    np.testing.assert_array_equal(np.asarray(by_name(x)), np.asarray(by_function(x)))
+    with pytest.raises(s4tf.S4tfError, match=r"test_layers.py:\d+: Conv2D: activation must be a function or one of .*relu6"):
+        nn.Conv2D(3, 2, 3, activation="rellu")
