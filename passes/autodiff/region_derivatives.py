@@ -28,7 +28,7 @@ primal op, then a call of a linear map known only by its transpose:
   again, writing the carried values before every ``stride``-th iteration into a tape of
   ``K`` checkpoints (``dialects/tape.py``; ``stride = ceil(n / K)``, ``K`` at most
   ``CHECKPOINTS`` and within ``TAPE_BYTES``; a loop marked with its ``TRIP_COUNT``, a
-  ``fori_loop`` or ``scan`` of static length, is not counted and keeps at most ``n`` rows).
+  ``fori_loop`` or ``scan`` of static length, keeps at most ``n`` rows).
   Values the body passes through unchanged (a
   bound, a captured tensor) are kept once. While ``stride`` is 1 (``n <= K``) the tape
   holds every iteration's state, and the transpose is one ``s4tf.while``, last iteration
@@ -179,14 +179,13 @@ def _while_jvp(module, builder, operation, names, lin_prefix, tangents, primal_m
     with builder.building(location):
         if linearizing:
             recorded = _recorded(find_function(module, body_name))
-            known = trip_count(operation)
-            rows = _checkpoint_rows([types[i] for i in recorded], known)
+            rows = _checkpoint_rows([types[i] for i in recorded], trip_count(operation))
             body = _caller(body_name, types, location)
-            if known is None:  # a first run counts the iterations
-                zero = composition.zeros((), COUNT.dtype)
-                _, count = _while(lambda carry: condition(*carry[0])[0], lambda carry: (body(*carry[0]), carry[1] + 1), (init, zero))
-            else:
-                count = composition.asarray(np.int32(known))
+            # IREE-3.13-WORKAROUND: a first run counts the iterations even where the loop's
+            # TRIP_COUNT says them: the constant count instead fails IREE's stream scheduling
+            # ("failed to solve for timepoint coverage") on a scan whose step holds an `if`.
+            zero = composition.zeros((), COUNT.dtype)
+            _, count = _while(lambda carry: condition(*carry[0])[0], lambda carry: (body(*carry[0]), carry[1] + 1), (init, zero))
             stride = _stride(count, rows)
             empty = _empty_tapes([types[i] for i in recorded], rows)
             primals, tapes = _recording_loop(lambda carry: condition(*carry[0])[0], body, init, empty, recorded, stride, rows)
