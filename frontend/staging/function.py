@@ -231,7 +231,8 @@ class StagedFunction:
             compiled = self._compiled.get(signature_key)
             if compiled is None:
                 compiled = self._compiled[signature_key] = self._first_compile(args, kwargs)
-                warn_if_recompiling(self.__name__, self._compiled, self._positional)
+                if self.trace_scalars:  # a user's function (the library's own helpers compile per shape by design)
+                    warn_if_recompiling(self.__name__, self._compiled, self._positional)
         except S4tfError as error:
             raise error.with_traceback(None) from None
         if key is not None or tree_key is not None:
