@@ -7,20 +7,20 @@ import numpy as np
 from zoo_models import load_zoo_model
 from zoo_peers.vae import jax_train_step
 
-NEUMF = load_zoo_model("vae")
-CONFIG = NEUMF.CONFIGS["test"]
+VAE = load_zoo_model("vae")
+CONFIG = VAE.CONFIGS["test"]
 
 
 def test_three_steps_match_jax():
-    model, opt = NEUMF.make_model(CONFIG), NEUMF.make_optimizer(CONFIG)
-    batches = [NEUMF.make_batch(CONFIG, index) for index in range(3)]
+    model, opt = VAE.make_model(CONFIG), VAE.make_optimizer(CONFIG)
+    batches = [VAE.make_batch(CONFIG, index) for index in range(3)]
     with jax.enable_x64(False):
         init, jax_step = jax_train_step(CONFIG, model, opt)
         state, wanted = init(model), []
         for batch in batches:
             state, loss = jax_step(state, *batch)
             wanted.append(float(loss))
-    step, opt_state, got = NEUMF.make_train_step(CONFIG), opt.init(model), []
+    step, opt_state, got = VAE.make_train_step(CONFIG), opt.init(model), []
     for batch in batches:
         model, opt_state, loss = step(model, opt_state, *batch)
         got.append(float(loss))
@@ -30,5 +30,5 @@ def test_three_steps_match_jax():
 
 
 def test_script_runs(capsys):
-    NEUMF.main(["--config", "test", "--steps", "2"])
+    VAE.main(["--config", "test", "--steps", "2"])
     assert "loss" in capsys.readouterr().out
