@@ -452,14 +452,20 @@ def _ancestors(body: ir.Block, producer) -> set:
 
 def _readers(body: ir.Block, value: ir.Value) -> set:
     """The ops of ``body`` that read ``value``, looking through optimization barriers
-    (which pass each operand on unchanged as the result of the same index)."""
+    (which pass each operand on unchanged as the result of the same index) and through
+    layout ops (:data:`LAYOUT_OPS`): IREE clones a broadcast or a reshape into the dispatch
+    of each op that uses it, which then reads ``value`` itself (BatchNorm's scale,
+    broadcast once, is read by the forward pass and again by the backward pass)."""
     readers = set()
     for use in value.uses:
         reader = _top_level(use.owner.operation, body)
         if reader.name == BARRIER:
             readers |= _readers(body, reader.results[use.operand_number])
-        else:
-            readers.add(reader)
+            continue
+        readers.add(reader)
+        if reader.name in LAYOUT_OPS and reader.block == body:  # the return reads the layout op's own result
+            for result in reader.results:
+                readers |= {r for r in _readers(body, result) if r.name != "func.return"}
     return readers
 
 

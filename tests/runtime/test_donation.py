@@ -178,3 +178,31 @@ def test_a_donating_function_is_compiled_from_one_module_never_printed_and_parse
     assert parsed == []
     assert float(total) == 2.0 and w.donated_to == "_lambda_"
     np.testing.assert_array_equal(np.asarray(new), np.zeros(4))
+
+
+def test_a_donated_batchnorm_step_equals_the_same_step_without_donation():
+    """BatchNorm's scale is broadcast once and read by the forward and the backward pass:
+    IREE clones the broadcast into both dispatches, so the update may not be written into
+    the scale's buffer before the backward pass has read it (s4tf-donate looks through the
+    broadcast to its readers)."""
+    from s4tf import optim
+    from s4tf.nn.training import loss_and_gradients
+
+    model = nn.Sequential([nn.Conv2D(3, 4, 3, padding="same", use_bias=False, seed=0), nn.BatchNorm(4), s4tf.relu,
+                           nn.Conv2D(4, 4, 3, padding="same", use_bias=False, seed=1), nn.BatchNorm(4), s4tf.relu,
+                           lambda h: s4tf.mean(h, axis=(1, 2)), nn.Dense(4, 10, seed=2)])
+    opt = optim.sgd(0.05, momentum=0.9)
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal((4, 8, 8, 3)).astype(np.float32), np.arange(4, dtype=np.int32)
+
+    def body(model, opt_state, x, y):
+        loss, _, model, grads = loss_and_gradients(model, x, y)
+        updates, opt_state = opt.update(grads, opt_state, model)
+        return optim.apply_updates(model, updates), opt_state, loss
+
+    donated = s4tf.function(body, donate_argnums=(0, 1))(model, opt.init(model), x, y)
+    kept = s4tf.function(body)(model, opt.init(model), x, y)
+    pairs = [(a, b) for a, b in zip(s4tf.tree_util.tree_leaves(donated), s4tf.tree_util.tree_leaves(kept)) if hasattr(a, "shape")]
+    assert len(pairs) > 20  # the weights, BatchNorm's parameters and statistics, the momenta, the loss
+    for a, b in pairs:
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6, atol=1e-7)
