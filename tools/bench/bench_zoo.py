@@ -38,7 +38,9 @@ def _peer(name: str):
 
 def _s4tf_runner(zoo, config):
     model, opt = zoo.make_model(config), zoo.make_optimizer(config)
-    state = {"model": model, "opt": opt.init(model)}
+    # a tuple of optimizers (a GAN's) for a tuple of models
+    opt_state = opt.init(model) if hasattr(opt, "init") else tuple(o.init(m) for o, m in zip(opt, model))
+    state = {"model": model, "opt": opt_state}
     step = zoo.make_train_step(config)
 
     def run(batch):
