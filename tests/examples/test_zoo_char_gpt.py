@@ -35,5 +35,5 @@ def test_script_trains_and_generates(capsys):
     out = capsys.readouterr().out
     prompt = GPT.corpus()[0][:CONFIG["context"]]
     assert "loss" in out
-    generated = out.split("generated:\n")[1].rstrip("\n")
+    generated = out.split("generated:\n")[1][:-1]  # print adds one newline; the text may hold more
     assert generated.startswith(prompt) and len(generated) == len(prompt) + 8
