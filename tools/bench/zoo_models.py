@@ -2,6 +2,7 @@
 tests and ``bench_zoo.py`` (the scripts are examples for readers, not an installed package)."""
 
 import importlib.util
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -20,5 +21,6 @@ def load_zoo_model(name: str) -> ModuleType:
         raise ValueError(f"no zoo model {name!r}: the zoo has {', '.join(zoo_names())}")
     spec = importlib.util.spec_from_file_location(f"zoo_{name}", path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses resolve string annotations through it
     spec.loader.exec_module(module)
     return module
