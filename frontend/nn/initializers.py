@@ -46,7 +46,7 @@ def variance_scaling(shape, seed: int = 0, dtype=np.float32, *, scale: float = 1
         draws = random.truncated_normal(key, -2, 2, shape, dtype)
         return np.asarray(draws) * np.asarray(np.sqrt(variance) / _TRUNCATED_STDDEV, dtype)
     if distribution == "normal":
-        return np.asarray(random.normal(key, shape, dtype)) * np.sqrt(variance)
+        return np.asarray(random.normal(key, shape, dtype)) * np.asarray(np.sqrt(scale / denominators[mode]), dtype)
     if distribution == "uniform":
         return np.asarray(random.uniform(key, shape, dtype, -1.0, 1.0)) * np.sqrt(3 * variance)
     raise layer_error(f"variance_scaling: distribution must be 'truncated_normal', 'normal' or 'uniform', got {distribution!r}")

@@ -28,7 +28,10 @@ from s4tf.nn.checks import check_positive, layer_error
 from s4tf.nn.context import is_training, layer_key
 
 
-def _initializer(name: str):
+def _initializer(name):
+    """An initializer by name (:data:`~s4tf.nn.initializers.INITIALIZERS`), or the function given."""
+    if callable(name):
+        return name
     try:
         return initializers.INITIALIZERS[name]
     except KeyError:

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+
 from s4tf.arrays import numpy_api as snp
+from s4tf.nn.initializers import variance_scaling
 from s4tf.nn.layers import AvgPool2D, Conv2D, Dense, Flatten, Sequential
+
+#: LeNet-5's filters: He's normal, not truncated (the README's job is measured with it).
+_HE_NORMAL = functools.partial(variance_scaling, scale=2.0, mode="fan_in", distribution="normal")
 
 
 def LeNet5(in_channels: int = 1, num_classes: int = 10, image_size: int = 28, seed: int = 0) -> Sequential:
@@ -11,9 +17,9 @@ def LeNet5(in_channels: int = 1, num_classes: int = 10, image_size: int = 28, se
     average pooling, then dense layers 120 and 84 (ReLU activations)."""
     side = ((image_size // 2) - 4) // 2  # conv1 keeps the size ("same"), pool halves, conv2 -4, pool halves
     return Sequential([
-        Conv2D(in_channels, 6, 5, padding="same", activation=snp.relu, seed=seed),
+        Conv2D(in_channels, 6, 5, padding="same", activation=snp.relu, seed=seed, initializer=_HE_NORMAL),
         AvgPool2D(2),
-        Conv2D(6, 16, 5, activation=snp.relu, seed=seed + 1),
+        Conv2D(6, 16, 5, activation=snp.relu, seed=seed + 1, initializer=_HE_NORMAL),
         AvgPool2D(2),
         Flatten(),
         Dense(16 * side * side, 120, activation=snp.relu, seed=seed + 2),

@@ -122,27 +122,28 @@ func.func @f(%x: tensor<3xf32>, %a: tensor<3xf32>) -> tensor<3xf32> attributes {
 // the tapes have a row per iteration and the spare row, not 1,024 (the count still comes
 // from a first run: region_derivatives.py's IREE-3.13-WORKAROUND).
 
-// CHECK-LABEL: func.func private @g_vjp_fwd(%arg0: tensor<3xf32>) -> (tensor<3xf32>, tensor<6xi32>, tensor<6x3xf32>, tensor<i32>, tensor<i32>)
+// CHECK-LABEL: func.func private @g_vjp_fwd(%arg0: tensor<3xf32>) -> (tensor<3xf32>, tensor<6x3xf32>, tensor<6x3xf32>, tensor<i32>, tensor<i32>)
 // CHECK:         %[[COUNTED:.*]]:3 = "s4tf.while"(
-// CHECK:         %[[TAPE:.*]] = "s4tf.constant"() {value = dense<0.000000e+00> : tensor<6x3xf32>}
-// CHECK-NEXT:    %{{.*}} = "s4tf.constant"() {value = dense<0> : tensor<i32>}
-// CHECK-NEXT:    %[[L:.*]]:6 = "s4tf.while"(%{{.*}}, %arg0, %{{.*}}, %[[TAPE]], %{{.*}}, %{{.*}})
+// CHECK:         %[[TAPE_I:.*]] = "s4tf.constant"() {value = dense<0.000000e+00> : tensor<6x3xf32>}
+// CHECK-NEXT:    %[[TAPE_V:.*]] = "s4tf.constant"() {value = dense<0.000000e+00> : tensor<6x3xf32>}
+// CHECK:         %[[L:.*]]:6 = "s4tf.while"(%{{.*}}, %arg0, %[[TAPE_I]], %[[TAPE_V]], %{{.*}}, %{{.*}})
 // CHECK:         return %[[L]]#1, %[[L]]#2, %[[L]]#3, %[[COUNTED]]#2
 
 func.func @g(%x: tensor<3xf32>) -> tensor<3xf32> attributes {s4tf.wrt = array<i64: 0>} {
-  %zero = "s4tf.constant"() {value = dense<0> : tensor<i32>} : () -> tensor<i32>
+  %zero = "s4tf.constant"() {value = dense<0.0> : tensor<3xf32>} : () -> tensor<3xf32>
   %0:2 = "s4tf.while"(%zero, %x) ({
-  ^bb0(%i: tensor<i32>, %v: tensor<3xf32>):
-    %n = "s4tf.constant"() {value = dense<5> : tensor<i32>} : () -> tensor<i32>
-    %1 = "s4tf.lt"(%i, %n) : (tensor<i32>, tensor<i32>) -> tensor<i1>
+  ^bb0(%i: tensor<3xf32>, %v: tensor<3xf32>):
+    %s = "s4tf.reduce_sum"(%i) {axes = array<i64: 0>, keepdims = false} : (tensor<3xf32>) -> tensor<f32>
+    %n = "s4tf.constant"() {value = dense<1.5e+01> : tensor<f32>} : () -> tensor<f32>
+    %1 = "s4tf.lt"(%s, %n) : (tensor<f32>, tensor<f32>) -> tensor<i1>
     stablehlo.return %1 : tensor<i1>
   }, {
-  ^bb0(%i: tensor<i32>, %v: tensor<3xf32>):
-    %one = "s4tf.constant"() {value = dense<1> : tensor<i32>} : () -> tensor<i32>
-    %j = "s4tf.add"(%i, %one) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+  ^bb0(%i: tensor<3xf32>, %v: tensor<3xf32>):
+    %one = "s4tf.constant"() {value = dense<1.0> : tensor<3xf32>} : () -> tensor<3xf32>
+    %j = "s4tf.add"(%i, %one) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
     %1 = "s4tf.sin"(%v) : (tensor<3xf32>) -> tensor<3xf32>
-    stablehlo.return %j, %1 : tensor<i32>, tensor<3xf32>
-  }) {s4tf.trip_count = 5 : i64} : (tensor<i32>, tensor<3xf32>) -> (tensor<i32>, tensor<3xf32>)
+    stablehlo.return %j, %1 : tensor<3xf32>, tensor<3xf32>
+  }) {s4tf.trip_count = 5 : i64} : (tensor<3xf32>, tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
   return %0#1 : tensor<3xf32>
 }
 
