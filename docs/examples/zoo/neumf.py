@@ -92,9 +92,9 @@ def make_train_step(config: dict):
     opt = make_optimizer(config)
 
     # Adam's moments decay in every row, so each step rewrites the whole tables (and moments):
-    # its time grows with the tables (55-150 ms a step at the bench sizes on 2 cores). Plain SGD could touch only the looked-up rows of
-    # the donated tables (docs/nn.md), e.g. `table.at[ids].add(-lr * s4tf.grad(f)(table[ids]))`:
-    # its cost does not grow with the table's size.
+    # its time grows with the tables (55-150 ms a step at the bench sizes on 2 cores). Plain SGD
+    # could touch only the looked-up rows of the donated tables (docs/nn.md), e.g.
+    # `table.at[ids].add(-lr * s4tf.grad(f)(table[ids]))`, at a cost that does not grow with them.
     @s4tf.function(donate_argnums=(0, 1))  # the tables and Adam's moments are updated in place
     def step(model, opt_state, users, items, labels):
         loss, grads = s4tf.value_and_grad(loss_fn)(model, users, items, labels)
