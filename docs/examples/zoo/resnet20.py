@@ -19,7 +19,6 @@ from tqdm import tqdm
 import s4tf
 from s4tf import nn, optim
 from s4tf.data import load_digits
-from s4tf.nn.training import loss_and_gradients
 
 CONFIGS = {
     "test": {"image_size": 8, "batch": 4, "widths": (4, 8, 16), "blocks": 1, "lr": 0.05},
@@ -86,11 +85,15 @@ def make_optimizer(config: dict):
 def make_train_step(config: dict):
     opt = make_optimizer(config)
 
-    @s4tf.function(donate_argnums=(0, 1))
-    def step(model, opt_state, x, y):
+    def loss_fn(model, x, y):
         # the model in training: BatchNorm normalizes with the batch's statistics, and the
         # model that comes back holds the updated running statistics
-        loss, _, model, grads = loss_and_gradients(model, x, y)
+        logits, model = nn.apply(model, x, training=True)
+        return nn.softmax_cross_entropy(logits, y), model
+
+    @s4tf.function(donate_argnums=(0, 1))
+    def step(model, opt_state, x, y):
+        (loss, model), grads = s4tf.value_and_grad(loss_fn, has_aux=True)(model, x, y)
         updates, opt_state = opt.update(grads, opt_state, model)
         return optim.apply_updates(model, updates), opt_state, loss
 
