@@ -37,7 +37,9 @@ def test_three_steps_match_jax():
         got.append(float(loss))
         stats.append(jax.tree_util.tree_map(np.array, _convert(model)[1]))  # in the JAX state's layout
     assert got[0] != got[2]  # the steps train
-    np.testing.assert_allclose(got, wanted, rtol=1e-4)
+    # 1e-7 apart seen; tighter than 1e-4 because Adam's normalized steps hide a wrong learning
+    # rate: 1% more lr moves the third loss by only 6e-5
+    np.testing.assert_allclose(got, wanted, rtol=2e-5)
     # The first step's statistics come from the initial weights: equal to float32 rounding.
     _stats_equal(stats[0], jax_stats[0], rtol=1e-4, atol=1e-6)
     assert not np.allclose(stats[0]["blocks"][2]["project_bn"]["var"], 1)  # the statistics moved
@@ -48,7 +50,7 @@ def test_three_steps_match_jax():
     # of rounding here: the two sides move those offsets apart by up to 2 lr a step, and the
     # means after the next 1x1 convolution (the expansions and the head) by the filters
     # times that (1.5e-3 seen, against means of 1e-3 to 0.2). Elsewhere 5e-5 is the most
-    # seen (the depthwise statistics). The losses do not see it (rtol 1e-4 above).
+    # seen (the depthwise statistics). The losses do not see it (rtol 2e-5 above).
     _stats_equal(stats[2], jax_stats[2], rtol=1e-3, atol=1e-4, loose=("['expand_bn']['mean']", "['head_bn']['mean']"))
 
 
