@@ -1,10 +1,9 @@
 """The zoo's character-level GPT (docs/examples/zoo/char_gpt.py): three training steps equal
 JAX's from the same weights and batches, and the script trains and generates text."""
 
-import jax
 import numpy as np
 
-from zoo_models import load_zoo_model
+from zoo_models import load_zoo_model, steps_beside_jax
 from zoo_peers.char_gpt import jax_train_step
 
 GPT = load_zoo_model("char_gpt")
@@ -12,19 +11,7 @@ CONFIG = GPT.CONFIGS["test"]
 
 
 def test_three_steps_match_jax():
-    model, opt = GPT.make_model(CONFIG), GPT.make_optimizer(CONFIG)
-    batches = [GPT.make_batch(CONFIG, index) for index in range(3)]
-    with jax.enable_x64(False):
-        init, jax_step = jax_train_step(CONFIG, model, opt)
-        state, wanted = init(model), []
-        for batch in batches:
-            state, loss = jax_step(state, *batch)
-            wanted.append(float(loss))
-    step, opt_state, got = GPT.make_train_step(CONFIG), opt.init(model), []
-    for batch in batches:
-        model, opt_state, loss = step(model, opt_state, *batch)
-        got.append(float(loss))
-    print("s4tf", got, "JAX", wanted)
+    got, wanted, _, _ = steps_beside_jax(GPT, CONFIG, jax_train_step)
     assert abs(got[0] - np.log(len(GPT.corpus()[1]))) < 0.5  # about uniform over the characters at first
     assert got[0] != got[1] != got[2]  # the steps train
     np.testing.assert_allclose(got, wanted, rtol=1e-4)

@@ -2,10 +2,9 @@
 JAX's discriminator and generator losses from the same weights, batches and noise, and the
 script runs."""
 
-import jax
 import numpy as np
 
-from zoo_models import load_zoo_model
+from zoo_models import load_zoo_model, steps_beside_jax
 from zoo_peers.dcgan import jax_train_step
 
 DCGAN = load_zoo_model("dcgan")
@@ -13,20 +12,7 @@ CONFIG = DCGAN.CONFIGS["test"]
 
 
 def test_three_steps_match_jax():
-    model, opts = DCGAN.make_model(CONFIG), DCGAN.make_optimizer(CONFIG)
-    batches = [DCGAN.make_batch(CONFIG, index) for index in range(3)]
-    with jax.enable_x64(False):
-        init, jax_step = jax_train_step(CONFIG, model, opts)
-        state, wanted = init(model), []
-        for batch in batches:
-            state, (d_loss, g_loss) = jax_step(state, *batch)
-            wanted.append((float(d_loss), float(g_loss)))
-    step, got = DCGAN.make_train_step(CONFIG), []
-    opt_state = tuple(opt.init(part) for opt, part in zip(opts, model))
-    for batch in batches:
-        model, opt_state, (d_loss, g_loss) = step(model, opt_state, *batch)
-        got.append((float(d_loss), float(g_loss)))
-    print("s4tf", got, "JAX", wanted)
+    got, wanted, _, _ = steps_beside_jax(DCGAN, CONFIG, jax_train_step)
     assert got[0] != got[2]  # the steps train
     np.testing.assert_allclose(got, wanted, rtol=1e-4)
 

@@ -2,10 +2,9 @@
 JAX's (a jax.lax.scan over the same cell) from the same weights and batches, and the script
 trains and samples text."""
 
-import jax
 import numpy as np
 
-from zoo_models import load_zoo_model
+from zoo_models import load_zoo_model, steps_beside_jax
 from zoo_peers.lstm_lm import jax_train_step
 
 LSTM = load_zoo_model("lstm_lm")
@@ -13,19 +12,7 @@ CONFIG = LSTM.CONFIGS["test"]
 
 
 def test_three_steps_match_jax():
-    model, opt = LSTM.make_model(CONFIG), LSTM.make_optimizer(CONFIG)
-    batches = [LSTM.make_batch(CONFIG, index) for index in range(3)]
-    with jax.enable_x64(False):
-        init, jax_step = jax_train_step(CONFIG, model, opt)
-        state, wanted = init(model), []
-        for batch in batches:
-            state, loss = jax_step(state, *batch)
-            wanted.append(float(loss))
-    step, opt_state, got = LSTM.make_train_step(CONFIG), opt.init(model), []
-    for batch in batches:
-        model, opt_state, loss = step(model, opt_state, *batch)
-        got.append(float(loss))
-    print("s4tf", got, "JAX", wanted)
+    got, wanted, _, _ = steps_beside_jax(LSTM, CONFIG, jax_train_step)
     assert abs(got[0] - np.log(len(LSTM.corpus()[1]))) < 0.5  # about uniform over the characters at first
     assert got[0] != got[1] != got[2]  # the steps train
     np.testing.assert_allclose(got, wanted, rtol=1e-4)
