@@ -3,6 +3,7 @@
 ```
 python tools/bench/bench_loops_real.py                 # GradBench's sizes, 10 rounds
 python tools/bench/bench_loops_real.py --small --repeats 2   # a smoke run
+python tools/bench/bench_loops_real.py --only "language model"   # the two training steps
 ```
 
 Programs (after GradBench's evaluations and a language model's recurrence):
@@ -17,7 +18,13 @@ Programs (after GradBench's evaluations and a language model's recurrence):
 - ``particle``: the forward derivative of where a particle lands after an Euler loop whose
   every step takes ``jacfwd`` of a potential (GradBench's ``particle``; both ``jacfwd``);
 - ``lstm``: the gradient of an LSTM's loss over ``scan`` with respect to its weights
-  (``T`` steps, batch 16; JAX: ``lax.scan``).
+  (``T`` steps, batch 16; JAX: ``lax.scan``);
+- ``lstm language model`` and ``gru language model``: one training step of a next-token
+  model, ``nn.Embedding`` (the LSTM) or one-hot tokens (the GRU), ``nn.RNN`` over
+  ``nn.LSTMCell``/``nn.GRUCell`` (a ``scan`` over ``T`` steps), a ``nn.Dense`` readout,
+  ``softmax_cross_entropy`` and ``optim.Adam``: the loss, its gradient and the update in
+  one compiled call (JAX: the same model and Adam written with ``lax.scan``, Flax's cell
+  formulas).
 
 Each figure is the median over rounds that call every contender in turn, after one
 timed first call (staging and compilation: "first call"); results are checked against
@@ -138,6 +145,119 @@ def lstm_loss(np_, scan, hidden: int):
     return loss
 
 
+class LanguageModel:
+    """Next-token model: ``readout(RNN(cell)(inputs(tokens)))``; ``embedding`` is ``None``
+    for one-hot inputs. A dataclass, so a pytree of its weights."""
+
+
+def language_model(kind: str, vocab: int, features: int, hidden: int):
+    """An s4tf ``LanguageModel`` (embedding for the LSTM, one-hot for the GRU) and the same
+    weights as a dict for JAX."""
+    from dataclasses import make_dataclass
+
+    from s4tf import nn
+
+    model_type = make_dataclass(f"{kind.upper()}LanguageModel", [("embedding", object), ("rnn", object), ("readout", object)],
+                                bases=(LanguageModel,))
+
+    def call(self, tokens):
+        x = self.embedding(tokens) if self.embedding is not None else nn.one_hot(tokens, self.readout.weight.shape[1])
+        return self.readout(self.rnn(x))
+
+    model_type.__call__ = call
+    embedding = nn.Embedding(vocab, features, seed=1) if kind == "lstm" else None
+    cell = (nn.LSTMCell(features, hidden, seed=2) if kind == "lstm" else nn.GRUCell(vocab, hidden, seed=2))
+    model = model_type(embedding, nn.RNN(cell), nn.Dense(hidden, vocab, seed=4))
+    weights = {"input_kernel": cell.input_kernel, "recurrent_kernel": cell.recurrent_kernel, "bias": cell.bias,
+               "readout_weight": model.readout.weight, "readout_bias": model.readout.bias}
+    if kind == "lstm":
+        weights["embedding"] = embedding.table
+    else:
+        weights["recurrent_bias"] = cell.recurrent_bias
+    return model, {k: jnp.asarray(v) for k, v in weights.items()}
+
+
+def jax_language_model_loss(kind: str, vocab: int):
+    def sigmoid(x):
+        return jax.nn.sigmoid(x)
+
+    def loss(w, tokens, targets):
+        x = w["embedding"][tokens] if kind == "lstm" else jax.nn.one_hot(tokens, vocab, dtype=jnp.float32)
+        xs = jnp.transpose(x, (1, 0, 2))
+        hidden = w["recurrent_kernel"].shape[0]
+        zeros = jnp.zeros((xs.shape[1], hidden), jnp.float32)
+
+        def lstm_step(carry, x):
+            c, h = carry
+            z = x @ w["input_kernel"] + h @ w["recurrent_kernel"] + w["bias"]
+            i, f, g, o = jnp.split(z, 4, axis=-1)
+            c = sigmoid(f) * c + sigmoid(i) * jnp.tanh(g)
+            h = sigmoid(o) * jnp.tanh(c)
+            return (c, h), h
+
+        def gru_step(h, x):
+            x_r, x_z, x_n = jnp.split(x @ w["input_kernel"] + w["bias"], 3, axis=-1)
+            h_r, h_z, h_n = jnp.split(h @ w["recurrent_kernel"], 3, axis=-1)
+            r, z = sigmoid(x_r + h_r), sigmoid(x_z + h_z)
+            n = jnp.tanh(x_n + r * (h_n + w["recurrent_bias"]))
+            h = (1.0 - z) * n + z * h
+            return h, h
+
+        if kind == "lstm":
+            _, hs = jax.lax.scan(lstm_step, (zeros, zeros), xs)
+        else:
+            _, hs = jax.lax.scan(gru_step, zeros, xs)
+        logits = jnp.transpose(hs, (1, 0, 2)) @ w["readout_weight"] + w["readout_bias"]
+        labels = jax.nn.one_hot(targets, vocab, dtype=jnp.float32)
+        return -jnp.mean(jnp.sum(labels * jax.nn.log_softmax(logits, axis=-1), axis=-1))
+
+    return loss
+
+
+def jax_adam_step(loss, lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8):
+    """``step(w, (count, m, v), tokens, targets) -> (w, (count, m, v), loss)``: s4tf's
+    ``optim.Adam`` written out."""
+
+    def step(w, state, tokens, targets):
+        value, g = jax.value_and_grad(loss)(w, tokens, targets)
+        count, m, v = state
+        count = count + 1.0
+        m = {k: beta1 * m[k] + (1 - beta1) * g[k] for k in w}
+        v = {k: beta2 * v[k] + (1 - beta2) * g[k] * g[k] for k in w}
+        c1 = 1.0 - jnp.exp(count * np.log(beta1))
+        c2 = 1.0 - jnp.exp(count * np.log(beta2))
+        w = {k: w[k] - lr * ((m[k] / c1) / (jnp.sqrt(v[k] / c2) + eps)) for k in w}
+        return w, (count, m, v), value
+
+    return step
+
+
+def language_model_programs(length: int, batch: int, hidden: int, vocab: int, features: int):
+    """``name -> (s4tf step, JAX step, s4tf arguments, JAX arguments)``: one Adam training
+    step of each language model; each step returns ``(weights, optimizer state, loss)``."""
+    from s4tf import nn, optim
+
+    tokens = np.random.default_rng(3).integers(0, vocab, size=(batch, length + 1)).astype(np.int32)
+    inputs, targets = tokens[:, :-1], tokens[:, 1:]
+    found = {}
+    for kind in ("lstm", "gru"):
+        model, weights = language_model(kind, vocab, features, hidden)
+        opt = optim.Adam(1e-3)
+
+        def step(model, opt_state, tokens, targets, opt=opt):
+            value, grads = s4tf.value_and_grad(lambda m: nn.softmax_cross_entropy(m(tokens), targets))(model)
+            model, opt_state = opt.update(model, opt_state, grads)
+            return model, opt_state, value
+
+        theirs = jax.jit(jax_adam_step(jax_language_model_loss(kind, vocab)))
+        zeros = {k: jnp.zeros_like(v) for k, v in weights.items()}
+        found[f"{kind} language model, {length} steps, hidden {hidden}, batch {batch}, vocabulary {vocab}, "
+              "Adam training step"] = (
+            s4tf.function(step), theirs, (model, opt.init(model), inputs, targets),
+            (weights, (jnp.zeros((), jnp.float32), zeros, dict(zeros)), jnp.asarray(inputs), jnp.asarray(targets)))
+    return found
+
+
 def programs(small: bool):
     """``name -> (s4tf function, JAX function, arguments)``."""
     n, steps, length, hidden = (64, 10, 8, 8) if small else (1000, 10, 64, 32)
@@ -162,6 +282,18 @@ def programs(small: bool):
     }
 
 
+def language_model_sizes(small: bool) -> dict:
+    return (dict(length=8, batch=4, hidden=8, vocab=16, features=8) if small
+            else dict(length=64, batch=32, hidden=128, vocab=64, features=32))
+
+
+def ready(result):
+    """``result``'s loss as NumPy after every array in it is computed."""
+    for leaf in jax.tree_util.tree_leaves(result) if isinstance(result[-1], jax.Array) else s4tf.tree_util.tree_leaves(result):
+        leaf.block_until_ready() if hasattr(leaf, "block_until_ready") else None
+    return np.asarray(result[-1])
+
+
 def first_call_seconds(fn, args) -> tuple[float, np.ndarray]:
     start = time.perf_counter()
     result = np.asarray(fn(*args))
@@ -172,13 +304,35 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--small", action="store_true", help="small sizes (a smoke run)")
     parser.add_argument("--repeats", type=int, default=10, help="timed rounds per program (default 10)")
+    parser.add_argument("--only", default="", help="run the programs whose name holds this text")
     options = parser.parse_args(argv)
     with jax.enable_x64(False):
         for name, (ours, theirs, args) in programs(options.small).items():
+            if options.only not in name:
+                continue
             ours_first, ours_result = first_call_seconds(ours, args)
             theirs_first, theirs_result = first_call_seconds(theirs, args)
             np.testing.assert_allclose(ours_result, theirs_result, rtol=2e-3, atol=1e-4, err_msg=name)
             ours_time, theirs_time = median_seconds([lambda: ours(*args), lambda: theirs(*args)], options.repeats)
+            print(f"{name}: s4tf {ours_time * 1e3:.3f} ms, JAX {theirs_time * 1e3:.3f} ms, "
+                  f"s4tf / JAX {ours_time / theirs_time:.2f}; first call s4tf {ours_first:.2f} s, "
+                  f"JAX {theirs_first:.2f} s, s4tf / JAX {ours_first / theirs_first:.2f}", flush=True)
+        for name, (ours, theirs, args, jax_args) in language_model_programs(**language_model_sizes(options.small)).items():
+            if options.only not in name:
+                continue
+            start = time.perf_counter()
+            ours_result = ours(*args)
+            ours_loss = ready(ours_result)
+            ours_first = time.perf_counter() - start
+            start = time.perf_counter()
+            theirs_result = theirs(*jax_args)
+            theirs_loss = ready(theirs_result)
+            theirs_first = time.perf_counter() - start
+            np.testing.assert_allclose(ours_loss, theirs_loss, rtol=1e-5, err_msg=name)
+            np.testing.assert_allclose(np.asarray(ours_result[0].rnn.cell.recurrent_kernel),
+                                       np.asarray(theirs_result[0]["recurrent_kernel"]), rtol=1e-4, atol=1e-6, err_msg=name)
+            ours_time, theirs_time = median_seconds([lambda: ready(ours(*args)), lambda: ready(theirs(*jax_args))],
+                                                    options.repeats)
             print(f"{name}: s4tf {ours_time * 1e3:.3f} ms, JAX {theirs_time * 1e3:.3f} ms, "
                   f"s4tf / JAX {ours_time / theirs_time:.2f}; first call s4tf {ours_first:.2f} s, "
                   f"JAX {theirs_first:.2f} s, s4tf / JAX {ours_first / theirs_first:.2f}", flush=True)
