@@ -67,6 +67,10 @@ COUNT = TensorType((), "i32")
 #: 1,000 floats: 4 MiB tapes made the gradient 72 forward passes, 256 KiB ones 11).
 MIN_CHECKPOINTS, CHECKPOINTS = 16, 1024
 TAPE_BYTES = 256 * 2**10
+#: A counted loop with a trip count known when compiling (``scan``, ``fori_loop`` with Python
+#: bounds) keeps every iteration's state when they take at most this many bytes: no counting
+#: pass, no segment replays (what JAX's ``scan`` keeps is more: every residual of the body).
+STATIC_TAPE_BYTES = 64 * 2**20
 PREDICATE = TensorType((), "i1")
 
 
@@ -179,18 +183,20 @@ def _while_jvp(module, builder, operation, names, lin_prefix, tangents, primal_m
     with builder.building(location):
         if linearizing:
             recorded = _recorded(find_function(module, body_name))
-            rows = _checkpoint_rows([types[i] for i in recorded], trip_count(operation))
+            trips = trip_count(operation)
+            every = trips is not None and (trips + 1) * _row_bytes([types[i] for i in recorded]) <= STATIC_TAPE_BYTES
+            rows = max(trips, 1) if every else _checkpoint_rows([types[i] for i in recorded], trips)
             body = _caller(body_name, types, location)
-            # IREE-3.13-WORKAROUND: a first run counts the iterations even where the loop's
-            # TRIP_COUNT says them: the constant count instead fails IREE's stream scheduling
-            # ("failed to solve for timepoint coverage") on a scan whose step holds an `if`.
-            zero = composition.zeros((), COUNT.dtype)
-            _, count = _while(lambda carry: condition(*carry[0])[0], lambda carry: (body(*carry[0]), carry[1] + 1), (init, zero))
-            stride = _stride(count, rows)
+            if every:  # every state fits on the tape: no counting pass, stride 1
+                count, stride = composition.asarray(np.int32(trips)), composition.asarray(np.int32(1))
+            else:
+                zero = composition.zeros((), COUNT.dtype)
+                _, count = _while(lambda carry: condition(*carry[0])[0], lambda carry: (body(*carry[0]), carry[1] + 1), (init, zero))
+                stride = _stride(count, rows)
             empty = _empty_tapes([types[i] for i in recorded], rows)
             primals, tapes = _recording_loop(lambda carry: condition(*carry[0])[0], body, init, empty, recorded, stride, rows)
             kept = [primals[i] for i in range(len(types)) if i not in recorded]
-            lin = _while_linear_map(module, lin_prefix, body_name, types, recorded, rows, active, given, location)
+            lin = _while_linear_map(module, lin_prefix, body_name, types, recorded, rows, active, given, location, every)
             residuals = [*tapes, *kept, count, stride]
             result_tangents = builder.call(lin, residuals + [tangents[i] for i in given], [types[i] for i in active], location)
         else:
@@ -248,11 +254,14 @@ def _written_only(body: ir.Operation) -> set[int]:
     return written
 
 
+def _row_bytes(row_types) -> int:
+    return sum(int(np.prod(t.shape, dtype=np.int64)) * to_numpy_dtype(t.dtype).itemsize for t in row_types)
+
+
 def _checkpoint_rows(row_types, known_count: int | None = None) -> int:
     """How many checkpoints a loop keeps: ``TAPE_BYTES`` of them, within ``CHECKPOINTS``, and
     no more than its iterations where those are known (:data:`TRIP_COUNT`)."""
-    row_bytes = sum(int(np.prod(t.shape, dtype=np.int64)) * to_numpy_dtype(t.dtype).itemsize for t in row_types)
-    rows = int(np.clip(TAPE_BYTES // max(row_bytes, 1), MIN_CHECKPOINTS, CHECKPOINTS))
+    rows = int(np.clip(TAPE_BYTES // max(_row_bytes(row_types), 1), MIN_CHECKPOINTS, CHECKPOINTS))
     return rows if known_count is None else max(1, min(rows, known_count))
 
 
@@ -312,11 +321,13 @@ def _barriers(cotangents):
     return [composition.op("optimization_barrier", c) for c in cotangents]
 
 
-def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows: int, active, given, location) -> str:
+def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows: int, active, given, location,
+                      every: bool = False) -> str:
     """``@<prefix>_lin(tapes..., kept..., n, stride, dx[given]...) -> dy[active]...`` and its
     transpose ``(tapes..., kept..., n, stride, ct[active]...) -> ct_x[given]...``: the loop
     run backwards. ``tapes`` hold checkpoints of the carried values ``recorded``; ``kept``
-    are the others (loop invariants)."""
+    are the others (loop invariants). ``every``: the tapes hold every iteration's state
+    (a static trip count of at most ``rows``), so the transpose is one loop reading them."""
     from s4tf.passes.autodiff.derivatives import vjp_functions  # derivatives -> jvp -> this module
 
     name, transpose = f"{prefix}_lin", f"{prefix}_lin_transpose"
@@ -385,8 +396,8 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
 
     with backward.building(location):
         seeds = _barriers(backward.arguments[len(residual_types):])
-        cotangents = _cond(stride == 1, from_tape, replayed, seeds)
-        if cotangents:  # from_tape is replayed's shortcut: vmap runs replayed alone (IREE-3.13-WORKAROUND: IREE 3.13
+        cotangents = from_tape(*seeds) if every else _cond(stride == 1, from_tape, replayed, seeds)
+        if cotangents and not every:  # from_tape is replayed's shortcut: vmap runs replayed alone (IREE-3.13-WORKAROUND: IREE 3.13
             # failed the two loops side by side: "operand #11 does not dominate this use")
             cotangents[0].value.owner.attributes[SHORTCUT] = ir.UnitAttr.get(location.context)
     with location.context:
