@@ -401,8 +401,11 @@ def in_range(ops, indices, shape, axes):
 
 def _winners(ops, x, indices, updates, axes):
     """Per index row of a ``set`` scatter: whether its update is the one that landed (the
-    row's number, scattered the same way, is what its coordinates read back)."""
+    row's number, scattered the same way, is what its coordinates read back). One row
+    lands exactly when it is in range (``scan``'s stacked outputs: no stack of numbers)."""
     batch = tuple(indices.shape[:-1])
+    if int(np.prod(batch, dtype=np.int64)) == 1:
+        return ops.broadcast_in_dim(in_range(ops, indices, x.shape, axes), tuple(updates.shape), tuple(range(len(batch))))
     rows = ops.reshape(ops.iota((int(np.prod(batch)),), 0, np.int32), batch)
     rows_full = ops.broadcast_in_dim(rows, tuple(updates.shape), tuple(range(len(batch))))
     numbered = ops.op("scatter", ops.full(x.shape, -1, np.int32), indices, rows_full, axes=axes, kind="set")

@@ -1,6 +1,6 @@
 """Passes over s4tf modules, registered by kebab-case name (see :mod:`s4tf.passes.registry`)."""
 
-from s4tf.passes import canonicalize, inlining, lower_to_stablehlo, verify  # noqa: F401  (register the passes)
+from s4tf.passes import canonicalize, inlining, lower_to_stablehlo, single_row_scatters, verify  # noqa: F401  (register the passes)
 from s4tf.passes.autodiff import derivatives  # noqa: F401  (registers s4tf-jvp and s4tf-vjp)
 from s4tf.passes.extraction import partition, split_device_functions  # noqa: F401  (register the passes)
 from s4tf.passes.iree import (  # noqa: F401  (register the passes)

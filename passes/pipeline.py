@@ -33,6 +33,7 @@ from s4tf.passes.iree.loop_dispatch import LoopsToDispatch
 from s4tf.passes.iree.runtime_loop_inits import RuntimeLoopInits
 from s4tf.passes.lower_to_stablehlo import LowerToStablehlo
 from s4tf.passes.pass_options import PipelineError
+from s4tf.passes.single_row_scatters import SingleRowScatters
 from s4tf.passes.pipeline_text import element_name, pipeline_elements, split_options
 from s4tf.passes.registry import PASSES, ModulePass
 from s4tf.passes.verify import Verify
@@ -188,7 +189,7 @@ def _stderr_into(lines: list[str]):
 
 #: The frontend's lowering of a staged module to StableHLO for IREE.
 LOWERING_PIPELINE = Pipeline([
-    Verify(), Canonicalize(), LowerToStablehlo(), "inline", "canonicalize", "cse", "symbol-dce",
+    Verify(), Canonicalize(), SingleRowScatters(), LowerToStablehlo(), "inline", "canonicalize", "cse", "symbol-dce",
     MaterializeConvFilters(), FullConvsToMatmul(), PadConvChannels(),
 ])
 
