@@ -1,5 +1,5 @@
-"""``s4tf-single-row-scatters``: a ``set`` scatter of one row along the leading axis becomes
-a write of that row (``s4tf.tape_write``: ``stablehlo.dynamic_update_slice``).
+"""``s4tf-single-row-scatters``: a ``set`` or ``add`` scatter of one row along the leading
+axis becomes a write of that row (``s4tf.tape_write``: ``stablehlo.dynamic_update_slice``).
 
 ``scan`` writes each step's output into its stack with ``ys.at[i].set(y)``, and reverse
 mode zeroes that row of the stack's cotangent with another such scatter. A general ``set``
@@ -10,7 +10,8 @@ whole stack: ``T`` steps over a ``T``-row stack are ``T^2`` rows of traffic (the
 language model of ``tools/bench/bench_loops_real.py``: a 1 MiB stack copied twice per
 step). One row cannot collide with another; the scatter writes it when its coordinate is
 in range and leaves ``x`` as it is otherwise, which the row write does by writing back the
-row it would replace:
+row it would replace (an ``add`` writes the row plus the update; reverse mode of ``xs[i]``
+adds each step's cotangent into a row of ``xs``'s):
 
 ```mlir
 %y = "s4tf.scatter"(%x, %i, %u) {axes = array<i64: 0>, kind = "set"} : (tensor<64x32xf32>, tensor<1xi32>, tensor<32xf32>) -> tensor<64x32xf32>
@@ -23,7 +24,8 @@ row it would replace:
 
 The scatter's indices hold one coordinate row (``tensor<1xi32>``, ``tensor<1x1xi32>``)
 along axis 0 and its updates one full row of ``x`` (with the indices' leading axes of 1).
-Results are the same bits. Runs on the s4tf dialect after differentiation (tape ops have
+Results are the same bits (an ``add`` of one row adds one update to each element, as the
+scatter does). Runs on the s4tf dialect after differentiation (tape ops have
 no transpose rule), before lowering.
 """
 
@@ -41,9 +43,9 @@ from s4tf.passes.registry import ModulePass, register
 
 
 def single_row(operation: ir.Operation) -> bool:
-    """Whether ``operation`` is an ``s4tf.scatter`` of kind ``set`` writing one full row
-    along axis 0 at one coordinate."""
-    if operation.name != "s4tf.scatter" or ir.StringAttr(operation.attributes["kind"]).value != "set":
+    """Whether ``operation`` is an ``s4tf.scatter`` of kind ``set`` or ``add`` writing one
+    full row along axis 0 at one coordinate."""
+    if operation.name != "s4tf.scatter" or ir.StringAttr(operation.attributes["kind"]).value not in ("set", "add"):
         return False
     if list(ir.DenseI64ArrayAttr(operation.attributes["axes"])) != [0]:
         return False
@@ -74,6 +76,8 @@ def _rewrite(operation: ir.Operation) -> None:
         update = updates if tuple(update_type.shape) == row_type.shape else _op("reshape", [updates], location,
                                                                                shape=row_type.shape)
         kept = _op("tape_read", [x, row], location)
+        if ir.StringAttr(operation.attributes["kind"]).value == "add":
+            update = _op("add", [kept, update], location)
         chosen = _op("select", [inside, update, kept], location)
         written = _op("tape_write", [x, row, chosen], location)
     operation.results[0].replace_all_uses_with(written)

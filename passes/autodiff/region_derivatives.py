@@ -71,6 +71,12 @@ TAPE_BYTES = 256 * 2**10
 #: bounds) keeps every iteration's state when they take at most this many bytes: no counting
 #: pass, no segment replays (what JAX's ``scan`` keeps is more: every residual of the body).
 STATIC_TAPE_BYTES = 64 * 2**20
+#: Such a loop whose tapes and carried values take more than ``UNROLL_BYTES`` runs up to
+#: ``MAX_COPIES`` iterations a trip in reverse mode (recording and backward loops): IREE
+#: 3.13 copies every buffer a host-stepped loop updates once a trip (the LSTM language
+#: model of tools/bench/bench_loops_real.py: 3 MiB a step), so k iterations a trip copy
+#: k times less; its compile time grows with k.
+UNROLL_BYTES, MAX_COPIES = 256 * 2**10, 8
 PREDICATE = TensorType((), "i1")
 
 
@@ -184,7 +190,11 @@ def _while_jvp(module, builder, operation, names, lin_prefix, tangents, primal_m
         if linearizing:
             recorded = _recorded(find_function(module, body_name))
             trips = trip_count(operation)
-            every = trips is not None and (trips + 1) * _row_bytes([types[i] for i in recorded]) <= STATIC_TAPE_BYTES
+            row_bytes = _row_bytes([types[i] for i in recorded])
+            every = trips is not None and (trips + 1) * row_bytes <= STATIC_TAPE_BYTES
+            if every:  # k bodies a trip (one function, differentiated as one): IREE copies carried buffers every trip
+                copies = _copies(trips, (trips + 1) * row_bytes + _row_bytes(types))
+                body_name, trips = _unrolled(module, body_name, types, copies, location), trips // copies
             rows = max(trips, 1) if every else _checkpoint_rows([types[i] for i in recorded], trips)
             body = _caller(body_name, types, location)
             if every:  # every state fits on the tape: no counting pass, stride 1
@@ -252,6 +262,34 @@ def _written_only(body: ir.Operation) -> set[int]:
         if len(result_uses) == 1 and returned[i] == update.results[0] and result_uses[0].owner == list(entry_block(body).operations)[-1]:
             written.add(i)
     return written
+
+
+def _copies(trips: int, carried_bytes: int) -> int:
+    """How many iterations one trip of a loop's reverse mode runs: the largest divisor of
+    ``trips`` up to :data:`MAX_COPIES` when the loop and its tapes carry more than
+    :data:`UNROLL_BYTES` (IREE copies every carried buffer it updates once a trip of a
+    host-stepped loop), else 1."""
+    if carried_bytes <= UNROLL_BYTES:
+        return 1
+    return max(k for k in range(1, min(MAX_COPIES, max(trips, 1)) + 1) if trips % k == 0)
+
+
+def _unrolled(module, body_name: str, types, copies: int, location) -> str:
+    """``@<body>_x<copies>``: ``copies`` calls of ``@body``, each on the last one's results
+    (``body_name`` itself for one copy)."""
+    if copies == 1:
+        return body_name
+    name = f"{body_name}_x{copies}"
+    if find_function(module, name) is None:
+        builder = FunctionBuilder(module, name, types, location)
+        body = _caller(body_name, types, location)
+        with builder.building(location):
+            values = list(builder.arguments)
+            for _ in range(copies):
+                values = body(*values)
+        with location.context:
+            builder.finish(values, {"s4tf.outlined": ir.UnitAttr.get(location.context)})
+    return name
 
 
 def _row_bytes(row_types) -> int:

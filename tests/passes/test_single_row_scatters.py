@@ -1,5 +1,5 @@
-"""s4tf-single-row-scatters (passes/single_row_scatters.py): a ``set`` scatter of one row
-along axis 0 runs as a row write; values and derivatives against NumPy, at coordinates in
+"""s4tf-single-row-scatters (passes/single_row_scatters.py): a ``set`` or ``add`` scatter
+of one row along axis 0 runs as a row write; values and derivatives against NumPy, at coordinates in
 range, negative and out of range, given when compiling or at run time, and the scan whose
 stacked outputs it writes (lit: tests/lit/passes/s4tf-single-row-scatters.mlir)."""
 
@@ -31,6 +31,16 @@ def test_row_set_at_a_run_time_coordinate(i):
     np.testing.assert_array_equal(np.asarray(set_row(X, np.int32(i), U)), numpy_set(X, i, U))
     assert "stablehlo.scatter" not in lowered(lambda x, i, u: x.at[i].set(u), X, np.int32(i), U)
     assert "stablehlo.dynamic_update_slice" in lowered(lambda x, i, u: x.at[i].set(u), X, np.int32(i), U)
+
+
+@pytest.mark.parametrize("i", [1, -2, 6, -7])
+def test_row_add_at_a_run_time_coordinate(i):
+    expected = X.copy()
+    if -len(X) <= i < len(X):
+        expected[i] += U
+    text = lowered(lambda x, i, u: x.at[i].add(u), X, np.int32(i), U)
+    assert "stablehlo.scatter" not in text
+    np.testing.assert_array_equal(np.asarray(s4tf.function(lambda x, i, u: x.at[i].add(u))(X, np.int32(i), U)), expected)
 
 
 def test_row_set_leaves_its_arguments_as_they_were():
@@ -79,8 +89,14 @@ def test_scan_outputs_and_gradient_without_scatters():
         return total
 
     h0 = rng.standard_normal((3, 4))
-    text = lowered(s4tf.grad(loss), h0, xs)
+    text = lowered(s4tf.grad(loss, argnums=(0, 1)), h0, xs)
     assert "stablehlo.scatter" not in text, text
+    g_xs = np.asarray(s4tf.function(s4tf.grad(loss, argnums=1))(h0, xs))
+    for index in [(0, 0, 0), (4, 2, 1), (8, 1, 3)]:
+        e = np.zeros_like(xs)
+        e[index] = 1e-6
+        numeric_xs = (float(np.asarray(s4tf.function(loss)(h0, xs + e))) - float(np.asarray(s4tf.function(loss)(h0, xs - e)))) / 2e-6
+        assert g_xs[index] == pytest.approx(numeric_xs, rel=1e-6)
     np.testing.assert_allclose(np.asarray(s4tf.function(loss)(h0, xs)), numpy_loss(h0), rtol=1e-12)
     gradient = np.asarray(s4tf.function(s4tf.grad(loss))(h0, xs))
     eps, numeric = 1e-6, np.zeros_like(h0)
