@@ -143,15 +143,18 @@ def test_reverse_mode_keeps_no_checkpoints_of_the_stacked_outputs():
     np.testing.assert_allclose(np.asarray(grad(h0, xs.astype(np.float32))), expected, rtol=2e-4, atol=1e-5)
 
 
-def test_reverse_mode_of_a_long_scan_reads_every_state_from_its_tape():
+@pytest.mark.parametrize("steps", [100, 65])
+def test_reverse_mode_of_a_long_scan_reads_every_state_from_its_tape(steps):
     """A scan's trip count is known when compiling, so reverse mode keeps every state (100
     steps of an (8, 64) float64 state: 101 rows of 4 KiB, where 256 KiB of checkpoints
     would be 64 rows and segment replays): no counting loop, no ``if`` choosing replays in
     the lowered module, and the gradient matches float64 central differences and the same
-    loop with a bound known only at run time (which counts, checkpoints and replays)."""
+    loop with a bound known only at run time (which counts, checkpoints and replays). Over
+    256 KiB of tapes, each trip runs several steps: 3 of the 99 after the first step, 8 of
+    the 64 (``_copies``)."""
     rng = np.random.default_rng(5)
     w = rng.standard_normal((64, 64)) * 0.15
-    xs = rng.standard_normal((100, 8, 64)) * 0.3
+    xs = rng.standard_normal((steps, 8, 64)) * 0.3
 
     def scanned(h0, xs):
         _, hs = s4tf.scan(lambda h, x: (s4tf.tanh(h @ w + x),) * 2, h0, xs)
@@ -164,6 +167,6 @@ def test_reverse_mode_of_a_long_scan_reads_every_state_from_its_tape():
     directional_check(scanned, [h0, xs])
     text = s4tf.function(s4tf.grad(scanned)).lower(h0, xs).stablehlo()
     assert "stablehlo.if" not in text and text.count("stablehlo.while") == 2, text.count("stablehlo.while")
-    static = s4tf.function(s4tf.grad(lambda h0, xs: s4tf.sum(counted(h0, xs, 100) ** 2)))(h0, xs)
-    run_time = s4tf.function(s4tf.grad(lambda h0, xs, n: s4tf.sum(counted(h0, xs, n) ** 2)))(h0, xs, np.int32(100))
+    static = s4tf.function(s4tf.grad(lambda h0, xs: s4tf.sum(counted(h0, xs, steps) ** 2)))(h0, xs)
+    run_time = s4tf.function(s4tf.grad(lambda h0, xs, n: s4tf.sum(counted(h0, xs, n) ** 2)))(h0, xs, np.int32(steps))
     np.testing.assert_allclose(np.asarray(static), np.asarray(run_time), rtol=1e-12, atol=1e-12)
