@@ -1,16 +1,16 @@
 // RUN: s4tf-opt %s --split-input-file -p s4tf-vjp | filecheck %s
 // RUN: s4tf-opt %s --split-input-file -p s4tf-vjp | s4tf-opt -p s4tf-verify | filecheck %s --check-prefix=VALID
 
-// Reverse mode of a counted loop whose start, bound and step are constants (scan's and
-// fori_loop's shape: i, bound, step carried first, `i < bound` for a positive step, `i +=
-// step`): its trip count is known, so the forward pass runs no counting loop, the tape
+// Reverse mode of a loop marked with its trip count (`s4tf.trip_count`: scan's and
+// fori_loop's with Python bounds): the forward pass runs no counting loop, the tape
 // holds every state (5 iterations: 5 rows and a spare), and the backward pass is one loop
-// reading it, with no `s4tf.if` choosing segment replays. Numbers:
+// reading it, with no `s4tf.if` choosing segment replays. (The carries share one type
+// for dialects/irdl.py's check of the inputs.) Numbers:
 // tests/control_flow/test_region_derivatives.py.
 
 // VALID-NOT: error
 
-// CHECK-LABEL: func.func private @counted_linearize_r{{[0-9]+}}_lin_transpose(%arg0: tensor<6xi32>, %arg1: tensor<6x3xf32>,
+// CHECK-LABEL: func.func private @counted_linearize_r{{[0-9]+}}_lin_transpose(%arg0: tensor<6x3xf32>, %arg1: tensor<6x3xf32>,
 // CHECK-NOT:     s4tf.if
 // CHECK:         "s4tf.while"
 // CHECK-NOT:     "s4tf.while"
@@ -22,60 +22,55 @@
 // CHECK-NOT:     "s4tf.while"
 // CHECK:         return
 func.func @counted(%x: tensor<3xf32>) -> tensor<3xf32> attributes {s4tf.wrt = array<i64: 0>} {
-  %start = "s4tf.constant"() {value = dense<0> : tensor<i32>} : () -> tensor<i32>
-  %bound = "s4tf.constant"() {value = dense<5> : tensor<i32>} : () -> tensor<i32>
-  %step = "s4tf.constant"() {value = dense<1> : tensor<i32>} : () -> tensor<i32>
-  %r:4 = "s4tf.while"(%start, %bound, %step, %x) ({
-  ^bb0(%i: tensor<i32>, %n: tensor<i32>, %s: tensor<i32>, %y: tensor<3xf32>):
-    %zero = "s4tf.constant"() {value = dense<0> : tensor<i32>} : () -> tensor<i32>
-    %up = "s4tf.gt"(%s, %zero) : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    %below = "s4tf.lt"(%i, %n) : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    %above = "s4tf.gt"(%i, %n) : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    %go = "s4tf.select"(%up, %below, %above) : (tensor<i1>, tensor<i1>, tensor<i1>) -> tensor<i1>
+  %start = "s4tf.constant"() {value = dense<0.0> : tensor<3xf32>} : () -> tensor<3xf32>
+  %r:2 = "s4tf.while"(%start, %x) ({
+  ^bb0(%i: tensor<3xf32>, %y: tensor<3xf32>):
+    %first = "s4tf.reduce_max"(%i) {axes = array<i64: 0>, keepdims = false} : (tensor<3xf32>) -> tensor<f32>
+    %bound = "s4tf.constant"() {value = dense<5.0> : tensor<f32>} : () -> tensor<f32>
+    %go = "s4tf.lt"(%first, %bound) : (tensor<f32>, tensor<f32>) -> tensor<i1>
     stablehlo.return %go : tensor<i1>
   }, {
-  ^bb0(%i: tensor<i32>, %n: tensor<i32>, %s: tensor<i32>, %y: tensor<3xf32>):
+  ^bb0(%i: tensor<3xf32>, %y: tensor<3xf32>):
+    %one = "s4tf.constant"() {value = dense<1.0> : tensor<3xf32>} : () -> tensor<3xf32>
+    %i2 = "s4tf.add"(%i, %one) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
     %y2 = "s4tf.sin"(%y) : (tensor<3xf32>) -> tensor<3xf32>
-    %i2 = "s4tf.add"(%i, %s) : (tensor<i32>, tensor<i32>) -> tensor<i32>
-    stablehlo.return %i2, %n, %s, %y2 : tensor<i32>, tensor<i32>, tensor<i32>, tensor<3xf32>
-  }) : (tensor<i32>, tensor<i32>, tensor<i32>, tensor<3xf32>) -> (tensor<i32>, tensor<i32>, tensor<i32>, tensor<3xf32>)
-  return %r#3 : tensor<3xf32>
+    stablehlo.return %i2, %y2 : tensor<3xf32>, tensor<3xf32>
+  }) {s4tf.trip_count = 5 : i64} : (tensor<3xf32>, tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
+  return %r#1 : tensor<3xf32>
 }
 
 // -----
 
-// The same loop with a bound known only at run time: a counting loop first, checkpoints
-// every `stride` iterations and the backward pass choosing between reading the tape and
-// replaying segments.
+// The same loop without its trip count: a counting loop first, checkpoints every `stride`
+// iterations and the backward pass choosing between reading the tape and replaying
+// segments.
 
 // CHECK-LABEL: func.func private @run_time_bound_linearize_r{{[0-9]+}}_lin_transpose(
 // CHECK:         "s4tf.if"
 // CHECK-LABEL: func.func private @run_time_bound_vjp_fwd(
 // CHECK:         "s4tf.while"
 // CHECK:         "s4tf.while"
-func.func @run_time_bound(%x: tensor<3xf32>, %bound: tensor<i32>) -> tensor<3xf32> attributes {s4tf.wrt = array<i64: 0>} {
-  %start = "s4tf.constant"() {value = dense<0> : tensor<i32>} : () -> tensor<i32>
-  %step = "s4tf.constant"() {value = dense<1> : tensor<i32>} : () -> tensor<i32>
-  %r:4 = "s4tf.while"(%start, %bound, %step, %x) ({
-  ^bb0(%i: tensor<i32>, %n: tensor<i32>, %s: tensor<i32>, %y: tensor<3xf32>):
-    %zero = "s4tf.constant"() {value = dense<0> : tensor<i32>} : () -> tensor<i32>
-    %up = "s4tf.gt"(%s, %zero) : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    %below = "s4tf.lt"(%i, %n) : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    %above = "s4tf.gt"(%i, %n) : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    %go = "s4tf.select"(%up, %below, %above) : (tensor<i1>, tensor<i1>, tensor<i1>) -> tensor<i1>
+func.func @run_time_bound(%x: tensor<3xf32>) -> tensor<3xf32> attributes {s4tf.wrt = array<i64: 0>} {
+  %start = "s4tf.constant"() {value = dense<0.0> : tensor<3xf32>} : () -> tensor<3xf32>
+  %r:2 = "s4tf.while"(%start, %x) ({
+  ^bb0(%i: tensor<3xf32>, %y: tensor<3xf32>):
+    %first = "s4tf.reduce_max"(%i) {axes = array<i64: 0>, keepdims = false} : (tensor<3xf32>) -> tensor<f32>
+    %bound = "s4tf.constant"() {value = dense<5.0> : tensor<f32>} : () -> tensor<f32>
+    %go = "s4tf.lt"(%first, %bound) : (tensor<f32>, tensor<f32>) -> tensor<i1>
     stablehlo.return %go : tensor<i1>
   }, {
-  ^bb0(%i: tensor<i32>, %n: tensor<i32>, %s: tensor<i32>, %y: tensor<3xf32>):
+  ^bb0(%i: tensor<3xf32>, %y: tensor<3xf32>):
+    %one = "s4tf.constant"() {value = dense<1.0> : tensor<3xf32>} : () -> tensor<3xf32>
+    %i2 = "s4tf.add"(%i, %one) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
     %y2 = "s4tf.sin"(%y) : (tensor<3xf32>) -> tensor<3xf32>
-    %i2 = "s4tf.add"(%i, %s) : (tensor<i32>, tensor<i32>) -> tensor<i32>
-    stablehlo.return %i2, %n, %s, %y2 : tensor<i32>, tensor<i32>, tensor<i32>, tensor<3xf32>
-  }) : (tensor<i32>, tensor<i32>, tensor<i32>, tensor<3xf32>) -> (tensor<i32>, tensor<i32>, tensor<i32>, tensor<3xf32>)
-  return %r#3 : tensor<3xf32>
+    stablehlo.return %i2, %y2 : tensor<3xf32>, tensor<3xf32>
+  }) : (tensor<3xf32>, tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
+  return %r#1 : tensor<3xf32>
 }
 
 // -----
 
-// A counted loop whose tapes and state take more than 256 KiB (9 rows of 32 KiB and the
+// A counted loop whose tapes and state take more than 256 KiB (2 rows of 64 KiB, and the
 // state) runs 8 iterations a trip in reverse mode: the forward and backward loops call
 // `@..._body_x8` (8 calls of the body) and its VJP, and the tape holds one row a trip (and
 // a spare).
@@ -84,26 +79,23 @@ func.func @run_time_bound(%x: tensor<3xf32>, %bound: tensor<i32>) -> tensor<3xf3
 // CHECK-COUNT-8: call @wide_r{{[0-9]+}}_body(
 // CHECK-NOT:     call
 // CHECK:         return
-// CHECK-LABEL: func.func private @wide_linearize_r{{[0-9]+}}_lin_transpose(%arg0: tensor<2xi32>, %arg1: tensor<2x8192xf32>,
+// CHECK-LABEL: func.func private @wide_linearize_r{{[0-9]+}}_lin_transpose(%arg0: tensor<2x8192xf32>, %arg1: tensor<2x8192xf32>,
 // CHECK-NOT:     s4tf.if
 // CHECK:         call @wide_r{{[0-9]+}}_body_x8_vjp
 func.func @wide(%x: tensor<8192xf32>) -> tensor<8192xf32> attributes {s4tf.wrt = array<i64: 0>} {
-  %start = "s4tf.constant"() {value = dense<0> : tensor<i32>} : () -> tensor<i32>
-  %bound = "s4tf.constant"() {value = dense<8> : tensor<i32>} : () -> tensor<i32>
-  %step = "s4tf.constant"() {value = dense<1> : tensor<i32>} : () -> tensor<i32>
-  %r:4 = "s4tf.while"(%start, %bound, %step, %x) ({
-  ^bb0(%i: tensor<i32>, %n: tensor<i32>, %s: tensor<i32>, %y: tensor<8192xf32>):
-    %zero = "s4tf.constant"() {value = dense<0> : tensor<i32>} : () -> tensor<i32>
-    %up = "s4tf.gt"(%s, %zero) : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    %below = "s4tf.lt"(%i, %n) : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    %above = "s4tf.gt"(%i, %n) : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    %go = "s4tf.select"(%up, %below, %above) : (tensor<i1>, tensor<i1>, tensor<i1>) -> tensor<i1>
+  %start = "s4tf.constant"() {value = dense<0.0> : tensor<8192xf32>} : () -> tensor<8192xf32>
+  %r:2 = "s4tf.while"(%start, %x) ({
+  ^bb0(%i: tensor<8192xf32>, %y: tensor<8192xf32>):
+    %first = "s4tf.reduce_max"(%i) {axes = array<i64: 0>, keepdims = false} : (tensor<8192xf32>) -> tensor<f32>
+    %bound = "s4tf.constant"() {value = dense<8.0> : tensor<f32>} : () -> tensor<f32>
+    %go = "s4tf.lt"(%first, %bound) : (tensor<f32>, tensor<f32>) -> tensor<i1>
     stablehlo.return %go : tensor<i1>
   }, {
-  ^bb0(%i: tensor<i32>, %n: tensor<i32>, %s: tensor<i32>, %y: tensor<8192xf32>):
+  ^bb0(%i: tensor<8192xf32>, %y: tensor<8192xf32>):
+    %one = "s4tf.constant"() {value = dense<1.0> : tensor<8192xf32>} : () -> tensor<8192xf32>
+    %i2 = "s4tf.add"(%i, %one) : (tensor<8192xf32>, tensor<8192xf32>) -> tensor<8192xf32>
     %y2 = "s4tf.sin"(%y) : (tensor<8192xf32>) -> tensor<8192xf32>
-    %i2 = "s4tf.add"(%i, %s) : (tensor<i32>, tensor<i32>) -> tensor<i32>
-    stablehlo.return %i2, %n, %s, %y2 : tensor<i32>, tensor<i32>, tensor<i32>, tensor<8192xf32>
-  }) : (tensor<i32>, tensor<i32>, tensor<i32>, tensor<8192xf32>) -> (tensor<i32>, tensor<i32>, tensor<i32>, tensor<8192xf32>)
-  return %r#3 : tensor<8192xf32>
+    stablehlo.return %i2, %y2 : tensor<8192xf32>, tensor<8192xf32>
+  }) {s4tf.trip_count = 8 : i64} : (tensor<8192xf32>, tensor<8192xf32>) -> (tensor<8192xf32>, tensor<8192xf32>)
+  return %r#1 : tensor<8192xf32>
 }
