@@ -17,6 +17,7 @@ ModuleTraits.parse(stablehlo_text).convolutions
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 from s4tf.core.mlir import ir, new_context
@@ -47,6 +48,21 @@ def _element_type(value_type: ir.Type) -> str:
     return str(getattr(value_type, "element_type", value_type))
 
 
+def _multiply_adds(product: ir.Operation) -> int:
+    """A ``dot``/``dot_general``'s multiply-adds, 0 for dynamic shapes. With batch, free and
+    contracted sizes ``B L R K``, its operands and result hold ``BLK``, ``BRK`` and ``BLR``
+    elements: their product over ``B`` is the square of ``BLRK``. ``B`` is read from the
+    dimension numbers' ``lhs_batching_dimensions`` (StableHLO has no Python bindings here)."""
+    types = [value.type for value in (*product.operands[:2], product.results[0])]
+    if not all(isinstance(t, ir.RankedTensorType) and t.has_static_shape for t in types):
+        return 0
+    batch = 1
+    if "dot_dimension_numbers" in product.attributes:
+        found = re.search(r"lhs_batching_dimensions = \[([\d, ]*)\]", str(product.attributes["dot_dimension_numbers"]))
+        batch = math.prod(types[0].shape[int(axis)] for axis in found.group(1).split(",")) if found else 1
+    return math.isqrt(math.prod(math.prod(t.shape) for t in types) // batch)
+
+
 @dataclass(frozen=True)
 class ModuleTraits:
     """Facts of one lowered module (see the module docstring)."""
@@ -59,11 +75,15 @@ class ModuleTraits:
     convolutions: int = 0
     #: Whether an op of :data:`LIBM_OPS` works on f64.
     f64_libm_ops: bool = False
+    #: The multiply-adds of the largest matrix product (its result's elements times its
+    #: contracted size; 0 without products or with dynamic shapes).
+    largest_product_macs: int = 0
 
     @staticmethod
     def of(module: ir.Module | ir.Operation) -> ModuleTraits:
         """The traits of ``module``, in one walk of its ops, block arguments and results."""
-        found = {"loops": False, "dynamic_shapes": False, "largest": 0, "products": [], "convolutions": 0, "libm": False}
+        found = {"loops": False, "dynamic_shapes": False, "largest": 0, "products": [], "convolutions": 0, "libm": False,
+                 "macs": 0}
 
         def note(value_type: ir.Type) -> None:
             size = tensor_bytes(value_type)
@@ -86,6 +106,7 @@ class ModuleTraits:
                 found["loops"] = True
             elif name in PRODUCT_OPS:
                 found["products"].append(_element_type(result_types[0]))
+                found["macs"] = max(found["macs"], _multiply_adds(operation))
             elif name == "stablehlo.convolution":
                 found["convolutions"] += 1
             elif name in LIBM_OPS and any(_element_type(t) == "f64" for t in result_types):
@@ -94,7 +115,7 @@ class ModuleTraits:
 
         getattr(module, "operation", module).walk(visit)
         return ModuleTraits(found["loops"], found["dynamic_shapes"], found["largest"], tuple(found["products"]),
-                            found["convolutions"], found["libm"])
+                            found["convolutions"], found["libm"], found["macs"])
 
     @staticmethod
     def parse(module_text: str) -> ModuleTraits:

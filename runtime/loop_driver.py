@@ -9,7 +9,8 @@ docs/targets.md, "IREE's two CPU drivers"). A loop moved into one dispatch (an `
 inside a ``flow.dispatch.region``) runs on one thread either way, and the call around it
 costs less on ``local-sync``. ``local-sync`` gives up running one dispatch on several
 threads, which pays only for large dispatches, so a module is *loop-bound* when it has a
-loop of either kind and no tensor of more than :data:`MAX_TENSOR_BYTES`. A module without
+loop of either kind, no tensor of more than :data:`MAX_TENSOR_BYTES` and no matrix product
+of more than :data:`MAX_PRODUCT_MACS` multiply-adds. A module without
 loops whose tensors are all small (none over :data:`SMALL_TENSOR_BYTES`) is
 *dispatch-bound*: its dispatches take a few microseconds, and handing each to a worker costs
 more (a one-op call of a 2-float tensor: figures in docs/benchmarks.md, "Call overhead"), so
@@ -33,15 +34,22 @@ from s4tf.passes.module_traits import ModuleTraits
 #: A tensor this large in a loop-bound program keeps it on ``local-task``: its dispatches
 #: may be worth several threads (a 256x256 float32 matrix is 256 KiB).
 MAX_TENSOR_BYTES = 1024 * 1024
+#: A product this large in a loop-bound program keeps it on ``local-task``: the LSTM language
+#: model of ``tools/bench/bench_loops_real.py`` (2.1M multiply-adds a step, 32x128 by
+#: 128x512) trains in 35 ms a step there against 41 ms on ``local-sync``, the GRU in 27 ms
+#: against 36 ms; the 64-step LSTM of hidden 32 (131,072 a step) keeps ``local-sync``.
+MAX_PRODUCT_MACS = 512 * 1024
 #: A module without loops runs on ``local-sync`` when no tensor is larger than this (a
 #: 128x128 float32 matrix), where a second thread cannot win back the hand-off.
 SMALL_TENSOR_BYTES = 64 * 1024
 
 
 def loop_bound(traits: ModuleTraits) -> bool:
-    """Whether the module has a loop, host-stepped or in a dispatch, and no tensor of more
-    than :data:`MAX_TENSOR_BYTES` (dynamic shapes count as large)."""
-    return traits.loops and not traits.dynamic_shapes and traits.largest_tensor_bytes <= MAX_TENSOR_BYTES
+    """Whether the module has a loop, host-stepped or in a dispatch, no tensor of more than
+    :data:`MAX_TENSOR_BYTES` (dynamic shapes count as large) and no product of more than
+    :data:`MAX_PRODUCT_MACS` multiply-adds."""
+    return (traits.loops and not traits.dynamic_shapes and traits.largest_tensor_bytes <= MAX_TENSOR_BYTES
+            and traits.largest_product_macs <= MAX_PRODUCT_MACS)
 
 
 def dispatch_bound(traits: ModuleTraits) -> bool:

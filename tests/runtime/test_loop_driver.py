@@ -10,7 +10,7 @@ import s4tf
 from s4tf.runtime.compile_and_load import compile_and_load
 from s4tf.runtime.compiler import compile_stablehlo
 from s4tf.runtime.device import LoadedModule
-from s4tf.runtime.loop_driver import MAX_TENSOR_BYTES, dispatch_bound, driver_for, loop_bound
+from s4tf.runtime.loop_driver import MAX_PRODUCT_MACS, MAX_TENSOR_BYTES, dispatch_bound, driver_for, loop_bound
 from s4tf.passes.iree.loop_dispatch import MAX_DOT_PRODUCTS
 from s4tf.passes.module_traits import ModuleTraits
 from s4tf.passes.pipeline import lowering_pipeline
@@ -123,3 +123,29 @@ def test_staged_function_and_its_gradient_through_local_sync():
             step[index] = epsilon
             numeric[index] = (numpy_rnn(w64 + step, h64, xs64, n).sum() - numpy_rnn(w64 - step, h64, xs64, n).sum()) / (2 * epsilon)
         np.testing.assert_allclose(np.asarray(grad(w64, h64, xs64, np.int32(n))), numeric, rtol=1e-6, atol=1e-8)
+
+
+def test_a_loop_beside_a_large_product_keeps_local_task():
+    """A language model's recurrence (32x128 by 128x512 a step, 2.1M multiply-adds) is worth
+    IREE's worker threads; an RNN of hidden 32 is not."""
+    def recurrence(size):
+        w = np.full((size, 4 * size), 0.01, np.float32)
+        return traits_of(lambda w, h: s4tf.fori_loop(0, 3, lambda i, h: s4tf.tanh(h @ w)[:, :size], h), w,
+                         np.ones((32, size), np.float32))
+
+    large, small = recurrence(128), recurrence(32)
+    assert large.largest_product_macs == 32 * 128 * 512 > MAX_PRODUCT_MACS
+    assert large.loops and not loop_bound(large) and driver_for(large, "local-task") == "local-task"
+    assert small.largest_product_macs == 32 * 32 * 128 <= MAX_PRODUCT_MACS
+    assert loop_bound(small) and driver_for(small, "local-task") == "local-sync"
+
+
+def test_multiply_adds_of_batched_and_vector_products():
+    traits = ModuleTraits.parse("""
+func.func @f(%a: tensor<4x32x128xf32>, %b: tensor<4x128x8xf32>, %v: tensor<16xf32>) -> (tensor<4x32x8xf32>, tensor<f32>) {
+  %0 = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<4x32x128xf32>, tensor<4x128x8xf32>) -> tensor<4x32x8xf32>
+  %1 = stablehlo.dot %v, %v : (tensor<16xf32>, tensor<16xf32>) -> tensor<f32>
+  return %0, %1 : tensor<4x32x8xf32>, tensor<f32>
+}""")
+    assert traits.largest_product_macs == 4 * 32 * 128 * 8
+    assert ModuleTraits.parse(LOOP_OVER.format(tensor_type="tensor<4xf32>")).largest_product_macs == 0
