@@ -187,6 +187,8 @@ class While(RegionOp):
         types = [v.type for v in operation.operands]
         with ir.InsertionPoint(operation), operation.location:
             new = ir.Operation.create("stablehlo.while", results=types, operands=list(operation.operands), regions=2)
+        if TRIP_COUNT in operation.attributes:  # for s4tf-unroll-host-loops
+            new.attributes[TRIP_COUNT] = operation.attributes[TRIP_COUNT]
         for old_region, new_region in zip(operation.regions, new.regions):
             block = new_region.blocks.append(*types)
             move_operations(single_block(old_region), block, list(block.arguments))

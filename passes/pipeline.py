@@ -31,6 +31,7 @@ from s4tf.passes.iree.conv_filters import MaterializeConvFilters
 from s4tf.passes.iree.conv_taps import FullConvsToMatmul
 from s4tf.passes.iree.loop_dispatch import LoopsToDispatch
 from s4tf.passes.iree.runtime_loop_inits import RuntimeLoopInits
+from s4tf.passes.iree.unroll_host_loops import UnrollHostLoops
 from s4tf.passes.lower_to_stablehlo import LowerToStablehlo
 from s4tf.passes.pass_options import PipelineError
 from s4tf.passes.single_row_scatters import SingleRowScatters
@@ -198,6 +199,8 @@ def lowering_pipeline(target: str) -> Pipeline:
     """:data:`LOWERING_PIPELINE` with the availability check for ``target`` first, so ops
     ``target`` cannot run are reported at the user's lines before IREE sees them, and
     small elementwise loops run inside one dispatch where ``target`` can; then the loops
-    left on the host start from run-time tensors where IREE 3.13 needs it (after the
-    dispatches: a loop inside one keeps its constant tapes)."""
-    return Pipeline([CheckAvailability(target=target), *LOWERING_PIPELINE, LoopsToDispatch(target=target), RuntimeLoopInits()])
+    left on the host run several iterations a trip where their trip count is known, and
+    start from run-time tensors where IREE 3.13 needs it (after the dispatches: a loop
+    inside one keeps its constant tapes)."""
+    return Pipeline([CheckAvailability(target=target), *LOWERING_PIPELINE, LoopsToDispatch(target=target), UnrollHostLoops(),
+                     RuntimeLoopInits()])

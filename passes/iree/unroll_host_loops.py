@@ -1,0 +1,123 @@
+"""``s4tf-unroll-host-loops``: a host-stepped ``stablehlo.while`` whose trip count is known
+runs several iterations a trip.
+
+IREE runs a ``stablehlo.while`` left outside a dispatch on its host VM: every trip submits
+the body's dispatches and waits to read the condition, about 45 us on ``local-task`` (a
+64-step loop of ``tanh(h @ w)`` on 32x128 by 128x512 takes 5.0 ms, 2.4 ms at 8 iterations a
+trip, JAX's ``fori_loop`` 2.1-3.2 ms). A loop marked with its trip count ``n``
+(``s4tf.trip_count``: a ``scan``, a ``fori_loop`` with Python int bounds) runs exactly
+``n`` iterations, so its body may be copied ``k`` times, ``k`` the largest divisor of ``n``
+up to ``copies``, and the condition read once every ``k`` iterations:
+
+```mlir
+%r:2 = stablehlo.while(%i = %c0, %h = %x) ... cond { %i < 64 } do { %h' = f(%h); return %i + 1, %h' }
+    {s4tf.trip_count = 64 : i64}
+// becomes
+%r:2 = stablehlo.while(%i = %c0, %h = %x) ... cond { %i < 64 } do {
+    %h1 = f(%h); %h2 = f(%h1); ... %h8 = f(%h7); return %i + 8, %h8 }  {s4tf.trip_count = 8 : i64}
+```
+
+Loops inside a dispatch (``s4tf-loops-to-dispatch``) step on the device and are left alone,
+as are loops nested in a host-stepped loop (their trips are cheaper than the copies' compile
+time) and bodies of more than ``max_ops`` ops once copied.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from s4tf.core.mlir import ir
+from s4tf.dialects.control_flow import mark_trip_count, trip_count
+from s4tf.passes.ir_walk import collect
+from s4tf.passes.pass_options import PipelineError
+from s4tf.passes.registry import ModulePass, register
+
+WHILE = "stablehlo.while"
+
+
+@register
+@dataclass(frozen=True)
+class UnrollHostLoops(ModulePass):
+    name = "s4tf-unroll-host-loops"
+    description = "Copy the body of each host-stepped stablehlo.while with a known trip count up to `copies` times"
+
+    #: The most iterations a trip.
+    copies: int = 8
+    #: The most ops (nested ones counted) a body may have once copied.
+    max_ops: int = 4096
+
+    def __post_init__(self):
+        super().__post_init__()
+        for option in ("copies", "max_ops"):
+            if getattr(self, option) < 1:
+                raise PipelineError(f"UnrollHostLoops({option}={getattr(self, option)}): {option} must be at least 1")
+
+    def apply(self, module: ir.Operation) -> None:
+        unroll_host_loops(module, self.copies, self.max_ops)
+
+
+def unroll_host_loops(module: ir.Operation, copies: int = 8, max_ops: int = 4096) -> None:
+    for loop in _outermost_host_loops(module):
+        trips = trip_count(loop)
+        if trips is None:
+            continue
+        most = max(1, min(copies, trips, max_ops // _body_size(loop)))
+        k = max(d for d in range(1, most + 1) if trips % d == 0)
+        if k > 1:
+            _unroll(loop, k)
+            mark_trip_count(loop, trips // k)
+
+
+def _body_size(loop: ir.Operation) -> int:
+    """The ops in ``loop``'s body, nested ones included."""
+    return sum(1 + len(collect(op.operation)) for op in loop.regions[1].blocks[0].operations)
+
+
+def _outermost_host_loops(module: ir.Operation) -> list[ir.Operation]:
+    """The ``stablehlo.while`` ops outside dispatches and outside other loops."""
+    found = []
+
+    def visit(operation):
+        operation = operation.operation
+        if operation.name == WHILE:
+            found.append(operation)
+            return ir.WalkResult.SKIP
+        if operation.name == "flow.dispatch.region":
+            return ir.WalkResult.SKIP
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit, walk_order=ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+def _unroll(loop: ir.Operation, k: int) -> None:
+    """Copy the body of ``loop`` ``k - 1`` more times before its ``stablehlo.return``, each
+    copy reading the last one's results."""
+    body = loop.regions[1].blocks[0]
+    operations = [op.operation for op in body.operations]
+    terminator, original = operations[-1], operations[:-1]
+    yielded = list(terminator.operands)
+    current = yielded
+    for _ in range(k - 1):
+        mapping = dict(zip(body.arguments, current))
+        for operation in original:
+            copy = operation.clone(ip=ir.InsertionPoint(terminator))
+            _remap(copy, mapping)
+            mapping.update(zip(operation.results, copy.results))
+        current = [mapping.get(value, value) for value in yielded]
+    for index, value in enumerate(current):
+        terminator.operands[index] = value
+
+
+def _remap(copy: ir.Operation, mapping: dict) -> None:
+    """Operands of ``copy`` and the ops nested in it that are keys of ``mapping`` become
+    their values (a clone still reads the original's operands)."""
+
+    def visit(operation):
+        operation = operation.operation
+        for index, operand in enumerate(operation.operands):
+            if operand in mapping:
+                operation.operands[index] = mapping[operand]
+        return ir.WalkResult.ADVANCE
+
+    copy.walk(visit)

@@ -1,0 +1,114 @@
+// RUN: s4tf-opt %s --split-input-file -p s4tf-unroll-host-loops | filecheck %s
+// RUN: s4tf-opt %s --split-input-file -p 's4tf-unroll-host-loops{copies=4}' | filecheck %s --check-prefix=FOUR
+
+// s4tf-unroll-host-loops: a stablehlo.while marked with its trip count (12) runs 6
+// iterations a trip (the largest divisor of 12 up to 8; up to 4: 4), each copy of the body
+// reading the last one's results; the mark becomes the trips left (2; 3). Numbers:
+// tests/passes/test_unroll_host_loops.py.
+
+// CHECK-LABEL: func.func @counted
+// CHECK:         stablehlo.while(%[[I:.*]] = %{{.*}}, %[[H:.*]] = %arg0) : tensor<i32>, tensor<4xf32> attributes {s4tf.trip_count = 2 : i64}
+// CHECK:         do {
+// CHECK-NEXT:      %[[T1:.*]] = stablehlo.tanh %[[H]]
+// CHECK-NEXT:      %[[I1:.*]] = stablehlo.add %[[I]], %[[ONE:.*]] :
+// CHECK-NEXT:      %[[T2:.*]] = stablehlo.tanh %[[T1]]
+// CHECK-NEXT:      %[[I2:.*]] = stablehlo.add %[[I1]], %[[ONE]] :
+// CHECK-COUNT-4:   stablehlo.tanh
+// CHECK-NOT:       stablehlo.tanh
+// CHECK:           stablehlo.return %{{.*}}, %{{.*}} : tensor<i32>, tensor<4xf32>
+// FOUR-LABEL: func.func @counted
+// FOUR:          attributes {s4tf.trip_count = 3 : i64}
+// FOUR-COUNT-4:  stablehlo.tanh
+// FOUR-NOT:      stablehlo.tanh
+func.func @counted(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %twelve = stablehlo.constant dense<12> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %zero, %h = %x) : tensor<i32>, tensor<4xf32> attributes {s4tf.trip_count = 12 : i64}
+  cond {
+    %c = stablehlo.compare LT, %i, %twelve : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %t = stablehlo.tanh %h : tensor<4xf32>
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i2, %t : tensor<i32>, tensor<4xf32>
+  }
+  return %r#1 : tensor<4xf32>
+}
+
+// -----
+
+// A loop without a trip count (its bound an argument), and a loop of a prime trip count
+// above 8 (one iteration a trip is all that divides it), are left as they are.
+
+// CHECK-LABEL: func.func @unknown_or_prime
+// FOUR-LABEL: func.func @unknown_or_prime
+// CHECK:         do {
+// CHECK-NEXT:      stablehlo.tanh
+// CHECK-NEXT:      stablehlo.add
+// CHECK-NEXT:      stablehlo.return
+// CHECK:         attributes {s4tf.trip_count = 11 : i64}
+// CHECK:         do {
+// CHECK-NEXT:      stablehlo.tanh
+// CHECK-NEXT:      stablehlo.add
+// CHECK-NEXT:      stablehlo.return
+func.func @unknown_or_prime(%x: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %eleven = stablehlo.constant dense<11> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %zero, %h = %x) : tensor<i32>, tensor<4xf32>
+  cond {
+    %c = stablehlo.compare LT, %i, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %t = stablehlo.tanh %h : tensor<4xf32>
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i2, %t : tensor<i32>, tensor<4xf32>
+  }
+  %s:2 = stablehlo.while(%i = %zero, %h = %r#1) : tensor<i32>, tensor<4xf32> attributes {s4tf.trip_count = 11 : i64}
+  cond {
+    %c = stablehlo.compare LT, %i, %eleven : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %t = stablehlo.tanh %h : tensor<4xf32>
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i2, %t : tensor<i32>, tensor<4xf32>
+  }
+  return %s#1 : tensor<4xf32>
+}
+
+// -----
+
+// A body holding a loop is copied whole: the inner loop reads the copy's values (the
+// second inner loop starts from the first one's result), and is not unrolled itself.
+
+// CHECK-LABEL: func.func @nested
+// CHECK:         attributes {s4tf.trip_count = 1 : i64}
+// CHECK:         do {
+// CHECK-NEXT:      %[[A:.*]]:2 = stablehlo.while(%{{.*}} = %{{.*}}, %{{.*}} = %[[H:[^)]*]])
+// CHECK:           %[[B:.*]]:2 = stablehlo.while(%{{.*}} = %{{.*}}, %{{.*}} = %[[A]]#1)
+// CHECK-NOT:       stablehlo.while
+// CHECK:           stablehlo.return %{{.*}}, %[[B]]#1
+func.func @nested(%x: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %two = stablehlo.constant dense<2> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %zero, %h = %x) : tensor<i32>, tensor<4xf32> attributes {s4tf.trip_count = 2 : i64}
+  cond {
+    %c = stablehlo.compare LT, %i, %two : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %inner:2 = stablehlo.while(%j = %zero, %y = %h) : tensor<i32>, tensor<4xf32> attributes {s4tf.trip_count = 4 : i64}
+    cond {
+      %c = stablehlo.compare LT, %j, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %c : tensor<i1>
+    } do {
+      %y2 = stablehlo.tanh %y : tensor<4xf32>
+      %j2 = stablehlo.add %j, %one : tensor<i32>
+      stablehlo.return %j2, %y2 : tensor<i32>, tensor<4xf32>
+    }
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i2, %inner#1 : tensor<i32>, tensor<4xf32>
+  }
+  return %r#1 : tensor<4xf32>
+}
