@@ -51,7 +51,7 @@ from __future__ import annotations
 import numpy as np
 
 from s4tf.dialects import composition
-from s4tf.dialects.control_flow import SHORTCUT, trip_count
+from s4tf.dialects.control_flow import SHORTCUT, mark_trip_count, trip_count
 from s4tf.dialects.ir_builder import IRBuilder
 from s4tf.dialects.types import TensorType, is_float, to_numpy_dtype
 from s4tf.core.mlir import ir
@@ -113,9 +113,17 @@ def _cond(predicate, true_fn, false_fn, operands):
     return IRBuilder.current().cond(predicate, true_fn, false_fn, list(operands))
 
 
-def _while(cond_fn, body_fn, init):
-    """``s4tf.while`` at the current builder (:meth:`IRBuilder.while_loop`)."""
-    return IRBuilder.current().while_loop(cond_fn, body_fn, init)
+def _while(cond_fn, body_fn, init, trips: int | None = None):
+    """``s4tf.while`` at the current builder (:meth:`IRBuilder.while_loop`), marked with its
+    ``trips`` (:data:`TRIP_COUNT`) where they are known."""
+    results = IRBuilder.current().while_loop(cond_fn, body_fn, init)
+    if trips is not None:
+        mark_trip_count(_first_leaf(results).value.owner, trips)
+    return results
+
+
+def _first_leaf(values):
+    return _first_leaf(values[0]) if isinstance(values, (list, tuple)) else values
 
 
 # -- if --------------------------------------------------------------------------------
@@ -204,9 +212,11 @@ def _while_jvp(module, builder, operation, names, lin_prefix, tangents, primal_m
                 _, count = _while(lambda carry: condition(*carry[0])[0], lambda carry: (body(*carry[0]), carry[1] + 1), (init, zero))
                 stride = _stride(count, rows)
             empty = _empty_tapes([types[i] for i in recorded], rows)
-            primals, tapes = _recording_loop(lambda carry: condition(*carry[0])[0], body, init, empty, recorded, stride, rows)
+            marked = trips if every and copies == 1 else None  # s4tf-unroll-host-loops may unroll it (once)
+            primals, tapes = _recording_loop(lambda carry: condition(*carry[0])[0], body, init, empty, recorded, stride, rows,
+                                             marked)
             kept = [primals[i] for i in range(len(types)) if i not in recorded]
-            lin = _while_linear_map(module, lin_prefix, body_name, types, recorded, rows, active, given, location, every)
+            lin = _while_linear_map(module, lin_prefix, body_name, types, recorded, rows, active, given, location, every, marked)
             residuals = [*tapes, *kept, count, stride]
             result_tangents = builder.call(lin, residuals + [tangents[i] for i in given], [types[i] for i in active], location)
         else:
@@ -218,7 +228,8 @@ def _while_jvp(module, builder, operation, names, lin_prefix, tangents, primal_m
                 by_index = dict(zip(floats, outputs[len(types):]))
                 return outputs[: len(types)], [by_index[i] for i in active]
 
-            primals, result_tangents = _while(lambda carry: condition(*carry[0])[0], body, (init, tangent_init))
+            primals, result_tangents = _while(lambda carry: condition(*carry[0])[0], body, (init, tangent_init),
+                                              trip_count(operation))
     return primals, {operation.results[i]: t for i, t in zip(active, result_tangents)}
 
 
@@ -332,11 +343,11 @@ def _tape_read(tape, row, value_type: TensorType):
     return composition.astype(value, np.bool_) if value_type.dtype == "i1" else value
 
 
-def _recording_loop(keep_going, body, init, tapes, recorded, stride, rows: int):
+def _recording_loop(keep_going, body, init, tapes, recorded, stride, rows: int, trips: int | None = None):
     """Run ``body`` from ``init`` while ``keep_going((values, tapes, index))``, writing the
     values ``recorded`` before every ``stride``-th iteration into checkpoint row
     ``index // stride`` of ``tapes`` (the others into the spare last row). Returns the
-    final values and the tapes."""
+    final values and the tapes; ``trips``: the loop's known iterations."""
 
     def record(carry):
         values, tapes, index = carry
@@ -345,7 +356,7 @@ def _recording_loop(keep_going, body, init, tapes, recorded, stride, rows: int):
         tapes = [_tape_write(tape, row, values[i]) for tape, i in zip(tapes, recorded)]
         return body(*values), tapes, index + 1
 
-    values, tapes, _ = _while(keep_going, record, (init, tapes, composition.zeros((), COUNT.dtype)))
+    values, tapes, _ = _while(keep_going, record, (init, tapes, composition.zeros((), COUNT.dtype)), trips)
     return values, tapes
 
 
@@ -360,12 +371,13 @@ def _barriers(cotangents):
 
 
 def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows: int, active, given, location,
-                      every: bool = False) -> str:
+                      every: bool = False, trips: int | None = None) -> str:
     """``@<prefix>_lin(tapes..., kept..., n, stride, dx[given]...) -> dy[active]...`` and its
     transpose ``(tapes..., kept..., n, stride, ct[active]...) -> ct_x[given]...``: the loop
     run backwards. ``tapes`` hold checkpoints of the carried values ``recorded``; ``kept``
     are the others (loop invariants). ``every``: the tapes hold every iteration's state
-    (a static trip count of at most ``rows``), so the transpose is one loop reading them."""
+    (a static trip count of at most ``rows``), so the transpose is one loop reading them,
+    of ``trips`` iterations where they are given."""
     from s4tf.passes.autodiff.derivatives import vjp_functions  # derivatives -> jvp -> this module
 
     name, transpose = f"{prefix}_lin", f"{prefix}_lin_transpose"
@@ -424,7 +436,7 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
             position = carry[0] - 1
             return position, vjp_step(state_at(tapes, position), carry[1])
 
-        return _barriers(_while(lambda c: c[0] > 0, step, (count, list(cotangents)))[1])
+        return _barriers(_while(lambda c: c[0] > 0, step, (count, list(cotangents)), trips)[1])
 
     def replayed(*cotangents):
         """Segments of ``stride`` iterations, last first, each replayed from its checkpoint."""
