@@ -17,6 +17,10 @@ up to ``copies``, and the condition read once every ``k`` iterations:
     %h1 = f(%h); %h2 = f(%h1); ... %h8 = f(%h7); return %i + 8, %h8 }  {s4tf.trip_count = 8 : i64}
 ```
 
+A loop of at most ``copies`` iterations (of none, too) becomes its body that many times,
+straight-line code: a small ``scan``'s reverse mode has no loop left for IREE 3.13 to fail
+at run time (the "indirect buffer reference slot 0" of a one-trip loop).
+
 Loops inside a dispatch (``s4tf-loops-to-dispatch``) step on the device and are left alone,
 as are loops nested in a host-stepped loop (their trips are cheaper than the copies' compile
 time) and bodies of more than ``max_ops`` ops once copied.
@@ -63,7 +67,9 @@ def unroll_host_loops(module: ir.Operation, copies: int = 8, max_ops: int = 4096
             continue
         most = max(1, min(copies, trips, max_ops // _body_size(loop)))
         k = max(d for d in range(1, most + 1) if trips % d == 0)
-        if k > 1:
+        if k == trips or trips == 0:  # no trip left to step: the loop becomes straight-line code
+            _inline(loop, trips)
+        elif k > 1:
             _unroll(loop, k)
             mark_trip_count(loop, trips // k)
 
@@ -90,6 +96,28 @@ def _outermost_host_loops(module: ir.Operation) -> list[ir.Operation]:
     return found
 
 
+def _inline(loop: ir.Operation, trips: int) -> None:
+    """Replace ``loop`` by ``trips`` copies of its body before it."""
+    body = loop.regions[1].blocks[0]
+    operations = [op.operation for op in body.operations]
+    current = list(loop.operands)
+    for _ in range(trips):
+        current = _copy(operations[:-1], operations[-1].operands, dict(zip(body.arguments, current)), loop)
+    for result, value in zip(loop.results, current):
+        result.replace_all_uses_with(value)
+    loop.erase()
+
+
+def _copy(operations, yielded, mapping: dict, before: ir.Operation) -> list:
+    """Clone ``operations`` before ``before`` with operands renamed by ``mapping`` (grown
+    by the clones' results); the values ``yielded`` stands for in the copy."""
+    for operation in operations:
+        copy = operation.clone(ip=ir.InsertionPoint(before))
+        _remap(copy, mapping)
+        mapping.update(zip(operation.results, copy.results))
+    return [mapping.get(value, value) for value in yielded]
+
+
 def _unroll(loop: ir.Operation, k: int) -> None:
     """Copy the body of ``loop`` ``k - 1`` more times before its ``stablehlo.return``, each
     copy reading the last one's results."""
@@ -99,12 +127,7 @@ def _unroll(loop: ir.Operation, k: int) -> None:
     yielded = list(terminator.operands)
     current = yielded
     for _ in range(k - 1):
-        mapping = dict(zip(body.arguments, current))
-        for operation in original:
-            copy = operation.clone(ip=ir.InsertionPoint(terminator))
-            _remap(copy, mapping)
-            mapping.update(zip(operation.results, copy.results))
-        current = [mapping.get(value, value) for value in yielded]
+        current = _copy(original, yielded, dict(zip(body.arguments, current)), terminator)
     for index, value in enumerate(current):
         terminator.operands[index] = value
 

@@ -79,16 +79,15 @@ func.func @unknown_or_prime(%x: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32>
 
 // -----
 
-// A body holding a loop is copied whole: the inner loop reads the copy's values (the
-// second inner loop starts from the first one's result), and is not unrolled itself.
+// A loop of at most 8 iterations becomes its body that many times, straight-line code. A
+// body holding a loop is copied whole: the second inner loop starts from the first one's
+// result, and is not unrolled itself.
 
 // CHECK-LABEL: func.func @nested
-// CHECK:         attributes {s4tf.trip_count = 1 : i64}
-// CHECK:         do {
-// CHECK-NEXT:      %[[A:.*]]:2 = stablehlo.while(%{{.*}} = %{{.*}}, %{{.*}} = %[[H:[^)]*]])
-// CHECK:           %[[B:.*]]:2 = stablehlo.while(%{{.*}} = %{{.*}}, %{{.*}} = %[[A]]#1)
-// CHECK-NOT:       stablehlo.while
-// CHECK:           stablehlo.return %{{.*}}, %[[B]]#1
+// CHECK:         %[[A:.*]]:2 = stablehlo.while(%{{.*}} = %{{.*}}, %{{.*}} = %arg0) : tensor<i32>, tensor<4xf32> attributes {s4tf.trip_count = 4 : i64}
+// CHECK:         %[[B:.*]]:2 = stablehlo.while(%{{.*}} = %{{.*}}, %{{.*}} = %[[A]]#1) : tensor<i32>, tensor<4xf32> attributes {s4tf.trip_count = 4 : i64}
+// CHECK-NOT:     stablehlo.while
+// CHECK:         return %[[B]]#1
 func.func @nested(%x: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32> {
   %zero = stablehlo.constant dense<0> : tensor<i32>
   %one = stablehlo.constant dense<1> : tensor<i32>
