@@ -57,7 +57,7 @@ from s4tf.dialects.types import TensorType, is_float, to_numpy_dtype
 from s4tf.core.mlir import ir
 from s4tf.passes.autodiff.activity import analyze
 from s4tf.passes.autodiff.custom import declare_linear_map
-from s4tf.passes.autodiff.functions import FunctionBuilder, entry_block, find_function, return_values
+from s4tf.passes.autodiff.functions import FunctionBuilder, body_operations, entry_block, find_function, return_values
 from s4tf.passes.autodiff.outline import outlined
 
 #: The type of a loop's iteration counter.
@@ -205,8 +205,8 @@ def _while_jvp(module, builder, operation, names, lin_prefix, tangents, primal_m
                 body_name, trips = _unrolled(module, body_name, types, copies, location), trips // copies
             rows = max(trips, 1) if every else _checkpoint_rows([types[i] for i in recorded], trips)
             body = _caller(body_name, types, location)
-            if every:  # every state fits on the tape: no counting pass, stride 1
-                count, stride = composition.asarray(np.int32(trips)), composition.asarray(np.int32(1))
+            if every:  # every state fits on the tape: stride 1, and a count at run time from the values the condition reads
+                count, stride = _counted(module, cond_name, body_name, types, init, condition, body), composition.asarray(np.int32(1))
             else:
                 zero = composition.zeros((), COUNT.dtype)
                 _, count = _while(lambda carry: condition(*carry[0])[0], lambda carry: (body(*carry[0]), carry[1] + 1), (init, zero))
@@ -231,6 +231,61 @@ def _while_jvp(module, builder, operation, names, lin_prefix, tangents, primal_m
             primals, result_tangents = _while(lambda carry: condition(*carry[0])[0], body, (init, tangent_init),
                                               trip_count(operation))
     return primals, {operation.results[i]: t for i, t in zip(active, result_tangents)}
+
+
+def _counted(module, cond_name: str, body_name: str, types, init, condition, body):
+    """The iterations of a loop of known trip count, counted at run time by a loop that
+    carries only the values its condition reads and those the body computes them from
+    (the counter, bound and step of a ``scan``); the body's other results are dead in it and
+    go when the lowering inlines and canonicalizes. IREE-3.13-WORKAROUND: the known trip
+    count as a constant (or the count the recording loop ends with) makes IREE 3.13 fail the
+    backward loop at run time ("indirect buffer reference slot 0": the gradient of a
+    10-step ``scan``)."""
+    kept = _condition_closure(module, find_function(module, cond_name), find_function(module, body_name))
+    zeros = {i: composition.zeros(types[i].shape, types[i].dtype) for i in range(len(types)) if i not in kept}
+
+    def full(values):
+        by_index = dict(zip(kept, values))
+        return [by_index[i] if i in by_index else zeros[i] for i in range(len(types))]
+
+    def step(carry):
+        outputs = body(*full(carry[0]))
+        return [outputs[i] for i in kept], carry[1] + 1
+
+    start = ([init[i] for i in kept], composition.zeros((), COUNT.dtype))
+    return _while(lambda carry: condition(*full(carry[0]))[0], step, start)[1]
+
+
+def _condition_closure(module, cond: ir.Operation, body: ir.Operation) -> list[int]:
+    """The carried values the condition reads, and (to a fixed point) those the body
+    computes their next values from."""
+    read = _depended_on(module, cond, return_values(cond))
+    kept = {i for i, argument in enumerate(entry_block(cond).arguments) if argument in read}
+    outputs, arguments = return_values(body), list(entry_block(body).arguments)
+    while True:
+        needed = _depended_on(module, body, [outputs[i] for i in kept])
+        grown = kept | {i for i, argument in enumerate(arguments) if argument in needed}
+        if grown == kept:
+            return sorted(kept)
+        kept = grown
+
+
+def _depended_on(module, function: ir.Operation, values) -> set:
+    """``values`` and every value of ``function`` they are computed from, a call's results
+    from the operands its callee computes them from."""
+    reached = set(values)
+    for operation in reversed(body_operations(function)):
+        wanted = [k for k, result in enumerate(operation.results) if result in reached]
+        if not wanted:
+            continue
+        if operation.name != "func.call":
+            reached.update(operation.operands)
+            continue
+        callee = find_function(module, ir.FlatSymbolRefAttr(operation.attributes["callee"]).value)
+        inner = _depended_on(module, callee, [return_values(callee)[k] for k in wanted])
+        reached.update(operand for operand, argument in zip(operation.operands, entry_block(callee).arguments)
+                       if argument in inner)
+    return reached
 
 
 def _carried_tangents(body: ir.Operation, floats: list[int], given: list[int]) -> list[int]:
