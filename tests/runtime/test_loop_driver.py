@@ -128,10 +128,10 @@ def test_staged_function_and_its_gradient_through_local_sync():
 def test_a_loop_beside_a_large_product_keeps_local_task():
     """A language model's recurrence (32x128 by 128x512 a step, 2.1M multiply-adds) is worth
     IREE's worker threads; an RNN of hidden 32 is not."""
-    def recurrence(size):
+    def recurrence(size):  # a run-time bound: a loop of 3 known steps would become straight-line code
         w = np.full((size, 4 * size), 0.01, np.float32)
-        return traits_of(lambda w, h: s4tf.fori_loop(0, 3, lambda i, h: s4tf.tanh(h @ w)[:, :size], h), w,
-                         np.ones((32, size), np.float32))
+        return traits_of(lambda w, h, n: s4tf.fori_loop(0, n, lambda i, h: s4tf.tanh(h @ w)[:, :size], h), w,
+                         np.ones((32, size), np.float32), np.int32(3))
 
     large, small = recurrence(128), recurrence(32)
     assert large.largest_product_macs == 32 * 128 * 512 > MAX_PRODUCT_MACS

@@ -187,6 +187,8 @@ def test_print_ir_after_all_dumps_every_pass_to_stderr(folder, capfd, monkeypatc
     captured = capfd.readouterr()
     dumps = [line for line in captured.err.splitlines() if "IR Dump After" in line]
     passes = [line.split("IR Dump After ")[1].split(":")[0] for line in dumps]
-    assert passes[:4] == ["s4tf-check-availability", "s4tf-verify", "s4tf-canonicalize", "s4tf-lower-to-stablehlo"]
+    assert passes[:5] == ["s4tf-check-availability", "s4tf-verify", "s4tf-canonicalize", "s4tf-single-row-scatters",
+                          "s4tf-lower-to-stablehlo"]
+    assert "s4tf-unroll-host-loops" in passes
     assert '"s4tf.exp"' in captured.err and "stablehlo.exponential" in captured.err
     assert "stablehlo.exponential" in captured.out
