@@ -8,6 +8,8 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from zoo_peers.batchnorm_step import batchnorm_train_step
+
 
 def _conv(x, w, stride: int):
     return jax.lax.conv_general_dilated(x, w, (stride, stride), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
@@ -78,22 +80,4 @@ def _forward(plan, params, stats, x):
 def jax_train_step(config: dict, model, opt=None):
     """``(init, step)``: ``init(model)`` -> ``(params, stats, opt_state)`` from the s4tf
     model's weights; ``step(state, x, y)`` -> ``(state, loss)``, jitted, the state donated."""
-    plan = _convert(model)[2]
-    tx = optax.sgd(config["lr"], momentum=0.9)
-
-    def init(model):
-        params, stats, _ = _convert(model)
-        params, stats = jax.tree_util.tree_map(jnp.asarray, (params, stats))
-        return params, stats, tx.init(params)
-
-    def loss_fn(params, stats, x, y):
-        logits, new_stats = _forward(plan, params, stats, x)
-        return jnp.mean(optax.softmax_cross_entropy_with_integer_labels(logits, y)), new_stats
-
-    def step(state, x, y):
-        params, stats, opt_state = state
-        (loss, stats), grads = jax.value_and_grad(loss_fn, has_aux=True)(params, stats, x, y)
-        updates, opt_state = tx.update(grads, opt_state, params)
-        return (optax.apply_updates(params, updates), stats, opt_state), loss
-
-    return init, jax.jit(step, donate_argnums=(0,))
+    return batchnorm_train_step(optax.sgd(config["lr"], momentum=0.9), _convert, _forward, model)
