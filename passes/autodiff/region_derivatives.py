@@ -238,9 +238,9 @@ def _counted(module, cond_name: str, body_name: str, types, init, condition, bod
     carries only the values its condition reads and those the body computes them from
     (the counter, bound and step of a ``scan``); the body's other results are dead in it and
     go when the lowering inlines and canonicalizes. IREE-3.13-WORKAROUND: the known trip
-    count as a constant (or the count the recording loop ends with) makes IREE 3.13 fail the
-    backward loop at run time ("indirect buffer reference slot 0": the gradient of a
-    10-step ``scan``)."""
+    count as a constant (or the count the recording loop ends with) makes IREE 3.13 fail
+    float64 backward loops at run time ("indirect buffer reference slot 0": the gradient of
+    a 3-step ``scan``; tests/lit/iree_reproducers/while_constant_count_f64.mlir)."""
     kept = _condition_closure(module, find_function(module, cond_name), find_function(module, body_name))
     zeros = {i: composition.zeros(types[i].shape, types[i].dtype) for i in range(len(types)) if i not in kept}
 
