@@ -1,0 +1,29 @@
+"""The IREE 3.13 failures that s4tf works around, kept as upstream reports in
+tests/lit/iree_reproducers/, still fail: when one passes (a new IREE), its workaround can go
+(each report names it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from s4tf.core.errors import CompilationError
+from s4tf.runtime.compile_and_load import compile_and_load
+from s4tf.runtime.device import InvocationError
+
+REPRODUCERS = Path(__file__).resolve().parents[1] / "lit" / "iree_reproducers"
+
+
+def test_a_float64_backward_loop_from_a_constant_count_fails_at_run_time(tmp_path, monkeypatch):
+    monkeypatch.setenv("S4TF_CACHE_DIR", str(tmp_path))
+    module = compile_and_load((REPRODUCERS / "while_constant_count_f64.mlir").read_text())
+    with pytest.raises(InvocationError, match="indirect buffer reference slot 0"):
+        module.invoke("_lambda_", [np.array([1.0, 2.0, 3.0])])
+
+
+def test_a_constant_carried_into_nested_loops_crashes_the_compiler(tmp_path, monkeypatch):
+    monkeypatch.setenv("S4TF_CACHE_DIR", str(tmp_path))
+    with pytest.raises(CompilationError, match="crashed .* in .*ResourceType::getLifetime"):
+        compile_and_load((REPRODUCERS / "while_constant_init_nested.mlir").read_text())
