@@ -27,8 +27,10 @@ primal op, then a call of a linear map known only by its transpose:
 - ``while``: the forward pass runs the loop once to count its iterations ``n``, then
   again, writing the carried values before every ``stride``-th iteration into a tape of
   ``K`` checkpoints (``dialects/tape.py``; ``stride = ceil(n / K)``, ``K`` at most
-  ``CHECKPOINTS`` and within ``TAPE_BYTES``; a loop marked with its ``TRIP_COUNT``, a
-  ``fori_loop`` or ``scan`` of static length, keeps at most ``n`` rows).
+  ``CHECKPOINTS`` and within ``TAPE_BYTES``). A loop marked with its ``TRIP_COUNT``, a
+  ``fori_loop`` or ``scan`` of static length, keeps every state (up to
+  ``STATIC_TAPE_BYTES``), counts with a loop of the counter alone, and may run several
+  iterations a trip (``_copies``).
   Values the body passes through unchanged (a
   bound, a captured tensor) are kept once. While ``stride`` is 1 (``n <= K``) the tape
   holds every iteration's state, and the transpose is one ``s4tf.while``, last iteration
@@ -68,8 +70,9 @@ COUNT = TensorType((), "i32")
 MIN_CHECKPOINTS, CHECKPOINTS = 16, 1024
 TAPE_BYTES = 256 * 2**10
 #: A counted loop with a trip count known when compiling (``scan``, ``fori_loop`` with Python
-#: bounds) keeps every iteration's state when they take at most this many bytes: no counting
-#: pass, no segment replays (what JAX's ``scan`` keeps is more: every residual of the body).
+#: bounds) keeps every iteration's state when they take at most this many bytes: no segment
+#: replays, a count by the counter alone (what JAX's ``scan`` keeps is more: every residual
+#: of the body).
 STATIC_TAPE_BYTES = 64 * 2**20
 #: Such a loop whose tapes and carried values take more than ``UNROLL_BYTES`` runs up to
 #: ``MAX_COPIES`` iterations a trip in reverse mode (recording and backward loops): IREE
