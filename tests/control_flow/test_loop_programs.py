@@ -80,3 +80,37 @@ def test_gradient_of_the_sum_of_an_lstms_outputs():
     expected = jax.grad(reference, argnums=(0, 1, 2))(*weights, sequence.astype(np.float64))
     for got, want in zip((ours.input_kernel, ours.recurrent_kernel, ours.bias), expected):
         np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-4, atol=1e-5)
+
+
+def _scanned_sum(np_, scan):
+    def loss(x):
+        def step(c, xi):
+            c = np_.sin(c) * xi + 0.5 * c
+            return c, c * c
+
+        c, ys = scan(step, x[0] * 0.1, x)
+        return np_.sum(ys) + c
+
+    return loss
+
+
+COMPOSITIONS = {
+    "grad": (lambda f: s4tf.grad(f), lambda f: jax.grad(f)),
+    "jacfwd of jacfwd": (lambda f: s4tf.jacfwd(s4tf.jacfwd(f)), lambda f: jax.jacfwd(jax.jacfwd(f))),
+    "hessian": (lambda f: s4tf.hessian(f), lambda f: jax.hessian(f)),
+    "jvp of jvp": (lambda f: lambda x: s4tf.jvp(lambda y: s4tf.jvp(f, (y,), (s4tf.ones_like(y),))[1], (x,), (s4tf.ones_like(x),))[1],
+                   lambda f: lambda x: jax.jvp(lambda y: jax.jvp(f, (y,), (jnp.ones_like(x),))[1], (x,), (jnp.ones_like(x),))[1]),
+    "vmap of grad": (lambda f: s4tf.vmap(s4tf.grad(f)), lambda f: jax.vmap(jax.grad(f))),
+}
+
+
+@pytest.mark.parametrize("steps", [12, 40])  # 11 loop steps (a prime: one a trip), 39 (3 a trip)
+@pytest.mark.parametrize("name", sorted(COMPOSITIONS))
+def test_compositions_of_transforms_through_a_scan_equal_jaxs(name, steps):
+    """Reverse over forward, forward over forward, twice forward and batched reverse mode
+    through a ``scan`` (its loops counted, unrolled and marked by trip count) in float64."""
+    ours, theirs = COMPOSITIONS[name]
+    x = np.linspace(0.1, 1.0, steps)
+    x = np.stack([x, 0.5 * x]) if name.startswith("vmap") else x
+    got = s4tf.function(ours(_scanned_sum(s4tf, s4tf.scan)))(x)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(theirs(_scanned_sum(jnp, jax.lax.scan))(x)), rtol=1e-9, atol=1e-9)
