@@ -25,6 +25,7 @@ import contextlib
 import numpy as np
 
 from s4tf.dialects.composition import ArrayValue, OpOutsideBuilderError, asarray, current_emitter, emitting
+from s4tf.dialects.control_flow import mark_trip_count
 from s4tf.dialects.op_def import build, lookup
 from s4tf.dialects.regions import TERMINATOR, RegionHolder
 from s4tf.dialects.types import TensorType
@@ -161,10 +162,11 @@ class IRBuilder:
         finally:
             regions.discard()
 
-    def while_loop(self, cond_fn, body_fn, init: tuple) -> tuple:
+    def while_loop(self, cond_fn, body_fn, init: tuple, trips: int | None = None) -> tuple:
         """``s4tf.while``: ``carry = init; while cond_fn(carry): carry = body_fn(carry)``.
         ``init`` is a tuple whose items are values or lists of values; ``body_fn`` returns
-        the same structure with the same types, ``cond_fn`` a ``tensor<i1>`` scalar."""
+        the same structure with the same types, ``cond_fn`` a ``tensor<i1>`` scalar;
+        ``trips``: the loop's iterations where they are known (:data:`~s4tf.dialects.control_flow.TRIP_COUNT`)."""
         with self.building():
             flat = [v if isinstance(v, Value) else asarray(v) for v in _flatten(init)]
         types = [v.tensor_type for v in flat]
@@ -174,7 +176,10 @@ class IRBuilder:
             body = regions.stage(1, lambda *values: _flatten(body_fn(_unflatten(init, values))), types)
             if [v.tensor_type for v in body] != types:
                 raise OpOutsideBuilderError(f"the body of an s4tf.while yields {[v.tensor_type for v in body]}, carrying {types}")
-            return _unflatten(init, regions.build("while", [], flat, types, carried=True))
+            results = regions.build("while", [], flat, types, carried=True)
+            if trips is not None:
+                mark_trip_count(results[0].value.owner, trips)
+            return _unflatten(init, results)
         finally:
             regions.discard()
 

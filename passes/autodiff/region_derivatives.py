@@ -53,7 +53,7 @@ from __future__ import annotations
 import numpy as np
 
 from s4tf.dialects import composition
-from s4tf.dialects.control_flow import SHORTCUT, mark_trip_count, trip_count
+from s4tf.dialects.control_flow import SHORTCUT, trip_count
 from s4tf.dialects.ir_builder import IRBuilder
 from s4tf.dialects.types import TensorType, is_float, to_numpy_dtype
 from s4tf.core.mlir import ir
@@ -119,14 +119,7 @@ def _cond(predicate, true_fn, false_fn, operands):
 def _while(cond_fn, body_fn, init, trips: int | None = None):
     """``s4tf.while`` at the current builder (:meth:`IRBuilder.while_loop`), marked with its
     ``trips`` (:data:`TRIP_COUNT`) where they are known."""
-    results = IRBuilder.current().while_loop(cond_fn, body_fn, init)
-    if trips is not None:
-        mark_trip_count(_first_leaf(results).value.owner, trips)
-    return results
-
-
-def _first_leaf(values):
-    return _first_leaf(values[0]) if isinstance(values, (list, tuple)) else values
+    return IRBuilder.current().while_loop(cond_fn, body_fn, init, trips)
 
 
 # -- if --------------------------------------------------------------------------------
