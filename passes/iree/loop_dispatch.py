@@ -1,4 +1,4 @@
-"""``s4tf-loops-to-dispatch{target=cpu}``: run small elementwise loops inside one dispatch.
+"""``s4tf-loops-to-dispatch{target=cpu}``: run small elementwise loops (and branches) inside one dispatch.
 
 A ``stablehlo.while`` (what ``s4tf.while``/``s4tf.fori_loop`` lower to) runs on IREE's
 host VM: one dispatch and one read of the condition per iteration. This pass rewrites a
@@ -52,6 +52,11 @@ dispatch, distribute that, and refuse the region's own writes:
 reads after it at most :data:`MAX_SCRATCH_TAPE_BYTES`. Other loops stay host-stepped;
 with ``remarks=true`` the pass says at each such loop why (a warning at its location).
 
+**Branches.** A ``stablehlo.if`` outside any loop that qualifies as a loop's body would
+becomes one region holding an ``scf.if`` the same way: its predicate is read inside the
+dispatch, where IREE would otherwise wait on the host for the device to read it. One that
+does not qualify stays, without a remark.
+
 **Modules.** The limits, :class:`Kind` and the analyses of a loop:
 :mod:`s4tf.passes.iree.loop_dispatch_criterion`; the builder of the region:
 :mod:`s4tf.passes.iree.loop_dispatch_emitter`; the op-by-op rules:
@@ -100,12 +105,12 @@ def dispatch_problem(emitter: Emitter, target: str) -> str | None:
 
 
 def _loops(root: ir.Operation) -> list[ir.Operation]:
-    """The outermost ``stablehlo.while`` ops in ``root``."""
+    """The outermost ``stablehlo.while`` and ``stablehlo.if`` ops in ``root``."""
     found = []
 
     def visit(operation):
         operation = operation.operation
-        if operation.name == "stablehlo.while":
+        if operation.name in ("stablehlo.while", "stablehlo.if"):
             found.append(operation)
             return ir.WalkResult.SKIP
         return ir.WalkResult.ADVANCE
@@ -118,7 +123,7 @@ def _loops(root: ir.Operation) -> list[ir.Operation]:
 @dataclass(frozen=True)
 class LoopsToDispatch(ModulePass):
     name = "s4tf-loops-to-dispatch"
-    description = "Run each stablehlo.while with small elementwise carried state inside one dispatch"
+    description = "Run each stablehlo.while with small elementwise carried state, and each such stablehlo.if, inside one dispatch"
 
     target: Literal[TARGET_NAMES] = "cpu"
     #: Say why a loop stays host-stepped (a warning at the loop).
@@ -140,7 +145,7 @@ def loops_to_dispatch(module: ir.Operation, target: str = "cpu", remarks: bool =
             emitter.replace()
             continue
         emitter.discard()
-        if remarks:
+        if remarks and loop.name == "stablehlo.while":  # a branch on the host is the common case: no remark
             emit_warning(loop.location, f"loop stays host-stepped: {problem}")
         pending[:0] = [inner for region in loop.regions for block in region.blocks
                        for op in block.operations for inner in _loops(op.operation)]

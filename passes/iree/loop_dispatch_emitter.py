@@ -236,13 +236,16 @@ class Emitter(OpRules):
                 for value in outside_values(loop):
                     if value not in self.names:
                         self.names[value] = self.read(value)
-                results = self.while_loop(loop, [self.value(v) for v in loop.operands])
-                # a value the loop passes through unchanged is its input, not a result of the region
-                # (IREE-3.13-WORKAROUND: IREE 3.13 returned one of two such results twice: the gradient of a loop carrying
-                # the same tensor twice came back wrong)
-                for index in unchanged(loop):
-                    if loop.operands[index] in self.inputs:
-                        results[index] = (loop.operands[index], results[index][1])
+                if loop.name == "stablehlo.if":
+                    results = list(zip(self.op_if(loop), map(self.kind, loop.results)))
+                else:
+                    results = self.while_loop(loop, [self.value(v) for v in loop.operands])
+                    # a value the loop passes through unchanged is its input, not a result of the region
+                    # (IREE-3.13-WORKAROUND: IREE 3.13 returned one of two such results twice: the gradient of a loop
+                    # carrying the same tensor twice came back wrong)
+                    for index in unchanged(loop):
+                        if loop.operands[index] in self.inputs:
+                            results[index] = (loop.operands[index], results[index][1])
                 made = [(value, kind) for value, kind in results if value not in self.inputs]
                 self.scratch_bytes = sum(kind.bytes for (value, kind), result in zip(results, loop.results)
                                          if kind.memory and value not in self.inputs and not list(result.uses))

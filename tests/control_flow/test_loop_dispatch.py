@@ -270,12 +270,12 @@ def rnn_gradient(w, u, h, xs, n):
 def test_rnn_gradient_records_and_replays_its_tapes_inside_dispatches(steps):
     """The counting and recording loops and both backward loops (the one reading the
     forward tape, for at most 1,024 steps, and the two-level one; tapes of h rows in
-    memory) are four dispatch regions; the gradient with respect to W, U and h0 equals the host-stepped
+    memory) are three dispatch regions (the ``if`` choosing a backward loop is one); the gradient with respect to W, U and h0 equals the host-stepped
     lowering's to rounding, and float64 central differences of NumPy's RNN along a random
     direction. At 0 steps: dW = dU = 0 and dh0 = xs[0, 0] (the host-stepped lowering once
     failed there with IREE's "ref is null": see passes/autodiff/region_derivatives.py)."""
     w, u, h, xs = rnn_arguments(max(steps, 1), hidden=8, features=4, seed=steps)
-    ((host, got),) = run_both(rnn_gradient, [(w, u, h, xs, np.int32(steps))], regions=4)
+    ((host, got),) = run_both(rnn_gradient, [(w, u, h, xs, np.int32(steps))], regions=3)
     for g, want in zip(got, host):
         np.testing.assert_allclose(g, want, rtol=1e-5, atol=1e-6)
     if steps == 0:
@@ -330,12 +330,13 @@ def test_reverse_mode_through_a_loop_runs_all_its_loops_inside_dispatches():
     """The loop counting the iterations, the loop writing the checkpoint tapes (1,025 rows,
     held in memory inside the dispatch) and the two backward loops reading them (straight
     from the forward tape up to 1,024 iterations; beyond, segment by segment with the
-    replays nested in it) are four dispatch regions and no host-stepped loop; the gradient
+    replays nested in it) with the ``if`` choosing between them are three dispatch regions
+    and no host-stepped loop; the gradient
     is bit-identical to the host-stepped lowering's, for 0, 1 and many iterations, 1,024
     (the last with a stride of 1) and beyond (strides of 2 and 3 between checkpoints)."""
     x = np.array([0.3, 1.2, -2.0], np.float32)
     trips = [0, 1, 40, 2500, 1024, 1025, 7]
-    results = run_both(relax_gradient, [(x, np.int32(n)) for n in trips], regions=4, whiles=False)
+    results = run_both(relax_gradient, [(x, np.int32(n)) for n in trips], regions=3, whiles=False)
     for n, ((host,), (got,)) in zip(trips, results):
         np.testing.assert_array_equal(got, host)
         state, want = x.astype(np.float64), np.ones(3)
@@ -355,13 +356,13 @@ def test_reverse_mode_through_newton_on_1000_float64s_with_tapes_in_memory():
     every state from that tape (at most 32 iterations: 0 to 7 here); the two-level backward
     loop for more iterations stays host-stepped (its 1,000-element vectors exceed
     MAX_STACK_BYTES), the replays nested in it do not (powers of 4 up to 4**40: about 45
-    iterations, a stride of 2). The trip count differs per call (a different a); the
+    iterations, a stride of 2), nor do the ``if``s that fit (six regions). The trip count differs per call (a different a); the
     gradient is 0.5 / sqrt(a) (1 where the loop runs zero times: x = a), bit-identical to
     the host-stepped lowering's."""
     rng = np.random.default_rng(3)
     calls = [(rng.uniform(0.5, 50.0, 1000),), (np.full(1000, 4.0),), (rng.uniform(1.0, 2.0, 1000),), (np.ones(1000),),
              (4.0 ** rng.integers(0, 41, 1000),)]
-    results = run_both(newton_gradient, calls, regions=4, whiles=True)
+    results = run_both(newton_gradient, calls, regions=6, whiles=True)
     for (a,), ((host,), (got,)) in zip(calls, results):
         np.testing.assert_array_equal(got, host)
         np.testing.assert_allclose(got, np.ones(1000) if np.all(a == 1.0) else 0.5 / np.sqrt(a), rtol=1e-12)
@@ -369,15 +370,16 @@ def test_reverse_mode_through_newton_on_1000_float64s_with_tapes_in_memory():
 
 def test_loops_whose_vectors_outgrow_a_default_worker_stack_stay_host_stepped_on_phones():
     """Newton's method on 1,000 float64s keeps about 100 KiB of vectors: within the 1 MiB
-    stacks s4tf's runtime gives IREE's workers, not within phones' default 128 KiB."""
+    stacks s4tf's runtime gives IREE's workers, not within phones' default 128 KiB (there
+    the ``if`` in its body is a dispatch region inside the host-stepped loop)."""
     lowered = s4tf.function(newton_sqrt).lower(np.ones(1000), np.ones(1000))
-    for target, regions in (("cpu", 1), ("android-arm64", 0)):
+    for target, whiles in (("cpu", 0), ("android-arm64", 1)):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", DiagnosticWarning)
             counts = op_counts(lowered.stablehlo(LOWERING_PIPELINE + [LoopsToDispatch(target=target, remarks=True)]))
         remarks = [w.message.message for w in caught if isinstance(w.message, DiagnosticWarning)]
-        assert counts.get("flow.dispatch.region", 0) == regions
-        if regions == 0:
+        assert counts.get("flow.dispatch.region", 0) == 1 and counts.get("stablehlo.while", 0) == whiles
+        if whiles:
             (remark,) = remarks
             assert re.fullmatch(r"loop stays host-stepped: the loop's vectors take \d+ bytes \(at most 49152 on target "
                                 r"'android-arm64', whose dispatches keep them on the stack of a worker thread\)", remark)
@@ -496,12 +498,13 @@ def smooth(y, n):
 def test_reverse_mode_with_static_updates_of_a_vector_over_1_kib_inside_dispatches():
     """The transposes of the static slices of 300 float32s (1,200 bytes) are updates at
     constant starts: shuffles of vectors, not tapes, so the counting, recording and
-    from-tape loops run inside dispatches (the segment loop for long trip counts reads the
-    218-row tape whole and stays host-stepped, as Newton's does)."""
+    from-tape loops run inside dispatches, and so does the segment loop for long trip
+    counts, inside the region of the ``if`` that chooses it (alone, it reads the 218-row
+    tape whole, as Newton's does, and would stay host-stepped)."""
     grad = lambda y, n: s4tf.grad(lambda y: s4tf.function(smooth)(y, n)[-1])(y)
     y = np.linspace(0.0, 1.0, 300).astype(np.float32)
     trips = [0, 3, 40]
-    results = run_both(grad, [(y, np.int32(n)) for n in trips], regions=3, whiles=True)
+    results = run_both(grad, [(y, np.int32(n)) for n in trips], regions=3, whiles=False)
     for n, ((host,), (got,)) in zip(trips, results):
         np.testing.assert_array_equal(got, host)
         jacobian = np.eye(300)
@@ -512,3 +515,29 @@ def test_reverse_mode_with_static_updates_of_a_vector_over_1_kib_inside_dispatch
         for _ in range(n):
             jacobian = step @ jacobian
         np.testing.assert_allclose(got, jacobian[-1], rtol=1e-5, atol=1e-7)
+
+
+def pick(x, t):
+    if x.sum() > t:
+        y = s4tf.sin(x) * 2.0
+    else:
+        y = x * x - 1.0
+    return y
+
+
+def test_a_branch_on_small_values_runs_inside_one_dispatch():
+    """A top-level ``if`` on small values is one dispatch region holding an ``scf.if`` (its
+    predicate read inside, without a host wait); both branches give the host-side ``if``'s
+    bits and NumPy's values."""
+    x = np.array([0.5, -1.25, 2.0], np.float32)
+    lowered = s4tf.function(pick).lower(x, np.float32(0.0))
+    host_text, dispatch_text = lowered.stablehlo(), lowered.stablehlo(DISPATCH)
+    assert op_counts(host_text).get("stablehlo.if") == 1
+    counts = op_counts(dispatch_text)
+    assert counts.get("flow.dispatch.region") == 1 and "stablehlo.if" not in counts and counts.get("scf.if") == 1
+    host, dispatch = compile_and_load(host_text), compile_and_load(dispatch_text)
+    for t, want in ((0.0, np.sin(x) * 2), (5.0, x * x - 1)):
+        args = [x, np.float32(t)]
+        (got,), (expected,) = dispatch.invoke(lowered.entry, args), host.invoke(lowered.entry, args)
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(expected))
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)

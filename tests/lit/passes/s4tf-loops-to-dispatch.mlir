@@ -429,3 +429,45 @@ func.func @widen(%x: tensor<2x2xf32>, %n: tensor<i32>) -> tensor<2x2xi8> {
   }
   return %r#2 : tensor<2x2xi8>
 }
+
+// -----
+
+// A branch on small values becomes one dispatch region holding an scf.if: its predicate is
+// read inside the dispatch, not on the host (a host-side if waits for the device to read it).
+// CHECK-LABEL: func.func @branch
+// CHECK:         %[[R:.*]] = flow.dispatch.region -> (tensor<2xf32>) {
+// CHECK:           %[[P:.*]] = arith.trunci %{{.*}} : i8 to i1
+// CHECK:           %[[Y:.*]] = scf.if %[[P]] -> (vector<2xf32>) {
+// CHECK:             math.sin
+// CHECK:           } else {
+// CHECK:             arith.mulf
+// CHECK:           }
+// CHECK:           vector.transfer_write %[[Y]]
+// CHECK:         return %[[R]] : tensor<2xf32>
+// VULKAN-LABEL: func.func @branch
+// VULKAN:         "stablehlo.if"
+func.func @branch(%x: tensor<2xf32>, %p: tensor<i1>) -> tensor<2xf32> {
+  %r = "stablehlo.if"(%p) ({
+    %s = stablehlo.sine %x : tensor<2xf32>
+    stablehlo.return %s : tensor<2xf32>
+  }, {
+    %t = stablehlo.multiply %x, %x : tensor<2xf32>
+    stablehlo.return %t : tensor<2xf32>
+  }) : (tensor<i1>) -> tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+
+// -----
+
+// A branch over large values stays on the host, without a remark (only loops get one).
+// CHECK-LABEL: func.func @large_branch
+// CHECK:         "stablehlo.if"
+func.func @large_branch(%x: tensor<16384xf32>, %p: tensor<i1>) -> tensor<16384xf32> {
+  %r = "stablehlo.if"(%p) ({
+    %s = stablehlo.sine %x : tensor<16384xf32>
+    stablehlo.return %s : tensor<16384xf32>
+  }, {
+    stablehlo.return %x : tensor<16384xf32>
+  }) : (tensor<i1>) -> tensor<16384xf32>
+  return %r : tensor<16384xf32>
+}
