@@ -24,10 +24,12 @@ primal op, then a call of a linear map known only by its transpose:
   ``@f_r0_then_vjp``/``@f_r0_else_vjp``: the branch taken is recomputed in the backward
   pass. Keeping branch residuals instead would need one residual type list for both
   branches (zeros for the other branch's); recomputation keeps only the inputs.
-- ``while``: the forward pass runs the loop once to count its iterations ``n``, then
-  again, writing the carried values before every ``stride``-th iteration into a tape of
-  ``K`` checkpoints (``dialects/tape.py``; ``stride = ceil(n / K)``, ``K`` at most
-  ``CHECKPOINTS`` and within ``TAPE_BYTES``). A loop marked with its ``TRIP_COUNT``, a
+- ``while``: the forward pass runs the loop once, counting its iterations ``n`` and
+  writing the carried values before every ``stride``-th iteration into a tape of ``K``
+  checkpoints (``dialects/tape.py``; ``K`` at most ``CHECKPOINTS`` and within
+  ``TAPE_BYTES``): ``stride`` starts at 1 and doubles whenever the tape is full, every
+  second checkpoint dropped (``_thinned_recording``), so it ends the least power of two
+  with ``n <= K * stride``. A loop marked with its ``TRIP_COUNT``, a
   ``fori_loop`` or ``scan`` of static length, keeps every state (up to
   ``STATIC_TAPE_BYTES``), counts with a loop of the counter alone, and may run several
   iterations a trip (``_copies``).
@@ -40,7 +42,7 @@ primal op, then a call of a linear map known only by its transpose:
   Otherwise the transpose is an ``s4tf.while`` over the segments between
   checkpoints, last first: it re-records the segment's states from its
   checkpoint into a second tape (every ``ceil(stride / K)``-th of them: all while
-  ``n <= K^2``), then runs the segment's iterations backwards, each state read from that
+  ``stride <= K``), then runs the segment's iterations backwards, each state read from that
   tape (or recomputed from the nearest one) and fed with the cotangents to the body's VJP.
   Memory: ``2 (K + 1)`` rows of the changing carried values, whatever ``n``; time: two
   forward runs of the body per iteration and one body VJP up to ``K`` iterations, three
@@ -201,16 +203,16 @@ def _while_jvp(module, builder, operation, names, lin_prefix, tangents, primal_m
                 body_name, trips = _unrolled(module, body_name, types, copies, location), trips // copies
             rows = max(trips, 1) if every else _checkpoint_rows([types[i] for i in recorded], trips)
             body = _caller(body_name, types, location)
+            keep_going = lambda carry: condition(*carry[0])[0]  # noqa: E731
+            row_types = [types[i] for i in recorded]
             if every:  # every state fits on the tape: stride 1, and a count at run time from the values the condition reads
                 count, stride = _counted(module, cond_name, body_name, types, init, condition, body), composition.asarray(np.int32(1))
+                marked = trips if copies == 1 else None  # s4tf-unroll-host-loops may unroll it (once)
+                primals, tapes, _ = _recording_loop(keep_going, body, init, _empty_tapes(row_types, rows), recorded, stride, rows,
+                                                    marked)
             else:
-                zero = composition.zeros((), COUNT.dtype)
-                _, count = _while(lambda carry: condition(*carry[0])[0], lambda carry: (body(*carry[0]), carry[1] + 1), (init, zero))
-                stride = _stride(count, rows)
-            empty = _empty_tapes([types[i] for i in recorded], rows)
-            marked = trips if every and copies == 1 else None  # s4tf-unroll-host-loops may unroll it (once)
-            primals, tapes = _recording_loop(lambda carry: condition(*carry[0])[0], body, init, empty, recorded, stride, rows,
-                                             marked)
+                marked = None
+                primals, tapes, count, stride = _thinned_recording(keep_going, body, init, row_types, recorded, rows)
             kept = [primals[i] for i in range(len(types)) if i not in recorded]
             lin = _while_linear_map(module, lin_prefix, body_name, types, recorded, rows, active, given, location, every, marked)
             residuals = [*tapes, *kept, count, stride]
@@ -394,11 +396,12 @@ def _tape_read(tape, row, value_type: TensorType):
     return composition.astype(value, np.bool_) if value_type.dtype == "i1" else value
 
 
-def _recording_loop(keep_going, body, init, tapes, recorded, stride, rows: int, trips: int | None = None):
+def _recording_loop(keep_going, body, init, tapes, recorded, stride, rows: int, trips: int | None = None, start=None):
     """Run ``body`` from ``init`` while ``keep_going((values, tapes, index))``, writing the
     values ``recorded`` before every ``stride``-th iteration into checkpoint row
-    ``index // stride`` of ``tapes`` (the others into the spare last row). Returns the
-    final values and the tapes; ``trips``: the loop's known iterations."""
+    ``index // stride`` of ``tapes`` (the others into the spare last row); ``index`` counts
+    from ``start`` (0). Returns the final values, the tapes and the last ``index``;
+    ``trips``: the loop's known iterations."""
 
     def record(carry):
         values, tapes, index = carry
@@ -407,8 +410,43 @@ def _recording_loop(keep_going, body, init, tapes, recorded, stride, rows: int, 
         tapes = [_tape_write(tape, row, values[i]) for tape, i in zip(tapes, recorded)]
         return body(*values), tapes, index + 1
 
-    values, tapes, _ = _while(keep_going, record, (init, tapes, composition.zeros((), COUNT.dtype)), trips)
-    return values, tapes
+    start = composition.zeros((), COUNT.dtype) if start is None else start
+    return _while(keep_going, record, (init, tapes, start), trips)
+
+
+def _thinned_recording(keep_going, body, init, row_types, recorded, rows: int):
+    """Run ``body`` from ``init`` while ``keep_going``, counting the iterations and writing
+    a checkpoint of the values ``recorded`` before every ``stride``-th one into tapes of
+    ``rows`` rows, ``stride`` 1 at first: whenever the rows are full, every second
+    checkpoint is dropped (row ``j`` takes row ``2 j``) and ``stride`` doubles. One run
+    both counts and records (the checkpoints are ``stride`` apart, ``stride`` the least
+    power of two with ``rows * stride >= n``). An outer loop runs the recording loop until
+    the rows fill up, then halves; the first trip halves nothing (a loop of no trips, not
+    an ``if``, which would keep host-stepped loops waiting on the host). Returns the final
+    values, the tapes, ``n`` and ``stride``."""
+    half = np.int32((rows + 1) // 2)
+
+    def halved(tapes, index):
+        def move(carry):
+            j, tapes = carry
+            return j + 1, [composition.op("tape_write", tape, j, composition.op("tape_read", tape, j * 2)) for tape in tapes]
+
+        end = composition.where(index > 0, half, np.int32(1))
+        return _while(lambda carry: carry[0] < end, move, (composition.asarray(np.int32(1)), tapes))[1]
+
+    def epoch(carry):
+        values, tapes, index, stride, _ = carry
+        tapes = halved(tapes, index)
+        stride = composition.where(index > 0, stride * 2, stride)
+        limit = stride * rows
+        values, tapes, index = _recording_loop(lambda c: composition.logical_and(keep_going(c), c[2] < limit), body, values,
+                                               tapes, recorded, stride, rows, start=index)
+        return values, tapes, index, stride, keep_going((values, tapes, index))
+
+    start = (init, _empty_tapes(row_types, rows), composition.zeros((), COUNT.dtype), composition.asarray(np.int32(1)),
+             composition.asarray(np.bool_(True)))
+    values, tapes, count, stride, _ = _while(lambda carry: carry[4], epoch, start)
+    return values, tapes, count, stride
 
 
 def _barriers(cotangents):
@@ -467,7 +505,7 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
         index = index - 1
         length = composition.minimum(stride, count - index * stride)
         inner = _stride(length, rows)
-        _, inner_tapes = _recording_loop(lambda c: c[2] < length, body, state_at(tapes, index), inner_tapes, recorded, inner, rows)
+        _, inner_tapes, _ = _recording_loop(lambda c: c[2] < length, body, state_at(tapes, index), inner_tapes, recorded, inner, rows)
 
         def step(carry):
             position, cotangents = carry
