@@ -57,6 +57,12 @@ becomes one region holding an ``scf.if`` the same way: its predicate is read ins
 dispatch, where IREE would otherwise wait on the host for the device to read it. One that
 does not qualify stays, without a remark.
 
+**Runs.** Loops and branches one after the other in a block, with small ops between them
+(no regions, no constants, results within :data:`MAX_VALUE_BYTES`), are tried as one
+region first (the longest run, then shorter ones): a value one of them hands the next stays
+inside, and only values used after the run are written out. The tapes handed on inside
+and made inside may then take half of :data:`MAX_SCRATCH_TAPE_BYTES` together (the stack).
+
 **Modules.** The limits, :class:`Kind` and the analyses of a loop:
 :mod:`s4tf.passes.iree.loop_dispatch_criterion`; the builder of the region:
 :mod:`s4tf.passes.iree.loop_dispatch_emitter`; the op-by-op rules:
@@ -83,19 +89,24 @@ if TYPE_CHECKING:
 def dispatch_problem(emitter: Emitter, target: str) -> str | None:
     """Why ``emitter``'s loop cannot run inside one dispatch on ``target`` (``None``: it can,
     and ``emitter`` has built its region: :meth:`Emitter.replace` puts it in place)."""
-    loop = emitter.loop
     if target not in DISPATCH_TARGETS:
         return f"target '{target}' does not compile loops inside a dispatch (IREE's llvm-cpu targets do)"
     try:
-        carried = sum(kind.bytes for kind in map(emitter.kind, loop.operands) if not kind.memory)
-        if carried > MAX_CARRIED_BYTES:
-            return f"the loop carries {carried} bytes (at most {MAX_CARRIED_BYTES} run inside one dispatch)"
+        for loop in emitter.operations:
+            carried = sum(kind.bytes for kind in map(emitter.kind, loop.operands) if not kind.memory)
+            if loop.name == "stablehlo.while" and carried > MAX_CARRIED_BYTES:
+                return f"the loop carries {carried} bytes (at most {MAX_CARRIED_BYTES} run inside one dispatch)"
         emitter.dispatch()
         limit = MAX_STACK_BYTES.get(target, MAX_STACK_BYTES[None])
         if emitter.vector_bytes > limit:
             return (f"the loop's vectors take {emitter.vector_bytes} bytes (at most {limit} on target '{target}', "
                     "whose dispatches keep them on the stack of a worker thread)")
         scratch = MAX_SCRATCH_TAPE_BYTES.get(target, MAX_SCRATCH_TAPE_BYTES[None])
+        if len(emitter.operations) > 1 and emitter.scratch_bytes + emitter.made_bytes > scratch // 2:
+            # IREE-3.13-WORKAROUND: iree-compile crashed (signal 11, reporting an error) on a region whose tapes,
+            # those handed from one loop to the next and those made inside, took 512 KiB together
+            return (f"the loops' tapes take {emitter.scratch_bytes + emitter.made_bytes} bytes together (at most "
+                    f"{scratch // 2} in one region of several loops on target '{target}')")
         if emitter.scratch_bytes > scratch:
             return (f"the tapes it writes and nobody reads after it take {emitter.scratch_bytes} bytes (at most "
                     f"{scratch} on target '{target}', whose dispatches keep them on the stack of a worker thread)")
@@ -139,13 +150,51 @@ def loops_to_dispatch(module: ir.Operation, target: str = "cpu", remarks: bool =
         from s4tf.passes.iree.loop_dispatch_emitter import Emitter
     while pending:
         loop = pending.pop(0)
-        emitter = Emitter(loop)
-        problem = dispatch_problem(emitter, target)
-        if problem is None:
-            emitter.replace()
-            continue
-        emitter.discard()
-        if remarks and loop.name == "stablehlo.while":  # a branch on the host is the common case: no remark
-            emit_warning(loop.location, f"loop stays host-stepped: {problem}")
-        pending[:0] = [inner for region in loop.regions for block in region.blocks
-                       for op in block.operations for inner in _loops(op.operation)]
+        for operations in _runs(loop, pending):
+            emitter = Emitter(operations)
+            problem = dispatch_problem(emitter, target)
+            if problem is None:
+                pending = [other for other in pending if not any(other == op for op in operations)]
+                emitter.replace()
+                break
+            emitter.discard()
+        else:
+            if remarks and loop.name == "stablehlo.while":  # a branch on the host is the common case: no remark
+                emit_warning(loop.location, f"loop stays host-stepped: {problem}")
+            pending[:0] = [inner for region in loop.regions for block in region.blocks
+                           for op in block.operations for inner in _loops(op.operation)]
+
+
+def _runs(loop: ir.Operation, pending: list[ir.Operation]) -> list[list[ir.Operation]]:
+    """The op lists to try in one region, longest first: ``loop`` and the ops after it in its
+    block up to each later loop or branch of ``pending`` reached through small ops (results
+    of at most :data:`MAX_VALUE_BYTES`, no regions), and ``loop`` alone. One region for
+    several saves a dispatch each, and the host's reads between them."""
+    ops = list(loop.block.operations)
+    start = next(i for i, op in enumerate(ops) if op.operation == loop)
+    ends = [start]
+    for index in range(start + 1, len(ops)):
+        op = ops[index].operation
+        if any(op == other for other in pending):
+            ends.append(index)
+        elif not _between(op):
+            break
+    return [[op.operation for op in ops[start:end + 1]] for end in reversed(ends)]
+
+
+#: Ops that end a run: the block's end, and constants (a constant the region wrote out
+#: would no longer fold into the ops after it).
+_NOT_BETWEEN = ("stablehlo.return", "stablehlo.constant", "stablehlo.custom_call")
+
+
+def _between(operation: ir.Operation) -> bool:
+    """Whether ``operation`` may join a region between two loops or branches: a StableHLO op
+    without regions whose results are small enough to hold in the region."""
+    if operation.regions or not operation.name.startswith("stablehlo.") or operation.name in _NOT_BETWEEN:
+        return False
+    try:
+        for result in operation.results:
+            Kind(result.type)
+    except Unsupported:
+        return False
+    return True

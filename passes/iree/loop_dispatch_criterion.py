@@ -157,9 +157,9 @@ def constant_starts(operation: ir.Operation) -> list[int] | None:
     return starts
 
 
-def tapes(loop: ir.Operation) -> tuple[set, set]:
-    """``(tapes, written)``: the values ``loop`` holds as tensors in memory, and those of
-    them that it writes. A tape is the tensor a ``dynamic_slice`` or ``dynamic_update_slice``
+def tapes(operations: list[ir.Operation]) -> tuple[set, set]:
+    """``(tapes, written)``: the values ``operations`` (consecutive ops of one block) hold
+    as tensors in memory, and those of them that they write. A tape is the tensor a ``dynamic_slice`` or ``dynamic_update_slice``
     indexes at run time (:func:`constant_starts` are static) when it has more than
     :data:`MAX_DYNAMIC_VECTOR_BYTES` (and is not boolean),
     together with every value it flows to or from through the update, a loop's carried
@@ -205,7 +205,8 @@ def tapes(loop: ir.Operation) -> tuple[set, set]:
                     updates.append(operation.operands[0])
         return ir.WalkResult.ADVANCE
 
-    loop.walk(visit, walk_order=ir.WalkOrder.PRE_ORDER)
+    for operation in operations:
+        operation.walk(visit, walk_order=ir.WalkOrder.PRE_ORDER)
     roots = {find(v) for v in seeds}
     written_roots = {find(v) for v in updates}
     tape_values = {v for v in parent if find(v) in roots} | set(seeds)
@@ -219,24 +220,25 @@ def unchanged(loop: ir.Operation) -> set[int]:
     return {i for i, argument in enumerate(body.arguments) if returned[i] == argument}
 
 
-def outside_values(loop: ir.Operation) -> list[ir.Value]:
-    """Values defined outside ``loop`` that ops inside it read, in the order first read."""
+def outside_values(operations: list[ir.Operation]) -> list[ir.Value]:
+    """Values defined outside ``operations`` (consecutive ops of one block) that they and
+    the ops inside them read, in the order first read."""
     inside: set = set()
-    found: list[ir.Value] = list(loop.operands)
+    found: list[ir.Value] = []
 
     def visit(operation):
         operation = operation.operation
+        for value in operation.operands:
+            if value not in inside and value not in found:
+                found.append(value)
         for region in operation.regions:
             for block in region.blocks:
                 inside.update(block.arguments)
-        if operation != loop:
-            for value in operation.operands:
-                if value not in inside and value not in found:
-                    found.append(value)
-            inside.update(operation.results)
+        inside.update(operation.results)
         return ir.WalkResult.ADVANCE
 
-    loop.walk(visit, walk_order=ir.WalkOrder.PRE_ORDER)
+    for operation in operations:
+        operation.walk(visit, walk_order=ir.WalkOrder.PRE_ORDER)
     return found
 
 

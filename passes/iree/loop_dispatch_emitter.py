@@ -51,21 +51,28 @@ class Emitter(OpRules):
     #: The dialects whose ops the region is built of.
     DIALECTS = ("arith", "flow", "math", "scf", "tensor", "vector")
 
-    def __init__(self, loop: ir.Operation):
-        load_dialects(loop.context, self.DIALECTS)
-        self.loop = loop
+    def __init__(self, operations: list[ir.Operation]):
+        load_dialects(operations[0].context, self.DIALECTS)
+        #: Consecutive ops of one block (a loop or a branch, or several with the ops between
+        #: them): the region takes their place.
+        self.operations = operations
+        self.loop = operations[0]
         self.names: dict = {}  # ir.Value of the loop -> (the ir.Value holding it, Kind)
         self.inputs: list[ir.Value] = []  # values from outside the loop that the region reads, in order
         self.index_zero_value: ir.Value | None = None
         self.prologue: list[ir.Operation] = []  # ops before the region (converting i1 inputs to i8)
         #: Bytes of every vector value built (LLVM keeps large vectors on the stack).
         self.vector_bytes = 0
-        self.tapes, self.written_tapes = tapes(loop)
+        self.tapes, self.written_tapes = tapes(operations)
         #: Bytes of the written tapes that are results of the loop nobody uses (see
         #: :data:`~s4tf.passes.iree.loop_dispatch_criterion.MAX_SCRATCH_TAPE_BYTES`).
         self.scratch_bytes = 0
+        #: Bytes of the tapes made inside the region (:meth:`filled_tape`).
+        self.made_bytes = 0
         self.region: ir.Operation | None = None  # the region op being built (no results yet)
-        self.results: list[tuple[ir.Value, Kind]] = []  # the loop's results: values of the region, or inputs
+        #: The ops' results used after them, each with the value that replaces it: built in
+        #: the region, or an input the op passes on unchanged.
+        self.results: list[tuple[ir.Value, tuple[ir.Value, Kind]]] = []
         self.written: list[tuple[ir.Value, Kind]] = []  # what the region returns, as stored
         self.constants: dict = {}  # ir.Value -> whether it is computed from constants alone
 
@@ -115,6 +122,7 @@ class Emitter(OpRules):
         restricted to workgroup distributed contexts")."""
         if not ir.DenseElementsAttr(attribute).is_splat:
             raise Unsupported(f"a tape {kind.tensor} initialized with a constant that is not one value repeated")
+        self.made_bytes += kind.bytes
         row = ir.VectorType.get([1] + kind.shape[1:], kind.element_type)
         value = arith.ConstantOp(row, _elements(attribute, row), loc=location).result
         empty = tensor.EmptyOp(kind.shape, kind.element_type, loc=location).result
@@ -226,50 +234,74 @@ class Emitter(OpRules):
 
     # -- the loop ------------------------------------------------------------------------
     def dispatch(self) -> None:
-        """Build the region's body just before the loop, in a ``flow.dispatch.region`` without
+        """Build the region's body just before the ops, in a ``flow.dispatch.region`` without
         results; raises :class:`Unsupported` on the first op it cannot build (then
         :meth:`discard` erases what was built)."""
-        loop = self.loop
-        with loop.location:
-            self.region = flow.DispatchRegionOp([], [], [], ip=ir.InsertionPoint(loop)).operation
+        first = self.loop
+        with first.location:
+            self.region = flow.DispatchRegionOp([], [], [], ip=ir.InsertionPoint(first)).operation
             with ir.InsertionPoint(self.region.regions[0].blocks.append()):
-                for value in outside_values(loop):
+                for value in outside_values(self.operations):
                     if value not in self.names:
                         self.names[value] = self.read(value)
-                if loop.name == "stablehlo.if":
-                    results = list(zip(self.op_if(loop), map(self.kind, loop.results)))
-                else:
-                    results = self.while_loop(loop, [self.value(v) for v in loop.operands])
-                    # a value the loop passes through unchanged is its input, not a result of the region
-                    # (IREE-3.13-WORKAROUND: IREE 3.13 returned one of two such results twice: the gradient of a loop
-                    # carrying the same tensor twice came back wrong)
-                    for index in unchanged(loop):
-                        if loop.operands[index] in self.inputs:
-                            results[index] = (loop.operands[index], results[index][1])
-                made = [(value, kind) for value, kind in results if value not in self.inputs]
-                self.scratch_bytes = sum(kind.bytes for (value, kind), result in zip(results, loop.results)
-                                         if kind.memory and value not in self.inputs and not list(result.uses))
+                passed: dict = {}  # a result an op passes on unchanged -> the input it is
+                for operation in self.operations:
+                    for result, built in zip(operation.results, self.top_level(operation, passed)):
+                        self.names[result] = built
+                used = [(result, passed.get(result)) for op in self.operations for result in op.results]
+                self.results = [(result, (outside, self.names[result][1]) if outside is not None else self.names[result])
+                                for result, outside in used if self.used_after(result)]
+                self.scratch_bytes = sum(kind.bytes for result, outside in used for value, kind in [self.names[result]]
+                                         if kind.memory and outside is None and value not in self.inputs
+                                         and not self.used_after(result))
+                made = [built for _, built in self.results if built[0] not in self.inputs]
                 self.written = [self.write(value, kind) for value, kind in made]
                 flow.ReturnOp([value for value, _ in self.written])
-        self.results = results
+
+    def top_level(self, operation: ir.Operation, passed: dict) -> list[tuple[ir.Value, Kind]]:
+        """Build one of the ops the region replaces; a result a loop passes on unchanged from
+        an input goes into ``passed`` (IREE-3.13-WORKAROUND: IREE 3.13 returned one of two
+        such results of a region twice: the gradient of a loop carrying the same tensor twice
+        came back wrong)."""
+        kinds = [self.kind(r) for r in operation.results]
+        if operation.name == "stablehlo.while":
+            built = self.while_loop(operation, [self.value(v) for v in operation.operands])
+            for index in unchanged(operation):
+                if operation.operands[index] in self.inputs:
+                    passed[operation.results[index]] = operation.operands[index]
+            return built
+        values = self.op_if(operation) if operation.name == "stablehlo.if" else self.operation(operation)
+        if operation.name != "stablehlo.if":
+            self.vector_bytes += sum(kind.vector_bytes for kind in kinds)
+        return list(zip(values, kinds))
+
+    def used_after(self, result: ir.Value) -> bool:
+        """Whether an op after the region's ops reads ``result``."""
+        for use in result.uses:
+            owner = use.owner.operation
+            while owner.parent is not None and owner.block != self.loop.block:
+                owner = owner.parent.operation
+            if not any(owner == operation for operation in self.operations):
+                return True
+        return False
 
     def replace(self) -> None:
-        """Put the region built by :meth:`dispatch` in the loop's place: the region op with its
+        """Put the region built by :meth:`dispatch` in the ops' place: the region op with its
         results, and the conversions of booleans back from i8 after it."""
-        loop = self.loop
-        with loop.location, ir.InsertionPoint(loop):
+        with self.loop.location, ir.InsertionPoint(self.loop):
             region = flow.DispatchRegionOp([kind.tensor for _, kind in self.written], [], []).operation
             self.region.regions[0].blocks[0].append_to(region.regions[0])
             self.region.erase()
             self.region = region
             stored = iter(zip(region.results, self.written))
-            for result, (value, kind) in zip(loop.results, self.results):
+            for result, (value, kind) in self.results:
                 if value not in self.inputs:
                     value, (_, stored_kind) = next(stored)
                     if kind is not stored_kind:
                         value = _convert(value, kind.tensor).result
                 result.replace_all_uses_with(value)
-        loop.erase()
+        for operation in reversed(self.operations):
+            operation.erase()
 
     def discard(self) -> None:
         """Erase what :meth:`dispatch` built; the loop stays as it is."""

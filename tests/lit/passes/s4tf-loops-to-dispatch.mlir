@@ -7,7 +7,7 @@
 // read before it and written after it; outside constants (the counter's start) are made
 // again inside, other outside values (the bound) are read.
 // CHECK-LABEL: func.func @relax
-// CHECK:         %[[R:.*]]:2 = flow.dispatch.region -> (tensor<i32>, tensor<2xf32>) {
+// CHECK:         %[[R:.*]] = flow.dispatch.region -> (tensor<2xf32>) {
 // CHECK-DAG:       %[[I0:.*]] = arith.constant 1 : i32
 // CHECK-DAG:       %[[N:.*]] = tensor.extract %arg1[] : tensor<i32>
 // CHECK-DAG:       %[[X0:.*]] = vector.transfer_read %arg0[%{{.*}}], %{{.*}} : tensor<2xf32>, vector<2xf32>
@@ -21,10 +21,9 @@
 // CHECK:             arith.mulf %[[B]], %[[S]] : vector<2xf32>
 // CHECK:             scf.yield %{{.*}}, %{{.*}} : i32, vector<2xf32>
 // CHECK:           }
-// CHECK-DAG:       %[[RI:.*]] = tensor.from_elements %[[W]]#0 : tensor<i32>
-// CHECK-DAG:       %[[RX:.*]] = vector.transfer_write %[[W]]#1, %{{.*}}[%{{.*}}] : vector<2xf32>, tensor<2xf32>
-// CHECK:           flow.return %[[RI]], %[[RX]] : tensor<i32>, tensor<2xf32>
-// CHECK:         return %[[R]]#1 : tensor<2xf32>
+// CHECK:           %[[RX:.*]] = vector.transfer_write %[[W]]#1, %{{.*}}[%{{.*}}] : vector<2xf32>, tensor<2xf32>
+// CHECK:           flow.return %[[RX]] : tensor<2xf32>
+// CHECK:         return %[[R]] : tensor<2xf32>
 // Vulkan does not compile such dispatches: the loop stays.
 // VULKAN-LABEL: func.func @relax
 // VULKAN:         stablehlo.while
@@ -219,7 +218,7 @@ func.func @tape(%x: tensor<2xf32>, %n: tensor<i32>) -> tensor<4x2xf32> {
 // from is written row by row into a tensor.empty (scf.for), the scf.while carries the
 // tensor, and each update is a vector.transfer_write at the clamped row, in place.
 // CHECK-LABEL: func.func @tape_in_memory
-// CHECK:         %[[R:.*]]:2 = flow.dispatch.region -> (tensor<i32>, tensor<300x2xf32>) {
+// CHECK:         %[[R:.*]] = flow.dispatch.region -> (tensor<300x2xf32>) {
 // CHECK:           %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : vector<1x2xf32>
 // CHECK:           %[[EMPTY:.*]] = tensor.empty() : tensor<300x2xf32>
 // CHECK:           %[[FILLED:.*]] = scf.for %[[ROW:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[EMPTY]]) -> (tensor<300x2xf32>) {
@@ -233,8 +232,8 @@ func.func @tape(%x: tensor<2xf32>, %n: tensor<i32>) -> tensor<4x2xf32> {
 // CHECK:             %[[AT:.*]] = arith.index_cast %[[HIGH]] : i32 to index
 // CHECK:             %[[U:.*]] = vector.transfer_write %{{.*}}, %[[T]][%[[AT]], %{{.*}}] {in_bounds = [true, true]} : vector<1x2xf32>, tensor<300x2xf32>
 // CHECK:             scf.yield %{{.*}}, %[[U]] : i32, tensor<300x2xf32>
-// CHECK:           flow.return %{{.*}}, %[[L]]#1 : tensor<i32>, tensor<300x2xf32>
-// CHECK:         return %[[R]]#1 : tensor<300x2xf32>
+// CHECK:           flow.return %[[L]]#1 : tensor<300x2xf32>
+// CHECK:         return %[[R]] : tensor<300x2xf32>
 func.func @tape_in_memory(%x: tensor<2xf32>, %n: tensor<i32>) -> tensor<300x2xf32> {
   %zero = stablehlo.constant dense<0> : tensor<i32>
   %one = stablehlo.constant dense<1> : tensor<i32>
@@ -257,7 +256,7 @@ func.func @tape_in_memory(%x: tensor<2xf32>, %n: tensor<i32>) -> tensor<300x2xf3
 // A tape the loop only reads (carried unchanged) is not carried: each dynamic slice is a
 // vector.transfer_read of the region's input, and the loop's result is that input.
 // CHECK-LABEL: func.func @read_tape
-// CHECK:         flow.dispatch.region -> (tensor<i32>, tensor<2xf32>) {
+// CHECK:         flow.dispatch.region -> (tensor<2xf32>) {
 // CHECK:           scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) : (i32, vector<2xf32>) -> (i32, vector<2xf32>) {
 // CHECK:           } do {
 // CHECK:             %[[READ:.*]] = vector.transfer_read %arg0[%{{.*}}, %{{.*}}], %{{.*}} {in_bounds = [true, true]} : tensor<300x2xf32>, vector<1x2xf32>
@@ -470,4 +469,45 @@ func.func @large_branch(%x: tensor<16384xf32>, %p: tensor<i1>) -> tensor<16384xf
     stablehlo.return %x : tensor<16384xf32>
   }) : (tensor<i1>) -> tensor<16384xf32>
   return %r : tensor<16384xf32>
+}
+
+// -----
+
+// Loops and branches one after the other, with small ops between them, are one region: a
+// value of the first loop that the second reads stays inside it (no write, no read); a
+// value used after the region (%m) is written out.
+// CHECK-LABEL: func.func @two_loops
+// CHECK:         %[[R:.*]]:2 = flow.dispatch.region -> (tensor<2xf32>, tensor<2xf32>) {
+// CHECK:           %[[FIRST:.*]]:2 = scf.while
+// CHECK:           %[[M:.*]] = arith.mulf %[[FIRST]]#1, %[[FIRST]]#1 : vector<2xf32>
+// CHECK:           %[[SECOND:.*]]:2 = scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %[[M]])
+// CHECK:           flow.return
+// CHECK-NOT:     stablehlo.while
+// CHECK:         %[[SUM:.*]] = stablehlo.add %[[R]]#{{.*}}, %[[R]]#{{.*}} : tensor<2xf32>
+// CHECK:         return %[[SUM]] : tensor<2xf32>
+func.func @two_loops(%x: tensor<2xf32>, %n: tensor<i32>) -> tensor<2xf32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %half = stablehlo.constant dense<0.5> : tensor<2xf32>
+  %r:2 = stablehlo.while(%i = %zero, %v = %x) : tensor<i32>, tensor<2xf32>
+  cond {
+    %c = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %w = stablehlo.multiply %v, %half : tensor<2xf32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %w : tensor<i32>, tensor<2xf32>
+  }
+  %m = stablehlo.multiply %r#1, %r#1 : tensor<2xf32>
+  %s:2 = stablehlo.while(%i = %zero, %v = %m) : tensor<i32>, tensor<2xf32>
+  cond {
+    %c = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %w = stablehlo.add %v, %half : tensor<2xf32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %w : tensor<i32>, tensor<2xf32>
+  }
+  %sum = stablehlo.add %s#1, %m : tensor<2xf32>
+  return %sum : tensor<2xf32>
 }
