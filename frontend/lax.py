@@ -26,6 +26,7 @@ from s4tf.arrays.numpy_api import (  # noqa: F401  (re-exported under JAX's name
     minimum as min, multiply as mul, negative as neg, power as pow, rsqrt, sign, sin, slice, sqrt, square,
     stop_gradient, subtract as sub, tanh, transpose,
 )
+from s4tf.arrays.numpy_api import preferred
 from s4tf.arrays.numpy_math import cbrt, erfc, fmod
 from s4tf.core.locations import shape_error
 from s4tf.arrays.sorting import sort as _sort, top_k
@@ -366,15 +367,17 @@ def batch_matmul(lhs, rhs, precision=None):
 
 
 def dot(lhs, rhs, precision=None, preferred_element_type=None):
-    """The product of vectors and matrices (``lhs``'s last axis with ``rhs``'s first)."""
-    return tensordot(lhs, rhs, axes=1)
+    """The product of vectors and matrices (``lhs``'s last axis with ``rhs``'s first), in
+    ``preferred_element_type`` when given; ``precision`` is ignored (float32 products are
+    full float32 on the CPU)."""
+    return tensordot(*preferred(lhs, rhs, preferred_element_type), axes=1)
 
 
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
     """``dimension_numbers = ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``: the
     batch axes first in the result, then ``lhs``'s free axes, then ``rhs``'s."""
     contracting, batch = dimension_numbers
-    return _dot_general(lhs, rhs, contracting, batch)
+    return _dot_general(*preferred(lhs, rhs, preferred_element_type), contracting, batch)
 
 
 def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None, rhs_dilation=None,
