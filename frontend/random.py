@@ -103,6 +103,9 @@ def key(seed) -> Tensor:
     return _seed_key(seed)
 
 
+PRNGKey = key  # JAX's older name, which ported code calls
+
+
 @_run
 def _seed_key(seed):
     if canonical_dtype(seed.dtype) != "i64":
