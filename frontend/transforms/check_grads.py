@@ -27,8 +27,9 @@ TOLERANCE = {np.dtype(np.float16): 1e-2, np.dtype(ml_dtypes.bfloat16): 1e-1, np.
 
 
 def _like(rng, leaf):
+    """Standard normal numbers shaped like ``leaf``: JAX's, from ``np.random.RandomState(0)``."""
     leaf = np.asarray(leaf)
-    return rng.standard_normal(leaf.shape).astype(leaf.dtype)
+    return np.asarray(rng.randn(*leaf.shape), leaf.dtype)
 
 
 def _numerical_jvp(f, args, tangents, eps):
@@ -52,7 +53,7 @@ def _inner(xs, ys):
 
 
 def _check_jvp(f, args, atol, rtol, eps, message):
-    tangents = tree_map(functools.partial(_like, np.random.default_rng(0)), args)
+    tangents = tree_map(functools.partial(_like, np.random.RandomState(0)), args)
     value, tangent_out = jvp(f, args, tangents)
     _check_close(value, f(*args), atol, rtol, f"{message}: the value")
     _check_close(flatten(tangent_out)[0], _numerical_jvp(f, args, tangents, eps), atol, rtol,
@@ -60,15 +61,16 @@ def _check_jvp(f, args, atol, rtol, eps, message):
 
 
 def _check_vjp(f, args, atol, rtol, eps, message):
-    rng = np.random.default_rng(0)
+    rng = np.random.RandomState(0)
     value, pullback = vjp(f, *args)
     _check_close(value, f(*args), atol, rtol, f"{message}: the value")
     tangents = tree_map(functools.partial(_like, rng), args)
     cotangent = tree_map(functools.partial(_like, rng), value)
     if not flatten(value)[0]:
         return
-    expected = _inner(_numerical_jvp(f, args, tangents, eps), flatten(cotangent)[0])
-    actual = _inner(flatten(tangents)[0], flatten(pullback(cotangent))[0])
+    dtype = np.result_type(*(np.asarray(leaf).dtype for leaf in flatten(value)[0]))  # the tolerance's, as JAX's
+    expected = np.asarray(_inner(_numerical_jvp(f, args, tangents, eps), flatten(cotangent)[0]), dtype)
+    actual = np.asarray(_inner(flatten(tangents)[0], flatten(pullback(cotangent))[0]), dtype)
     _check_close(actual, expected, atol, rtol,
                  f"{message}: <s4tf.vjp's cotangent, tangent> against <cotangent, central finite differences>")
 

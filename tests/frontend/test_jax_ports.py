@@ -56,7 +56,7 @@ def linear_regression(ns, x, y):
         return ns.jnp.mean((ns.jnp.dot(x, w, precision="highest") + b - y) ** 2)
 
     w, b = ns.device_put((np.zeros(x.shape[1], np.float32), np.float32(0.0)))
-    ns.check_grads(loss, (w + 0.5, b + 0.25), order=2, modes=("fwd", "rev"), eps=1e-2, atol=5e-2, rtol=5e-2)
+    ns.check_grads(loss, (w + 0.5, b + 0.25), order=1, modes=("fwd", "rev"), eps=1e-2)  # quadratic: no truncation error
     update = ns.jit(lambda w, b: [p - 0.1 * g for p, g in zip((w, b), ns.grad(loss, argnums=(0, 1))(w, b))])
     for _ in range(10):
         w, b = update(w, b)
@@ -87,23 +87,23 @@ def pooling_cnn(ns, images, kernel):
 
 def normal_fit(ns, data):
     """The maximum-likelihood normal for ``data`` by gradient ascent on scipy.stats' logpdf,
-    then its quantiles and other distributions' likelihoods."""
+    then its quantiles and other distributions' likelihoods, in one jitted function."""
     stats = ns.stats
 
-    def nll(theta):
+    def nll(theta, data):
         return -ns.jnp.mean(stats.norm.logpdf(data, theta[0], ns.jnp.exp(theta[1])))
 
     @ns.jit
-    def fit(theta):
-        return ns.lax.fori_loop(0, 50, lambda i, t: t - 0.5 * ns.grad(nll)(t), theta)
+    def fit(data):
+        theta = ns.lax.fori_loop(0, 50, lambda i, t: t - 0.5 * ns.grad(nll)(t, data), ns.jnp.zeros(2, data.dtype))
+        loc, scale = theta[0], ns.jnp.exp(theta[1])
+        cov = ns.jnp.array([[1.0, 0.3], [0.3, 2.0]], dtype=data.dtype)
+        return [theta, stats.norm.ppf(ns.jnp.array([0.05, 0.5, 0.95]), loc, scale), stats.norm.cdf(data[:4], loc, scale),
+                stats.norm.logcdf(-data[:4] * 10), stats.logistic.logpdf(data, loc, scale),
+                stats.multivariate_normal.logpdf(data.reshape(-1, 2), ns.jnp.zeros(2), cov),
+                ns.special.logsumexp(stats.uniform.logpdf(data, -4.0, 8.0))]
 
-    theta = fit(np.zeros(2, np.float32))
-    loc, scale = theta[0], ns.jnp.exp(theta[1])
-    quantiles = stats.norm.ppf(np.array([0.05, 0.5, 0.95], np.float32), loc, scale)
-    cov = np.array([[1.0, 0.3], [0.3, 2.0]], np.float32)
-    return [theta, quantiles, stats.norm.cdf(data[:4], loc, scale), stats.norm.logcdf(-data[:4] * 10),
-            stats.logistic.logpdf(data, loc, scale), stats.multivariate_normal.logpdf(data.reshape(-1, 2), np.zeros(2), cov),
-            ns.special.logsumexp(stats.uniform.logpdf(data, -4.0, 8.0))]
+    return fit(data)
 
 
 def _run_both(program, *args):
@@ -134,3 +134,49 @@ def test_pooling_cnn_forward():
 
 def test_scipy_stats_likelihood_fit():
     _run_both(normal_fit, (RNG.standard_normal(40) * 1.5 + 0.7).astype(np.float32))
+
+
+def test_check_grads_fails_on_a_wrong_derivative():
+    @s4tf.function
+    def softplus(x):
+        return s4tf.log1p(s4tf.exp(x))
+
+    @s4tf.derivative(of=softplus)
+    def softplus_vjp(x):
+        return softplus(x), lambda dy: (dy * s4tf.sigmoid(x) * 1.5,)  # deliberately 1.5 times too large
+
+    x = np.array([0.3, -1.0, 2.0])
+    s4tf.check_grads(softplus, (x,), order=1, modes=("fwd",))  # forward mode differentiates the body
+    with pytest.raises(AssertionError, match=r"VJP: <s4tf.vjp's cotangent, tangent> against <cotangent, central finite"):
+        s4tf.check_grads(softplus, (x,), order=1, modes=("rev",))
+    with pytest.raises(AssertionError, match=r"VJP: "):  # after the forward checks of orders 1 and 2 pass
+        s4tf.check_grads(softplus, (x,), order=2)
+
+
+def test_make_jaxpr_device_put_format_and_precision():
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    def scaled_sum(a, n):
+        return s4tf.sum(a) * n
+
+    text = s4tf.make_jaxpr(scaled_sum, static_argnums=1)(x, 3)
+    assert text == s4tf.function(scaled_sum, static_argnums=1).lower(x, 3).as_text() and '"s4tf.mul"' in text
+    put = s4tf.device_put({"w": x, "b": [np.float32(1.0), 2]})
+    assert all(isinstance(leaf, s4tf.Tensor) for leaf in s4tf.tree_util.tree_leaves(put))
+    with pytest.raises(s4tf.DeviceError, match=r"device_put: s4tf creates tensors on 'cpu'"):
+        s4tf.device_put(x, device="tpu")
+    loss = s4tf.mean(s4tf.asarray(x))
+    assert f"{loss:.3f} {loss:>9.2e}" == f"{2.5:.3f} {2.5:>9.2e}"
+    with pytest.raises(TypeError, match="unsupported format string"):  # as NumPy's arrays
+        f"{s4tf.asarray(x):.1f}"
+    assert f"{loss}" == str(loss) and f"{s4tf.asarray(np.int32(7)):04d}" == "0007"
+    with pytest.raises(s4tf.StagingError, match=r"cannot format the value \(with '.2f'\) of a traced tensor"):
+        s4tf.function(lambda a: f"{a:.2f}" and a)(x)
+    int8 = np.arange(-3, 3, dtype=np.int8).reshape(2, 3) * 40
+    products = [s4tf.matmul(int8, int8.T, preferred_element_type=np.int32), s4tf.dot(int8, int8.T, precision="highest",
+                preferred_element_type=np.int32), s4tf.lax.dot(int8, int8.T, preferred_element_type=np.float32),
+                s4tf.matmul(x, x.T, precision=jax.lax.Precision.HIGHEST)]
+    expected = [jax.numpy.matmul(int8, int8.T, preferred_element_type=np.int32), jax.numpy.dot(int8, int8.T, precision="highest",
+                preferred_element_type=np.int32), jax.lax.dot(int8, int8.T, preferred_element_type=np.float32), x @ x.T]
+    for ours, theirs in zip(products, expected):
+        assert np.asarray(ours).dtype == np.asarray(theirs).dtype
+        np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))
