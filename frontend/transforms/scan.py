@@ -21,8 +21,8 @@ from s4tf import pytree
 from s4tf.arrays import numpy_api
 from s4tf.staging.autograph.convert import convert_once
 from s4tf.dialects.types import shape_str
-from s4tf.core.errors import S4tfError
-from s4tf.core.locations import shape_error, user_location
+from s4tf.core.errors import S4tfError, ShapeError
+from s4tf.core.locations import user_location
 from s4tf.staging.structured_control import stage_fori
 from s4tf.staging.tracing import Static, current_scope, leaf_spec
 
@@ -91,7 +91,7 @@ def _length(xs_leaves, length) -> int:
     if length is not None:
         lengths.add(int(length))
     if len(lengths) != 1:
-        raise shape_error(
+        raise ShapeError(
             "s4tf.scan: xs' leading axes and length must agree, got "
             + (", ".join(str(n) for n in sorted(lengths)) if lengths else "no xs and no length"),
             _where(),
