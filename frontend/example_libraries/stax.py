@@ -21,8 +21,9 @@ import numpy as np
 
 from s4tf import lax, random
 from s4tf.arrays import numpy_api as snp
-from s4tf.core.locations import shape_error
+from s4tf.core.errors import OpAttributeError
 from s4tf.nn import activations
+from s4tf.nn.checks import layer_error
 from s4tf.nn.initializers import draw_scaled
 
 
@@ -171,13 +172,14 @@ def FanInConcat(axis=-1):  # noqa: N802
 
 def Dropout(rate, mode="train"):  # noqa: N802
     """Keeps each input with probability ``rate`` (stax's meaning: the keep rate), scaled by
-    ``1 / rate``, given ``rng=`` in ``"train"`` mode; the identity otherwise."""
+    ``1 / rate``, in ``"train"`` mode; the identity otherwise. As stax's, ``apply_fun`` needs
+    ``rng=`` in either mode."""
     def apply_fun(params, inputs, **kwargs):
         rng = kwargs.get("rng")
+        if rng is None:
+            raise layer_error("stax.Dropout needs apply_fun(params, inputs, rng=key)", OpAttributeError)
         if mode != "train":
             return inputs
-        if rng is None:
-            raise shape_error("stax.Dropout in 'train' mode needs apply_fun(params, inputs, rng=key)")
         keep = random.bernoulli(rng, rate, inputs.shape)
         return snp.where(keep, inputs / rate, 0.0)
 

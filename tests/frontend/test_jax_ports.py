@@ -180,3 +180,37 @@ def test_make_jaxpr_device_put_format_and_precision():
     for ours, theirs in zip(products, expected):
         assert np.asarray(ours).dtype == np.asarray(theirs).dtype
         np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))
+
+
+def stax_zoo(ns, images):
+    """Most stax layers in one network: its output shape, parameters and outputs."""
+    stax = ns.stax
+    init_fun, apply_fun = stax.serial(
+        stax.Conv(4, (3, 3), padding="SAME"), stax.Relu, stax.MaxPool((2, 2), strides=(2, 2)),
+        stax.AvgPool((3, 3), strides=(1, 1), padding="SAME"), stax.SumPool((2, 1)), stax.Flatten, stax.Dense(8), stax.Tanh,
+        stax.FanOut(2), stax.parallel(stax.Dense(3), stax.serial(stax.Dense(2), stax.Sigmoid)), stax.FanInConcat(),
+        stax.Dropout(0.5, mode="train"), stax.LogSoftmax)
+    output_shape, params = init_fun(ns.random.PRNGKey(3), images.shape)
+    return output_shape, params, ns.jit(apply_fun)(params, images, rng=ns.random.PRNGKey(4))
+
+
+def optimizer_steps(ns, params):
+    """Three steps of each example_libraries optimizer on a pytree, staged."""
+    results = []
+    for name, args in [("sgd", (0.1,)), ("momentum", (0.1, 0.9)), ("rmsprop", (0.01,)), ("adam", (0.01,))]:
+        opt_init, opt_update, get_params = getattr(ns.optimizers, name)(*args)
+
+        @ns.jit
+        def run(state):
+            for i in range(3):
+                p = get_params(state)
+                state = opt_update(i, {"a": p["a"] * 2.0 + 1.0, "b": [ns.jnp.sin(p["b"][0])]}, state)
+            return get_params(state)
+
+        results.append(run(opt_init(params)))
+    return results
+
+
+def test_stax_layers_and_optimizers_match_jax():
+    _run_both(stax_zoo, RNG.standard_normal((2, 8, 8, 1)).astype(np.float32))
+    _run_both(optimizer_steps, {"a": np.ones(3, np.float32), "b": [np.arange(2.0, dtype=np.float32)]})
