@@ -24,6 +24,7 @@ from s4tf.arrays.array_api import *  # noqa: F403  (array_api.__all__: its names
 from s4tf.transforms.autodiff import grad, jvp, saved_residuals, value_and_grad, vjp
 from s4tf.transforms.vmap import vmap
 from s4tf.transforms.jacobians import hessian, jacfwd, jacrev
+from s4tf.transforms.check_grads import check_grads
 from s4tf.arrays.contractions import *  # noqa: F403  (contractions.__all__: its names, listed once)
 from s4tf.arrays.creation import *  # noqa: F403  (creation.__all__: its names, listed once)
 from s4tf.staging.structured_control import cond, fori_loop, while_loop
@@ -54,11 +55,13 @@ from s4tf.arrays.shaping import *  # noqa: F403  (shaping.__all__: its names, li
 from s4tf.arrays.statistics import *  # noqa: F403  (statistics.__all__: its names, listed once)
 from s4tf.arrays.sorting import *  # noqa: F403  (sorting.__all__: its names, listed once)
 from s4tf.staging.function import Lowered, StagedFunction, function
+from s4tf.staging.printing import make_jaxpr
 from s4tf.staging.tensor import Tensor
 from s4tf.staging.tensor_methods import TensorAttributeError, TensorMethodError
 from s4tf.core.version import __version__
 from s4tf import lax, linalg, scipy  # after the arrays modules, which they compose
 from s4tf import nn  # last: its layers use the functions above
+from s4tf import example_libraries  # stax builds on nn
 
 tensor_methods.attach()
 array_api.attach()
@@ -69,7 +72,7 @@ int8, int32, int64, bool_ = np.int8, np.int32, np.int64, np.bool_
 bool = bool_  # noqa: A001  (the Array API's name)
 
 __all__ = [
-    "lax", "linalg", "scipy", "nn", "random", "tree_util", "function", "get_first_call", "set_first_call", "host", "StagedFunction", "compile", "load", "save_parameters", "load_parameters", "DeployableModule", "DeployedModule", "grad", "value_and_grad", "jvp", "vjp", "vmap", "jacfwd", "jacrev", "hessian", "derivative", "batching_rule", "remat", "saved_residuals", "no_derivative", "move", "register_pytree_node", "register_pytree_node_class", "scan", "Lowered", "Tensor", "name_scope",
+    "lax", "linalg", "scipy", "nn", "example_libraries", "random", "tree_util", "function", "get_first_call", "set_first_call", "host", "StagedFunction", "compile", "load", "save_parameters", "load_parameters", "DeployableModule", "DeployedModule", "grad", "value_and_grad", "jvp", "vjp", "vmap", "jacfwd", "jacrev", "hessian", "check_grads", "make_jaxpr", "derivative", "batching_rule", "remat", "saved_residuals", "no_derivative", "move", "register_pytree_node", "register_pytree_node_class", "scan", "Lowered", "Tensor", "name_scope",
     "cond", "while_loop", "fori_loop",
     "lazy", "set_mode", "get_mode", "barrier", "lazy_stats", "LazyStats", "LazyTraceWarning",
     "S4tfError", "ShapeError", "DTypeError", "DeviceError", "OpAttributeError", "StagingError", "CompilationError",

@@ -12,17 +12,21 @@ window = lax.dynamic_slice(np.arange(10.0, dtype=np.float32), (3,), (4,))
 
 from __future__ import annotations
 
+import builtins
+import itertools
+
 import numpy as np
 
 from s4tf.arrays import numpy_api as snp
 from s4tf.arrays.contractions import tensordot
 from s4tf.arrays.indexing import gather, scatter
-from s4tf.arrays.math_functions import atan2, erf, expm1, isfinite as is_finite, tan
+from s4tf.arrays.math_functions import atan2, erf, expm1, isfinite as is_finite, logaddexp, tan
 from s4tf.arrays.numpy_api import (  # noqa: F401  (re-exported under JAX's names)
     abs, add, broadcast_in_dim, ceil, cos, dot_general as _dot_general, exp, floor, log, log1p, logistic, maximum as max,
     minimum as min, multiply as mul, negative as neg, power as pow, rsqrt, sign, sin, slice, sqrt, square,
     stop_gradient, subtract as sub, tanh, transpose,
 )
+from s4tf.arrays.numpy_api import preferred
 from s4tf.arrays.numpy_math import cbrt, erfc, fmod
 from s4tf.core.locations import shape_error
 from s4tf.arrays.sorting import sort as _sort, top_k
@@ -31,6 +35,7 @@ from s4tf.dialects.composition import apply1
 from s4tf.dialects.types import canonical_dtype, is_integer
 from s4tf.staging.structured_control import cond, fori_loop, while_loop
 from s4tf.transforms.scan import scan
+from s4tf.tree_util import tree_flatten, tree_unflatten
 
 eq, ne, lt, le, gt, ge = snp.equal, snp.not_equal, snp.less, snp.less_equal, snp.greater, snp.greater_equal
 
@@ -175,6 +180,40 @@ def dynamic_update_slice(operand, update, start_indices):
     return scatter(operand, _window(_starts(operand, start_indices, sizes), sizes), update, kind="set")
 
 
+def _in_dim(operand, axis, value, fill):
+    """Per-axis values for one ``axis``: ``value`` there, ``fill(size)`` elsewhere."""
+    axis = axis % operand.ndim
+    return [value if a == axis else fill(size) for a, size in enumerate(operand.shape)]
+
+
+def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
+    """``dynamic_slice`` along ``axis`` alone (the whole of the other axes)."""
+    operand = snp.asarray(operand)
+    starts = _in_dim(operand, axis, start_index, lambda size: 0)
+    return dynamic_slice(operand, starts, _in_dim(operand, axis, slice_size, lambda size: size))
+
+
+def dynamic_update_slice_in_dim(operand, update, start_index, axis):
+    """``dynamic_update_slice`` at ``start_index`` along ``axis`` (0 along the others)."""
+    operand = snp.asarray(operand)
+    return dynamic_update_slice(operand, update, _in_dim(operand, axis, start_index, lambda size: 0))
+
+
+def dynamic_index_in_dim(operand, index, axis=0, keepdims=True):
+    """The slice at ``index`` (a tensor allowed, clamped) along ``axis``."""
+    result = dynamic_slice_in_dim(operand, index, 1, axis)
+    return result if keepdims else snp.squeeze(result, axis=axis)
+
+
+def index_in_dim(operand, index, axis=0, keepdims=True):
+    """The slice at the Python int ``index`` (negative from the end) along ``axis``."""
+    operand = snp.asarray(operand)
+    size = operand.shape[axis]
+    if not -size <= index < size:
+        raise shape_error(f"index_in_dim: index {index} is out of bounds for an axis of size {size}")
+    return dynamic_index_in_dim(operand, index % size, axis, keepdims)
+
+
 # -- reductions, scans, sorting ---------------------------------------------------------------
 
 
@@ -216,6 +255,101 @@ def cumprod(operand, axis=0, reverse=False):
     return _cumulative("cumprod", operand, axis, reverse)
 
 
+def associative_scan(fn, elems, reverse=False, axis=0):
+    """The inclusive scan of ``elems`` (a pytree of equally long axes) with the associative
+    ``fn(earlier, later)`` ("earlier" in scan order, as JAX's): Hillis and Steele's
+    doubling, ``log2(n)`` steps of slices."""
+    leaves, tree = tree_flatten(elems)
+    leaves = [snp.asarray(leaf) for leaf in leaves]
+    if not leaves:
+        raise shape_error("associative_scan needs at least one array in elems")
+    axes = [axis % leaf.ndim for leaf in leaves]
+    n = leaves[0].shape[axes[0]]
+    if any(leaf.shape[a] != n for leaf, a in zip(leaves, axes)):
+        raise shape_error(f"associative_scan needs elems of one length along axis {axis}, got shapes "
+                          f"{[tuple(leaf.shape) for leaf in leaves]}")
+    if reverse:
+        leaves = [snp.flip(leaf, axis=a) for leaf, a in zip(leaves, axes)]
+
+    def cut(leaf, a, start, stop):
+        return slice(leaf, _in_dim(leaf, a, start, lambda size: 0), _in_dim(leaf, a, stop, lambda size: size))
+
+    offset = 1
+    while offset < n:
+        earlier = tree_unflatten(tree, [cut(leaf, a, 0, n - offset) for leaf, a in zip(leaves, axes)])
+        later = tree_unflatten(tree, [cut(leaf, a, offset, n) for leaf, a in zip(leaves, axes)])
+        combined = tree_flatten(fn(earlier, later))[0]
+        leaves = [snp.concatenate([cut(leaf, a, 0, offset), snp.asarray(c)], axis=a)
+                  for leaf, a, c in zip(leaves, axes, combined)]
+        offset *= 2
+    if reverse:
+        leaves = [snp.flip(leaf, axis=a) for leaf, a in zip(leaves, axes)]
+    return tree_unflatten(tree, leaves)
+
+
+def _scanned(fn, operand, axis, reverse):
+    return associative_scan(fn, snp.asarray(operand), reverse=reverse, axis=axis)
+
+
+def cummax(operand, axis=0, reverse=False):
+    return _scanned(snp.maximum, operand, axis, reverse)
+
+
+def cummin(operand, axis=0, reverse=False):
+    return _scanned(snp.minimum, operand, axis, reverse)
+
+
+def cumlogsumexp(operand, axis=0, reverse=False):
+    return _scanned(logaddexp, operand, axis, reverse)
+
+
+def map(f, xs, *, batch_size=None):  # noqa: A001  (JAX's name)
+    """``f`` applied to each element of ``xs`` along its leading axis, one after another
+    (a ``scan``); ``batch_size`` is not offered."""
+    if batch_size is not None:
+        raise shape_error("s4tf.lax.map has no batch_size: use s4tf.vmap for batches")
+    return scan(lambda carry, x: (carry, f(x)), (), xs)[1]
+
+
+def _window_padding(padding, shape, window, strides):
+    """JAX's ``padding`` (``'VALID'``, ``'SAME'`` or ``(low, high)`` pairs) as pairs."""
+    if isinstance(padding, str):
+        if padding.upper() == "VALID":
+            return [(0, 0)] * len(shape)
+        if padding.upper() != "SAME":
+            raise shape_error(f"padding must be 'VALID', 'SAME' or (low, high) pairs, got {padding!r}")
+        totals = [builtins.max((-(-size // stride) - 1) * stride + w - size, 0) for size, w, stride in zip(shape, window, strides)]
+        return [(total // 2, total - total // 2) for total in totals]
+    pairs = [tuple(int(v) for v in pair) for pair in padding]
+    if len(pairs) != len(shape) or any(len(pair) != 2 for pair in pairs):
+        raise shape_error(f"padding needs one (low, high) pair per axis of a rank-{len(shape)} operand, got {padding!r}")
+    return pairs
+
+
+def reduce_window(operand, init_value, computation, window_dimensions, window_strides, padding,
+                  base_dilation=None, window_dilation=None):
+    """``computation`` (a binary elementwise function: ``lax.max``, ``lax.add``, ...) folded
+    over each window, from ``init_value``, which also fills the padding. Composed from
+    strided slices, one per window element; no dilations."""
+    operand = snp.asarray(operand)
+    window, strides = tuple(int(w) for w in window_dimensions), tuple(int(s) for s in window_strides)
+    if len(window) != operand.ndim or len(strides) != operand.ndim:
+        raise shape_error(f"reduce_window on a rank-{operand.ndim} operand needs {operand.ndim} window dimensions "
+                          f"and strides, got {window} and {strides}")
+    if any(d is not None and any(int(v) != 1 for v in d) for d in (base_dilation, window_dilation)):
+        raise shape_error("s4tf.lax.reduce_window has no base_dilation or window_dilation")
+    pairs = _window_padding(padding, operand.shape, window, strides)
+    padded = snp.pad(operand, pairs, constant_values=init_value) if any(low or high for low, high in pairs) else operand
+    out = [(size - w) // stride + 1 for size, w, stride in zip(padded.shape, window, strides)]
+    if any(size < 1 for size in out):
+        raise shape_error(f"reduce_window: a window of {window} does not fit the padded shape {tuple(padded.shape)}")
+    result = snp.full(tuple(out), init_value, dtype=operand.dtype)
+    for offset in itertools.product(*(range(w) for w in window)):
+        limit = [o + (n - 1) * stride + 1 for o, n, stride in zip(offset, out, strides)]
+        result = computation(result, slice(padded, offset, limit, strides))
+    return result
+
+
 def sort(operand, dimension=-1, is_stable=True):
     return _sort(operand, axis=dimension, stable=is_stable)
 
@@ -223,16 +357,27 @@ def sort(operand, dimension=-1, is_stable=True):
 # -- contractions and convolutions ------------------------------------------------------------
 
 
+def batch_matmul(lhs, rhs, precision=None):
+    """Matrix products over leading batch axes of one rank (``>= 2``)."""
+    lhs, rhs = snp.asarray(lhs), snp.asarray(rhs)
+    if lhs.ndim < 2 or lhs.ndim != rhs.ndim or lhs.shape[:-2] != rhs.shape[:-2]:
+        raise shape_error(f"batch_matmul needs operands of one rank >= 2 and equal batch axes, "
+                          f"got shapes {tuple(lhs.shape)} and {tuple(rhs.shape)}")
+    return snp.matmul(lhs, rhs)
+
+
 def dot(lhs, rhs, precision=None, preferred_element_type=None):
-    """The product of vectors and matrices (``lhs``'s last axis with ``rhs``'s first)."""
-    return tensordot(lhs, rhs, axes=1)
+    """The product of vectors and matrices (``lhs``'s last axis with ``rhs``'s first), in
+    ``preferred_element_type`` when given; ``precision`` is ignored (float32 products are
+    full float32 on the CPU)."""
+    return tensordot(*preferred(lhs, rhs, preferred_element_type), axes=1)
 
 
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
     """``dimension_numbers = ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``: the
     batch axes first in the result, then ``lhs``'s free axes, then ``rhs``'s."""
     contracting, batch = dimension_numbers
-    return _dot_general(lhs, rhs, contracting, batch)
+    return _dot_general(*preferred(lhs, rhs, preferred_element_type), contracting, batch)
 
 
 def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None, rhs_dilation=None,

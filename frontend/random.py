@@ -25,7 +25,8 @@ import numpy as np
 from s4tf.arrays import numpy_api as snp
 from s4tf.dialects.types import canonical_dtype, is_float, is_integer, to_numpy_dtype
 from s4tf.staging.dispatch import apply
-from s4tf.core.errors import DTypeError, S4tfError, ShapeError
+from s4tf.core.errors import DTypeError, S4tfError
+from s4tf.core.locations import shape_error
 from s4tf.staging.function import StagedFunction
 from s4tf.staging.tensor import Tensor
 from s4tf.staging.tracing import current_scope
@@ -72,7 +73,7 @@ def _key(key):
 def _shape(shape) -> tuple:
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
     if not all(isinstance(d, (int, np.integer)) and d >= 0 for d in shape):
-        raise ShapeError(f"a shape is a tuple of non-negative ints, got {shape!r}")
+        raise shape_error(f"a shape is a tuple of non-negative ints, got {shape!r}")
     return tuple(int(d) for d in shape)
 
 
@@ -102,6 +103,9 @@ def key(seed) -> Tensor:
     return _seed_key(seed)
 
 
+PRNGKey = key  # JAX's older name, which ported code calls
+
+
 @_run
 def _seed_key(seed):
     if canonical_dtype(seed.dtype) != "i64":
@@ -118,7 +122,7 @@ def _words(key):
 def split(key, num: int = 2) -> Tensor:
     """``num`` new keys from ``key``, as a ``(num, 2)`` tensor (``keys[i]`` is one)."""
     if not isinstance(num, (int, np.integer)) or num < 1:
-        raise ShapeError(f"split makes num >= 1 keys, got {num!r}")
+        raise shape_error(f"split makes num >= 1 keys, got {num!r}")
     return _split(_key(key), int(num))
 
 
@@ -287,12 +291,12 @@ def categorical(key, logits, axis: int = -1, shape=None) -> Tensor:
     trick); ``shape`` defaults to ``logits``' shape without ``axis``."""
     rank = len(logits.shape)
     if not -rank <= axis < rank:
-        raise ShapeError(f"axis {axis} is out of range for logits of shape {tuple(logits.shape)}")
+        raise shape_error(f"axis {axis} is out of range for logits of shape {tuple(logits.shape)}")
     axis %= rank
     batch = tuple(d for i, d in enumerate(logits.shape) if i != axis)
     shape = batch if shape is None else _shape(shape)
     if shape[len(shape) - len(batch):] != batch:
-        raise ShapeError(f"shape {shape} must end with the logits' batch shape {batch}")
+        raise shape_error(f"shape {shape} must end with the logits' batch shape {batch}")
     return _categorical(_key(key), logits, axis, shape)
 
 
@@ -310,10 +314,10 @@ def permutation(key, x) -> Tensor:
     """A random permutation of ``range(x)`` (an int), or of ``x``'s rows (a tensor)."""
     if isinstance(x, (int, np.integer)):
         if x < 0:
-            raise ShapeError(f"permutation of a negative count {x}")
+            raise shape_error(f"permutation of a negative count {x}")
         return _permutation(_key(key), int(x))
     if not np.shape(x):
-        raise ShapeError("permutation needs an int or a tensor of rank >= 1")
+        raise shape_error("permutation needs an int or a tensor of rank >= 1")
     return _permute_rows(_key(key), x)
 
 

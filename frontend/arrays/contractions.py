@@ -20,10 +20,9 @@ import numpy as np
 from s4tf.arrays.creation import eye, moveaxis, unstack
 from s4tf.arrays.indexing import take
 from s4tf.core.locations import shape_error
-from s4tf.core.errors import ShapeError
 from s4tf.arrays.numpy_api import (  # noqa: A004  (NumPy's names: sum)
-    _as_operand, _normalize_axis, _result_dtype, _tensor, broadcast_to, dot_general, flip, multiply, pad, reshape,
-    stack, sum, transpose,
+    _as_operand, _normalize_axis, _result_dtype, _tensor, broadcast_to, dot_general, flip, multiply, pad, preferred,
+    reshape, stack, sum, transpose,
 )
 
 
@@ -35,7 +34,7 @@ def tensordot(x1, x2, axes=2):
     if isinstance(axes, (int, np.integer)):
         count = int(axes)
         if count < 0 or count > min(len(x1.shape), len(x2.shape)):
-            raise ShapeError(f"tensordot: cannot contract {count} axes of shapes {tuple(x1.shape)} and {tuple(x2.shape)}")
+            raise shape_error(f"tensordot: cannot contract {count} axes of shapes {tuple(x1.shape)} and {tuple(x2.shape)}")
         lhs, rhs = list(range(len(x1.shape) - count, len(x1.shape))), list(range(count))
     else:
         lhs, rhs = ([a] if isinstance(a, (int, np.integer)) else list(a) for a in axes)
@@ -50,9 +49,9 @@ def vecdot(x1, x2, axis=-1):
     x1, x2 = _tensor(_as_operand(x1, dtype)), _tensor(_as_operand(x2, dtype))
     shape = np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
     if not -len(shape) <= axis < 0 and not 0 <= axis < len(shape):
-        raise ShapeError(f"vecdot: axis {axis} is out of range for shape {shape}")
+        raise shape_error(f"vecdot: axis {axis} is out of range for shape {shape}")
     if x1.shape[axis] != x2.shape[axis]:
-        raise ShapeError(f"vecdot: axis {axis} has sizes {x1.shape[axis]} and {x2.shape[axis]}")
+        raise shape_error(f"vecdot: axis {axis} has sizes {x1.shape[axis]} and {x2.shape[axis]}")
     return sum(multiply(broadcast_to(x1, shape), broadcast_to(x2, shape)), axis=axis, dtype=dtype)
 
 
@@ -75,31 +74,31 @@ def _parse(subscripts: str, ranks):
     inputs, arrow, output = subscripts.partition("->")
     terms = inputs.split(",")
     if len(terms) != len(ranks):
-        raise ShapeError(f"einsum: '{subscripts}' names {len(terms)} operands, got {len(ranks)}")
+        raise shape_error(f"einsum: '{subscripts}' names {len(terms)} operands, got {len(ranks)}")
     ellipsis_rank = max((rank - len(t.replace("...", "")) for t, rank in zip(terms, ranks) if "..." in t), default=0)
     spare = [chr(c) for c in range(0x100, 0x100 + ellipsis_rank)]  # labels no subscript uses
 
     def expand(term, rank):
         if "..." not in term:
             if len(term) != rank:
-                raise ShapeError(f"einsum: '{term}' has {len(term)} labels for an operand of rank {rank}")
+                raise shape_error(f"einsum: '{term}' has {len(term)} labels for an operand of rank {rank}")
             return list(term)
         head, tail = term.split("...")
         width = rank - len(head) - len(tail)
         if width < 0:
-            raise ShapeError(f"einsum: '{term}' has too many labels for an operand of rank {rank}")
+            raise shape_error(f"einsum: '{term}' has too many labels for an operand of rank {rank}")
         return list(head) + spare[ellipsis_rank - width:] + list(tail)
 
     labels = [expand(t, r) for t, r in zip(terms, ranks)]
     for term in labels:
         for label in term:
             if not (label.isalpha() or label in spare):
-                raise ShapeError(f"einsum: '{label}' in '{subscripts}' is not a letter")
+                raise shape_error(f"einsum: '{label}' in '{subscripts}' is not a letter")
     if arrow:
         out = list(output.replace("...", "".join(spare))) if "..." in output else list(output)
         unknown = set(out) - {label for term in labels for label in term}
         if unknown:
-            raise ShapeError(f"einsum: output label(s) {', '.join(sorted(unknown))} appear in no operand")
+            raise shape_error(f"einsum: output label(s) {', '.join(sorted(unknown))} appear in no operand")
     else:
         counts = {}
         for term in labels:
@@ -132,7 +131,7 @@ def einsum(subscripts, *operands):
     for tensor, term in zip(tensors, labels):
         for label, size in zip(term, tensor.shape):
             if sizes.get(label, 1) not in (1, size) and size != 1:
-                raise ShapeError(f"einsum: label '{label}' has sizes {sizes[label]} and {size}")
+                raise shape_error(f"einsum: label '{label}' has sizes {sizes[label]} and {size}")
             sizes[label] = size if sizes.get(label, 1) == 1 else sizes[label]
     pending = [_diagonal(t, list(term)) for t, term in zip(tensors, labels)]
     result, result_labels = None, None
@@ -180,10 +179,11 @@ def _broadcast_labels(x, labels, shared, sizes):
 # -- NumPy's products: dot, vdot, kron, cross, convolve -------------------------------------
 
 
-def dot(x1, x2):
+def dot(x1, x2, *, precision=None, preferred_element_type=None):
     """``np.dot``: the product of scalars, the inner product of vectors, and otherwise the
-    sum over the last axis of ``x1`` and the second-to-last of ``x2`` (its only one if 1-D)."""
-    x1, x2 = _tensor(x1), _tensor(x2)
+    sum over the last axis of ``x1`` and the second-to-last of ``x2`` (its only one if 1-D).
+    ``precision`` and ``preferred_element_type`` as :func:`s4tf.matmul`'s."""
+    x1, x2 = (_tensor(x) for x in preferred(x1, x2, preferred_element_type))
     if not x1.shape or not x2.shape:
         return multiply(x1, x2)
     return tensordot(x1, x2, axes=([len(x1.shape) - 1], [max(len(x2.shape) - 2, 0)]))

@@ -1,7 +1,7 @@
 """``s4tf.<name>``: the Array API's creation and manipulation functions beyond
 :mod:`s4tf.arrays.numpy_api`'s: ``eye``, ``linspace``, ``empty``, ``meshgrid``, ``tril``, ``triu``,
 ``repeat``, ``tile``, ``roll``, ``moveaxis``, ``swapaxes``, ``permute_dims``, ``unstack``,
-``broadcast_arrays``, ``concat``.
+``broadcast_arrays``, ``concat``, and JAX's ``device_put``.
 
 ```python
 import numpy as np, s4tf
@@ -21,13 +21,14 @@ import builtins
 import numpy as np
 
 from s4tf.dialects.types import canonical_dtype, is_float
-from s4tf.core.errors import ShapeError
+from s4tf.core.locations import shape_error
 from s4tf.arrays.numpy_api import (  # noqa: A004  (NumPy's names: slice)
-    DEFAULT_FLOAT, _normalize_axis, _result_dtype, _tensor, add, astype, broadcast_to, concatenate,
+    DEFAULT_FLOAT, _normalize_axis, _result_dtype, _tensor, add, asarray, astype, broadcast_to, concatenate,
     dtype_of, equal, expand_dims, full, iota, less_equal, minimum, multiply, reshape, shape_of, subtract, sum,
     transpose, where, zeros,
 )
 from s4tf.arrays.indexing import take
+from s4tf.pytree import tree_map
 from s4tf.arrays.statistics import cumsum
 from s4tf.arrays.numpy_api import _check_device
 from s4tf.arrays.numpy_api import slice as _slice
@@ -48,7 +49,7 @@ def linspace(start, stop, num, dtype=None, device=None, endpoint=True):
     dtype = canonical_dtype(dtype) if dtype is not None else DEFAULT_FLOAT
     num = int(num)
     if num < 0:
-        raise ShapeError(f"linspace: num must be >= 0, got {num}")
+        raise shape_error(f"linspace: num must be >= 0, got {num}")
     divisions = (num - 1) if endpoint else num
     step = (stop - start) / divisions if divisions > 0 else 0.0
     compute = dtype if is_float(dtype) else "f64"
@@ -72,7 +73,7 @@ def meshgrid(*arrays, indexing="xy"):
     """Coordinate matrices from tensors (flattened first, as NumPy's); ``"xy"`` swaps the
     first two axes (NumPy's)."""
     if indexing not in ("xy", "ij"):
-        raise ShapeError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+        raise shape_error(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
     arrays = [reshape(_tensor(a), (-1,)) for a in arrays]
     sizes = [a.shape[0] for a in arrays]
     if indexing == "xy" and len(arrays) > 1:
@@ -91,7 +92,7 @@ def _band(x, k, lower: bool):
     if len(x.shape) == 1:  # NumPy's: the vector as every row of a square matrix
         x = broadcast_to(x, (x.shape[0], x.shape[0]))
     if len(x.shape) < 2:
-        raise ShapeError(f"{'tril' if lower else 'triu'} needs a tensor of rank >= 1, got shape {tuple(x.shape)}")
+        raise shape_error(f"{'tril' if lower else 'triu'} needs a tensor of rank >= 1, got shape {tuple(x.shape)}")
     shape = tuple(x.shape[-2:])
     offset = subtract(iota(shape, 1), iota(shape, 0))  # column - row
     keep = less_equal(offset, k) if lower else less_equal(k, offset)
@@ -123,14 +124,14 @@ def repeat(x, repeats, axis=None, *, total_repeat_length=None):
         if isinstance(repeats, Tensor) or np.ndim(repeats):
             return _repeat_to_length(x, repeats, axis, int(total_repeat_length))
         if int(repeats) * size != total_repeat_length:
-            raise ShapeError(
+            raise shape_error(
                 f"repeat: {int(repeats)} repeats of {size} elements make {int(repeats) * size}, not "
                 f"total_repeat_length={total_repeat_length}"
             )
     if isinstance(repeats, Tensor) and not isinstance(repeats, np.ndarray):
         repeats = np.asarray(repeats)  # a traced tensor raises a located error here
     if np.ndim(repeats) and np.size(repeats) not in (1, size):
-        raise ShapeError(f"repeat: {np.size(repeats)} repeats for an axis of size {size}")
+        raise shape_error(f"repeat: {np.size(repeats)} repeats for an axis of size {size}")
     counts = np.broadcast_to(np.asarray(repeats, dtype=np.int64).reshape(-1), (size,)) if np.ndim(repeats) else None
     if counts is None:
         count = int(repeats)
@@ -160,9 +161,9 @@ def _repeat_to_length(x, repeats, axis: int, length: int):
     size = x.shape[axis]
     repeats = _tensor(repeats)
     if repeats.shape not in ((), (1,), (size,)):
-        raise ShapeError(f"repeat: repeats of shape {tuple(repeats.shape)} for an axis of size {size}")
+        raise shape_error(f"repeat: repeats of shape {tuple(repeats.shape)} for an axis of size {size}")
     if size == 0 or length < 0:
-        raise ShapeError(f"repeat: total_repeat_length={length} of an axis of size {size}")
+        raise shape_error(f"repeat: total_repeat_length={length} of an axis of size {size}")
     ends = cumsum(broadcast_to(astype(repeats, "int32"), (size,)))
     passed = less_equal(reshape(ends, (1, size)), iota((length, 1), 0))  # entry p is past element j
     return take(x, minimum(sum(astype(passed, "int32"), axis=1), size - 1), axis=axis)
@@ -197,7 +198,7 @@ def roll(x, shift, axis=None):
     if len(shifts) != len(axes):
         shifts = shifts * len(axes) if len(shifts) == 1 else shifts
         if len(shifts) != len(axes):
-            raise ShapeError(f"roll: {len(shifts)} shifts for {len(axes)} axes")
+            raise shape_error(f"roll: {len(shifts)} shifts for {len(axes)} axes")
     for s, a in zip(shifts, axes):
         a = _normalize_axis(a, len(x.shape))
         size = x.shape[a]
@@ -220,7 +221,7 @@ def moveaxis(x, source, destination):
     sources = [_normalize_axis(a, rank) for a in ((source,) if isinstance(source, (int, np.integer)) else source)]
     targets = [_normalize_axis(a, rank) for a in ((destination,) if isinstance(destination, (int, np.integer)) else destination)]
     if len(sources) != len(targets):
-        raise ShapeError(f"moveaxis: {len(sources)} source axes for {len(targets)} destinations")
+        raise shape_error(f"moveaxis: {len(sources)} source axes for {len(targets)} destinations")
     order = [a for a in range(rank) if a not in sources]
     for target, source_axis in sorted(zip(targets, sources)):
         order.insert(target, source_axis)
@@ -240,7 +241,7 @@ def matrix_transpose(x):
     """The last two axes swapped (``x.mT``)."""
     x = _tensor(x)
     if len(x.shape) < 2:
-        raise ShapeError(f"matrix_transpose needs a tensor of rank >= 2, got shape {tuple(x.shape)}")
+        raise shape_error(f"matrix_transpose needs a tensor of rank >= 2, got shape {tuple(x.shape)}")
     return swapaxes(x, -1, -2)
 
 
@@ -266,7 +267,14 @@ def concat(arrays, axis=0):
     return concatenate([astype(_tensor(a), dtype) for a in arrays], axis=axis)
 
 
+def device_put(x, device=None):
+    """``x`` (an array or a pytree of them) as tensors on the device s4tf creates them on
+    (``"cpu"``; ``s4tf.function(target=...)`` moves them), as ``jax.device_put``."""
+    _check_device(device, "device_put")
+    return tree_map(asarray, x)
+
+
 __all__ = [
-    "broadcast_arrays", "concat", "empty", "empty_like", "eye", "linspace", "matrix_transpose", "meshgrid", "moveaxis",
+    "broadcast_arrays", "concat", "device_put", "empty", "empty_like", "eye", "linspace", "matrix_transpose", "meshgrid", "moveaxis",
     "permute_dims", "repeat", "roll", "swapaxes", "tile", "tril", "triu", "unstack",
 ]

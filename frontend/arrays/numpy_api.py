@@ -29,7 +29,6 @@ from s4tf.dialects.composition import reduction as _reduce, result_dtype as _res
 from s4tf.dialects.composition import shape_tuple as _shape_tuple, unary_float as _unary_float
 from s4tf.dialects.composition import stop_gradient as _stop_gradient, weak_if_all_weak as _weak_if_all_weak
 from s4tf.dialects.types import BOOL_DTYPE, canonical_dtype, is_float
-from s4tf.core.errors import ShapeError
 from s4tf.core.locations import shape_error
 
 
@@ -168,7 +167,7 @@ def squeeze(x, axis=None):
     ]
     for a in axes:
         if x.shape[a] != 1:
-            raise ShapeError(f"cannot squeeze axis {a} of size {x.shape[a]}")
+            raise shape_error(f"cannot squeeze axis {a} of size {x.shape[a]}")
     return reshape(x, [d for i, d in enumerate(x.shape) if i not in axes])
 
 
@@ -246,26 +245,37 @@ def relu(x):
 # -- contractions -----------------------------------------------------------------------
 
 
-def matmul(x, y):
-    """``np.matmul``: 1-D operands are promoted, batch dimensions broadcast."""
+def preferred(x, y, preferred_element_type):
+    """``x`` and ``y`` converted to ``preferred_element_type`` (the product's dtype, JAX's
+    argument) when given, so that the product accumulates in it."""
+    if preferred_element_type is None:
+        return x, y
+    return astype(x, preferred_element_type), astype(y, preferred_element_type)
+
+
+def matmul(x, y, *, precision=None, preferred_element_type=None):
+    """``np.matmul``: 1-D operands are promoted, batch dimensions broadcast. ``precision``
+    (JAX's) is accepted and ignored: on the CPU, float32 products are always computed in
+    full float32 precision. ``preferred_element_type``: the result's dtype."""
+    x, y = preferred(x, y, preferred_element_type)
     dtype = _result_dtype(x, y)
     if dtype == BOOL_DTYPE:  # as NumPy's: the or of ands
         return not_equal(matmul(astype(x, DEFAULT_INT), astype(y, DEFAULT_INT)), 0)
     x, y = _tensor(_as_operand(x, dtype)), _tensor(_as_operand(y, dtype))
     x_rank, y_rank = len(x.shape), len(y.shape)
     if x_rank == 0 or y_rank == 0:
-        raise ShapeError("matmul needs operands of rank >= 1; use * for scalars")
+        raise shape_error("matmul needs operands of rank >= 1; use * for scalars")
     x2 = reshape(x, (1, x.shape[0])) if x_rank == 1 else x
     y2 = reshape(y, (y.shape[0], 1)) if y_rank == 1 else y
     if x2.shape[-1] != y2.shape[-2]:
-        raise ShapeError(
+        raise shape_error(
             f"matmul: incompatible shapes {tuple(x.shape)} and {tuple(y.shape)}: "
             f"{x2.shape[-1]} columns against {y2.shape[-2]} rows"
         )
     try:
         batch = tuple(np.broadcast_shapes(tuple(x2.shape[:-2]), tuple(y2.shape[:-2])))
     except ValueError:
-        raise ShapeError(
+        raise shape_error(
             f"matmul: incompatible shapes {tuple(x.shape)} and {tuple(y.shape)}: "
             f"batch dimensions {tuple(x2.shape[:-2])} and {tuple(y2.shape[:-2])} do not broadcast"
         ) from None
@@ -290,7 +300,7 @@ def matmul(x, y):
 def _pair(value, name) -> tuple:
     pair = (value, value) if isinstance(value, (int, np.integer)) else tuple(value)
     if len(pair) != 2:
-        raise ShapeError(f"{name} must be an int or a pair, got {value!r}")
+        raise shape_error(f"{name} must be an int or a pair, got {value!r}")
     return tuple(int(v) for v in pair)
 
 
@@ -300,7 +310,7 @@ def _padding(padding, spatial, window, strides, dilation) -> tuple:
         if padding.lower() == "valid":
             return (0, 0, 0, 0)
         if padding.lower() != "same":
-            raise ShapeError(f"padding must be 'valid', 'same', an int or pairs, got {padding!r}")
+            raise shape_error(f"padding must be 'valid', 'same', an int or pairs, got {padding!r}")
         result = []
         for size, k, s, d in zip(spatial, window, strides, dilation):
             total = builtins.max((math.ceil(size / s) - 1) * s + (k - 1) * d + 1 - size, 0)
@@ -310,7 +320,7 @@ def _padding(padding, spatial, window, strides, dilation) -> tuple:
         return (int(padding),) * 4
     pairs = [_pair(p, "padding") for p in padding]
     if len(pairs) != 2:
-        raise ShapeError(f"padding needs one pair per spatial axis, got {padding!r}")
+        raise shape_error(f"padding needs one pair per spatial axis, got {padding!r}")
     return (*pairs[0], *pairs[1])
 
 
@@ -372,7 +382,7 @@ def _pool(op_name, x, window, strides, padding):
     window = _pair(window, "window")
     strides = window if strides is None else _pair(strides, "strides")
     if len(x.shape) != 4:
-        raise ShapeError(f"pooling needs a rank-4 NHWC input, got {tuple(x.shape)}")
+        raise shape_error(f"pooling needs a rank-4 NHWC input, got {tuple(x.shape)}")
     return apply1(
         op_name, x, window=window, strides=strides, padding=_padding(padding, x.shape[1:3], window, strides, (1, 1))
     )

@@ -22,8 +22,8 @@ import numpy as np
 
 from s4tf.dialects.types import canonical_dtype
 from s4tf.staging.dispatch import apply1
-from s4tf.core.errors import ShapeError, StagingError
-from s4tf.core.locations import user_location
+from s4tf.core.errors import StagingError
+from s4tf.core.locations import shape_error, user_location
 from s4tf.arrays.numpy_api import (  # noqa: A004  (NumPy's names: sum)
     DEFAULT_INT, _as_operand, _normalize_axis, _result_dtype, _tensor, asarray, astype, equal, expand_dims,
     logical_and, logical_not, logical_or, less, not_equal, sum,
@@ -35,7 +35,7 @@ from s4tf.staging.tensor import Tracer
 def _sorted_by(keys, values, axis, descending):
     keys = _tensor(keys)
     if len(keys.shape) == 0:
-        raise ShapeError("sorting needs a tensor of rank >= 1")
+        raise shape_error("sorting needs a tensor of rank >= 1")
     axis = _normalize_axis(axis, len(keys.shape))
     return apply1("sort", keys, values if values is not None else keys, axis=axis, descending=bool(descending))
 
@@ -49,7 +49,7 @@ def argsort(x, axis=-1, descending=False, stable=True, dtype=None):
     """The indices that sort ``x`` along ``axis``; equal elements keep their order."""
     x = _tensor(x)
     if len(x.shape) == 0:
-        raise ShapeError("argsort needs a tensor of rank >= 1")
+        raise shape_error("argsort needs a tensor of rank >= 1")
     axis = _normalize_axis(axis, len(x.shape))
     positions = apply1("iota", shape=tuple(x.shape), dimension=axis, dtype=canonical_dtype(dtype or DEFAULT_INT))
     return _sorted_by(x, positions, axis, descending)
@@ -63,7 +63,7 @@ def top_k(x, k):
     (of equal elements, the first comes first), as ``jax.lax.top_k``."""
     x = _tensor(x)
     if len(x.shape) == 0 or not 0 <= k <= x.shape[-1]:
-        raise ShapeError(f"top_k: k={k} is out of range for a tensor of shape {tuple(x.shape)}")
+        raise shape_error(f"top_k: k={k} is out of range for a tensor of shape {tuple(x.shape)}")
     start, limit = [0] * len(x.shape), list(x.shape)
     limit[-1] = k
     return TopK(_slice(sort(x, descending=True), start, limit), _slice(argsort(x, descending=True), start, limit))
@@ -78,10 +78,10 @@ def searchsorted(x1, x2, side="left", sorter=None):
     """Where each of ``x2`` would go in the sorted 1-D ``x1`` to keep it sorted: the count
     of its elements before (``side="left"``) or not after (``"right"``) it."""
     if side not in ("left", "right"):
-        raise ShapeError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+        raise shape_error(f"searchsorted: side must be 'left' or 'right', got {side!r}")
     x1 = _tensor(x1)
     if len(x1.shape) != 1:
-        raise ShapeError(f"searchsorted needs a 1-D sorted tensor, got shape {tuple(x1.shape)}")
+        raise shape_error(f"searchsorted needs a 1-D sorted tensor, got shape {tuple(x1.shape)}")
     if sorter is not None:
         x1 = apply1("sort", _tensor(sorter), x1, axis=0, descending=False)
     dtype = _result_dtype(x1, x2)
@@ -141,7 +141,7 @@ def nonzero(x):
     """The indices of the nonzero elements, one tensor per axis; computed on the host."""
     array = _host(x, "nonzero")
     if array.ndim == 0:
-        raise ShapeError("nonzero needs a tensor of rank >= 1")
+        raise shape_error("nonzero needs a tensor of rank >= 1")
     return tuple(asarray(i.astype(np.int64), DEFAULT_INT) for i in np.nonzero(array))
 
 

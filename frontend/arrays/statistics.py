@@ -18,7 +18,8 @@ from __future__ import annotations
 from s4tf.dialects.composition import accumulator_dtype
 from s4tf.dialects.types import BOOL_DTYPE, is_float
 from s4tf.staging.dispatch import apply1
-from s4tf.core.errors import DTypeError, ShapeError
+from s4tf.core.errors import DTypeError
+from s4tf.core.locations import shape_error
 from s4tf.arrays.numpy_api import (  # noqa: A004  (NumPy's names: max, min, sum)
     DEFAULT_INT, _axes, _float_operand, _normalize_axis, _tensor, argmax, astype, concatenate, dtype_of, full,
     invert, logical_not, mean, negative, not_equal, reshape, sqrt, subtract, sum,
@@ -89,7 +90,7 @@ def _scan(op_name, x, axis, dtype, include_initial, identity):
     x = _tensor(x)
     if axis is None:
         if len(x.shape) > 1:
-            raise ShapeError(f"a cumulative {op_name[3:]} of a tensor of rank {len(x.shape)} needs an axis")
+            raise shape_error(f"a cumulative {op_name[3:]} of a tensor of rank {len(x.shape)} needs an axis")
         if len(x.shape) == 0:
             x = reshape(x, (1,))
         axis = 0
@@ -131,7 +132,7 @@ def diff(x, axis=-1, n=1, prepend=None, append=None):
     """``n``-th differences along ``axis`` (``x[1:] - x[:-1]``, ``n`` times)."""
     x = _tensor(x)
     if len(x.shape) == 0:
-        raise ShapeError("diff needs a tensor of rank >= 1")
+        raise shape_error("diff needs a tensor of rank >= 1")
     if n < 0:
         raise DTypeError(f"diff: n must be >= 0, got {n}")
     axis = _normalize_axis(axis, len(x.shape))

@@ -21,8 +21,9 @@ class S4tfError(Exception):
         return type(self)(self.message, location)
 
 
-class ShapeError(S4tfError, ValueError):
-    """Operand shapes that an op does not accept."""
+class ShapeError(S4tfError, ValueError, TypeError):
+    """Operand shapes that an op does not accept: a ``ValueError``, and a ``TypeError`` as
+    JAX raises for incompatible shapes, so ported ``except TypeError`` catches it."""
 
 
 class DTypeError(S4tfError, TypeError):

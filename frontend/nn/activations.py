@@ -21,7 +21,7 @@ from s4tf.arrays.numpy_api import (  # noqa: A004  (NumPy's names: max)
     _float_operand, _normalize_axis, clip, log_softmax, logsumexp, maximum, minimum, relu, sigmoid, slice, softmax,
     tanh, where,
 )
-from s4tf.core.errors import ShapeError
+from s4tf.core.locations import shape_error
 
 
 def gelu(x, approximate=True):
@@ -109,7 +109,7 @@ def glu(x, axis=-1):
     axis = _normalize_axis(axis, len(x.shape))
     size = x.shape[axis]
     if size % 2:
-        raise ShapeError(f"glu needs an even size along axis {axis}, got {size} (shape {tuple(x.shape)})")
+        raise shape_error(f"glu needs an even size along axis {axis}, got {size} (shape {tuple(x.shape)})")
     start, middle, limit = [0] * len(x.shape), list(x.shape), list(x.shape)
     middle[axis] = size // 2
     first = slice(x, start, middle)

@@ -22,13 +22,32 @@ from s4tf.nn.checks import layer_error
 _TRUNCATED_STDDEV = 0.87962566103423978
 
 
-def fans(shape) -> tuple[int, int]:
-    """``(fan_in, fan_out)``: a dense ``(in, out)`` matrix, or an HWIO filter (receptive field times channels)."""
+def fans(shape, in_axis: int = -2, out_axis: int = -1) -> tuple[int, int]:
+    """``(fan_in, fan_out)``: a dense ``(in, out)`` matrix, or a filter whose ``in_axis`` and
+    ``out_axis`` are its channels (receptive field times channels; HWIO by default)."""
     shape = tuple(shape)
     if len(shape) < 2:
         return (shape[0], shape[0]) if shape else (1, 1)
-    receptive = int(np.prod(shape[:-2]))
-    return shape[-2] * receptive, shape[-1] * receptive
+    receptive = int(np.prod(shape)) // (shape[in_axis] * shape[out_axis]) if shape[in_axis] * shape[out_axis] else 0
+    return shape[in_axis] * receptive, shape[out_axis] * receptive
+
+
+def draw_scaled(key, shape, dtype=np.float32, *, scale: float = 1.0, mode: str = "fan_in",
+                distribution: str = "truncated_normal", in_axis: int = -2, out_axis: int = -1):
+    """:func:`variance_scaling`'s draw from an ``s4tf.random`` key: a tensor, as
+    ``jax.nn.initializers.variance_scaling(...)(key, shape, dtype)`` gives."""
+    fan_in, fan_out = fans(shape, in_axis, out_axis)
+    denominators = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2}
+    if mode not in denominators:
+        raise layer_error(f"variance_scaling: mode must be one of {', '.join(denominators)}, got {mode!r}")
+    variance = np.asarray(scale / denominators[mode], dtype)
+    if distribution == "truncated_normal":
+        return random.truncated_normal(key, -2, 2, shape, dtype) * np.asarray(np.sqrt(variance) / _TRUNCATED_STDDEV, dtype)
+    if distribution == "normal":
+        return random.normal(key, shape, dtype) * np.sqrt(variance)
+    if distribution == "uniform":
+        return random.uniform(key, shape, dtype, -1.0, 1.0) * np.sqrt(3 * variance)
+    raise layer_error(f"variance_scaling: distribution must be 'truncated_normal', 'normal' or 'uniform', got {distribution!r}")
 
 
 def variance_scaling(shape, seed: int = 0, dtype=np.float32, *, scale: float = 1.0, mode: str = "fan_in",
@@ -36,20 +55,7 @@ def variance_scaling(shape, seed: int = 0, dtype=np.float32, *, scale: float = 1
     """``jax.nn.initializers.variance_scaling``: variance ``scale / n`` with ``n`` the fan in,
     the fan out or their mean (``mode``), drawn from a ``"truncated_normal"`` (to two
     standard deviations, rescaled to that variance), a ``"normal"`` or a ``"uniform"``."""
-    fan_in, fan_out = fans(shape)
-    denominators = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2}
-    if mode not in denominators:
-        raise layer_error(f"variance_scaling: mode must be one of {', '.join(denominators)}, got {mode!r}")
-    variance = np.asarray(scale / denominators[mode], dtype)
-    key = random.key(seed)
-    if distribution == "truncated_normal":
-        draws = random.truncated_normal(key, -2, 2, shape, dtype)
-        return np.asarray(draws) * np.asarray(np.sqrt(variance) / _TRUNCATED_STDDEV, dtype)
-    if distribution == "normal":
-        return np.asarray(random.normal(key, shape, dtype)) * np.asarray(np.sqrt(scale / denominators[mode]), dtype)
-    if distribution == "uniform":
-        return np.asarray(random.uniform(key, shape, dtype, -1.0, 1.0)) * np.sqrt(3 * variance)
-    raise layer_error(f"variance_scaling: distribution must be 'truncated_normal', 'normal' or 'uniform', got {distribution!r}")
+    return np.asarray(draw_scaled(random.key(seed), tuple(shape), dtype, scale=scale, mode=mode, distribution=distribution))
 
 
 glorot_uniform = functools.partial(variance_scaling, scale=1.0, mode="fan_avg", distribution="uniform")

@@ -12,7 +12,7 @@ import numpy as np
 
 from s4tf.arrays import numpy_api as snp
 from s4tf.dialects.types import is_float
-from s4tf.core.errors import ShapeError
+from s4tf.core.locations import shape_error
 
 
 def one_hot(labels, num_classes: int, dtype=np.float32):
@@ -29,7 +29,7 @@ def _class_ids(name, logits, labels) -> bool:
         return True
     if labels_shape == logits_shape:
         return False
-    raise ShapeError(
+    raise shape_error(
         f"{name}: labels of shape {labels_shape} are neither integer class ids of shape {logits_shape[:-1]} "
         f"nor one-hot rows of shape {logits_shape}"
     )

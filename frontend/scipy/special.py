@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from s4tf.arrays import numpy_api as snp
 from s4tf.arrays.math_functions import erf, isfinite
 from s4tf.arrays.numpy_api import logistic as expit
-from s4tf.arrays.numpy_math import erfc
+from s4tf.arrays.numpy_math import erfc, polynomial
 
 # Lanczos' approximation, g = 7, 9 terms (Numerical Recipes' and Boost's choice): relative
 # error about 1e-15 for x > 0.5.
@@ -70,6 +72,53 @@ def ndtr(x):
     return 0.5 * erfc(-_float(x) / math.sqrt(2.0))
 
 
+def log_ndtr(x):
+    """``log(ndtr(x))``, accurate in both tails: above 0 ``log(1 - ndtr(-x))`` (a series
+    where ``ndtr(-x)`` is below 1e-4), below -10 (float32) or -20 (float64) the asymptotic
+    series ``log(pdf(x) / -x * (1 - 1/x**2 + 3/x**4 - 15/x**6))``, ``log(ndtr(x))`` between."""
+    x = _float(x)
+    lower = -20.0 if x.dtype == np.float64 else -10.0
+    upper_tail = ndtr(-snp.where(x > 0, x, 1.0))  # safe values in the branches a where drops
+    small = snp.minimum(upper_tail, 1e-4)
+    above = snp.where(upper_tail < 1e-4, -small * (1.0 + small * (0.5 + small * (1.0 / 3.0 + small * 0.25))),
+                      snp.log(1.0 - upper_tail))
+    low = snp.where(x > lower, lower, x)
+    inverse_square = 1.0 / (low * low)
+    series = 1.0 + inverse_square * (-1.0 + inverse_square * (3.0 - 15.0 * inverse_square))
+    tail = -0.5 * low * low - snp.log(-low) - 0.5 * math.log(2 * math.pi) + snp.log(series)
+    return snp.where(x > 0, above, snp.where(x > lower, snp.log(ndtr(snp.where((x > lower) & (x <= 0), x, -1.0))), tail))
+
+
+# Acklam's rational approximations of the normal quantile (relative error 1.2e-9), made
+# exact to the float64 rounding by one Halley step.
+_ACKLAM_A = (-3.969683028665376e01, 2.209460984245205e02, -2.759285104469687e02, 1.383577518672690e02,
+             -3.066479806614716e01, 2.506628277459239e00)
+_ACKLAM_B = (-5.447609879822406e01, 1.615858368580409e02, -1.556989798598866e02, 6.680131188771972e01,
+             -1.328068155288572e01, 1.0)
+_ACKLAM_C = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e00, -2.549732539343734e00,
+             4.374664141464968e00, 2.938163982698783e00)
+_ACKLAM_D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e00, 3.754408661907416e00, 1.0)
+
+
+def ndtri(p):
+    """The inverse of ``ndtr``: ``-inf`` at 0, ``inf`` at 1, NaN outside ``[0, 1]``."""
+    p = _float(p)
+    inside = (p > 0) & (p < 1)
+    safe = snp.where(inside, p, 0.5)
+    tail = snp.minimum(safe, 1.0 - safe)  # the lower tail, mirrored for the upper
+    q = snp.sqrt(-2.0 * snp.log(snp.where(tail < 0.02425, tail, 0.01)))
+    tails = polynomial(_ACKLAM_C, q) / polynomial(_ACKLAM_D, q)
+    tails = snp.where(safe > 0.5, -tails, tails)
+    r = (safe - 0.5) ** 2
+    central = (safe - 0.5) * polynomial(_ACKLAM_A, r) / polynomial(_ACKLAM_B, r)
+    x = snp.where(tail < 0.02425, tails, central)
+    error = snp.where(safe > 0.5, (1.0 - safe) - ndtr(-x), ndtr(x) - safe)  # in the smaller tail: no cancellation
+    u = error * math.sqrt(2 * math.pi) * snp.exp(0.5 * x * x)
+    x = x - u / (1.0 + 0.5 * x * u)
+    edges = snp.where(p == 0, -np.inf, snp.where(p == 1, np.inf, np.nan))
+    return snp.where(inside, x, edges)
+
+
 def gammaln(x):
     """``log|gamma(x)|``: Lanczos' approximation, reflected below 0.5."""
     x = _float(x)
@@ -94,4 +143,4 @@ def log_softmax(x, axis=None):
     return x - logsumexp(x, axis=axis, keepdims=True)
 
 
-__all__ = ["erf", "erfc", "expit", "gammaln", "log_softmax", "logit", "logsumexp", "ndtr", "softmax", "xlog1py", "xlogy"]
+__all__ = ["erf", "erfc", "expit", "gammaln", "log_ndtr", "log_softmax", "logit", "logsumexp", "ndtr", "ndtri", "softmax", "xlog1py", "xlogy"]

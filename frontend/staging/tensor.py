@@ -98,6 +98,11 @@ class Tensor(ArrayValue):
     def __bool__(self):
         return bool(self.numpy())
 
+    def __format__(self, spec: str) -> str:
+        """``f"{x:.3f}"``: the elements formatted as NumPy formats them (a 0-d tensor as its
+        Python number); an empty ``spec`` is ``str(x)``."""
+        return str(self) if not spec else format(self.numpy(), spec)
+
     def __len__(self):
         if not self.shape:
             raise TypeError("len() of a 0-d tensor")
@@ -159,6 +164,11 @@ class Tracer(Tensor):
 
     def __int__(self):
         raise self._no_value("take int()")
+
+    def __format__(self, spec: str) -> str:
+        if not spec:
+            return str(self)
+        raise self._no_value(f"format the value (with {spec!r})")
 
     def __index__(self):
         raise self._no_value("use as an index")

@@ -30,6 +30,20 @@ def test_matmul_shape_mismatch_names_op_shapes_and_line():
     assert f"{HERE}:{line_of('MATMUL-LINE')}" in message
 
 
+def test_eager_shape_errors_name_the_users_line_and_are_type_errors_as_jaxs():
+    cases = [
+        lambda: np.ones((4, 3), np.float32) @ s4tf.ones((4, 3)),  # EAGER-MATMUL
+        lambda: s4tf.einsum("ij,jk->ik", np.ones((2, 3)), np.ones((4, 2))),  # EAGER-EINSUM
+        lambda: s4tf.top_k(np.ones(3), 5),  # EAGER-TOP-K
+        lambda: s4tf.add(np.ones(3), np.ones(4)),  # EAGER-ADD
+    ]
+    for case, marker in zip(cases, ["EAGER-MATMUL", "EAGER-EINSUM", "EAGER-TOP-K", "EAGER-ADD"]):
+        with pytest.raises(TypeError) as caught:  # JAX raises TypeError for incompatible shapes
+            case()
+        assert isinstance(caught.value, s4tf.ShapeError) and isinstance(caught.value, ValueError)
+        assert str(caught.value).startswith(f"{__file__}:{line_of(marker)}: "), marker
+
+
 def test_broadcast_mismatch_raised_by_op_verifier_has_line():
     @s4tf.function
     def bad(x, y):

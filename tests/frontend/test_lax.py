@@ -93,6 +93,19 @@ CASES = [  # m: the module (s4tf.lax or jax.lax); x, y: (3, 4); p: positive; i, 
     lambda m, x, y, p, i, j, s: m.dot(x, m.transpose(y, (1, 0))),
     lambda m, x, y, p, i, j, s: m.dot(x[0], m.transpose(y, (1, 0))),
     lambda m, x, y, p, i, j, s: m.dot_general(m.reshape(x, (3, 2, 2)), m.reshape(y, (3, 2, 2)), (((2,), (1,)), ((0,), (0,)))),
+    lambda m, x, y, p, i, j, s: m.batch_matmul(m.reshape(x, (2, 3, 2)), m.reshape(y, (2, 2, 3))),
+    lambda m, x, y, p, i, j, s: [m.dynamic_slice_in_dim(x, s[0], 2, 1), m.dynamic_slice_in_dim(x, s[2], 2)],
+    lambda m, x, y, p, i, j, s: [m.dynamic_update_slice_in_dim(x, y[:1], s[1], 0), m.dynamic_update_slice_in_dim(x, y[:, :3], s[2], 1)],
+    lambda m, x, y, p, i, j, s: [m.dynamic_index_in_dim(x, s[2], 1), m.dynamic_index_in_dim(x, s[1], 0, False)],
+    lambda m, x, y, p, i, j, s: [m.index_in_dim(x, -1, 1), m.index_in_dim(x, 1, 0, False)],
+    lambda m, x, y, p, i, j, s: m.reduce_window(m.reshape(x, (1, 3, 4, 1)), -np.inf, m.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID"),
+    lambda m, x, y, p, i, j, s: m.reduce_window(m.reshape(x, (1, 3, 4, 1)), -np.inf, m.max, (1, 3, 3, 1), (1, 2, 2, 1), "SAME"),
+    lambda m, x, y, p, i, j, s: m.reduce_window(x, 0.0, m.add, (2, 3), (1, 2), ((1, 0), (1, 2))),
+    lambda m, x, y, p, i, j, s: m.reduce_window(x, np.inf, m.min, (2, 2), (1, 1), "SAME"),
+    lambda m, x, y, p, i, j, s: m.map(lambda row: m.exp(row) * row[0], x),
+    lambda m, x, y, p, i, j, s: m.associative_scan(m.add, x, axis=1),
+    lambda m, x, y, p, i, j, s: m.associative_scan(lambda a, b: (a[0] * b[0], a[1] * b[0] + b[1]), (x, y), reverse=True),
+    lambda m, x, y, p, i, j, s: [m.cummax(x, 1), m.cummin(x, 0, reverse=True), m.cumlogsumexp(x, 1), m.cumlogsumexp(x, 0, True)],
 ]
 
 CONVOLUTIONS = [  # (lhs shape, rhs shape, keyword arguments)
@@ -159,6 +172,9 @@ def test_derivatives():
         lax.conv_general_dilated(s4tf.reshape(x, (1, 1, 3, 4)), w[:, :1], (1, 1), "SAME"),
         lax.conv_transpose(s4tf.reshape(x, (1, 3, 4, 1)), s4tf.reshape(w, (2, 2, 1, 3)), (2, 1), "SAME"),
         lax.dot_general(x, x, (((1,), (1,)), ((), ()))), lax.reduce_max(x, (1,)), lax.pad(x, 0.0, ((1, 0, 0), (0, 1, 0))),
+        lax.reduce_window(x, -np.inf, lax.max, (2, 2), (1, 2), "SAME"), lax.reduce_window(x, 0.0, lax.add, (2, 3), (1, 1), "VALID"),
+        lax.cumlogsumexp(x, 1), lax.cummax(x, 0), lax.map(lambda row: row * row[0], x),
+        lax.associative_scan(lambda a, b: a * b, x, axis=1, reverse=True), lax.dynamic_slice_in_dim(x, 2, 2, 1),
     ), [x, w])
 
 
@@ -174,3 +190,11 @@ def test_bad_arguments_name_the_users_line():
         lax.integer_pow(np.ones(3), 1.5)
     with pytest.raises(s4tf.ShapeError, match=rf"{here}.*a slice of size 5 does not fit an axis of size 3"):
         lax.dynamic_slice(np.ones(3), (0,), (5,))
+    with pytest.raises(s4tf.ShapeError, match=rf"{here}.*padding must be 'VALID', 'SAME' or \(low, high\) pairs, got 'FULL'"):
+        lax.reduce_window(np.ones((3, 3)), 0.0, lax.add, (2, 2), (1, 1), "FULL")
+    with pytest.raises(s4tf.ShapeError, match=rf"{here}.*a window of \(4, 1\) does not fit the padded shape \(3, 3\)"):
+        lax.reduce_window(np.ones((3, 3)), 0.0, lax.add, (4, 1), (1, 1), "VALID")
+    with pytest.raises(s4tf.ShapeError, match=rf"{here}.*index_in_dim: index 3 is out of bounds for an axis of size 3"):
+        lax.index_in_dim(np.ones(3), 3)
+    with pytest.raises(s4tf.ShapeError, match=rf"{here}.*associative_scan needs elems of one length along axis 0"):
+        lax.associative_scan(lax.add, (np.ones(3), np.ones(2)))
