@@ -33,20 +33,23 @@ from s4tf.core.mlir import ir
 
 
 class Value(ArrayValue):
-    """An MLIR value of the block ``builder`` fills."""
+    """An MLIR value of the block ``builder`` fills (``tensor_type``: its type, where the
+    caller knows it)."""
 
-    def __init__(self, value: ir.Value, builder: "IRBuilder", weak: bool = False):
+    def __init__(self, value: ir.Value, builder: "IRBuilder", tensor_type: TensorType | None = None):
         self.value = value
         self.builder = builder
-        self.weak = weak
-        self._tensor_type = TensorType.from_mlir(value.type)
+        self._tensor_type = tensor_type or TensorType.from_mlir(value.type)
 
     @property
     def tensor_type(self) -> TensorType:
         return self._tensor_type
 
     def as_weak(self) -> "Value":
-        return Value(self.value, self.builder, weak=True)
+        """The same value, standing for a Python number."""
+        weak = type(self)(self.value, self.builder, self._tensor_type)
+        weak.weak = True
+        return weak
 
     def __bool__(self):
         raise TypeError(f"the truth value of a built {self._tensor_type} value is only known when it runs")
@@ -59,12 +62,16 @@ class IRBuilder:
     """Appends ops to the end of ``block``, at ``location``. ``parent``: the builder of the
     block that holds the region op this block belongs to; values of ``parent`` (and of its
     parents) used here are captured: each becomes a block argument (``captures`` maps the
-    outer value to it)."""
+    outer value to it).
 
-    def __init__(self, block: ir.Block, location: ir.Location, parent: "IRBuilder | None" = None):
+    The frontend's tracing scope (:class:`s4tf.staging.tracing.FunctionScope`) is an
+    ``IRBuilder`` whose values are tracers and whose ops get the user's line: it overrides
+    :meth:`wrap`, :meth:`emit`, :meth:`host_array` and :meth:`foreign_value`."""
+
+    def __init__(self, block: ir.Block, location: ir.Location | None, parent: "IRBuilder | None" = None):
         self.block = block
         self.location = location
-        self.context = location.context
+        self.context = block.owner.context
         self.parent = parent
         self.captures: dict = {}
 
@@ -106,14 +113,22 @@ class IRBuilder:
             if operand.builder is self:
                 return operand.value
             if not self._encloses(operand.builder):
-                raise OpOutsideBuilderError(f"{operand!r} belongs to a block that does not enclose this one")
+                raise self.foreign_value(operand)
             outer = self.parent.ir_value(operand)
             if outer not in self.captures:
                 self.captures[outer] = self.block.add_argument(outer.type, ir.Location.unknown(context=self.context))
             return self.captures[outer]
+        return self.emit("constant", [], {"value": self.host_array(operand)})[0].value
+
+    def foreign_value(self, operand: Value) -> Exception:
+        """The error for ``operand``, a value of a block that does not enclose this one."""
+        return OpOutsideBuilderError(f"{operand!r} belongs to a block that does not enclose this one")
+
+    def host_array(self, operand) -> np.ndarray:
+        """``operand``, a host value, as the array of a constant."""
         if isinstance(operand, ArrayValue):
             raise OpOutsideBuilderError(f"{type(operand).__name__} {operand.tensor_type} is not a value of an IR builder")
-        return self.emit("constant", [], {"value": np.asarray(operand)})[0].value
+        return np.asarray(operand)
 
     def emit(self, op_name: str, operands, attrs: dict) -> list[Value]:
         """Append ``s4tf.<op_name>(operands) {attrs}``; its result types are inferred."""

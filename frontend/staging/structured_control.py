@@ -39,15 +39,15 @@ MAX_RETRACES = 3
 
 class RegionScope(FunctionScope):
     """The block of one region being traced; tracers of enclosing scopes that are used
-    here are captured (:meth:`FunctionScope.value_of`): they become block arguments, and
+    here are captured (:meth:`~s4tf.dialects.ir_builder.IRBuilder.ir_value`): they become block arguments, and
     the keys of ``captures`` the region op's operands."""
 
     def __init__(self, parent: FunctionScope, block: ir.Block):
-        super().__init__(parent.context, block, parent.trace, parent.location, parent=parent)
+        super().__init__(block, parent.trace, parent.location, parent=parent)
 
     def finish(self, values: list) -> None:
         with self.context, ir.Location.unknown(), ir.InsertionPoint(self.block):
-            ir.Operation.create(TERMINATOR, operands=[self.value_of(v) for v in values])
+            ir.Operation.create(TERMINATOR, operands=[self.ir_value(v) for v in values])
 
 
 def _is_tensor(leaf) -> bool:
@@ -84,7 +84,7 @@ class _Regions:
         block = self.holder.add_block(index, types)
         scope = RegionScope(self.parent, block)
         self.scopes.append(scope)
-        arguments = iter(scope.tracer(a) for a in block.arguments)
+        arguments = iter(scope.wrap(a) for a in block.arguments)
         leaves = [leaf if leaf is not None else next(arguments) for leaf in static_leaves]
         with staging_into(scope):
             output = fn(*(leaves if tree is None else pytree.unflatten(tree, leaves)))
@@ -96,14 +96,14 @@ class _Regions:
         into it, and return its results as tracers of the parent scope."""
         parent = self.parent
         with parent.context, location:
-            values = [parent.value_of(v) for v in operands]
-            head_values = [parent.value_of(v) for v in head]
+            values = [parent.ir_value(v) for v in operands]
+            head_values = [parent.ir_value(v) for v in head]
             types = [t.to_mlir() for t in result_types]
         operation = self.holder.assemble(
             name, head_values, values, types,
             [(scope.block, list(scope.captures)) for scope in self.scopes], location, carried,
         )
-        return [parent.tracer(r) for r in operation.results][: len(result_types)]
+        return [parent.wrap(r) for r in operation.results][: len(result_types)]
 
     def discard(self) -> None:
         self.holder.discard()
@@ -165,7 +165,7 @@ def _tensor_type(scope, leaf) -> TensorType:
     if isinstance(leaf, Tensor):
         return leaf.tensor_type
     with scope.context:
-        return TensorType.from_mlir(scope.value_of(leaf).type)
+        return TensorType.from_mlir(scope.ir_value(leaf).type)
 
 
 def _merge_branch_leaves(a, b, index, names, construct, location):
