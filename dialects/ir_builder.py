@@ -167,7 +167,7 @@ class IRBuilder:
         ``false_fn(*operands)``; each returns a list of values of the same types."""
         with self.building():
             operands = [v if isinstance(v, Value) else asarray(v) for v in operands]
-        regions = _Regions(self, 2)
+        regions = Regions(self, 2)
         try:
             outputs = [regions.stage(i, fn, [self._operand_type(v) for v in operands]) for i, fn in enumerate((true_fn, false_fn))]
             types = [v.tensor_type for v in outputs[0]]
@@ -185,7 +185,7 @@ class IRBuilder:
         with self.building():
             flat = [v if isinstance(v, Value) else asarray(v) for v in _flatten(init)]
         types = [v.tensor_type for v in flat]
-        regions = _Regions(self, 2)
+        regions = Regions(self, 2)
         try:
             regions.stage(0, lambda *values: [cond_fn(_unflatten(init, values))], types)
             body = regions.stage(1, lambda *values: _flatten(body_fn(_unflatten(init, values))), types)
@@ -198,40 +198,58 @@ class IRBuilder:
         finally:
             regions.discard()
 
+    def child(self, block: ir.Block) -> "IRBuilder":
+        """The builder of ``block``, a block of a region op built here."""
+        return IRBuilder(block, self.location, parent=self)
+
+    def finish(self, values: list) -> None:
+        """End this region's block with the terminator yielding ``values``."""
+        with self.context, ir.Location.unknown(), ir.InsertionPoint(self.block):
+            ir.Operation.create(TERMINATOR, operands=[self.ir_value(v) for v in values])
+
     def _operand_type(self, operand) -> TensorType:
         return operand.tensor_type if isinstance(operand, Value) else TensorType.from_mlir(self.ir_value(operand).type)
 
 
-class _Regions:
-    """Region blocks built in a :class:`~s4tf.dialects.regions.RegionHolder`, then moved
-    into the real region op."""
+class Regions:
+    """The regions of one region op being built: each block is filled by a child builder
+    (:meth:`IRBuilder.child`) in a :class:`~s4tf.dialects.regions.RegionHolder`, then moved
+    into the op (:meth:`build`). The frontend's ``s4tf.cond`` and loops use it as
+    :meth:`IRBuilder.cond` and :meth:`IRBuilder.while_loop` do."""
 
     def __init__(self, parent: IRBuilder, count: int):
         self.parent = parent
         self.holder = RegionHolder(parent.block, count, parent.context)
         self.builders: list[IRBuilder] = []
 
+    def open(self, index: int, types: list[TensorType]) -> IRBuilder:
+        """The builder of region ``index``'s block, whose arguments have ``types``."""
+        builder = self.parent.child(self.holder.add_block(index, types))
+        self.builders.append(builder)
+        return builder
+
     def stage(self, index: int, fn, types: list[TensorType]) -> list[Value]:
         """Build region ``index``: ``fn`` on its arguments (of ``types``), ended by a
         terminator yielding what ``fn`` returns; returns that."""
-        block = self.holder.add_block(index, types)
-        builder = IRBuilder(block, self.parent.location, parent=self.parent)
-        self.builders.append(builder)
+        builder = self.open(index, types)
         with builder.building():
-            outputs = [v if isinstance(v, Value) else asarray(v) for v in fn(*[builder.wrap(a) for a in block.arguments])]
-            with self.parent.context, ir.Location.unknown(), ir.InsertionPoint(block):
-                ir.Operation.create(TERMINATOR, operands=[builder.ir_value(v) for v in outputs])
+            outputs = [v if isinstance(v, Value) else asarray(v) for v in fn(*map(builder.wrap, builder.block.arguments))]
+        builder.finish(outputs)
         return outputs
 
-    def build(self, name: str, head: list, operands: list, result_types: list[TensorType], carried: bool = False) -> list[Value]:
+    def build(self, name: str, head: list, operands: list, result_types: list[TensorType],
+              location: ir.Location | None = None, carried: bool = False) -> list[Value]:
+        """Create ``s4tf.<name>(head..., operands..., captures...)`` at ``location`` (default:
+        the parent's), move the regions into it, and return its results."""
         parent = self.parent
-        with parent.context, parent.location:
+        location = location or parent.location
+        with parent.context, location:
             values = [parent.ir_value(v) for v in operands]
             head_values = [parent.ir_value(v) for v in head]
             types = [t.to_mlir() for t in result_types]
         operation = self.holder.assemble(
             name, head_values, values, types,
-            [(builder.block, list(builder.captures)) for builder in self.builders], parent.location, carried,
+            [(builder.block, list(builder.captures)) for builder in self.builders], location, carried,
         )
         return [parent.wrap(r) for r in operation.results][: len(result_types)]
 

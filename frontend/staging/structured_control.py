@@ -24,30 +24,16 @@ from s4tf import pytree
 
 from s4tf.arrays import numpy_api
 from s4tf.dialects.control_flow import mark_trip_count
-from s4tf.dialects.regions import TERMINATOR, RegionHolder
+from s4tf.dialects.ir_builder import Regions
 from s4tf.dialects.types import TensorType, canonical_dtype, to_numpy_dtype
 from s4tf.core.errors import StagingError
 from s4tf.core.locations import mlir_location, user_location
-from s4tf.core.mlir import ir
 from s4tf.passes.diagnostics import location_text
 from s4tf.staging.tensor import Tensor, Tracer, is_python_scalar
 from s4tf.staging.tracing import FunctionScope, current_scope, staging_into
 
 #: How many times a loop is re-traced when Python scalars in its start values change type.
 MAX_RETRACES = 3
-
-
-class RegionScope(FunctionScope):
-    """The block of one region being traced; tracers of enclosing scopes that are used
-    here are captured (:meth:`~s4tf.dialects.ir_builder.IRBuilder.ir_value`): they become block arguments, and
-    the keys of ``captures`` the region op's operands."""
-
-    def __init__(self, parent: FunctionScope, block: ir.Block):
-        super().__init__(block, parent.trace, parent.location, parent=parent)
-
-    def finish(self, values: list) -> None:
-        with self.context, ir.Location.unknown(), ir.InsertionPoint(self.block):
-            ir.Operation.create(TERMINATOR, operands=[self.ir_value(v) for v in values])
 
 
 def _is_tensor(leaf) -> bool:
@@ -69,44 +55,16 @@ def predicate(value, construct: str):
     return value if value.tensor_type.dtype == "i1" else value != 0
 
 
-class _Regions:
-    """Regions traced into a holder (:class:`s4tf.dialects.regions.RegionHolder`), then
-    moved into the real region op."""
-
-    def __init__(self, parent: FunctionScope, count: int):
-        self.parent = parent
-        self.holder = RegionHolder(parent.block, count, parent.context)
-        self.scopes: list[RegionScope] = []
-
-    def trace(self, index: int, fn, types: list[TensorType], tree, static_leaves):
-        """Trace ``fn`` on block arguments of ``types`` (leaves ``static_leaves`` stay Python
-        values); returns the scope and the flattened outputs."""
-        block = self.holder.add_block(index, types)
-        scope = RegionScope(self.parent, block)
-        self.scopes.append(scope)
-        arguments = iter(scope.wrap(a) for a in block.arguments)
-        leaves = [leaf if leaf is not None else next(arguments) for leaf in static_leaves]
-        with staging_into(scope):
-            output = fn(*(leaves if tree is None else pytree.unflatten(tree, leaves)))
-        out_leaves, out_tree = pytree.flatten(output)
-        return scope, out_leaves, out_tree
-
-    def build(self, name: str, head: list, operands: list, result_types: list[TensorType], location, carried=False) -> list[Tracer]:
-        """Create ``s4tf.<name>(head..., operands..., captures...)``, move the traced regions
-        into it, and return its results as tracers of the parent scope."""
-        parent = self.parent
-        with parent.context, location:
-            values = [parent.ir_value(v) for v in operands]
-            head_values = [parent.ir_value(v) for v in head]
-            types = [t.to_mlir() for t in result_types]
-        operation = self.holder.assemble(
-            name, head_values, values, types,
-            [(scope.block, list(scope.captures)) for scope in self.scopes], location, carried,
-        )
-        return [parent.wrap(r) for r in operation.results][: len(result_types)]
-
-    def discard(self) -> None:
-        self.holder.discard()
+def _trace_region(regions: Regions, index: int, fn, types: list[TensorType], tree, static_leaves):
+    """Trace ``fn`` into region ``index`` on block arguments of ``types`` (leaves
+    ``static_leaves`` stay Python values); returns its scope and the flattened outputs."""
+    scope = regions.open(index, types)
+    arguments = map(scope.wrap, scope.block.arguments)
+    leaves = [leaf if leaf is not None else next(arguments) for leaf in static_leaves]
+    with staging_into(scope):
+        output = fn(*(leaves if tree is None else pytree.unflatten(tree, leaves)))
+    out_leaves, out_tree = pytree.flatten(output)
+    return scope, out_leaves, out_tree
 
 
 def _location(scope: FunctionScope):
@@ -133,9 +91,9 @@ def stage_cond(pred, true_fn, false_fn, operands, names=None, construct: str = "
     static = [leaf if is_python_scalar(leaf) or isinstance(leaf, str) or leaf is None else None for leaf in leaves]
     tensors = [leaf for leaf, s in zip(leaves, static) if s is None]
     types = [_tensor_type(scope, leaf) for leaf in tensors]
-    regions = _Regions(scope, 2)
+    regions = Regions(scope, 2)
     try:
-        outputs = [regions.trace(i, fn, types, tree, static) for i, fn in enumerate((true_fn, false_fn))]
+        outputs = [_trace_region(regions, i, fn, types, tree, static) for i, fn in enumerate((true_fn, false_fn))]
         (then_scope, then_leaves, then_tree), (else_scope, else_leaves, else_tree) = outputs
         if then_tree != else_tree:
             raise StagingError(
@@ -144,13 +102,9 @@ def stage_cond(pred, true_fn, false_fn, operands, names=None, construct: str = "
             )
         merged = [_merge_branch_leaves(a, b, i, names, construct, location) for i, (a, b) in enumerate(zip(then_leaves, else_leaves))]
         dynamic = [i for i, m in enumerate(merged) if m is _DYNAMIC]
-        result_types = []
-        for i in dynamic:
-            result_type = _branch_type(then_leaves[i], else_leaves[i])
-            result_types.append(result_type)
+        result_types = [_branch_type(then_leaves[i], else_leaves[i]) for i in dynamic]
         for region_scope, branch in ((then_scope, then_leaves), (else_scope, else_leaves)):
-            with staging_into(region_scope):
-                region_scope.finish([_as_type(branch[i], t) for i, t in zip(dynamic, result_types)])
+            region_scope.finish([_as_type(branch[i], t) for i, t in zip(dynamic, result_types)])
         results = iter(regions.build("if", [pred], tensors, result_types, location))
     finally:
         regions.discard()
@@ -257,15 +211,15 @@ def stage_while(cond_fn, body_fn, init, names=None, construct: str = "s4tf.while
     weak = [is_python_scalar(leaf) for leaf in leaves]
     for _ in range(MAX_RETRACES):
         types = [v.tensor_type for v in start]
-        regions = _Regions(scope, 2)
+        regions = Regions(scope, 2)
         try:
             static = [None] * len(types)
-            cond_scope, cond_leaves, _ = regions.trace(0, lambda *v: cond_fn(pytree.unflatten(tree, list(v))), types, None, static)
+            cond_scope, cond_leaves, _ = _trace_region(regions, 0, lambda *v: cond_fn(pytree.unflatten(tree, list(v))), types, None, static)
             (condition,) = cond_leaves
             with staging_into(cond_scope):
                 condition = predicate(numpy_api.asarray(condition), construct) if not isinstance(condition, Tracer) else predicate(condition, construct)
                 cond_scope.finish([condition])
-            body_scope, body_leaves, body_tree = regions.trace(1, lambda *v: body_fn(pytree.unflatten(tree, list(v))), types, None, static)
+            body_scope, body_leaves, body_tree = _trace_region(regions, 1, lambda *v: body_fn(pytree.unflatten(tree, list(v))), types, None, static)
             if body_tree != tree:
                 raise StagingError(
                     f"the body of a staged {construct} returns {body_tree}, but the loop variables are {tree}",
@@ -276,8 +230,7 @@ def stage_while(cond_fn, body_fn, init, names=None, construct: str = "s4tf.while
                 with staging_into(scope):
                     start = [numpy_api.astype(numpy_api.broadcast_to(v, changed[i].shape), changed[i].dtype) if i in changed else v for i, v in enumerate(start)]
                 continue
-            with staging_into(body_scope):
-                body_scope.finish([_as_type(leaf, t) for leaf, t in zip(body_leaves, types)])
+            body_scope.finish([_as_type(leaf, t) for leaf, t in zip(body_leaves, types)])
             results = regions.build("while", [], start, types, location, carried=True)
         finally:
             regions.discard()

@@ -194,6 +194,10 @@ class FunctionScope(IRBuilder):
         """``value`` (of this function) as a tracer."""
         return Tracer(value, self)
 
+    def child(self, block: ir.Block) -> "FunctionScope":
+        """The scope of ``block``, a region of an op staged here (``s4tf.if``, ``s4tf.while``)."""
+        return FunctionScope(block, self.trace, self.location, parent=self)
+
     def foreign_value(self, operand) -> StagingError:
         return StagingError(
             "a traced tensor from another staged function is used here; pass it in as an argument",
