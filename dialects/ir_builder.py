@@ -24,7 +24,8 @@ import contextlib
 
 import numpy as np
 
-from s4tf.dialects.composition import ArrayValue, OpOutsideBuilderError, asarray, current_emitter, emitting
+from s4tf.dialects import composition
+from s4tf.dialects.composition import ArrayValue, OpOutsideBuilderError, asarray
 from s4tf.dialects.control_flow import mark_trip_count
 from s4tf.dialects.op_def import build, lookup
 from s4tf.dialects.regions import TERMINATOR, RegionHolder
@@ -77,9 +78,9 @@ class IRBuilder:
 
     @staticmethod
     def current() -> "IRBuilder":
-        """The builder of the innermost ``building()`` block."""
-        emitter = current_emitter()
-        builder = getattr(emitter, "__self__", None)
+        """The builder of the innermost ``building()`` block (the frontend's tracing scope
+        inside a staged function)."""
+        builder = composition.current_builder()
         if not isinstance(builder, IRBuilder):
             raise OpOutsideBuilderError("IRBuilder.current() outside any IRBuilder.building() block")
         return builder
@@ -91,7 +92,7 @@ class IRBuilder:
         previous = self.location
         self.location = location or self.location
         try:
-            with emitting(self.emit):
+            with composition.building(self):
                 yield self
         finally:
             self.location = previous
@@ -270,11 +271,14 @@ def _unflatten(like, values) -> tuple:
     return tuple(result)
 
 
-def _refuse(owner: str):
-    def refuse(op_name, operands, attrs):
-        raise OpOutsideBuilderError(f"{owner} built 's4tf.{op_name}' outside an IR builder (IRBuilder.building())")
+class _Refusing:
+    """The current builder while a pass runs, outside its IR builders: every op is an error."""
 
-    return refuse
+    def __init__(self, owner: str):
+        self.owner = owner
+
+    def emit(self, op_name, operands, attrs):
+        raise OpOutsideBuilderError(f"{self.owner} built 's4tf.{op_name}' outside an IR builder (IRBuilder.building())")
 
 
 @contextlib.contextmanager
@@ -282,5 +286,5 @@ def only_builders(owner: str):
     """Inside the block, an op built outside an :meth:`IRBuilder.building` block raises
     :class:`OpOutsideBuilderError` naming ``owner``, instead of going to the frontend
     (which would stage it into a trace or run it at once)."""
-    with emitting(_refuse(owner)):
+    with composition.building(_Refusing(owner)):
         yield

@@ -30,7 +30,7 @@ from s4tf.core.errors import StagingError
 from s4tf.core.locations import mlir_location, user_location
 from s4tf.passes.diagnostics import location_text
 from s4tf.staging.tensor import Tensor, Tracer, is_python_scalar
-from s4tf.staging.tracing import FunctionScope, current_scope, staging_into
+from s4tf.staging.tracing import FunctionScope, current_scope
 
 #: How many times a loop is re-traced when Python scalars in its start values change type.
 MAX_RETRACES = 3
@@ -61,7 +61,7 @@ def _trace_region(regions: Regions, index: int, fn, types: list[TensorType], tre
     scope = regions.open(index, types)
     arguments = map(scope.wrap, scope.block.arguments)
     leaves = [leaf if leaf is not None else next(arguments) for leaf in static_leaves]
-    with staging_into(scope):
+    with scope.building():
         output = fn(*(leaves if tree is None else pytree.unflatten(tree, leaves)))
     out_leaves, out_tree = pytree.flatten(output)
     return scope, out_leaves, out_tree
@@ -199,6 +199,20 @@ def stage_while(cond_fn, body_fn, init, names=None, construct: str = "s4tf.while
         return value
     location = _location(scope)
     leaves, tree = pytree.flatten(init)
+    _check_loop_variables(leaves, names, construct, location)
+    with scope.building():
+        start = [leaf if isinstance(leaf, Tracer) else numpy_api.asarray(leaf) for leaf in leaves]
+    weak = [is_python_scalar(leaf) for leaf in leaves]
+    for _ in range(MAX_RETRACES):
+        results, changed = _try_while(scope, cond_fn, body_fn, tree, start, weak, names, construct, location)
+        if not changed:
+            return pytree.unflatten(tree, results)
+        with scope.building():
+            start = [numpy_api.astype(numpy_api.broadcast_to(v, changed[i].shape), changed[i].dtype) if i in changed else v for i, v in enumerate(start)]
+    raise StagingError(f"the loop variables of a staged {construct} keep changing type", location_text(location))
+
+
+def _check_loop_variables(leaves, names, construct, location) -> None:
     for index, leaf in enumerate(leaves):
         if not (_is_tensor(leaf) or is_python_scalar(leaf)):
             raise StagingError(
@@ -206,36 +220,31 @@ def stage_while(cond_fn, body_fn, init, names=None, construct: str = "s4tf.while
                 "must be tensors or Python numbers",
                 location_text(location),
             )
-    with staging_into(scope):
-        start = [leaf if isinstance(leaf, Tracer) else numpy_api.asarray(leaf) for leaf in leaves]
-    weak = [is_python_scalar(leaf) for leaf in leaves]
-    for _ in range(MAX_RETRACES):
-        types = [v.tensor_type for v in start]
-        regions = Regions(scope, 2)
-        try:
-            static = [None] * len(types)
-            cond_scope, cond_leaves, _ = _trace_region(regions, 0, lambda *v: cond_fn(pytree.unflatten(tree, list(v))), types, None, static)
-            (condition,) = cond_leaves
-            with staging_into(cond_scope):
-                condition = predicate(numpy_api.asarray(condition), construct) if not isinstance(condition, Tracer) else predicate(condition, construct)
-                cond_scope.finish([condition])
-            body_scope, body_leaves, body_tree = _trace_region(regions, 1, lambda *v: body_fn(pytree.unflatten(tree, list(v))), types, None, static)
-            if body_tree != tree:
-                raise StagingError(
-                    f"the body of a staged {construct} returns {body_tree}, but the loop variables are {tree}",
-                    location_text(location),
-                )
-            changed = _changed_types(body_leaves, types, weak, names, construct, location)
-            if changed:
-                with staging_into(scope):
-                    start = [numpy_api.astype(numpy_api.broadcast_to(v, changed[i].shape), changed[i].dtype) if i in changed else v for i, v in enumerate(start)]
-                continue
-            body_scope.finish([_as_type(leaf, t) for leaf, t in zip(body_leaves, types)])
-            results = regions.build("while", [], start, types, location, carried=True)
-        finally:
-            regions.discard()
-        return pytree.unflatten(tree, results)
-    raise StagingError(f"the loop variables of a staged {construct} keep changing type", location_text(location))
+
+
+def _try_while(scope, cond_fn, body_fn, tree, start, weak, names, construct, location):
+    """``(results, {})``: the ``s4tf.while`` carrying ``start``; or ``(None, changed)``, no op,
+    where start values that were Python numbers need new types (:func:`_changed_types`)."""
+    types = [v.tensor_type for v in start]
+    static = [None] * len(types)
+    regions = Regions(scope, 2)
+    try:
+        cond_scope, (condition,), _ = _trace_region(regions, 0, lambda *v: cond_fn(pytree.unflatten(tree, list(v))), types, None, static)
+        with cond_scope.building():
+            cond_scope.finish([predicate(condition if isinstance(condition, Tracer) else numpy_api.asarray(condition), construct)])
+        body_scope, body_leaves, body_tree = _trace_region(regions, 1, lambda *v: body_fn(pytree.unflatten(tree, list(v))), types, None, static)
+        if body_tree != tree:
+            raise StagingError(
+                f"the body of a staged {construct} returns {body_tree}, but the loop variables are {tree}",
+                location_text(location),
+            )
+        changed = _changed_types(body_leaves, types, weak, names, construct, location)
+        if changed:
+            return None, changed
+        body_scope.finish([_as_type(leaf, t) for leaf, t in zip(body_leaves, types)])
+        return regions.build("while", [], start, types, location, carried=True), {}
+    finally:
+        regions.discard()
 
 
 def _changed_types(body_leaves, types, weak, names, construct, location) -> dict:
@@ -319,7 +328,7 @@ def _counted_loop(scope, lower, upper, step, copies: int, body_fn, init, names, 
     """One ``s4tf.while`` counting ``i`` from ``lower`` while ``i < upper`` (``i > upper``
     for a negative step), ``copies`` bodies (at ``i``, ``i + step``, ...) per iteration;
     marked with its ``trip_count`` where that is known (:data:`~s4tf.dialects.control_flow.TRIP_COUNT`)."""
-    with staging_into(scope):
+    with scope.building():
         bounds = [b if isinstance(b, Tracer) else numpy_api.asarray(b) for b in (lower, upper, step)]
         dtype = "i64" if any(b.tensor_type.dtype == "i64" for b in bounds) else "i32"
         lower, upper, step = (numpy_api.astype(predicate_free_scalar(b, construct), dtype) for b in bounds)

@@ -16,15 +16,13 @@ func.func private @layer(...)
 
 from __future__ import annotations
 
-import contextlib
-import threading
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from s4tf import pytree
-from s4tf.dialects.composition import DEFAULT_FLOAT, emitting
+from s4tf.dialects.composition import DEFAULT_FLOAT, current_builder
 from s4tf.dialects.ir_builder import IRBuilder
 from s4tf.dialects.symbols import unique_symbol
 from s4tf.dialects.types import TensorType, canonical_dtype, to_numpy_dtype
@@ -33,34 +31,16 @@ from s4tf.core.locations import SourceLocation, innermost_user_location, mlir_lo
 from s4tf.core.mlir import func, ir, new_context
 from s4tf.staging.tensor import Tensor, Tracer, is_python_scalar
 
-_state = threading.local()
-
 #: Called as ``hook(trace, python_fn, function, record, args, kwargs)`` after a function is
 #: traced into a module; custom derivatives (``custom_derivatives.py``) attach their rules so.
 after_trace_hooks: list = []
 
 
-def _scope_stack() -> list["FunctionScope"]:
-    if not hasattr(_state, "scopes"):
-        _state.scopes = []
-    return _state.scopes
-
-
 def current_scope() -> "FunctionScope | None":
-    """The function ops are being staged into, or ``None`` outside any staging."""
-    stack = _scope_stack()
-    return stack[-1] if stack else None
-
-
-@contextlib.contextmanager
-def staging_into(scope: "FunctionScope"):
-    """Stage ``s4tf.*`` calls made inside the block into ``scope``."""
-    _scope_stack().append(scope)
-    try:
-        with emitting(scope.emit):
-            yield scope
-    finally:
-        _scope_stack().pop()
+    """The function ops are being staged into: the current builder
+    (:meth:`~s4tf.dialects.ir_builder.IRBuilder.current`) where it is a scope, else ``None``."""
+    builder = current_builder()
+    return builder if isinstance(builder, FunctionScope) else None
 
 
 # -- signatures -------------------------------------------------------------------------
@@ -306,7 +286,7 @@ class Trace:
         ]
         traced_args, traced_kwargs = pytree.unflatten(tree, traced_leaves)
         try:
-            with staging_into(scope):
+            with scope.building():
                 output = python_fn(*traced_args, **traced_kwargs)
                 record = self._finish(function, scope, output, source)
         except S4tfError as error:
