@@ -1,18 +1,19 @@
-"""NumPy-style compositions of s4tf ops, and the emitter each op is handed to.
+"""NumPy-style compositions of s4tf ops, and the current builder each op is handed to.
 
 The derivative rules (``jvp``/``transpose`` methods, given this module as ``ops``) and
 ``s4tf.<name>`` (:mod:`s4tf.arrays.numpy_api`, which re-exports these functions) share one
 definition of each composition: dtype promotion as in NumPy 2 (Python scalars are weak,
 NEP 50), ``sum`` with axes, ``reshape`` with ``-1``, ``where``, ``broadcast_to``...
 
-Every op goes through :func:`emit`, which hands it to the current emitter: an IR builder
-(:mod:`s4tf.dialects.ir_builder`), the frontend's tracing scope, or a guard that refuses ops
-while a pass runs. Outside all of them it goes to the fallback emitter that the frontend
-registers (eager execution); with none registered, building an op is an error. So this
-module, like the compiler layers, never imports the frontend.
+Every op goes through :func:`emit`, which hands it to the current builder, one context
+variable: an IR builder (:mod:`s4tf.dialects.ir_builder`; the frontend's tracing scope is
+one), or a guard that refuses ops while a pass runs. Outside all of them it goes to the
+default builder that the frontend registers (eager execution); with none registered,
+building an op is an error. So this module, like the compiler layers, never imports the
+frontend.
 
 ```python
-with emitting(builder.emit):                # what IRBuilder.building() does
+with building(builder):                     # what IRBuilder.building() does
     y = composition.sum(x * 2.0, axis=0)    # s4tf.mul, s4tf.reduce_sum at the builder
 ```
 """
@@ -41,29 +42,32 @@ NUMPY_FLOAT = "f64"
 NUMPY_INT = "i64"
 
 
-# -- the emitter --------------------------------------------------------------------------
+# -- the current builder --------------------------------------------------------------------------
 
 
 class OpOutsideBuilderError(RuntimeError):
-    """An op was built where no emitter may take it: a bug of the code building it (a pass
+    """An op was built where no builder may take it: a bug of the code building it (a pass
     that builds IR outside its IR builder), not a mistake of the user's."""
 
 
-_emitter: contextvars.ContextVar = contextvars.ContextVar("s4tf_emitter", default=None)
-_fallback = None
+#: The current builder: the innermost ``building()`` block's (an IR builder, the frontend's
+#: tracing scope, or a guard that refuses ops); ``None`` outside every one.
+_builder: contextvars.ContextVar = contextvars.ContextVar("s4tf_builder", default=None)
+_default = None
 
 
 def emit(op_name: str, operands, attrs: dict) -> list:
-    """The results of ``s4tf.<op_name>(*operands) {attrs}``, built by the current emitter."""
-    emitter = _emitter.get() or _fallback
-    if emitter is None:
+    """The results of ``s4tf.<op_name>(*operands) {attrs}``, built by the current builder
+    (outside every builder, by the default one: eager execution)."""
+    builder = _builder.get() or _default
+    if builder is None:
         raise OpOutsideBuilderError(f"'s4tf.{op_name}' was built outside an IR builder, a staged function and eager mode")
-    return emitter(op_name, operands, attrs)
+    return builder.emit(op_name, operands, attrs)
 
 
-def current_emitter():
-    """The emitter ops go to now (``None`` where it is the fallback)."""
-    return _emitter.get()
+def current_builder():
+    """The builder ops go to now (``None`` outside every ``building()`` block)."""
+    return _builder.get()
 
 
 def apply1(op_name: str, *operands, **attrs):
@@ -72,19 +76,19 @@ def apply1(op_name: str, *operands, **attrs):
 
 
 @contextlib.contextmanager
-def emitting(emitter):
-    """Hand the ops built inside the block to ``emitter(op_name, operands, attrs) -> results``."""
-    token = _emitter.set(emitter)
+def building(builder):
+    """Hand the ops built inside the block to ``builder.emit(op_name, operands, attrs) -> results``."""
+    token = _builder.set(builder)
     try:
-        yield emitter
+        yield builder
     finally:
-        _emitter.reset(token)
+        _builder.reset(token)
 
 
-def set_fallback_emitter(emitter) -> None:
-    """The emitter used where no other is current (the frontend's eager execution)."""
-    global _fallback
-    _fallback = emitter
+def set_default_builder(builder) -> None:
+    """The builder used outside every ``building()`` block (the frontend's eager execution)."""
+    global _default
+    _default = builder
 
 
 # -- values -------------------------------------------------------------------------------

@@ -24,7 +24,8 @@ import contextlib
 
 import numpy as np
 
-from s4tf.dialects.composition import ArrayValue, OpOutsideBuilderError, asarray, current_emitter, emitting
+from s4tf.dialects import composition
+from s4tf.dialects.composition import ArrayValue, OpOutsideBuilderError, asarray
 from s4tf.dialects.control_flow import mark_trip_count
 from s4tf.dialects.op_def import build, lookup
 from s4tf.dialects.regions import TERMINATOR, RegionHolder
@@ -33,20 +34,23 @@ from s4tf.core.mlir import ir
 
 
 class Value(ArrayValue):
-    """An MLIR value of the block ``builder`` fills."""
+    """An MLIR value of the block ``builder`` fills (``tensor_type``: its type, where the
+    caller knows it)."""
 
-    def __init__(self, value: ir.Value, builder: "IRBuilder", weak: bool = False):
+    def __init__(self, value: ir.Value, builder: "IRBuilder", tensor_type: TensorType | None = None):
         self.value = value
         self.builder = builder
-        self.weak = weak
-        self._tensor_type = TensorType.from_mlir(value.type)
+        self._tensor_type = tensor_type or TensorType.from_mlir(value.type)
 
     @property
     def tensor_type(self) -> TensorType:
         return self._tensor_type
 
     def as_weak(self) -> "Value":
-        return Value(self.value, self.builder, weak=True)
+        """The same value, standing for a Python number."""
+        weak = type(self)(self.value, self.builder, self._tensor_type)
+        weak.weak = True
+        return weak
 
     def __bool__(self):
         raise TypeError(f"the truth value of a built {self._tensor_type} value is only known when it runs")
@@ -59,20 +63,24 @@ class IRBuilder:
     """Appends ops to the end of ``block``, at ``location``. ``parent``: the builder of the
     block that holds the region op this block belongs to; values of ``parent`` (and of its
     parents) used here are captured: each becomes a block argument (``captures`` maps the
-    outer value to it)."""
+    outer value to it).
 
-    def __init__(self, block: ir.Block, location: ir.Location, parent: "IRBuilder | None" = None):
+    The frontend's tracing scope (:class:`s4tf.staging.tracing.FunctionScope`) is an
+    ``IRBuilder`` whose values are tracers and whose ops get the user's line: it overrides
+    :meth:`wrap`, :meth:`emit`, :meth:`host_array` and :meth:`foreign_value`."""
+
+    def __init__(self, block: ir.Block, location: ir.Location | None, parent: "IRBuilder | None" = None):
         self.block = block
         self.location = location
-        self.context = location.context
+        self.context = block.owner.context
         self.parent = parent
         self.captures: dict = {}
 
     @staticmethod
     def current() -> "IRBuilder":
-        """The builder of the innermost ``building()`` block."""
-        emitter = current_emitter()
-        builder = getattr(emitter, "__self__", None)
+        """The builder of the innermost ``building()`` block (the frontend's tracing scope
+        inside a staged function)."""
+        builder = composition.current_builder()
         if not isinstance(builder, IRBuilder):
             raise OpOutsideBuilderError("IRBuilder.current() outside any IRBuilder.building() block")
         return builder
@@ -84,7 +92,7 @@ class IRBuilder:
         previous = self.location
         self.location = location or self.location
         try:
-            with emitting(self.emit):
+            with composition.building(self):
                 yield self
         finally:
             self.location = previous
@@ -106,14 +114,22 @@ class IRBuilder:
             if operand.builder is self:
                 return operand.value
             if not self._encloses(operand.builder):
-                raise OpOutsideBuilderError(f"{operand!r} belongs to a block that does not enclose this one")
+                raise self.foreign_value(operand)
             outer = self.parent.ir_value(operand)
             if outer not in self.captures:
                 self.captures[outer] = self.block.add_argument(outer.type, ir.Location.unknown(context=self.context))
             return self.captures[outer]
+        return self.emit("constant", [], {"value": self.host_array(operand)})[0].value
+
+    def foreign_value(self, operand: Value) -> Exception:
+        """The error for ``operand``, a value of a block that does not enclose this one."""
+        return OpOutsideBuilderError(f"{operand!r} belongs to a block that does not enclose this one")
+
+    def host_array(self, operand) -> np.ndarray:
+        """``operand``, a host value, as the array of a constant."""
         if isinstance(operand, ArrayValue):
             raise OpOutsideBuilderError(f"{type(operand).__name__} {operand.tensor_type} is not a value of an IR builder")
-        return self.emit("constant", [], {"value": np.asarray(operand)})[0].value
+        return np.asarray(operand)
 
     def emit(self, op_name: str, operands, attrs: dict) -> list[Value]:
         """Append ``s4tf.<op_name>(operands) {attrs}``; its result types are inferred."""
@@ -152,7 +168,7 @@ class IRBuilder:
         ``false_fn(*operands)``; each returns a list of values of the same types."""
         with self.building():
             operands = [v if isinstance(v, Value) else asarray(v) for v in operands]
-        regions = _Regions(self, 2)
+        regions = Regions(self, 2)
         try:
             outputs = [regions.stage(i, fn, [self._operand_type(v) for v in operands]) for i, fn in enumerate((true_fn, false_fn))]
             types = [v.tensor_type for v in outputs[0]]
@@ -170,7 +186,7 @@ class IRBuilder:
         with self.building():
             flat = [v if isinstance(v, Value) else asarray(v) for v in _flatten(init)]
         types = [v.tensor_type for v in flat]
-        regions = _Regions(self, 2)
+        regions = Regions(self, 2)
         try:
             regions.stage(0, lambda *values: [cond_fn(_unflatten(init, values))], types)
             body = regions.stage(1, lambda *values: _flatten(body_fn(_unflatten(init, values))), types)
@@ -183,40 +199,58 @@ class IRBuilder:
         finally:
             regions.discard()
 
+    def child(self, block: ir.Block) -> "IRBuilder":
+        """The builder of ``block``, a block of a region op built here."""
+        return IRBuilder(block, self.location, parent=self)
+
+    def finish(self, values: list) -> None:
+        """End this region's block with the terminator yielding ``values``."""
+        with self.context, ir.Location.unknown(), ir.InsertionPoint(self.block):
+            ir.Operation.create(TERMINATOR, operands=[self.ir_value(v) for v in values])
+
     def _operand_type(self, operand) -> TensorType:
         return operand.tensor_type if isinstance(operand, Value) else TensorType.from_mlir(self.ir_value(operand).type)
 
 
-class _Regions:
-    """Region blocks built in a :class:`~s4tf.dialects.regions.RegionHolder`, then moved
-    into the real region op."""
+class Regions:
+    """The regions of one region op being built: each block is filled by a child builder
+    (:meth:`IRBuilder.child`) in a :class:`~s4tf.dialects.regions.RegionHolder`, then moved
+    into the op (:meth:`build`). The frontend's ``s4tf.cond`` and loops use it as
+    :meth:`IRBuilder.cond` and :meth:`IRBuilder.while_loop` do."""
 
     def __init__(self, parent: IRBuilder, count: int):
         self.parent = parent
         self.holder = RegionHolder(parent.block, count, parent.context)
         self.builders: list[IRBuilder] = []
 
+    def open(self, index: int, types: list[TensorType]) -> IRBuilder:
+        """The builder of region ``index``'s block, whose arguments have ``types``."""
+        builder = self.parent.child(self.holder.add_block(index, types))
+        self.builders.append(builder)
+        return builder
+
     def stage(self, index: int, fn, types: list[TensorType]) -> list[Value]:
         """Build region ``index``: ``fn`` on its arguments (of ``types``), ended by a
         terminator yielding what ``fn`` returns; returns that."""
-        block = self.holder.add_block(index, types)
-        builder = IRBuilder(block, self.parent.location, parent=self.parent)
-        self.builders.append(builder)
+        builder = self.open(index, types)
         with builder.building():
-            outputs = [v if isinstance(v, Value) else asarray(v) for v in fn(*[builder.wrap(a) for a in block.arguments])]
-            with self.parent.context, ir.Location.unknown(), ir.InsertionPoint(block):
-                ir.Operation.create(TERMINATOR, operands=[builder.ir_value(v) for v in outputs])
+            outputs = [v if isinstance(v, Value) else asarray(v) for v in fn(*map(builder.wrap, builder.block.arguments))]
+        builder.finish(outputs)
         return outputs
 
-    def build(self, name: str, head: list, operands: list, result_types: list[TensorType], carried: bool = False) -> list[Value]:
+    def build(self, name: str, head: list, operands: list, result_types: list[TensorType],
+              location: ir.Location | None = None, carried: bool = False) -> list[Value]:
+        """Create ``s4tf.<name>(head..., operands..., captures...)`` at ``location`` (default:
+        the parent's), move the regions into it, and return its results."""
         parent = self.parent
-        with parent.context, parent.location:
+        location = location or parent.location
+        with parent.context, location:
             values = [parent.ir_value(v) for v in operands]
             head_values = [parent.ir_value(v) for v in head]
             types = [t.to_mlir() for t in result_types]
         operation = self.holder.assemble(
             name, head_values, values, types,
-            [(builder.block, list(builder.captures)) for builder in self.builders], parent.location, carried,
+            [(builder.block, list(builder.captures)) for builder in self.builders], location, carried,
         )
         return [parent.wrap(r) for r in operation.results][: len(result_types)]
 
@@ -237,11 +271,14 @@ def _unflatten(like, values) -> tuple:
     return tuple(result)
 
 
-def _refuse(owner: str):
-    def refuse(op_name, operands, attrs):
-        raise OpOutsideBuilderError(f"{owner} built 's4tf.{op_name}' outside an IR builder (IRBuilder.building())")
+class _Refusing:
+    """The current builder while a pass runs, outside its IR builders: every op is an error."""
 
-    return refuse
+    def __init__(self, owner: str):
+        self.owner = owner
+
+    def emit(self, op_name, operands, attrs):
+        raise OpOutsideBuilderError(f"{self.owner} built 's4tf.{op_name}' outside an IR builder (IRBuilder.building())")
 
 
 @contextlib.contextmanager
@@ -249,5 +286,5 @@ def only_builders(owner: str):
     """Inside the block, an op built outside an :meth:`IRBuilder.building` block raises
     :class:`OpOutsideBuilderError` naming ``owner``, instead of going to the frontend
     (which would stage it into a trace or run it at once)."""
-    with emitting(_refuse(owner)):
+    with composition.building(_Refusing(owner)):
         yield

@@ -30,7 +30,7 @@ import numpy as np
 
 from s4tf.lazy_tensors import mode as lazy_mode
 from s4tf.arrays import numpy_api as np_api
-from s4tf.dialects.composition import current_emitter
+from s4tf.dialects.composition import current_builder
 from s4tf.dialects.types import BOOL_DTYPE, canonical_dtype, is_integer, to_numpy_dtype
 from s4tf.staging import dispatch
 from s4tf.core.errors import S4tfError, ShapeError
@@ -276,7 +276,7 @@ def _runs_eagerly() -> bool:
     """Whether ops run on the device at once here (no trace, not lazy mode): then an int
     index is a gather's index operand, so ``x[i]`` compiles once for every ``i`` (the
     static slice a trace gets would compile one module per index)."""
-    return current_emitter() is None and not lazy_mode.mode_is_lazy()
+    return current_builder() is None and not lazy_mode.mode_is_lazy()
 
 
 

@@ -24,30 +24,16 @@ from s4tf import pytree
 
 from s4tf.arrays import numpy_api
 from s4tf.dialects.control_flow import mark_trip_count
-from s4tf.dialects.regions import TERMINATOR, RegionHolder
+from s4tf.dialects.ir_builder import Regions
 from s4tf.dialects.types import TensorType, canonical_dtype, to_numpy_dtype
 from s4tf.core.errors import StagingError
 from s4tf.core.locations import mlir_location, user_location
-from s4tf.core.mlir import ir
 from s4tf.passes.diagnostics import location_text
 from s4tf.staging.tensor import Tensor, Tracer, is_python_scalar
-from s4tf.staging.tracing import FunctionScope, current_scope, staging_into
+from s4tf.staging.tracing import FunctionScope, current_scope
 
 #: How many times a loop is re-traced when Python scalars in its start values change type.
 MAX_RETRACES = 3
-
-
-class RegionScope(FunctionScope):
-    """The block of one region being traced; tracers of enclosing scopes that are used
-    here are captured (:meth:`FunctionScope.value_of`): they become block arguments, and
-    the keys of ``captures`` the region op's operands."""
-
-    def __init__(self, parent: FunctionScope, block: ir.Block):
-        super().__init__(parent.context, block, parent.trace, parent.location, parent=parent)
-
-    def finish(self, values: list) -> None:
-        with self.context, ir.Location.unknown(), ir.InsertionPoint(self.block):
-            ir.Operation.create(TERMINATOR, operands=[self.value_of(v) for v in values])
 
 
 def _is_tensor(leaf) -> bool:
@@ -69,44 +55,16 @@ def predicate(value, construct: str):
     return value if value.tensor_type.dtype == "i1" else value != 0
 
 
-class _Regions:
-    """Regions traced into a holder (:class:`s4tf.dialects.regions.RegionHolder`), then
-    moved into the real region op."""
-
-    def __init__(self, parent: FunctionScope, count: int):
-        self.parent = parent
-        self.holder = RegionHolder(parent.block, count, parent.context)
-        self.scopes: list[RegionScope] = []
-
-    def trace(self, index: int, fn, types: list[TensorType], tree, static_leaves):
-        """Trace ``fn`` on block arguments of ``types`` (leaves ``static_leaves`` stay Python
-        values); returns the scope and the flattened outputs."""
-        block = self.holder.add_block(index, types)
-        scope = RegionScope(self.parent, block)
-        self.scopes.append(scope)
-        arguments = iter(scope.tracer(a) for a in block.arguments)
-        leaves = [leaf if leaf is not None else next(arguments) for leaf in static_leaves]
-        with staging_into(scope):
-            output = fn(*(leaves if tree is None else pytree.unflatten(tree, leaves)))
-        out_leaves, out_tree = pytree.flatten(output)
-        return scope, out_leaves, out_tree
-
-    def build(self, name: str, head: list, operands: list, result_types: list[TensorType], location, carried=False) -> list[Tracer]:
-        """Create ``s4tf.<name>(head..., operands..., captures...)``, move the traced regions
-        into it, and return its results as tracers of the parent scope."""
-        parent = self.parent
-        with parent.context, location:
-            values = [parent.value_of(v) for v in operands]
-            head_values = [parent.value_of(v) for v in head]
-            types = [t.to_mlir() for t in result_types]
-        operation = self.holder.assemble(
-            name, head_values, values, types,
-            [(scope.block, list(scope.captures)) for scope in self.scopes], location, carried,
-        )
-        return [parent.tracer(r) for r in operation.results][: len(result_types)]
-
-    def discard(self) -> None:
-        self.holder.discard()
+def _trace_region(regions: Regions, index: int, fn, types: list[TensorType], tree, static_leaves):
+    """Trace ``fn`` into region ``index`` on block arguments of ``types`` (leaves
+    ``static_leaves`` stay Python values); returns its scope and the flattened outputs."""
+    scope = regions.open(index, types)
+    arguments = map(scope.wrap, scope.block.arguments)
+    leaves = [leaf if leaf is not None else next(arguments) for leaf in static_leaves]
+    with scope.building():
+        output = fn(*(leaves if tree is None else pytree.unflatten(tree, leaves)))
+    out_leaves, out_tree = pytree.flatten(output)
+    return scope, out_leaves, out_tree
 
 
 def _location(scope: FunctionScope):
@@ -133,9 +91,9 @@ def stage_cond(pred, true_fn, false_fn, operands, names=None, construct: str = "
     static = [leaf if is_python_scalar(leaf) or isinstance(leaf, str) or leaf is None else None for leaf in leaves]
     tensors = [leaf for leaf, s in zip(leaves, static) if s is None]
     types = [_tensor_type(scope, leaf) for leaf in tensors]
-    regions = _Regions(scope, 2)
+    regions = Regions(scope, 2)
     try:
-        outputs = [regions.trace(i, fn, types, tree, static) for i, fn in enumerate((true_fn, false_fn))]
+        outputs = [_trace_region(regions, i, fn, types, tree, static) for i, fn in enumerate((true_fn, false_fn))]
         (then_scope, then_leaves, then_tree), (else_scope, else_leaves, else_tree) = outputs
         if then_tree != else_tree:
             raise StagingError(
@@ -144,13 +102,9 @@ def stage_cond(pred, true_fn, false_fn, operands, names=None, construct: str = "
             )
         merged = [_merge_branch_leaves(a, b, i, names, construct, location) for i, (a, b) in enumerate(zip(then_leaves, else_leaves))]
         dynamic = [i for i, m in enumerate(merged) if m is _DYNAMIC]
-        result_types = []
-        for i in dynamic:
-            result_type = _branch_type(then_leaves[i], else_leaves[i])
-            result_types.append(result_type)
+        result_types = [_branch_type(then_leaves[i], else_leaves[i]) for i in dynamic]
         for region_scope, branch in ((then_scope, then_leaves), (else_scope, else_leaves)):
-            with staging_into(region_scope):
-                region_scope.finish([_as_type(branch[i], t) for i, t in zip(dynamic, result_types)])
+            region_scope.finish([_as_type(branch[i], t) for i, t in zip(dynamic, result_types)])
         results = iter(regions.build("if", [pred], tensors, result_types, location))
     finally:
         regions.discard()
@@ -165,7 +119,7 @@ def _tensor_type(scope, leaf) -> TensorType:
     if isinstance(leaf, Tensor):
         return leaf.tensor_type
     with scope.context:
-        return TensorType.from_mlir(scope.value_of(leaf).type)
+        return TensorType.from_mlir(scope.ir_value(leaf).type)
 
 
 def _merge_branch_leaves(a, b, index, names, construct, location):
@@ -245,6 +199,20 @@ def stage_while(cond_fn, body_fn, init, names=None, construct: str = "s4tf.while
         return value
     location = _location(scope)
     leaves, tree = pytree.flatten(init)
+    _check_loop_variables(leaves, names, construct, location)
+    with scope.building():
+        start = [leaf if isinstance(leaf, Tracer) else numpy_api.asarray(leaf) for leaf in leaves]
+    weak = [is_python_scalar(leaf) for leaf in leaves]
+    for _ in range(MAX_RETRACES):
+        results, changed = _try_while(scope, cond_fn, body_fn, tree, start, weak, names, construct, location)
+        if not changed:
+            return pytree.unflatten(tree, results)
+        with scope.building():
+            start = [numpy_api.astype(numpy_api.broadcast_to(v, changed[i].shape), changed[i].dtype) if i in changed else v for i, v in enumerate(start)]
+    raise StagingError(f"the loop variables of a staged {construct} keep changing type", location_text(location))
+
+
+def _check_loop_variables(leaves, names, construct, location) -> None:
     for index, leaf in enumerate(leaves):
         if not (_is_tensor(leaf) or is_python_scalar(leaf)):
             raise StagingError(
@@ -252,37 +220,31 @@ def stage_while(cond_fn, body_fn, init, names=None, construct: str = "s4tf.while
                 "must be tensors or Python numbers",
                 location_text(location),
             )
-    with staging_into(scope):
-        start = [leaf if isinstance(leaf, Tracer) else numpy_api.asarray(leaf) for leaf in leaves]
-    weak = [is_python_scalar(leaf) for leaf in leaves]
-    for _ in range(MAX_RETRACES):
-        types = [v.tensor_type for v in start]
-        regions = _Regions(scope, 2)
-        try:
-            static = [None] * len(types)
-            cond_scope, cond_leaves, _ = regions.trace(0, lambda *v: cond_fn(pytree.unflatten(tree, list(v))), types, None, static)
-            (condition,) = cond_leaves
-            with staging_into(cond_scope):
-                condition = predicate(numpy_api.asarray(condition), construct) if not isinstance(condition, Tracer) else predicate(condition, construct)
-                cond_scope.finish([condition])
-            body_scope, body_leaves, body_tree = regions.trace(1, lambda *v: body_fn(pytree.unflatten(tree, list(v))), types, None, static)
-            if body_tree != tree:
-                raise StagingError(
-                    f"the body of a staged {construct} returns {body_tree}, but the loop variables are {tree}",
-                    location_text(location),
-                )
-            changed = _changed_types(body_leaves, types, weak, names, construct, location)
-            if changed:
-                with staging_into(scope):
-                    start = [numpy_api.astype(numpy_api.broadcast_to(v, changed[i].shape), changed[i].dtype) if i in changed else v for i, v in enumerate(start)]
-                continue
-            with staging_into(body_scope):
-                body_scope.finish([_as_type(leaf, t) for leaf, t in zip(body_leaves, types)])
-            results = regions.build("while", [], start, types, location, carried=True)
-        finally:
-            regions.discard()
-        return pytree.unflatten(tree, results)
-    raise StagingError(f"the loop variables of a staged {construct} keep changing type", location_text(location))
+
+
+def _try_while(scope, cond_fn, body_fn, tree, start, weak, names, construct, location):
+    """``(results, {})``: the ``s4tf.while`` carrying ``start``; or ``(None, changed)``, no op,
+    where start values that were Python numbers need new types (:func:`_changed_types`)."""
+    types = [v.tensor_type for v in start]
+    static = [None] * len(types)
+    regions = Regions(scope, 2)
+    try:
+        cond_scope, (condition,), _ = _trace_region(regions, 0, lambda *v: cond_fn(pytree.unflatten(tree, list(v))), types, None, static)
+        with cond_scope.building():
+            cond_scope.finish([predicate(condition if isinstance(condition, Tracer) else numpy_api.asarray(condition), construct)])
+        body_scope, body_leaves, body_tree = _trace_region(regions, 1, lambda *v: body_fn(pytree.unflatten(tree, list(v))), types, None, static)
+        if body_tree != tree:
+            raise StagingError(
+                f"the body of a staged {construct} returns {body_tree}, but the loop variables are {tree}",
+                location_text(location),
+            )
+        changed = _changed_types(body_leaves, types, weak, names, construct, location)
+        if changed:
+            return None, changed
+        body_scope.finish([_as_type(leaf, t) for leaf, t in zip(body_leaves, types)])
+        return regions.build("while", [], start, types, location, carried=True), {}
+    finally:
+        regions.discard()
 
 
 def _changed_types(body_leaves, types, weak, names, construct, location) -> dict:
@@ -366,7 +328,7 @@ def _counted_loop(scope, lower, upper, step, copies: int, body_fn, init, names, 
     """One ``s4tf.while`` counting ``i`` from ``lower`` while ``i < upper`` (``i > upper``
     for a negative step), ``copies`` bodies (at ``i``, ``i + step``, ...) per iteration;
     marked with its ``trip_count`` where that is known (:data:`~s4tf.dialects.control_flow.TRIP_COUNT`)."""
-    with staging_into(scope):
+    with scope.building():
         bounds = [b if isinstance(b, Tracer) else numpy_api.asarray(b) for b in (lower, upper, step)]
         dtype = "i64" if any(b.tensor_type.dtype == "i64" for b in bounds) else "i32"
         lower, upper, step = (numpy_api.astype(predicate_free_scalar(b, construct), dtype) for b in bounds)

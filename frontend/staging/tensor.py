@@ -4,7 +4,7 @@ A ``Tensor`` holds an IREE device buffer; it is copied to the host only when ask
 (``np.asarray(t)``, ``t.numpy()``, ``float(t)``). Results of extracted functions are
 returned while the device still computes them (``t.is_ready()``); reading one, or
 handing it to anything but another extracted function, waits for it. A ``Tracer`` holds the MLIR value a
-staged function computes; it has the same operators (attached by
+staged function computes (an IR builder's value that is a ``Tensor``); it has the same operators (attached by
 :mod:`s4tf.staging.tensor_methods`) but no contents.
 """
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from s4tf.dialects.composition import ArrayValue, is_python_scalar
+from s4tf.dialects.ir_builder import Value
 from s4tf.dialects.types import TensorType, canonical_dtype
 from s4tf.core.errors import StagingError
 from s4tf.core.locations import user_location
@@ -115,19 +116,11 @@ class Tensor(ArrayValue):
         return f"Tensor({text}, dtype={self.dtype})"
 
 
-class Tracer(Tensor):
-    """A tensor being staged: an MLIR value in the function that ``scope`` traces."""
+class Tracer(Tensor, Value):
+    """A tensor being staged: an MLIR value (an IR builder's :class:`~s4tf.dialects.ir_builder.Value`)
+    of the function or region that ``builder`` (a :class:`~s4tf.staging.tracing.FunctionScope`) traces."""
 
-    def __init__(self, value, tensor_type: TensorType, scope):
-        self.value = value
-        self._tensor_type = tensor_type
-        self.scope = scope
-
-    def as_weak(self) -> "Tracer":
-        """The same value, standing for a Python number."""
-        weak = Tracer(self.value, self._tensor_type, self.scope)
-        weak.weak = True
-        return weak
+    __init__ = Value.__init__  # not Tensor's: a tracer has no device buffer
 
     @property
     def tensor_type(self) -> TensorType:

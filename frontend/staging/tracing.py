@@ -16,16 +16,14 @@ func.func private @layer(...)
 
 from __future__ import annotations
 
-import contextlib
-import threading
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from s4tf import pytree
-from s4tf.dialects.composition import DEFAULT_FLOAT, emitting
-from s4tf.dialects.op_def import build, lookup
+from s4tf.dialects.composition import DEFAULT_FLOAT, current_builder
+from s4tf.dialects.ir_builder import IRBuilder
 from s4tf.dialects.symbols import unique_symbol
 from s4tf.dialects.types import TensorType, canonical_dtype, to_numpy_dtype
 from s4tf.core.errors import S4tfError, StagingError
@@ -33,34 +31,16 @@ from s4tf.core.locations import SourceLocation, innermost_user_location, mlir_lo
 from s4tf.core.mlir import func, ir, new_context
 from s4tf.staging.tensor import Tensor, Tracer, is_python_scalar
 
-_state = threading.local()
-
 #: Called as ``hook(trace, python_fn, function, record, args, kwargs)`` after a function is
 #: traced into a module; custom derivatives (``custom_derivatives.py``) attach their rules so.
 after_trace_hooks: list = []
 
 
-def _scope_stack() -> list["FunctionScope"]:
-    if not hasattr(_state, "scopes"):
-        _state.scopes = []
-    return _state.scopes
-
-
 def current_scope() -> "FunctionScope | None":
-    """The function ops are being staged into, or ``None`` outside any staging."""
-    stack = _scope_stack()
-    return stack[-1] if stack else None
-
-
-@contextlib.contextmanager
-def staging_into(scope: "FunctionScope"):
-    """Stage ``s4tf.*`` calls made inside the block into ``scope``."""
-    _scope_stack().append(scope)
-    try:
-        with emitting(scope.emit):
-            yield scope
-    finally:
-        _scope_stack().pop()
+    """The function ops are being staged into: the current builder
+    (:meth:`~s4tf.dialects.ir_builder.IRBuilder.current`) where it is a scope, else ``None``."""
+    builder = current_builder()
+    return builder if isinstance(builder, FunctionScope) else None
 
 
 # -- signatures -------------------------------------------------------------------------
@@ -152,7 +132,7 @@ def _leaf_key(leaf):
 
 
 def _input_tracer(argument, spec: TensorType, scope, leaf) -> Tracer:
-    tracer = Tracer(argument, spec, scope)
+    tracer = Tracer(argument, scope, spec)
     return tracer.as_weak() if isinstance(leaf, WeakScalar) else tracer
 
 
@@ -175,79 +155,52 @@ class FunctionRecord:
     captured: list = field(default_factory=list)
 
 
-class FunctionScope:
-    """The body of one ``func.func`` (or region) being staged: ops are appended to ``block``.
+class FunctionScope(IRBuilder):
+    """The body of one ``func.func`` (or region) of ``trace`` being staged: an
+    :class:`~s4tf.dialects.ir_builder.IRBuilder` whose values are :class:`Tracer` objects.
 
     Ops get the user's ``file:line``, or ``location`` when given (compiler passes that
-    stage derivative code give the location of the op being differentiated). Tracers of
-    an enclosing scope (``parent`` and its parents) that are used here are captured: each
-    becomes a new block argument, ``captures`` maps the parent's value to it.
+    stage derivative code give the location of the op being differentiated), and their
+    errors name the user's line. Tracers of an enclosing scope (``parent`` and its parents)
+    used here are captured (:meth:`~s4tf.dialects.ir_builder.IRBuilder.ir_value`).
     """
 
-    def __init__(self, context: ir.Context, block: ir.Block, trace: "Trace | None" = None,
-                 location: ir.Location | None = None, parent: "FunctionScope | None" = None):
-        self.context = context
-        self.block = block
+    def __init__(self, block: ir.Block, trace: "Trace", location: ir.Location | None = None,
+                 parent: "FunctionScope | None" = None):
+        super().__init__(block, location, parent)
         self.trace = trace
-        self.location = location
-        self.parent = parent
-        self.captures: dict = {}  # value of the parent scope -> block argument
 
-    def encloses(self, scope) -> bool:
-        outer = self.parent
-        while outer is not None:
-            if outer is scope:
-                return True
-            outer = outer.parent
-        return False
-
-    def value_of(self, operand) -> ir.Value:
-        """The MLIR value for a tracer of this scope (or a captured one of an enclosing
-        scope), or a new constant for a host value."""
-        if isinstance(operand, Tracer):
-            if operand.scope is self:
-                return operand.value
-            if not self.encloses(operand.scope):
-                raise StagingError(
-                    "a traced tensor from another staged function is used here; pass it in as an argument",
-                    str(user_location() or ""),
-                )
-            outer = self.parent.value_of(operand)
-            if outer not in self.captures:
-                self.captures[outer] = self.block.add_argument(outer.type, ir.Location.unknown(context=self.context))
-            return self.captures[outer]
-        if isinstance(operand, Tensor):
-            array = operand.numpy()
-        else:
-            array = np.asarray(operand)
-        return self.emit("constant", [], {"value": array})[0].value
-
-    def tracer(self, value: ir.Value) -> Tracer:
+    def wrap(self, value: ir.Value) -> Tracer:
         """``value`` (of this function) as a tracer."""
-        return Tracer(value, TensorType.from_mlir(value.type), self)
+        return Tracer(value, self)
 
-    def call(self, symbol: str, operands: list, result_types: list[TensorType], location: ir.Location) -> list[Tracer]:
-        """Append ``func.call @symbol(operands)`` to this function."""
-        with self.context, location, ir.InsertionPoint(self.block):
-            call = ir.Operation.create(
-                "func.call",
-                results=[t.to_mlir() for t in result_types],
-                operands=[self.value_of(o) for o in operands],
-                attributes={"callee": ir.FlatSymbolRefAttr.get(symbol)},
-            )
-        return [self.tracer(r) for r in call.results]
+    def child(self, block: ir.Block) -> "FunctionScope":
+        """The scope of ``block``, a region of an op staged here (``s4tf.if``, ``s4tf.while``)."""
+        return FunctionScope(block, self.trace, self.location, parent=self)
+
+    def foreign_value(self, operand) -> StagingError:
+        return StagingError(
+            "a traced tensor from another staged function is used here; pass it in as an argument",
+            str(user_location() or ""),
+        )
+
+    def host_array(self, operand) -> np.ndarray:
+        """A device tensor or host value as the array of a constant."""
+        return np.asarray(operand)
 
     def emit(self, op_name: str, operands, attrs: dict) -> list[Tracer]:
         """Append ``s4tf.<op_name>`` to this function; shape errors name the user's line."""
-        source = None if self.location is not None else user_location()
+        if self.location is not None:
+            return super().emit(op_name, operands, attrs)
+        source = user_location()
         with self.context:
-            values = [self.value_of(operand) for operand in operands]
-            try:
-                with ir.InsertionPoint(self.block):
-                    operation = build(lookup(op_name), values, attrs, self.location or mlir_location(source))
-            except S4tfError as error:
-                raise error.at(str(source) if source else None) from None
-            return [self.tracer(r) for r in operation.results]
+            self.location = mlir_location(source)
+        try:
+            return super().emit(op_name, operands, attrs)
+        except S4tfError as error:
+            raise error.at(str(source) if source else None) from None
+        finally:
+            self.location = None
 
 
 #: How deep a staged function may call itself while being traced: recursion must end at
@@ -325,7 +278,7 @@ class Trace:
             block = function.add_entry_block()
         enclosing = current_scope()
         parent = enclosing if closure and enclosing is not None and enclosing.trace is self else None
-        scope = FunctionScope(self.context, block, self, parent=parent)
+        scope = FunctionScope(block, self, parent=parent)
         arguments = iter(block.arguments)
         traced_leaves = [
             spec.value if isinstance(spec, Static) else _input_tracer(next(arguments), spec, scope, leaf)
@@ -333,7 +286,7 @@ class Trace:
         ]
         traced_args, traced_kwargs = pytree.unflatten(tree, traced_leaves)
         try:
-            with staging_into(scope):
+            with scope.building():
                 output = python_fn(*traced_args, **traced_kwargs)
                 record = self._finish(function, scope, output, source)
         except S4tfError as error:
@@ -357,7 +310,7 @@ class Trace:
                 leaf_spec(leaf, "return value")
                 outputs.append(len(values))
                 with self.context:
-                    values.append(scope.value_of(leaf))
+                    values.append(scope.ir_value(leaf))
         with self.context, mlir_location(source):
             with ir.InsertionPoint(scope.block):
                 func.ReturnOp(values)
@@ -370,7 +323,7 @@ class Trace:
             output_tree,
             outputs,
             [TensorType.from_mlir(v.type) for v in values],
-            [scope.parent.tracer(outer) for outer in scope.captures],
+            [scope.parent.wrap(outer) for outer in scope.captures],
         )
 
     def call(self, python_fn, name: str, args, kwargs):

@@ -1,6 +1,6 @@
-"""grad, jvp and vjp inside a staged function: the AD passes build derivatives from a
-finished module (a side module holding the traced function and its callees), never from
-the module whose caller is still being traced; the functions they add are then linked in."""
+"""grad, jvp and vjp inside a staged function: the AD passes build derivatives in the
+trace's own module (nothing is copied), from the finished function to differentiate and
+its callees; the caller still being traced is left as it is."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import numpy as np
 import s4tf
 from s4tf.transforms import autodiff
 from s4tf.core.mlir import ir
+from s4tf.dialects.symbols import functions
 
 X = np.array([0.5, -1.0, 2.0], np.float32)
 
@@ -23,13 +24,19 @@ def _unfinished(module) -> list[str]:
     return found
 
 
-def test_the_ad_passes_see_only_finished_functions(monkeypatch):
+def _operations_of(module, symbol: str) -> int:
+    return len(list(functions(module)[symbol].regions[0].blocks[0].operations))
+
+
+def test_the_ad_passes_build_in_the_trace_module_and_leave_the_caller_alone(monkeypatch):
     seen = []
 
     def watching(build):
         def watched(module, symbol, wrt, *rest):
-            seen.append((build.__name__, _unfinished(module)))
-            return build(module, symbol, wrt, *rest)
+            before = set(functions(module)), _operations_of(module, "step")
+            result = build(module, symbol, wrt, *rest)
+            seen.append((build.__name__, _unfinished(module), before, set(functions(module)), _operations_of(module, "step")))
+            return result
 
         return watched
 
@@ -50,8 +57,13 @@ def test_the_ad_passes_see_only_finished_functions(monkeypatch):
     np.testing.assert_allclose(np.asarray(updated), X - 0.1 * derivative, rtol=1e-5)
     np.testing.assert_allclose(np.asarray(tangent), derivative.sum(), rtol=1e-5)
     np.testing.assert_allclose(np.asarray(cotangent), derivative, rtol=1e-5)
-    assert [name for name, _ in seen] == ["jvp_function", "vjp_functions", "vjp_functions"]
-    assert all(unfinished == [] for _, unfinished in seen), seen  # 'step' was never among them
+    assert [name for name, *_ in seen] == ["jvp_function", "vjp_functions", "vjp_functions"]
+    for _, unfinished, (symbols_before, caller_before), symbols_after, caller_after in seen:
+        assert "step" in unfinished  # the trace's module, with the functions being traced around the call
+        assert caller_after == caller_before  # the passes add functions, never ops of the caller
+        assert symbols_before <= symbols_after
+    assert "loss" in seen[0][2][0] and seen[1][3] - seen[1][2][0]  # the first vjp built functions
+    assert seen[2][3] == seen[2][2][0]  # grad's vjp reuses them, in the same module
 
 
 def test_a_function_traced_after_a_derivative_does_not_take_its_name():
