@@ -106,17 +106,22 @@ class UnaryOp(Op):
     at_zero = None
 
 
-def _unary(name, numpy, hlo_name, kinds="float", doc="", derivative=None, at_zero=None):
-    """A unary op; without ``derivative`` it is piecewise constant (zero derivative)."""
-    return type(
-        name.capitalize(),
-        (UnaryOp,),
-        {
-            "name": name, "numpy": staticmethod(numpy), "hlo_name": hlo_name, "kinds": kinds, "__doc__": doc,
-            "derivative": None if derivative is None else staticmethod(derivative),
-            "piecewise_constant": derivative is None, "at_zero": at_zero,
-        },
-    )
+def _unary(name, numpy, hlo_name, kinds="float", doc="", derivative=None, at_zero=None, lower_f64=None):
+    """A unary op; without ``derivative`` it is piecewise constant (zero derivative);
+    ``lower_f64(x, result_type)``: its own float64 lowering."""
+    body = {
+        "name": name, "numpy": staticmethod(numpy), "hlo_name": hlo_name, "kinds": kinds, "__doc__": doc,
+        "derivative": None if derivative is None else staticmethod(derivative),
+        "piecewise_constant": derivative is None, "at_zero": at_zero,
+    }
+    if lower_f64 is not None:
+        def lower(cls, lowering, x):
+            if lowering.result_type.dtype == "f64":
+                return lower_f64(x, lowering.result_type)
+            return UnaryOp.lower.__func__(cls, lowering, x)
+
+        body["lower"] = classmethod(lower)
+    return type(name.capitalize(), (UnaryOp,), body)
 
 
 def _rsqrt(x):
@@ -142,11 +147,50 @@ class Neg(UnaryOp):
         return [-cotangent]
 
 
+def _log1p_f64(x, result_type: TensorType):
+    """``log(u) * x / (u - 1)`` with ``u = 1 + x`` (Goldberg's correction of ``u``'s
+    rounding), ``x`` where ``u`` is 1 and ``log(u)`` where it is infinite.
+    IREE-3.13-WORKAROUND: IREE 3.13 computes a float64 ``log_plus_one`` as ``log(1 + x)`` on
+    the CPU (``log1p(1e-8)`` 6e-9 off, ``log1p(1e-300)`` 0)."""
+    one, inf = _splat(1, result_type), _splat(np.inf, result_type)
+    u = hlo.value("add", [x, one], result_type)
+    log_u = hlo.value("log", [u], result_type)
+    corrected = hlo.value("divide", [hlo.value("multiply", [log_u, x], result_type),
+                                     hlo.value("subtract", [u, one], result_type)], result_type)
+    near_zero = hlo.value("select", [_equal(u, one, result_type), x, corrected], result_type)
+    return hlo.value("select", [_equal(u, inf, result_type), log_u, near_zero], result_type)
+
+
+def _expm1_f64(x, result_type: TensorType):
+    """``(u - 1) * x / log(u)`` with ``u = e**x`` (Kahan's correction), ``x`` where ``u``
+    is 1, -1 where ``u - 1`` is, ``u`` where it is infinite. IREE-3.13-WORKAROUND: IREE
+    3.13 computes a float64 ``exponential_minus_one`` as ``exp(x) - 1`` on the CPU
+    (``expm1(1e-8)`` 1e-8 off, ``expm1(1e-300)`` 0)."""
+    one, inf = _splat(1, result_type), _splat(np.inf, result_type)
+    u = hlo.value("exponential", [x], result_type)
+    u_minus_one = hlo.value("subtract", [u, one], result_type)
+    corrected = hlo.value("divide", [hlo.value("multiply", [u_minus_one, x], result_type),
+                                     hlo.value("log", [u], result_type)], result_type)
+    result = hlo.value("select", [_equal(u_minus_one, _splat(-1, result_type), result_type), u_minus_one, corrected],
+                       result_type)
+    result = hlo.value("select", [_equal(u, one, result_type), x, result], result_type)
+    return hlo.value("select", [_equal(u, inf, result_type), u, result], result_type)
+
+
+def _splat(number, result_type: TensorType):
+    """``number`` broadcast to ``result_type``."""
+    return hlo.broadcast(hlo.scalar(number, result_type.dtype), TensorType((), result_type.dtype), result_type.shape)
+
+
+def _equal(lhs, rhs, result_type: TensorType):
+    return hlo.compare(lhs, rhs, "EQ", result_type.dtype, result_type.with_dtype(BOOL_DTYPE))
+
+
 Exp = _unary("exp", np.exp, "exponential", doc="Elementwise ``e**x``.", derivative=lambda ops, x, y: y)
 Log = _unary("log", np.log, "log", doc="Elementwise natural logarithm.", derivative=lambda ops, x, y: 1 / x)
 Log1p = _unary(
     "log1p", np.log1p, "log_plus_one", doc="Elementwise ``log(1 + x)``, accurate near 0.",
-    derivative=lambda ops, x, y: 1 / (1 + x), at_zero="x",
+    derivative=lambda ops, x, y: 1 / (1 + x), at_zero="x", lower_f64=_log1p_f64,
 )
 Sin = _unary("sin", np.sin, "sine", doc="Elementwise sine.", derivative=lambda ops, x, y: ops.cos(x))
 Cos = _unary("cos", np.cos, "cosine", doc="Elementwise cosine.", derivative=lambda ops, x, y: -ops.sin(x))
@@ -169,7 +213,7 @@ Ceil = _unary("ceil", np.ceil, "ceil", doc="Elementwise ceiling (zero derivative
 Round = _unary("round", np.round, "round_nearest_even", doc="Elementwise rounding, halves to even (zero derivative).")
 Expm1 = _unary(
     "expm1", np.expm1, "exponential_minus_one", doc="Elementwise ``e**x - 1``, accurate near 0.",
-    derivative=lambda ops, x, y: y + 1, at_zero="x",
+    derivative=lambda ops, x, y: y + 1, at_zero="x", lower_f64=_expm1_f64,
 )
 Tan = _unary("tan", np.tan, "tan", doc="Elementwise tangent.", derivative=lambda ops, x, y: 1 + y * y)
 Asin = _unary(

@@ -54,6 +54,20 @@ def test_f64_trigonometry_links_the_system_libm_on_the_cpu(name):
     np.testing.assert_allclose(np.asarray(s4tf.function(public)(x)), numpy_fn(x), rtol=1e-15, atol=1e-15)
 
 
+def test_float64_log1p_and_expm1_near_zero_and_at_their_limits():
+    """Within 2 ulps of NumPy from 1e-300 to 800, signed zeros, -1, infinities and NaN kept
+    (IREE 3.13's own float64 forms are log(1 + x) and exp(x) - 1: 0 for 1e-300)."""
+    x = np.array([1e-300, -4.9e-198, 3e-17, 1e-8, -1e-5, 0.5, -0.3, 40.0, -40.0, 800.0, 0.0, -0.0, -1.0, -2.0,
+                  np.inf, -np.inf, np.nan, 5e-324])
+    log1p, expm1 = (np.asarray(r) for r in s4tf.function(lambda v: (s4tf.log1p(v), s4tf.expm1(v)))(x))
+    with np.errstate(all="ignore"):
+        for got, want in ((log1p, np.log1p(x)), (expm1, np.expm1(x))):
+            finite = np.isfinite(want)
+            np.testing.assert_allclose(got[finite], want[finite], rtol=2 * np.finfo(np.float64).eps, atol=0)
+            np.testing.assert_array_equal(got[~finite], want[~finite])
+            assert np.signbit(got[11]) and not np.signbit(got[10])
+
+
 def test_small_arguments_keep_their_precision():
     x = np.array([1e-7, -3e-8, 2e-10], np.float32)
     check_staged(lambda v: (s4tf.expm1(v), s4tf.erf(v)), [x],
