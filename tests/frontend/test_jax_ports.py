@@ -28,6 +28,14 @@ S4TF = SimpleNamespace(  # the renames: jax.numpy -> s4tf, jax.jit -> s4tf.funct
 RNG = np.random.default_rng(11)
 
 
+@pytest.fixture(autouse=True)
+def jax_in_float32():
+    """JAX's peers in float32, as s4tf's, whatever another test module set for the process
+    (``jax_enable_x64`` is process-wide)."""
+    with jax.enable_x64(False):
+        yield
+
+
 def mlp_with_adam(ns, x, labels):
     """A stax MLP trained for a few steps with example_libraries.optimizers.adam."""
     init_fun, apply_fun = ns.stax.serial(ns.stax.Dense(16), ns.stax.Relu, ns.stax.Dense(4), ns.stax.LogSoftmax)
