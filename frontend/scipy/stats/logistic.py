@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from s4tf.arrays import numpy_api as snp
 from s4tf.scipy.special import expit, logit
-from s4tf.scipy.stats.location_scale import standardized
+from s4tf.scipy.stats.location_scale import standardized, symmetric_family
 
 
 def logpdf(x, loc=0, scale=1):
@@ -19,20 +19,7 @@ def pdf(x, loc=0, scale=1):
     return snp.exp(logpdf(x, loc, scale))
 
 
-def cdf(x, loc=0, scale=1):
-    return expit(standardized(x, loc, scale)[0])
-
-
-def sf(x, loc=0, scale=1):
-    return expit(-standardized(x, loc, scale)[0])
-
-
-def ppf(q, loc=0, scale=1):
-    return logit(q) * scale + loc
-
-
-def isf(q, loc=0, scale=1):
-    return -logit(q) * scale + loc
+cdf, sf, ppf, isf = symmetric_family(expit, logit)
 
 
 __all__ = ["cdf", "isf", "logpdf", "pdf", "ppf", "sf"]
