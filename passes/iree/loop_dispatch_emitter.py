@@ -248,12 +248,13 @@ class Emitter(OpRules):
                 for operation in self.operations:
                     for result, built in zip(operation.results, self.top_level(operation, passed)):
                         self.names[result] = built
-                used = [(result, passed.get(result)) for op in self.operations for result in op.results]
-                self.results = [(result, (outside, self.names[result][1]) if outside is not None else self.names[result])
-                                for result, outside in used if self.used_after(result)]
-                self.scratch_bytes = sum(kind.bytes for result, outside in used for value, kind in [self.names[result]]
-                                         if kind.memory and outside is None and value not in self.inputs
-                                         and not self.used_after(result))
+                results = [result for op in self.operations for result in op.results]
+                after = {result for result in results if self.used_after(result)}
+                self.results = [(result, (passed[result], self.names[result][1]) if result in passed else self.names[result])
+                                for result in results if result in after]
+                self.scratch_bytes = sum(kind.bytes for result in results for value, kind in [self.names[result]]
+                                         if kind.memory and result not in passed and result not in after
+                                         and value not in self.inputs)
                 made = [built for _, built in self.results if built[0] not in self.inputs]
                 self.written = [self.write(value, kind) for value, kind in made]
                 flow.ReturnOp([value for value, _ in self.written])
