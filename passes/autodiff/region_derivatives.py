@@ -44,9 +44,9 @@ primal op, then a call of a linear map known only by its transpose:
   checkpoint into a second tape (every ``ceil(stride / K)``-th of them: all while
   ``stride <= K``), then runs the segment's iterations backwards, each state read from that
   tape (or recomputed from the nearest one) and fed with the cotangents to the body's VJP.
-  Memory: ``2 (K + 1)`` rows of the changing carried values, whatever ``n``; time: two
-  forward runs of the body per iteration and one body VJP up to ``K`` iterations, three
-  and one up to ``K^2``, more beyond.
+  Memory: ``2 (K + 1)`` rows of the changing carried values, whatever ``n``; time: one
+  forward run of the body per iteration and one body VJP up to ``K`` iterations, two and
+  one while ``stride <= K``, more beyond.
   IREE-3.13-WORKAROUND: tapes are static because IREE 3.13 got loop-carried ``tensor<?x...>`` tapes wrong.
 """
 
@@ -195,16 +195,16 @@ def _while_jvp(module, builder, operation, names, lin_prefix, tangents, primal_m
     with builder.building(location):
         if linearizing:
             recorded = _recorded(find_function(module, body_name))
+            row_types = [types[i] for i in recorded]
             trips = trip_count(operation)
-            row_bytes = _row_bytes([types[i] for i in recorded])
+            row_bytes = _row_bytes(row_types)
             every = trips is not None and (trips + 1) * row_bytes <= STATIC_TAPE_BYTES
             if every:  # k bodies a trip (one function, differentiated as one): IREE copies carried buffers every trip
                 copies = _copies(trips, (trips + 1) * row_bytes + _row_bytes(types))
                 body_name, trips = _unrolled(module, body_name, types, copies, location), trips // copies
-            rows = max(trips, 1) if every else _checkpoint_rows([types[i] for i in recorded], trips)
+            rows = max(trips, 1) if every else _checkpoint_rows(row_types, trips)
             body = _caller(body_name, types, location)
             keep_going = lambda carry: condition(*carry[0])[0]  # noqa: E731
-            row_types = [types[i] for i in recorded]
             if every:  # every state fits on the tape: stride 1, and a count at run time from the values the condition reads
                 count, stride = _counted(module, cond_name, body_name, types, init, condition, body), composition.asarray(np.int32(1))
                 marked = trips if copies == 1 else None  # s4tf-unroll-host-loops may unroll it (once)

@@ -92,9 +92,9 @@ def dispatch_problem(emitter: Emitter, target: str) -> str | None:
     if target not in DISPATCH_TARGETS:
         return f"target '{target}' does not compile loops inside a dispatch (IREE's llvm-cpu targets do)"
     try:
-        for loop in emitter.operations:
+        for loop in (op for op in emitter.operations if op.name == "stablehlo.while"):
             carried = sum(kind.bytes for kind in map(emitter.kind, loop.operands) if not kind.memory)
-            if loop.name == "stablehlo.while" and carried > MAX_CARRIED_BYTES:
+            if carried > MAX_CARRIED_BYTES:
                 return f"the loop carries {carried} bytes (at most {MAX_CARRIED_BYTES} run inside one dispatch)"
         emitter.dispatch()
         limit = MAX_STACK_BYTES.get(target, MAX_STACK_BYTES[None])

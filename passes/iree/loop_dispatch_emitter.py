@@ -1,14 +1,15 @@
-"""The emitter of ``s4tf-loops-to-dispatch``: builds the ``flow.dispatch.region`` of one
-``stablehlo.while`` with MLIR's Python builders, one op of the loop at a time.
+"""The emitter of ``s4tf-loops-to-dispatch``: builds the ``flow.dispatch.region`` of a
+``stablehlo.while`` or ``stablehlo.if`` (or of several, with the small ops between them)
+with MLIR's Python builders, one op at a time.
 
-The region is built before the loop, in a region op that has no results yet (the results
-are known once the loop is built); an op the emitter cannot build raises
+The region is built before the ops, in a region op that has no results yet (the results
+are known once the ops are built); an op the emitter cannot build raises
 :class:`~s4tf.passes.iree.loop_dispatch_criterion.Unsupported` on the way. :meth:`Emitter.replace`
-then puts the finished region in the loop's place, or :meth:`Emitter.discard` erases it
-and the loop stays.
+then puts the finished region in the ops' place, or :meth:`Emitter.discard` erases it
+and the ops stay.
 
 ```python
-emitter = Emitter(loop)
+emitter = Emitter([loop])
 emitter.dispatch()        # may raise Unsupported
 emitter.replace()         # or emitter.discard()
 ```
@@ -56,7 +57,7 @@ class Emitter(OpRules):
         #: Consecutive ops of one block (a loop or a branch, or several with the ops between
         #: them): the region takes their place.
         self.operations = operations
-        self.loop = operations[0]
+        self.first = operations[0]
         self.names: dict = {}  # ir.Value of the loop -> (the ir.Value holding it, Kind)
         self.inputs: list[ir.Value] = []  # values from outside the loop that the region reads, in order
         self.index_zero_value: ir.Value | None = None
@@ -237,9 +238,8 @@ class Emitter(OpRules):
         """Build the region's body just before the ops, in a ``flow.dispatch.region`` without
         results; raises :class:`Unsupported` on the first op it cannot build (then
         :meth:`discard` erases what was built)."""
-        first = self.loop
-        with first.location:
-            self.region = flow.DispatchRegionOp([], [], [], ip=ir.InsertionPoint(first)).operation
+        with self.first.location:
+            self.region = flow.DispatchRegionOp([], [], [], ip=ir.InsertionPoint(self.first)).operation
             with ir.InsertionPoint(self.region.regions[0].blocks.append()):
                 for value in outside_values(self.operations):
                     if value not in self.names:
@@ -280,7 +280,7 @@ class Emitter(OpRules):
         """Whether an op after the region's ops reads ``result``."""
         for use in result.uses:
             owner = use.owner.operation
-            while owner.parent is not None and owner.block != self.loop.block:
+            while owner.parent is not None and owner.block != self.first.block:
                 owner = owner.parent.operation
             if not any(owner == operation for operation in self.operations):
                 return True
@@ -289,7 +289,7 @@ class Emitter(OpRules):
     def replace(self) -> None:
         """Put the region built by :meth:`dispatch` in the ops' place: the region op with its
         results, and the conversions of booleans back from i8 after it."""
-        with self.loop.location, ir.InsertionPoint(self.loop):
+        with self.first.location, ir.InsertionPoint(self.first):
             region = flow.DispatchRegionOp([kind.tensor for _, kind in self.written], [], []).operation
             self.region.regions[0].blocks[0].append_to(region.regions[0])
             self.region.erase()
