@@ -1,13 +1,15 @@
-"""The IREE 3.13 failures that s4tf works around, kept as upstream reports in
-tests/lit/iree_reproducers/, still fail: when one passes (a new IREE), its workaround can go
-(each report names it)."""
+"""The IREE 3.13 failures (and the one copy) that s4tf works around, kept as upstream reports
+in tests/lit/iree_reproducers/, still happen: when one passes (a new IREE), its workaround can
+go (each report names it)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
+from iree import compiler as iree_compiler
 
 from s4tf.core.errors import CompilationError
 from s4tf.runtime.compile_and_load import compile_and_load
@@ -27,3 +29,14 @@ def test_a_constant_carried_into_nested_loops_crashes_the_compiler(tmp_path, mon
     monkeypatch.setenv("S4TF_CACHE_DIR", str(tmp_path))
     with pytest.raises(CompilationError, match="crashed .* in .*ResourceType::getLifetime"):
         compile_and_load((REPRODUCERS / "while_constant_init_nested.mlir").read_text())
+
+
+
+def test_a_loop_copies_the_tensor_it_writes_a_row_of_every_iteration():
+    stream = iree_compiler.compile_str(
+        (REPRODUCERS / "while_carried_update_copies.mlir").read_text(), input_type="stablehlo",
+        extra_args=["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu", "--compile-to=stream"],
+    ).decode()
+    loop = stream[stream.index("^bb2:"):stream.index("^bb3:")]  # the loop's body: the block the back edge leaves from
+    assert re.search(r"stream\.resource\.alloca .*\{%c1048576\}", loop), loop
+    assert re.search(r"stream\.cmd\.copy .*, %c1048576 :", loop), loop
