@@ -15,8 +15,8 @@
 // carried block argument; stream's copy elision keeps the clone across the loop's back edge.
 //
 // s4tf works around it where it matters (IREE-3.13-WORKAROUND): reverse mode keeps one row of
-// the carried state per iteration rather than every residual of the body (the residuals of an
-// LSTM language model's step, 12 rows an iteration, made its training step 2x slower), and a
+// the carried state per iteration rather than every residual of the body (the residuals of a
+// GRU language model's step, 12 rows an iteration, made its training step 2x slower), and a
 // host-stepped counted loop runs up to 8 iterations a trip in reverse mode, which copies its
 // tapes and stacks 8 times less (passes/autodiff/region_derivatives.py, `_copies`).
 func.func @main(%x: tensor<32x128xf32>) -> tensor<64x32x128xf32> {
