@@ -84,11 +84,33 @@ def cached_functions() -> int:
     return len(_one_op_functions)
 
 
+#: (op name, attributes' key, operand types) -> the one-op function's direct call
+#: (:meth:`~s4tf.staging.function.Compiled.direct_call`), for operands that are all Tensors:
+#: the common case of eager code, which then skips the staged function's call path.
+_direct_calls: OrderedDict[tuple, object] = OrderedDict()
+
+
 def run_eagerly(op_name: str, operands, attrs: dict) -> list[Tensor]:
     op = lookup(op_name)
     attrs, attrs_key = _normalized_attributes(op, attrs)  # checked before compiling; hashable (lists become tuples)
     if op.name == "constant":
         return [Tensor(to_device(attrs["value"]))]
+    tensors = all(type(operand) is Tensor for operand in operands)
+    if tensors:
+        key = (op_name, attrs_key, tuple(operand.tensor_type for operand in operands))
+        direct = _direct_calls.get(key)
+        results = direct(operands) if direct is not None else None
+        if results is not None:
+            return results
     target = next((operand.target for operand in operands if isinstance(operand, Tensor)), "cpu")
-    results = one_op_function(op_name, attrs, operands, target, attrs_key)(*operands)
+    function = one_op_function(op_name, attrs, operands, target, attrs_key)
+    results = function(*operands)
+    if tensors and operands:
+        compiled = function.compiled_for(operands)
+        direct = compiled.direct_call() if compiled is not None else None
+        if direct is not None:
+            with _lock:
+                _direct_calls[key] = direct
+                while len(_direct_calls) > CACHE_SIZE:
+                    _direct_calls.popitem(last=False)
     return list(results) if isinstance(results, tuple) else [results]

@@ -119,6 +119,26 @@ class Compiled:
         return rebuild_outputs(self.lowered.record, results)
 
 
+    def direct_call(self):
+        """``call(tensors) -> [Tensor, ...]`` (``None`` when a Tensor lives elsewhere) for a
+        version whose leaves are all inputs, with no donation and results of static types
+        returned in order: the module called with no flattening and no rebuilding of the
+        outputs (eager execution's one-op functions, :mod:`s4tf.staging.eager`); ``None``
+        where those do not hold."""
+        types = self._result_types
+        if self.donated or self._input_leaves is None or types is None or None in types \
+                or self.lowered.record.outputs != list(range(len(types))):
+            return None
+        invoke, entry, target, inputs = self.module.invoke, self.lowered.entry, self.module.target, len(self._input_leaves)
+
+        def call(tensors):
+            if len(tensors) != inputs or any(tensor.target != target for tensor in tensors):
+                return None
+            return [Tensor(r, target, tensor_type=t) for r, t in zip(invoke(entry, [t.device_array for t in tensors]), types)]
+
+        return call
+
+
 def given_away(tensors, donated, device: str) -> list[int]:
     """The ``donated`` positions whose buffers a call gives to the module: Tensors on
     ``device``, each passed once (any other donated input is copied)."""
@@ -238,6 +258,12 @@ class StagedFunction:
         if key is not None or tree_key is not None:
             self._by_leaf_key[key if key is not None else tree_key] = compiled
         return compiled(leaves)
+
+    def compiled_for(self, args) -> Compiled | None:
+        """The version compiled for positional leaf arguments like ``args`` (Tensors or
+        arrays of those types), if a call has compiled one."""
+        key = flat_key(args)
+        return None if key is None else self._by_leaf_key.get(key)
 
     def compiled_signatures(self) -> list[str]:
         """The signatures compiled so far, one per version, e.g. ``'(tensor<3xf32>, 0)'``:

@@ -13,7 +13,10 @@ round in this process; figures are medians over ``--rounds`` of the time per cal
   fed back as the next call's ``x`` (an s4tf ``Tensor``, a JAX array);
 - a one-op function ``x + 1`` of shape (2,), its result fed back;
 - the MLP 784-512-512-10 Adam step of ``tools/bench/bench_train.py`` at batch 128 (19
-  arrays in, model and optimizer state donated and fed back).
+  arrays in, model and optimizer state donated and fed back);
+- eager ops (no staged function) on 16x16 float32 tensors: ``x + y``, ``exp(x)``, ``sum(x)``
+  and ``x @ y``, against ``jax.numpy``'s un-jitted ops on device arrays; "IREE" is the call
+  of the op's one-op module.
 
 JAX's results are waited for after each call (``block_until_ready``), as s4tf's calls
 return once IREE has run them. For s4tf, "IREE" is the module's own call
@@ -88,6 +91,31 @@ def small_cases():
     }
 
 
+def eager_cases():
+    """``{name: (s4tf run, JAX run, IREE-alone run)}`` for eager ops on 16x16 float32."""
+    import jax
+    import jax.numpy as jnp
+    from s4tf.staging import eager
+
+    rng = np.random.default_rng(0)
+    x, y = (rng.normal(size=(16, 16)).astype(np.float32) for _ in range(2))
+    ours, theirs = (s4tf.asarray(x), s4tf.asarray(y)), (jax.device_put(x), jax.device_put(y))
+    cases = {}
+    for name, s4tf_op, jax_op, arity in (("x + y", lambda a, b: a + b, lambda a, b: a + b, 2),
+                                         ("exp(x)", s4tf.exp, jnp.exp, 1),
+                                         ("sum(x)", s4tf.sum, jnp.sum, 1),
+                                         ("x @ y", lambda a, b: a @ b, lambda a, b: a @ b, 2)):
+        operands, jax_operands = ours[:arity], theirs[:arity]
+        np.testing.assert_allclose(np.asarray(s4tf_op(*operands)), np.asarray(jax_op(*jax_operands)), rtol=1e-5, atol=1e-5)
+        function = next(reversed(eager._one_op_functions.values()))  # the op's one-op function: the one used last
+        compiled = function.compiled_for(operands)
+        inputs = [operand.device_array for operand in operands]
+        cases[f"eager {name}, 16x16"] = (
+            lambda op=s4tf_op, a=operands: op(*a), lambda op=jax_op, a=jax_operands: op(*a).block_until_ready(),
+            lambda m=compiled.module, e=compiled.lowered.entry, i=inputs: m.invoke(e, i))
+    return cases
+
+
 def mlp_case():
     """``(s4tf run, JAX run, IREE-alone run)`` of the MLP Adam step at batch 128."""
     import jax
@@ -122,7 +150,7 @@ def main(argv=None) -> None:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--skip-mlp", action="store_true", help="leave out the MLP Adam step")
     args = parser.parse_args(argv)
-    cases = small_cases()
+    cases = {**small_cases(), **eager_cases()}
     if not args.skip_mlp:
         cases["MLP Adam step, batch 128"] = mlp_case()
     for name, (ours, jax_run, iree_alone) in cases.items():
