@@ -84,28 +84,44 @@ def cached_functions() -> int:
     return len(_one_op_functions)
 
 
-#: (op name, attributes' key, operand types) -> the one-op function's direct call
+#: (op name, attributes as given, operand types) -> the one-op function's direct call
 #: (:meth:`~s4tf.staging.function.Compiled.direct_call`), for operands that are all Tensors:
-#: the common case of eager code, which then skips the staged function's call path.
+#: the common case of eager code, which then skips the op's lookup, the normalization of
+#: its attributes and the staged function's call path.
 _direct_calls: OrderedDict[tuple, object] = OrderedDict()
 
 
+def _direct_key(op_name: str, operands, attrs: dict) -> tuple | None:
+    """The key of :data:`_direct_calls` for these operands and attributes, or ``None`` when
+    an operand is not a Tensor or an attribute is not hashable (an array)."""
+    types = []
+    for operand in operands:
+        if type(operand) is not Tensor:
+            return None
+        types.append(operand.tensor_type)
+    key = (op_name, tuple(attrs.items()), tuple(types))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
 def run_eagerly(op_name: str, operands, attrs: dict) -> list[Tensor]:
-    op = lookup(op_name)
-    attrs, attrs_key = _normalized_attributes(op, attrs)  # checked before compiling; hashable (lists become tuples)
-    if op.name == "constant":
-        return [Tensor(to_device(attrs["value"]))]
-    tensors = all(type(operand) is Tensor for operand in operands)
-    if tensors:
-        key = (op_name, attrs_key, tuple(operand.tensor_type for operand in operands))
+    key = _direct_key(op_name, operands, attrs)
+    if key is not None:
         direct = _direct_calls.get(key)
         results = direct(operands) if direct is not None else None
         if results is not None:
             return results
+    op = lookup(op_name)
+    attrs, attrs_key = _normalized_attributes(op, attrs)  # checked before compiling; hashable (lists become tuples)
+    if op.name == "constant":
+        return [Tensor(to_device(attrs["value"]))]
     target = next((operand.target for operand in operands if isinstance(operand, Tensor)), "cpu")
     function = one_op_function(op_name, attrs, operands, target, attrs_key)
     results = function(*operands)
-    if tensors and operands:
+    if key is not None and operands:
         compiled = function.compiled_for(operands)
         direct = compiled.direct_call() if compiled is not None else None
         if direct is not None:

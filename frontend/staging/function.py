@@ -132,9 +132,14 @@ class Compiled:
         invoke, entry, target, inputs = self.module.invoke, self.lowered.entry, self.module.target, len(self._input_leaves)
 
         def call(tensors):
-            if len(tensors) != inputs or any(tensor.target != target for tensor in tensors):
+            arrays = []
+            for tensor in tensors:
+                if tensor.target != target:
+                    return None
+                arrays.append(tensor.device_array)
+            if len(arrays) != inputs:
                 return None
-            return [Tensor(r, target, tensor_type=t) for r, t in zip(invoke(entry, [t.device_array for t in tensors]), types)]
+            return [Tensor(r, target, tensor_type=t) for r, t in zip(invoke(entry, arrays), types)]
 
         return call
 
