@@ -84,7 +84,7 @@ def cached_functions() -> int:
     return len(_one_op_functions)
 
 
-#: (op name, attributes as given, operand types) -> the one-op function's direct call
+#: (op name, attributes as given with their types, operand types) -> the one-op function's direct call
 #: (:meth:`~s4tf.staging.function.Compiled.direct_call`), for operands that are all Tensors:
 #: the common case of eager code, which then skips the op's lookup, the normalization of
 #: its attributes and the staged function's call path.
@@ -99,7 +99,7 @@ def _direct_key(op_name: str, operands, attrs: dict) -> tuple | None:
         if type(operand) is not Tensor:
             return None
         types.append(operand.tensor_type)
-    key = (op_name, tuple(attrs.items()), tuple(types))
+    key = (op_name, tuple((name, type(value), value) for name, value in attrs.items()), tuple(types))  # 1 == 1.0 == True
     try:
         hash(key)
     except TypeError:

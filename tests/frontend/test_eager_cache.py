@@ -1,4 +1,5 @@
-"""Eager execution keeps a bounded number of compiled one-op functions in memory."""
+"""Eager execution keeps a bounded number of compiled one-op functions in memory, and calls
+them directly on Tensors once seen."""
 
 from __future__ import annotations
 
@@ -6,9 +7,11 @@ import gc
 import weakref
 
 import numpy as np
+import pytest
 
 import s4tf
 from s4tf.staging import eager
+from s4tf.staging.tensor import DonatedTensorError
 
 
 def test_the_in_memory_cache_drops_the_least_recently_used_functions(monkeypatch):
@@ -33,3 +36,27 @@ def test_a_recently_used_function_is_kept(monkeypatch):
     assert eager.one_op_function("exp", {}, [a]) is kept  # used again: now the newest
     eager.one_op_function("exp", {}, [c])  # drops b's, not a's
     assert eager.one_op_function("exp", {}, [a]) is kept
+
+
+def test_repeated_ops_on_tensors_take_the_direct_call_with_the_general_paths_results(monkeypatch):
+    monkeypatch.setattr(eager, "_direct_calls", type(eager._direct_calls)())
+    x = s4tf.asarray(np.linspace(-2.0, 2.0, 12, dtype=np.float32).reshape(3, 4))
+    first = np.asarray(x * x + s4tf.exp(x))  # the general path, which registers each op's direct call
+    assert len(eager._direct_calls) == 3
+    again = x * x + s4tf.exp(x)
+    assert len(eager._direct_calls) == 3 and again.shape == (3, 4)
+    np.testing.assert_array_equal(np.asarray(again), first)
+    i = s4tf.asarray(np.arange(12, dtype=np.int32).reshape(3, 4))
+    assert np.asarray(i * i).dtype == np.int32  # another operand type: another entry
+    np.testing.assert_array_equal(np.asarray(s4tf.sum(x, axis=0)), np.asarray(x).sum(axis=0))
+    np.testing.assert_array_equal(np.asarray(s4tf.sum(x, axis=0)), np.asarray(x).sum(axis=0))  # axis as given, keyed
+    np.testing.assert_array_equal(np.asarray(s4tf.sum(x, axis=1)), np.asarray(x).sum(axis=1))
+
+
+def test_a_donated_tensor_is_refused_on_the_direct_call_too(monkeypatch):
+    x = s4tf.asarray(np.ones(3, np.float32))
+    s4tf.exp(x)
+    s4tf.exp(x)  # the direct call
+    x.donate("step")
+    with pytest.raises(DonatedTensorError, match="donated to 'step'"):
+        s4tf.exp(x)
