@@ -118,7 +118,6 @@ class Compiled:
             tensors[position].donate(self.lowered.entry)
         return rebuild_outputs(self.lowered.record, results)
 
-
     def direct_call(self):
         """``call(tensors) -> [Tensor, ...]`` (``None`` when a Tensor lives elsewhere) for a
         version whose leaves are all inputs, with no donation and results of static types
