@@ -29,11 +29,12 @@ class _OutsideTrace:
 
     @staticmethod
     def emit(op_name: str, operands, attrs: dict) -> list[Tensor]:
-        if any(isinstance(operand, Tracer) for operand in operands):
-            raise StagingError(
-                "a traced tensor escaped the staged function that made it (was it stored in a global?)",
-                str(user_location() or ""),
-            )
+        for operand in operands:
+            if isinstance(operand, Tracer):
+                raise StagingError(
+                    "a traced tensor escaped the staged function that made it (was it stored in a global?)",
+                    str(user_location() or ""),
+                )
         try:
             if lazy_mode.mode_is_lazy():
                 return record_op(op_name, operands, attrs)
