@@ -383,11 +383,11 @@ class OpRules:
         """The elements ``indices`` of the vector ``value``, as ``target``."""
         if target.scalar:
             return vector.ExtractOp(value, [], [int(indices[0])], loc=location).result
-        if len(indices) > MAX_SHUFFLE:
-            raise Unsupported(f"a broadcast or reduction making {len(indices)} elements (at most {MAX_SHUFFLE})")
-        if len(set(int(i) for i in indices)) == 1:  # one element, repeated
+        if len(set(int(i) for i in indices)) == 1:  # one element, repeated: a broadcast of any size
             element = vector.ExtractOp(value, [], [int(indices[0])], loc=location).result
             return vector.BroadcastOp(target.type, element, loc=location).result
+        if len(indices) > MAX_SHUFFLE:
+            raise Unsupported(f"a broadcast or reduction making {len(indices)} elements (at most {MAX_SHUFFLE})")
         return vector.ShuffleOp(value, value, [int(i) for i in indices], loc=location).result
 
     def op_slice(self, op):

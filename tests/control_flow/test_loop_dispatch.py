@@ -202,6 +202,34 @@ def test_a_loop_with_a_large_matmul_stays_host_stepped_with_a_remark_at_its_line
                                rtol=1e-6)
 
 
+def descend(w, v, n):
+    """Gradient steps on ``|w v|^2 / 2``; ``w`` read from outside the loop."""
+    i = n * 0
+    while i < n:
+        v = v - 0.002 * ((w @ v) @ w)
+        i = i + 1
+    return v
+
+
+def test_a_loop_reading_a_matrix_over_the_vector_limit_runs_inside_one_dispatch_reading_it_from_memory():
+    """A 600x16 float32 matrix (38,400 bytes, over MAX_VALUE_BYTES) stays in memory: ``w v``
+    and ``(w v) w`` read it a tile at a time. The first steps match the host-stepped
+    lowering bit for bit; later ones differ by the order in which the products add up."""
+    rng = np.random.default_rng(0)
+    w = (rng.normal(size=(600, 16)) / 25).astype(np.float32)
+    v = rng.normal(size=16).astype(np.float32)
+    trips = [0, 1, 2, 50]
+    results = run_both(descend, [(w, v, np.int32(n)) for n in trips])
+    for n, ((host,), (got,)) in zip(trips, results):
+        want = v.astype(np.float64)
+        for _ in range(n):
+            want = want - 0.002 * ((w.astype(np.float64) @ want) @ w)
+        if n <= 2:
+            np.testing.assert_array_equal(got, host)
+        np.testing.assert_allclose(got, host, rtol=0, atol=5e-7)
+        np.testing.assert_allclose(got, want, rtol=0, atol=2e-6)
+
+
 def rnn(w, u, h, xs, n):
     """The RNN cell of tools/bench/bench_loops.py with a bias: matrix-vector products, a
     row read, a broadcast constant."""

@@ -40,6 +40,19 @@ def test_spline_fit_runs_in_one_dispatch_on_cpu_as_numpy():
     check_spline(args, *(np.asarray(r) for r in s4tf.function(fit)(*args)))
 
 
+@pytest.mark.parametrize("samples, control", [(600, 16), (2000, 32)])
+def test_spline_fit_over_a_basis_beyond_the_vector_limit_runs_in_one_dispatch_as_numpy(samples, control):
+    """The basis (38,400 and 256,000 bytes) stays in memory inside the dispatch, read a tile
+    at a time by the products (docs/control-flow.md). Host-stepped, IREE 3.13 does not
+    compile these loops ("'scf.while' op along control flow edge ... region branch point has
+    4 operands, but region successor needs 2 inputs")."""
+    args = spline_args(samples, control)
+    text = lowered_text(fit, args, "cpu")
+    assert text.count("flow.dispatch.region") == 1 and "stablehlo.while" not in text
+    assert f"tensor<{samples}x{control}xf32>, vector<" in text  # tiles read from memory
+    check_spline(args, *(np.asarray(r) for r in s4tf.function(fit)(*args)))
+
+
 #: ``(samples, control points, whether the outer loop is inside the dispatch)``: phones'
 #: 48 KiB of vectors hold the 48x8 fit whole; of the 96x16 one, only the line search.
 PHONE_SPLINES = [(48, 8, True), (96, 16, False)]
