@@ -51,10 +51,13 @@ MAX_SLICE = 64
 #: units: docs/control-flow.md).
 MAX_DOT_PRODUCTS = 2048
 #: Bytes of one tile of a tensor in memory that a matrix product reads into a vector at a
-#: time (:meth:`~s4tf.passes.iree.loop_dispatch_ops.OpRules.tiled_product`).
+#: time (:meth:`~s4tf.passes.iree.loop_dispatch_ops.OpRules.tiled_product`): tiles of 512
+#: to 2,048 bytes ran the spline fit of tools/bench/spline_fit.py alike; the code grows
+#: with the tile (docs/control-flow.md, "Large operands").
 MAX_TILE_BYTES = 1024
-#: Multiply-adds of one matrix product reading a tensor in memory: unrolled tile by tile,
-#: the code grows with it, and compile time with the code (docs/control-flow.md).
+#: Multiply-adds of one matrix product reading a tensor in memory: inside the dispatch it
+#: runs on one thread, and from about 64,000 on IREE's host-stepped kernels, spread over
+#: the workers, ran a loop of such products faster (docs/control-flow.md).
 MAX_MEMORY_PRODUCTS = 65536
 MAX_DYNAMIC_VECTOR_BYTES = 1024
 #: A tensor indexed by a dynamic slice or update that is larger than
