@@ -236,7 +236,8 @@ class OpRules:
         a vector, tile by tile in an ``scf.for`` (:meth:`over_tiles`; a last, shorter tile
         after it): a tile is the tensor's rows (its first axis) from the loop's row, at most
         :data:`MAX_TILE_BYTES`, read with one ``vector.transfer_read`` and multiplied as a
-        vector (:meth:`product`). Along a contracted first axis the vector is written to
+        vector (:meth:`product`; a matrix times a vector: the tile times the vector repeated on
+        each row, :meth:`row_sums`). Along a contracted first axis the vector is written to
         memory once, each tile multiplies its rows read back, and the products are summed;
         along a free one (the result's first axis) each tile's product is written into the
         result's rows in memory, read whole after the loop. At most
@@ -287,21 +288,19 @@ class OpRules:
         # free: each tile's rows of the result, written into a tensor read whole at the end
         result = tensor.EmptyOp(target.shape, target.element_type, loc=op.location).result
 
-        # a matrix times a vector: each result element is one row's dot product with it, on contiguous elements
+        # a matrix times a vector: the tile times the vector repeated on each row, its rows summed (row_sums)
         depth = matrix_kind.count // extent
-        row_dots = side == 0 and [a for a, _ in contracting] == list(range(1, len(matrix_kind.shape))) and \
+        row_products = side == 0 and [a for a, _ in contracting] == list(range(1, len(matrix_kind.shape))) and \
             [b for _, b in contracting] == sorted(b for _, b in contracting) and other_kind.count == depth
 
         def write_tile(row, result, count=rows):
             part_kind = target.with_element(target.element_type, [count] + target.shape[1:])
             tile = self.read_rows(matrix, matrix_kind, row, count, 0, op)
-            if row_dots:
-                row_kind = Kind(ir.RankedTensorType.get([depth], target.element_type))
-                dots = [vector.ReductionOp(target.element_type, vector.CombiningKind.ADD, arith.MulFOp(
-                    self.shuffle(tile[0], tile[1], np.arange(r * depth, (r + 1) * depth), row_kind, op.location),
-                    other, loc=op.location).result, loc=op.location).result for r in range(count)]
-                self.vector_bytes += 2 * tile[1].vector_bytes
-                part = vector.FromElementsOp(part_kind.type, dots, loc=op.location).result
+            if row_products:
+                part = self.row_sums(arith.MulFOp(tile[0], self.shuffle(
+                    other, other_kind, np.tile(np.arange(depth), count), tile[1], op.location), loc=op.location).result,
+                    count, depth, part_kind, op.location)
+                self.vector_bytes += 3 * tile[1].vector_bytes
             else:
                 part = self.product(*((tile, (other, other_kind)) if side == 0 else ((other, other_kind), tile)),
                                     part_kind, batch, contracting, op.location)
@@ -317,6 +316,26 @@ class OpRules:
         self.vector_bytes = before + 2 * (self.vector_bytes - before) + 2 * target.vector_bytes
         value, _ = self.read_tensor(result, target)
         return value
+
+    def row_sums(self, value: ir.Value, count: int, width: int, target: Kind, location) -> ir.Value:
+        """The sums of the ``count`` rows of ``width`` elements of the vector ``value``, all
+        rows at once: each step adds the rows' second halves to their first halves (a
+        shuffle each), a last odd column aside."""
+        rows = np.arange(count)[:, None]
+        odd = None
+        while width > 1:
+            half = width // 2
+            kind = target.with_element(target.element_type, [count * half])
+            whole = target.with_element(target.element_type, [count * width])
+            first = (rows * width + np.arange(half)[None, :]).ravel()
+            value_kind = whole
+            if width % 2:
+                last = self.shuffle(value, value_kind, (rows[:, 0] + 1) * width - 1, target, location)
+                odd = last if odd is None else arith.AddFOp(odd, last, loc=location).result
+            value = arith.AddFOp(self.shuffle(value, value_kind, first, kind, location),
+                                 self.shuffle(value, value_kind, first + half, kind, location), loc=location).result
+            width = half
+        return value if odd is None else arith.AddFOp(value, odd, loc=location).result
 
     def read_rows(self, tensor_value: ir.Value, kind: Kind, row: ir.Value, count: int, axis: int, op):
         """``count`` rows along ``axis`` of the tensor ``tensor_value`` from ``row`` (an

@@ -516,9 +516,10 @@ func.func @two_loops(%x: tensor<2xf32>, %n: tensor<i32>) -> tensor<2xf32> {
 
 // A matrix read from outside the loop over the 32 KiB vector limit (600x16 float32s:
 // 38,400 bytes) stays a tensor in memory: each product reads it a tile of 16 rows (1 KiB) at
-// a time in an scf.for, and the last 8 rows after it. W v: one dot product per row, written
-// into the result's rows; W^T y: y written to memory once, its rows of each tile read back,
-// the tiles' products summed.
+// a time in an scf.for, and the last 8 rows after it. W v: the tile times v repeated on each
+// row, the rows summed by halves (16 products a row, 8, 4, 2, 1), written into the result's
+// rows; W^T y: y written to memory once, its rows of each tile read back, the tiles'
+// products summed.
 // CHECK-LABEL: func.func @descend
 // CHECK:         flow.dispatch.region -> (tensor<16xf32>) {
 // CHECK:           scf.while
@@ -527,8 +528,11 @@ func.func @two_loops(%x: tensor<2xf32>, %n: tensor<i32>) -> tensor<2xf32> {
 // CHECK:             %[[Y:.*]] = scf.for %[[T:.*]] = %{{.*}} to %c37 step %{{.*}} iter_args(%[[YT:.*]] = %[[Y0]]) -> (tensor<600xf32>) {
 // CHECK:               %[[ROW:.*]] = arith.muli %[[T]], %c16 : index
 // CHECK:               vector.transfer_read %arg0[%[[ROW]], %{{.*}}], %{{.*}} {in_bounds = [true, true]} : tensor<600x16xf32>, vector<16x16xf32>
-// CHECK:               vector.reduction <add>, %{{.*}} : vector<16xf32> into f32
-// CHECK:               %[[PART:.*]] = vector.from_elements {{.*}} : vector<16xf32>
+// CHECK:               arith.mulf %{{.*}}, %{{.*}} : vector<256xf32>
+// CHECK:               arith.addf %{{.*}}, %{{.*}} : vector<128xf32>
+// CHECK:               arith.addf %{{.*}}, %{{.*}} : vector<64xf32>
+// CHECK:               arith.addf %{{.*}}, %{{.*}} : vector<32xf32>
+// CHECK:               %[[PART:.*]] = arith.addf %{{.*}}, %{{.*}} : vector<16xf32>
 // CHECK:               %[[WRITTEN:.*]] = vector.transfer_write %[[PART]], %[[YT]][%[[ROW]]] {in_bounds = [true]} : vector<16xf32>, tensor<600xf32>
 // CHECK:               scf.yield %[[WRITTEN]] : tensor<600xf32>
 // CHECK:             vector.transfer_read %arg0[%c592, %{{.*}}], %{{.*}} {in_bounds = [true, true]} : tensor<600x16xf32>, vector<8x16xf32>
