@@ -253,9 +253,8 @@ class OpRules:
             raise Unsupported(f"a matrix product of {work} multiply-adds reading a tensor in memory "
                               f"(at most {MAX_MEMORY_PRODUCTS})", op)
         paired = {pair[side]: pair[1 - side] for pair in contracting}  # the tensor's axis -> the vector's
-        free_first = 0 not in paired and (side == 0 or len(other_kind.shape) == len(contracting))
-        if 0 not in paired and not free_first:
-            raise Unsupported("a matrix product whose tensor in memory has a first axis that is not the result's", op)
+        if 0 not in paired and side == 1:
+            raise Unsupported("a matrix product whose right operand, in memory, has a first axis it does not contract", op)
         extent = matrix_kind.shape[0]
         row_bytes = matrix_kind.bytes // extent
         if row_bytes > MAX_TILE_BYTES:
@@ -290,7 +289,7 @@ class OpRules:
 
         # a matrix times a vector: the tile times the vector repeated on each row, its rows summed (row_sums)
         depth = matrix_kind.count // extent
-        row_products = side == 0 and [a for a, _ in contracting] == list(range(1, len(matrix_kind.shape))) and \
+        row_products = [a for a, _ in contracting] == list(range(1, len(matrix_kind.shape))) and \
             [b for _, b in contracting] == sorted(b for _, b in contracting) and other_kind.count == depth
 
         def write_tile(row, result, count=rows):
@@ -302,8 +301,7 @@ class OpRules:
                     count, depth, part_kind, op.location)
                 self.vector_bytes += 3 * tile[1].vector_bytes
             else:
-                part = self.product(*((tile, (other, other_kind)) if side == 0 else ((other, other_kind), tile)),
-                                    part_kind, batch, contracting, op.location)
+                part = self.product(tile, (other, other_kind), part_kind, batch, contracting, op.location)
             rank = len(target.shape)
             return vector.TransferWriteOp(target.tensor, self.unflatten(part, part_kind), result,
                                           [row] + [self.index_constant(0) for _ in range(rank - 1)],
@@ -326,9 +324,8 @@ class OpRules:
         while width > 1:
             half = width // 2
             kind = target.with_element(target.element_type, [count * half])
-            whole = target.with_element(target.element_type, [count * width])
+            value_kind = target.with_element(target.element_type, [count * width])
             first = (rows * width + np.arange(half)[None, :]).ravel()
-            value_kind = whole
             if width % 2:
                 last = self.shuffle(value, value_kind, (rows[:, 0] + 1) * width - 1, target, location)
                 odd = last if odd is None else arith.AddFOp(odd, last, loc=location).result

@@ -230,6 +230,30 @@ def test_a_loop_reading_a_matrix_over_the_vector_limit_runs_inside_one_dispatch_
         np.testing.assert_allclose(got, want, rtol=0, atol=2e-6)
 
 
+def descend_columns(w, h, n):
+    """:func:`descend` on two columns at once: matrix products with ``w`` on either side."""
+    i = n * 0
+    while i < n:
+        h = h - 0.002 * ((w @ h).T @ w).T
+        i = i + 1
+    return h
+
+
+def test_matrix_products_of_a_matrix_in_memory_and_a_matrix_run_inside_one_dispatch():
+    """``w h`` with ``h`` of two columns (each tile's product unrolled over its columns) and
+    ``(w h)^T w`` (the first axis contracted), ``w`` of 256x40 float32s (40,960 bytes) in
+    memory: tiles of 6 rows, and 4 after them."""
+    rng = np.random.default_rng(1)
+    w = (rng.normal(size=(256, 40)) / 25).astype(np.float32)
+    h = rng.normal(size=(40, 2)).astype(np.float32)
+    ((host,), (got,)), = run_both(descend_columns, [(w, h, np.int32(30))])
+    want = h.astype(np.float64)
+    for _ in range(30):
+        want = want - 0.002 * ((w.astype(np.float64) @ want).T @ w).T
+    np.testing.assert_allclose(got, host, rtol=0, atol=5e-7)
+    np.testing.assert_allclose(got, want, rtol=0, atol=2e-6)
+
+
 def rnn(w, u, h, xs, n):
     """The RNN cell of tools/bench/bench_loops.py with a bias: matrix-vector products, a
     row read, a broadcast constant."""
