@@ -19,6 +19,8 @@ from s4tf.runtime.compile_and_load import compile_and_load
 from s4tf.passes.iree.loop_dispatch import LoopsToDispatch
 from s4tf.passes.pipeline import LOWERING_PIPELINE, lowering_pipeline
 
+from bench_loop_memory import descend  # tools/bench: the loop it times
+
 DISPATCH = LOWERING_PIPELINE + [LoopsToDispatch(target="cpu", remarks=True)]
 
 
@@ -202,15 +204,6 @@ def test_a_loop_with_a_large_matmul_stays_host_stepped_with_a_remark_at_its_line
                                rtol=1e-6)
 
 
-def descend(w, v, n):
-    """Gradient steps on ``|w v|^2 / 2``; ``w`` read from outside the loop."""
-    i = n * 0
-    while i < n:
-        v = v - 0.002 * ((w @ v) @ w)
-        i = i + 1
-    return v
-
-
 def test_a_loop_reading_a_matrix_over_the_vector_limit_runs_inside_one_dispatch_reading_it_from_memory():
     """A 600x16 float32 matrix (38,400 bytes, over MAX_VALUE_BYTES) stays in memory: ``w v``
     and ``(w v) w`` read it a tile at a time. The first steps match the host-stepped
@@ -231,7 +224,7 @@ def test_a_loop_reading_a_matrix_over_the_vector_limit_runs_inside_one_dispatch_
 
 
 def descend_columns(w, h, n):
-    """:func:`descend` on two columns at once: matrix products with ``w`` on either side."""
+    """``descend`` (tools/bench/bench_loop_memory.py) on two columns at once: matrix products with ``w`` on either side."""
     i = n * 0
     while i < n:
         h = h - 0.002 * ((w @ h).T @ w).T
