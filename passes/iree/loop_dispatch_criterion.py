@@ -56,9 +56,9 @@ MAX_DOT_PRODUCTS = 2048
 #: with the tile (docs/control-flow.md, "Large operands").
 MAX_TILE_BYTES = 1024
 #: Multiply-adds of one matrix product reading a tensor in memory: inside the dispatch it
-#: runs on one thread; a loop of such products ran 2.3 times faster there than host-stepped
-#: at 512,000, as fast at 1,024,000, where IREE's kernels spread over the workers catch up
-#: (docs/control-flow.md, "Large operands").
+#: runs on one thread; a loop of such products ran 2.3-2.4 times faster there than
+#: host-stepped at 512,000, and at 1,024,000 as fast in one run of two, where IREE's kernels
+#: spread over the workers catch up (docs/control-flow.md, "Large operands").
 MAX_MEMORY_PRODUCTS = 524288
 MAX_DYNAMIC_VECTOR_BYTES = 1024
 #: A tensor indexed by a dynamic slice or update that is larger than

@@ -1,5 +1,5 @@
 """tools/bench/bench_loops_real.py runs end to end on small sizes, after checking each
-program against JAX's, and prints every ratio (speed itself is never asserted). Its six
+program against JAX's, and prints every ratio (speed itself is never asserted). Its seven
 programs compile for about a minute: marker ``real_loops``, run with ``pytest -m real_loops``."""
 
 import re
