@@ -31,7 +31,9 @@ bufferizes in place into the dispatch's output buffer.
 Vulkan reject vectors read from tensors inside a dispatch in IREE 3.13, CUDA was not tried; (2) every
 carried value, every value the loop reads from outside and every value computed in it is a
 statically shaped tensor of f16/f32/f64 or i1/i8/i16/i32/i64 of at most
-:data:`MAX_VALUE_BYTES` bytes, the carried ones together at most :data:`MAX_CARRIED_BYTES`;
+:data:`MAX_VALUE_BYTES` bytes, the carried ones together at most :data:`MAX_CARRIED_BYTES`,
+except a larger value read from outside and not written, which stays a tensor in memory
+that only matrix products read, a tile at a time;
 (3) every op in it is elementwise arithmetic, math, comparison, select or conversion, a
 constant, a broadcast or reshape, a reduction with one of add/mul/max/min/and/or/xor, a
 ``dynamic_slice``/``dynamic_update_slice`` of at most :data:`MAX_SLICE` elements of a
@@ -39,7 +41,8 @@ vector of at most :data:`MAX_DYNAMIC_VECTOR_BYTES`, or of any row of a tape (a t
 by nothing else; one the loop writes starts from a splat constant, so its buffer is made
 inside the dispatch), a ``gather`` of one slice at one start index vector (``xs[i]``, taken
 as the ``dynamic_slice`` it equals), a ``clamp``, a float ``dot_general`` of at most
-:data:`MAX_DOT_PRODUCTS` multiply-adds (shuffles and multiply-adds, :meth:`~s4tf.passes.iree.loop_dispatch_ops.OpRules.op_dot_general`:
+:data:`MAX_DOT_PRODUCTS` multiply-adds (:data:`MAX_MEMORY_PRODUCTS` reading a tensor in memory,
+in tiles of :data:`MAX_TILE_BYTES`: :meth:`~s4tf.passes.iree.loop_dispatch_ops.OpRules.tiled_product`) (shuffles and multiply-adds, :meth:`~s4tf.passes.iree.loop_dispatch_ops.OpRules.op_dot_general`:
 matrix-vector products, reverse mode's outer products and transposed products), or a
 nested ``if``/``while`` of such ops (the tables ``FLOAT_OPS``, ``INTEGER_OPS`` and the ``op_*`` methods of ``OpRules`` in :mod:`s4tf.passes.iree.loop_dispatch_ops`);
 (4) a value it reads that is computed outside it from constants alone, or by a widening
@@ -77,8 +80,9 @@ from typing import TYPE_CHECKING, Literal
 from s4tf.core.mlir import ir
 from s4tf.passes.iree.availability import TARGET_NAMES
 from s4tf.passes.iree.loop_dispatch_criterion import (  # noqa: F401  (the pass's public names)
-    DISPATCH_TARGETS, MAX_CARRIED_BYTES, MAX_DOT_PRODUCTS, MAX_DYNAMIC_VECTOR_BYTES, MAX_SCRATCH_TAPE_BYTES, MAX_SHUFFLE,
-    MAX_SLICE, MAX_STACK_BYTES, MAX_TAPE_BYTES, MAX_VALUE_BYTES, Kind, Unsupported,
+    DISPATCH_TARGETS, MAX_CARRIED_BYTES, MAX_DOT_PRODUCTS, MAX_DYNAMIC_VECTOR_BYTES, MAX_MEMORY_PRODUCTS,
+    MAX_SCRATCH_TAPE_BYTES, MAX_SHUFFLE, MAX_SLICE, MAX_STACK_BYTES, MAX_TAPE_BYTES, MAX_TILE_BYTES, MAX_VALUE_BYTES, Kind,
+    Unsupported,
 )
 from s4tf.passes.registry import ModulePass, emit_warning, register
 

@@ -50,6 +50,16 @@ MAX_SLICE = 64
 #: grows fast with the count (the RNN of ``tools/bench/bench_loops.py`` at 32 and 64 hidden
 #: units: docs/control-flow.md).
 MAX_DOT_PRODUCTS = 2048
+#: Bytes of one tile of a tensor in memory that a matrix product reads into a vector at a
+#: time (:meth:`~s4tf.passes.iree.loop_dispatch_ops.OpRules.tiled_product`): tiles of 512
+#: to 2,048 bytes ran the spline fit of tools/bench/spline_fit.py alike; the code grows
+#: with the tile (docs/control-flow.md, "Large operands").
+MAX_TILE_BYTES = 1024
+#: Multiply-adds of one matrix product reading a tensor in memory: inside the dispatch it
+#: runs on one thread; a loop of such products ran 2.3-2.4 times faster there than
+#: host-stepped at 512,000, and at 1,024,000 as fast in one run of two, where IREE's kernels
+#: spread over the workers catch up (docs/control-flow.md, "Large operands").
+MAX_MEMORY_PRODUCTS = 524288
 MAX_DYNAMIC_VECTOR_BYTES = 1024
 #: A tensor indexed by a dynamic slice or update that is larger than
 #: :data:`MAX_DYNAMIC_VECTOR_BYTES` is a *tape*: held as a tensor in memory inside the
@@ -211,6 +221,35 @@ def tapes(operations: list[ir.Operation]) -> tuple[set, set]:
     written_roots = {find(v) for v in updates}
     tape_values = {v for v in parent if find(v) in roots} | set(seeds)
     return tape_values, {v for v in tape_values if find(v) in written_roots}
+
+
+def read_only(operations: list[ir.Operation], outside: list[ir.Value]) -> set:
+    """The values of ``outside`` (read by ``operations`` from before them) over
+    :data:`MAX_VALUE_BYTES`, and the values of the loops that pass them on unchanged: the
+    emitter holds them as tensors in memory, read where they are used, never as vectors."""
+    found = set()
+    for value in outside:
+        try:
+            shaped = ir.RankedTensorType(value.type)
+        except ValueError:
+            continue
+        element = str(shaped.element_type)
+        if shaped.has_static_shape and element in ELEMENT_BYTES and element != "i1" and \
+                int(np.prod(shaped.shape)) * ELEMENT_BYTES[element] > MAX_VALUE_BYTES:
+            found.add(value)
+
+    def visit(operation):
+        operation = operation.operation
+        if operation.name == "stablehlo.while":
+            cond, body = (region.blocks[0] for region in operation.regions)
+            for index in unchanged(operation):
+                if operation.operands[index] in found:
+                    found.update((cond.arguments[index], body.arguments[index], operation.results[index]))
+        return ir.WalkResult.ADVANCE
+
+    for operation in operations:
+        operation.walk(visit, walk_order=ir.WalkOrder.PRE_ORDER)
+    return found
 
 
 def unchanged(loop: ir.Operation) -> set[int]:

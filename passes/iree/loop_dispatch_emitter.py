@@ -21,8 +21,8 @@ import numpy as np
 
 from s4tf.core.mlir import arith, flow, ir, load_dialects, scf, tensor, vector
 from s4tf.passes.ir_walk import defining_op
-from s4tf.passes.iree.loop_dispatch_criterion import Kind, Unsupported, from_constants, outside_values, tapes, unchanged, \
-    widening_convert
+from s4tf.passes.iree.loop_dispatch_criterion import Kind, Unsupported, from_constants, outside_values, read_only, tapes, \
+    unchanged, widening_convert
 from s4tf.passes.iree.loop_dispatch_ops import OpRules, minor_identity, short_name
 
 
@@ -65,6 +65,8 @@ class Emitter(OpRules):
         #: Bytes of every vector value built (LLVM keeps large vectors on the stack).
         self.vector_bytes = 0
         self.tapes, self.written_tapes = tapes(operations)
+        #: Large values read from outside, held in memory like tapes (read by matrix products).
+        self.tapes |= read_only(operations, outside_values(operations)) - self.written_tapes
         #: Bytes of the written tapes that are results of the loop nobody uses (see
         #: :data:`~s4tf.passes.iree.loop_dispatch_criterion.MAX_SCRATCH_TAPE_BYTES`).
         self.scratch_bytes = 0
@@ -358,9 +360,11 @@ class Emitter(OpRules):
             raise Unsupported(f"'{op.name}'", op)
         name = short_name(op)
         tape = next((v for v in op.operands if v in self.tapes), None)
-        if tape is not None and name != "while" and (name not in ("dynamic_slice", "dynamic_update_slice", "gather")
-                                                     or op.operands[0] != tape or op.operands[1] in self.tapes):
-            raise Unsupported(f"'{op.name}' on the tape {tape.type} (a tape is only sliced and updated)", op)
+        if tape is not None and name not in ("while", "dot_general") and (
+                name not in ("dynamic_slice", "dynamic_update_slice", "gather")
+                or op.operands[0] != tape or op.operands[1] in self.tapes):
+            raise Unsupported(f"'{op.name}' on the tensor in memory {tape.type} (one that is only sliced, updated "
+                              "and multiplied)", op)
         method = getattr(self, f"op_{name}", None)
         if method is not None:
             return method(op)

@@ -16,9 +16,9 @@ import re
 
 import numpy as np
 
-from s4tf.core.mlir import arith, ir, math, scf, vector
+from s4tf.core.mlir import arith, ir, math, scf, tensor, vector
 from s4tf.passes.iree.loop_dispatch_criterion import ELEMENT_BYTES, MAX_DOT_PRODUCTS, MAX_DYNAMIC_VECTOR_BYTES, \
-    MAX_SHUFFLE, MAX_SLICE, Kind, Unsupported, constant_starts
+    MAX_MEMORY_PRODUCTS, MAX_SHUFFLE, MAX_SLICE, MAX_TILE_BYTES, Kind, Unsupported, constant_starts
 
 #: StableHLO elementwise op -> the arith/math op computing it on float scalars or vectors.
 FLOAT_OPS = {
@@ -148,16 +148,10 @@ class OpRules:
         return [table["minimum"](raised, bounds[1], loc=op.location).result]
 
     def op_dot_general(self, op):
-        """Unrolled over the contracted positions: for each, the operands' elements in the
-        result's layout (``vector.shuffle``s; a matrix the loop does not change gives the
-        same ones every iteration, which LLVM hoists out of the loop) multiplied and added
-        (``math.fma``); at most :data:`MAX_DOT_PRODUCTS` products, floats only. A product
-        with a scalar result is a multiply and a ``vector.reduction``.
-
-        ``W h`` (``32x32`` by ``32x1``, contracting ``[1] x [0]``): 32 columns of ``W``,
-        each times a broadcast element of ``h``, summed. (A ``vector.contract`` instead ran
-        the RNN of ``tools/bench/bench_loops.py`` several times slower: figures in
-        ``docs/control-flow.md``.)"""
+        """Unrolled over the contracted positions (:meth:`product`), at most
+        :data:`MAX_DOT_PRODUCTS` multiply-adds, floats only; a product reading a tensor in
+        memory (a large operand read from outside the loop) goes tile by tile
+        (:meth:`tiled_product`)."""
         (left, left_kind), (right, right_kind) = (self.value(v) for v in op.operands)
         target = Kind(op.results[0].type)
         if not (left_kind.is_float and left_kind.element == right_kind.element == target.element):
@@ -173,6 +167,25 @@ class OpRules:
 
         batch = list(zip(dims("lhs_batching_dimensions"), dims("rhs_batching_dimensions")))
         contracting = list(zip(dims("lhs_contracting_dimensions"), dims("rhs_contracting_dimensions")))
+        depth = int(np.prod([left_kind.shape[a] for a, _ in contracting] or [1]))
+        if left_kind.memory or right_kind.memory:
+            return [self.tiled_product((left, left_kind), (right, right_kind), target, batch, contracting, op)]
+        if target.count * depth > MAX_DOT_PRODUCTS:
+            raise Unsupported(f"a matrix product of {target.count * depth} multiply-adds (at most {MAX_DOT_PRODUCTS})", op)
+        return [self.product((left, left_kind), (right, right_kind), target, batch, contracting, op.location)]
+
+    def product(self, left, right, target: Kind, batch, contracting, location) -> ir.Value:
+        """The product of two vectors: for each contracted position, the operands' elements
+        in the result's layout (``vector.shuffle``s; a matrix the loop does not change gives
+        the same ones every iteration, which LLVM hoists out of the loop) multiplied and
+        added (``math.fma``). A product with a scalar result is a multiply and a
+        ``vector.reduction``.
+
+        ``W h`` (``32x32`` by ``32x1``, contracting ``[1] x [0]``): 32 columns of ``W``,
+        each times a broadcast element of ``h``, summed. (A ``vector.contract`` instead ran
+        the RNN of ``tools/bench/bench_loops.py`` several times slower: figures in
+        ``docs/control-flow.md``.)"""
+        (left, left_kind), (right, right_kind) = left, right
         left_free = [a for a in range(len(left_kind.shape)) if a not in dict(batch) and a not in dict(contracting)]
         right_used = {b for _, b in batch} | {b for _, b in contracting}
         right_free = [a for a in range(len(right_kind.shape)) if a not in right_used]
@@ -192,8 +205,6 @@ class OpRules:
             left_map[a] = right_map[b] = position
             position += 1
         depth = int(np.prod([left_kind.shape[a] for a, _ in contracting] or [1]))
-        if target.count * depth > MAX_DOT_PRODUCTS:
-            raise Unsupported(f"a matrix product of {target.count * depth} multiply-adds (at most {MAX_DOT_PRODUCTS})", op)
         # the flat position in each operand of every (result element, contracted position)
         sizes = [0] * position
         for axis, at in enumerate(left_map):
@@ -205,20 +216,145 @@ class OpRules:
         right_at = np.ravel_multi_index([grid[at] for at in right_map], right_kind.shape)
         if target.scalar:  # one dot product: the elements in contraction order, multiplied and summed
             row = Kind(ir.RankedTensorType.get([depth], target.element_type))
-            product = arith.MulFOp(self.shuffle(left, left_kind, left_at[0], row, op.location),
-                                   self.shuffle(right, right_kind, right_at[0], row, op.location), loc=op.location)
-            return [vector.ReductionOp(target.element_type, vector.CombiningKind.ADD, product.result,
-                                       loc=op.location).result]
+            product = arith.MulFOp(self.shuffle(left, left_kind, left_at[0], row, location),
+                                   self.shuffle(right, right_kind, right_at[0], row, location), loc=location)
+            return vector.ReductionOp(target.element_type, vector.CombiningKind.ADD, product.result,
+                                      loc=location).result
         total = None
         for column in range(depth):
-            left_part = self.shuffle(left, left_kind, left_at[:, column], target, op.location)
-            right_part = self.shuffle(right, right_kind, right_at[:, column], target, op.location)
+            left_part = self.shuffle(left, left_kind, left_at[:, column], target, location)
+            right_part = self.shuffle(right, right_kind, right_at[:, column], target, location)
             if total is None:
-                total = arith.MulFOp(left_part, right_part, loc=op.location).result
+                total = arith.MulFOp(left_part, right_part, loc=location).result
             else:
-                total = math.FmaOp(left_part, right_part, total, loc=op.location).result
+                total = math.FmaOp(left_part, right_part, total, loc=location).result
         self.vector_bytes += 2 * depth * target.vector_bytes
-        return [total]
+        return total
+
+    def tiled_product(self, left, right, target: Kind, batch, contracting, op) -> ir.Value:
+        """A product of a tensor in memory (a large operand read from outside the loop) and
+        a vector, tile by tile in an ``scf.for`` (:meth:`over_tiles`; a last, shorter tile
+        after it): a tile is the tensor's rows (its first axis) from the loop's row, at most
+        :data:`MAX_TILE_BYTES`, read with one ``vector.transfer_read`` and multiplied as a
+        vector (:meth:`product`; a matrix times a vector: the tile times the vector repeated on
+        each row, :meth:`row_sums`). Along a contracted first axis the vector is written to
+        memory once, each tile multiplies its rows read back, and the products are summed;
+        along a free one (the result's first axis) each tile's product is written into the
+        result's rows in memory, read whole after the loop. At most
+        :data:`MAX_MEMORY_PRODUCTS` multiply-adds; one tile's vectors are live at a time."""
+        side = 0 if left[1].memory else 1
+        (matrix, matrix_kind), (other, other_kind) = (left, right) if side == 0 else (right, left)
+        work = target.count * int(np.prod([left[1].shape[a] for a, _ in contracting] or [1]))
+        if other_kind.memory:
+            raise Unsupported("a matrix product of two tensors in memory", op)
+        if batch:
+            raise Unsupported("a batched matrix product of a tensor in memory", op)
+        if work > MAX_MEMORY_PRODUCTS:
+            raise Unsupported(f"a matrix product of {work} multiply-adds reading a tensor in memory "
+                              f"(at most {MAX_MEMORY_PRODUCTS})", op)
+        paired = {pair[side]: pair[1 - side] for pair in contracting}  # the tensor's axis -> the vector's
+        if 0 not in paired and side == 1:
+            raise Unsupported("a matrix product whose right operand, in memory, has a first axis it does not contract", op)
+        extent = matrix_kind.shape[0]
+        row_bytes = matrix_kind.bytes // extent
+        if row_bytes > MAX_TILE_BYTES:
+            raise Unsupported(f"a matrix product reading rows of {row_bytes} bytes from memory (at most "
+                              f"{MAX_TILE_BYTES})", op)
+        rows = MAX_TILE_BYTES // row_bytes
+        full, rest = divmod(extent, rows)
+        before = self.vector_bytes
+        if 0 in paired:  # contracted: the vector's rows of each tile, from memory too; the tiles' products summed
+            axis = paired[0]
+            stored = self.write_tensor(other, other_kind)
+            total = self.zero(target)
+            tiles = [(None, rows)] * bool(full) + [(full * rows, rest)] * bool(rest)
+            for start, count in tiles:
+                shape = list(other_kind.shape)
+                shape[axis] = count
+                piece_kind = other_kind.with_element(other_kind.element_type, shape)
+
+                def add_tile(row, total, count=count, piece_kind=piece_kind):
+                    tile = self.read_rows(matrix, matrix_kind, row, count, 0, op)
+                    piece = self.read_rows(stored, other_kind, row, count, axis, op)
+                    part = self.product(*((tile, piece) if side == 0 else (piece, tile)), target, batch, contracting,
+                                        op.location)
+                    return arith.AddFOp(total, part, loc=op.location).result
+
+                total = self.over_tiles(full, rows, total, add_tile, op) if start is None \
+                    else add_tile(self.index_constant(start), total)
+            self.vector_bytes = before + 2 * (self.vector_bytes - before) + 2 * target.vector_bytes
+            return total
+        # free: each tile's rows of the result, written into a tensor read whole at the end
+        result = tensor.EmptyOp(target.shape, target.element_type, loc=op.location).result
+
+        # a matrix times a vector: the tile times the vector repeated on each row, its rows summed (row_sums)
+        depth = matrix_kind.count // extent
+        row_products = [a for a, _ in contracting] == list(range(1, len(matrix_kind.shape))) and \
+            [b for _, b in contracting] == sorted(b for _, b in contracting) and other_kind.count == depth
+
+        def write_tile(row, result, count=rows):
+            part_kind = target.with_element(target.element_type, [count] + target.shape[1:])
+            tile = self.read_rows(matrix, matrix_kind, row, count, 0, op)
+            if row_products:
+                part = self.row_sums(arith.MulFOp(tile[0], self.shuffle(
+                    other, other_kind, np.tile(np.arange(depth), count), tile[1], op.location), loc=op.location).result,
+                    count, depth, part_kind, op.location)
+                self.vector_bytes += 3 * tile[1].vector_bytes
+            else:
+                part = self.product(tile, (other, other_kind), part_kind, batch, contracting, op.location)
+            rank = len(target.shape)
+            return vector.TransferWriteOp(target.tensor, self.unflatten(part, part_kind), result,
+                                          [row] + [self.index_constant(0) for _ in range(rank - 1)],
+                                          minor_identity(rank, rank), [True] * rank, loc=op.location).result
+
+        if full:
+            result = self.over_tiles(full, rows, result, write_tile, op)
+        if rest:
+            result = write_tile(self.index_constant(full * rows), result, rest)
+        self.vector_bytes = before + 2 * (self.vector_bytes - before) + 2 * target.vector_bytes
+        value, _ = self.read_tensor(result, target)
+        return value
+
+    def row_sums(self, value: ir.Value, count: int, width: int, target: Kind, location) -> ir.Value:
+        """The sums of the ``count`` rows of ``width`` elements of the vector ``value``, all
+        rows at once: each step adds the rows' second halves to their first halves (a
+        shuffle each), a last odd column aside."""
+        rows = np.arange(count)[:, None]
+        odd = None
+        while width > 1:
+            half = width // 2
+            kind = target.with_element(target.element_type, [count * half])
+            value_kind = target.with_element(target.element_type, [count * width])
+            first = (rows * width + np.arange(half)[None, :]).ravel()
+            if width % 2:
+                last = self.shuffle(value, value_kind, (rows[:, 0] + 1) * width - 1, target, location)
+                odd = last if odd is None else arith.AddFOp(odd, last, loc=location).result
+            value = arith.AddFOp(self.shuffle(value, value_kind, first, kind, location),
+                                 self.shuffle(value, value_kind, first + half, kind, location), loc=location).result
+            width = half
+        return value if odd is None else arith.AddFOp(value, odd, loc=location).result
+
+    def read_rows(self, tensor_value: ir.Value, kind: Kind, row: ir.Value, count: int, axis: int, op):
+        """``count`` rows along ``axis`` of the tensor ``tensor_value`` from ``row`` (an
+        ``index``): one ``vector.transfer_read``, as a vector with its :class:`Kind`."""
+        shape = list(kind.shape)
+        shape[axis] = count
+        part = kind.with_element(kind.element_type, shape)
+        rank = len(shape)
+        indices = [row if a == axis else self.index_constant(0) for a in range(rank)]
+        shaped = vector.TransferReadOp(part.shaped, tensor_value, indices, minor_identity(rank, rank),
+                                       self.zero(kind.element_kind), [True] * rank, loc=op.location).result
+        return self.flatten(shaped, part), part
+
+    def over_tiles(self, count: int, rows: int, initial: ir.Value, step, op) -> ir.Value:
+        """An ``scf.for`` over ``count`` tiles of ``rows`` rows carrying ``initial``: each
+        iteration ``step(first row, carried)`` (not unrolled: the code is one tile's)."""
+        loop = scf.ForOp(self.index_constant(0), self.index_constant(count), self.index_constant(1), [initial],
+                         loc=op.location)
+        with ir.InsertionPoint(loop.body):
+            row = arith.MulIOp(loop.induction_variable, self.index_constant(rows)).result
+            scf.YieldOp([step(row, loop.inner_iter_args[0])], loc=op.location)
+        return loop.results[0]
 
     def op_convert(self, op):
         (value, source) = self.value(op.operands[0])
@@ -263,11 +399,11 @@ class OpRules:
         """The elements ``indices`` of the vector ``value``, as ``target``."""
         if target.scalar:
             return vector.ExtractOp(value, [], [int(indices[0])], loc=location).result
-        if len(indices) > MAX_SHUFFLE:
-            raise Unsupported(f"a broadcast or reduction making {len(indices)} elements (at most {MAX_SHUFFLE})")
-        if len(set(int(i) for i in indices)) == 1:  # one element, repeated
+        if len(set(int(i) for i in indices)) == 1:  # one element, repeated: a broadcast of any size
             element = vector.ExtractOp(value, [], [int(indices[0])], loc=location).result
             return vector.BroadcastOp(target.type, element, loc=location).result
+        if len(indices) > MAX_SHUFFLE:
+            raise Unsupported(f"a broadcast or reduction making {len(indices)} elements (at most {MAX_SHUFFLE})")
         return vector.ShuffleOp(value, value, [int(i) for i in indices], loc=location).result
 
     def op_slice(self, op):

@@ -19,6 +19,8 @@ from s4tf.runtime.compile_and_load import compile_and_load
 from s4tf.passes.iree.loop_dispatch import LoopsToDispatch
 from s4tf.passes.pipeline import LOWERING_PIPELINE, lowering_pipeline
 
+from bench_loop_memory import descend  # tools/bench: the loop it times
+
 DISPATCH = LOWERING_PIPELINE + [LoopsToDispatch(target="cpu", remarks=True)]
 
 
@@ -200,6 +202,49 @@ def test_a_loop_with_a_large_matmul_stays_host_stepped_with_a_remark_at_its_line
     got = s4tf.function(matmul_loop)(w, h, np.int32(4))
     np.testing.assert_allclose(np.asarray(got), np.tanh(0.5 * np.tanh(0.5 * np.tanh(0.5 * np.tanh(0.5)))) * np.ones((64, 8)),
                                rtol=1e-6)
+
+
+def test_a_loop_reading_a_matrix_over_the_vector_limit_runs_inside_one_dispatch_reading_it_from_memory():
+    """A 600x16 float32 matrix (38,400 bytes, over MAX_VALUE_BYTES) stays in memory: ``w v``
+    and ``(w v) w`` read it a tile at a time. The first steps match the host-stepped
+    lowering bit for bit; later ones differ by the order in which the products add up."""
+    rng = np.random.default_rng(0)
+    w = (rng.normal(size=(600, 16)) / 25).astype(np.float32)
+    v = rng.normal(size=16).astype(np.float32)
+    trips = [0, 1, 2, 50]
+    results = run_both(descend, [(w, v, np.int32(n)) for n in trips])
+    for n, ((host,), (got,)) in zip(trips, results):
+        want = v.astype(np.float64)
+        for _ in range(n):
+            want = want - 0.002 * ((w.astype(np.float64) @ want) @ w)
+        if n <= 2:
+            np.testing.assert_array_equal(got, host)
+        np.testing.assert_allclose(got, host, rtol=0, atol=5e-7)
+        np.testing.assert_allclose(got, want, rtol=0, atol=2e-6)
+
+
+def descend_columns(w, h, n):
+    """``descend`` (tools/bench/bench_loop_memory.py) on two columns at once: matrix products with ``w`` on either side."""
+    i = n * 0
+    while i < n:
+        h = h - 0.002 * ((w @ h).T @ w).T
+        i = i + 1
+    return h
+
+
+def test_matrix_products_of_a_matrix_in_memory_and_a_matrix_run_inside_one_dispatch():
+    """``w h`` with ``h`` of two columns (each tile's product unrolled over its columns) and
+    ``(w h)^T w`` (the first axis contracted), ``w`` of 256x40 float32s (40,960 bytes) in
+    memory: tiles of 6 rows, and 4 after them."""
+    rng = np.random.default_rng(1)
+    w = (rng.normal(size=(256, 40)) / 25).astype(np.float32)
+    h = rng.normal(size=(40, 2)).astype(np.float32)
+    ((host,), (got,)), = run_both(descend_columns, [(w, h, np.int32(30))])
+    want = h.astype(np.float64)
+    for _ in range(30):
+        want = want - 0.002 * ((w.astype(np.float64) @ want).T @ w).T
+    np.testing.assert_allclose(got, host, rtol=0, atol=5e-7)
+    np.testing.assert_allclose(got, want, rtol=0, atol=2e-6)
 
 
 def rnn(w, u, h, xs, n):

@@ -17,81 +17,9 @@ import pytest
 import s4tf
 from s4tf.passes.pipeline import lowering_pipeline
 
+from spline_fit import fit, fit_numpy, spline_args  # tools/bench: shared with bench_loops_real.py
+
 SAMPLES, CONTROL = 96, 16
-
-
-def bspline_basis(samples: int = SAMPLES, control: int = CONTROL) -> np.ndarray:
-    """The ``samples x control`` clamped cubic B-spline basis on ``[0, 1]`` (Cox-de Boor)."""
-    t = np.linspace(0.0, 1.0, samples)
-    knots = np.concatenate([np.zeros(3), np.linspace(0.0, 1.0, control - 2), np.ones(3)])
-    # degree 0: the knot span holding t (the last span closed at 1)
-    span = np.clip(np.searchsorted(knots, t, side="right") - 1, 3, control - 1)
-    basis = (np.arange(len(knots) - 1)[None, :] == span[:, None]).astype(np.float64)
-    for degree in range(1, 4):
-        nxt = np.zeros((samples, len(knots) - 1 - degree))
-        for i in range(nxt.shape[1]):
-            left, right = knots[i + degree] - knots[i], knots[i + degree + 1] - knots[i + 1]
-            if left > 0:
-                nxt[:, i] += (t - knots[i]) / left * basis[:, i]
-            if right > 0:
-                nxt[:, i] += (knots[i + degree + 1] - t) / right * basis[:, i + 1]
-        basis = nxt
-    return basis
-
-
-def loss(c, basis, target):
-    residual = basis @ c - target
-    return s4tf.mean(residual * residual)
-
-
-def fit(c, basis, target, iterations):
-    """Gradient descent from ``c``; each step halves a step of 8 until the Armijo condition
-    holds; stops when the squared gradient is under 1e-8 or after ``iterations`` steps."""
-    value_and_grad = s4tf.value_and_grad(loss)
-    f, g = value_and_grad(c, basis, target)
-    it = iterations * 0
-    while (s4tf.sum(g * g) > 1e-8) & (it < iterations):
-        gg = s4tf.sum(g * g)
-        step = 8.0
-        trial = c - step * g
-        trial_loss = loss(trial, basis, target)
-        while trial_loss > f - 0.5 * step * gg:
-            step = step * 0.5
-            trial = c - step * g
-            trial_loss = loss(trial, basis, target)
-        c = trial
-        f, g = value_and_grad(c, basis, target)
-        it = it + 1
-    return c, f, it
-
-
-def fit_numpy(c, basis, target, iterations):
-    """:func:`fit` in float64 NumPy."""
-    c, basis, target = (np.asarray(a, np.float64) for a in (c, basis, target))
-
-    def value_and_grad(c):
-        residual = basis @ c - target
-        return np.mean(residual**2), basis.T @ (2.0 * residual / len(target))
-
-    f, g = value_and_grad(c)
-    it = 0
-    while g @ g > 1e-8 and it < iterations:
-        step, gg = 8.0, g @ g
-        trial = c - step * g
-        while np.mean((basis @ trial - target) ** 2) > f - 0.5 * step * gg:
-            step *= 0.5
-            trial = c - step * g
-        c = trial
-        f, g = value_and_grad(c)
-        it += 1
-    return c, f, it
-
-
-def spline_args(samples: int = SAMPLES, control: int = CONTROL, iterations: int = 200):
-    """Zero control points, the basis, samples of ``sin`` on ``[0, 6]``, the step bound."""
-    target = np.sin(np.linspace(0.0, 6.0, samples)).astype(np.float32)
-    basis = bspline_basis(samples, control).astype(np.float32)
-    return np.zeros(control, np.float32), basis, target, np.int32(iterations)
 
 
 def lowered_text(fn, args, target: str) -> str:
@@ -106,9 +34,22 @@ def check_spline(args, c, f, it):
 
 
 def test_spline_fit_runs_in_one_dispatch_on_cpu_as_numpy():
-    args = spline_args()
+    args = spline_args(SAMPLES, CONTROL)
     text = lowered_text(fit, args, "cpu")
     assert text.count("flow.dispatch.region") == 1 and "stablehlo.while" not in text
+    check_spline(args, *(np.asarray(r) for r in s4tf.function(fit)(*args)))
+
+
+@pytest.mark.parametrize("samples, control", [(600, 16), (2000, 32)])
+def test_spline_fit_over_a_basis_beyond_the_vector_limit_runs_in_one_dispatch_as_numpy(samples, control):
+    """The basis (38,400 and 256,000 bytes) stays in memory inside the dispatch, read a tile
+    at a time by the products (docs/control-flow.md). Host-stepped, IREE 3.13 does not
+    compile these loops ("'scf.while' op along control flow edge ... region branch point has
+    4 operands, but region successor needs 2 inputs")."""
+    args = spline_args(samples, control)
+    text = lowered_text(fit, args, "cpu")
+    assert text.count("flow.dispatch.region") == 1 and "stablehlo.while" not in text
+    assert f"tensor<{samples}x{control}xf32>, vector<" in text  # tiles read from memory
     check_spline(args, *(np.asarray(r) for r in s4tf.function(fit)(*args)))
 
 

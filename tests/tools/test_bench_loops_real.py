@@ -1,5 +1,5 @@
 """tools/bench/bench_loops_real.py runs end to end on small sizes, after checking each
-program against JAX's, and prints every ratio (speed itself is never asserted). Its six
+program against JAX's, and prints every ratio (speed itself is never asserted). Its seven
 programs compile for about a minute: marker ``real_loops``, run with ``pytest -m real_loops``."""
 
 import re
@@ -16,6 +16,7 @@ def test_bench_loops_real_prints_a_ratio_per_program(capsys):
     for program in ("ode, n = 64, gradient", "saddle, derivative (s4tf reverse, JAX forward)", "particle, forward derivative",
                     "lstm, 8 steps, hidden 8, gradient",
                     "lstm language model, 8 steps, hidden 8, batch 4, vocabulary 16, Adam training step",
-                    "gru language model, 8 steps, hidden 8, batch 4, vocabulary 16, Adam training step"):
+                    "gru language model, 8 steps, hidden 8, batch 4, vocabulary 16, Adam training step",
+                    "spline, 96 x 16, fit"):
         assert re.search(rf"^{re.escape(program)}: s4tf [\d.]+ ms, JAX [\d.]+ ms, s4tf / JAX [\d.]+; first call s4tf [\d.]+ s, "
                          rf"JAX [\d.]+ s, s4tf / JAX [\d.]+$", out, flags=re.MULTILINE), (program, out)

@@ -24,7 +24,10 @@ Programs (after GradBench's evaluations and a language model's recurrence):
   ``nn.LSTMCell``/``nn.GRUCell`` (a ``scan`` over ``T`` steps), a ``nn.Dense`` readout,
   ``softmax_cross_entropy`` and ``optim.Adam``: the loss, its gradient and the update in
   one compiled call (JAX: the same model and Adam written with ``lax.scan``, Flax's cell
-  formulas).
+  formulas);
+- ``spline``: a cubic B-spline (``samples x control`` basis, float32) fitted by gradient
+  descent with a backtracking line search, ``value_and_grad`` inside two nested
+  data-dependent loops (:mod:`spline_fit`; JAX: ``lax.while_loop`` in ``lax.while_loop``).
 
 Each figure is the median over rounds that call every contender in turn, after one
 timed first call (staging and compilation: "first call"); results are checked against
@@ -42,6 +45,7 @@ import numpy as np
 
 import s4tf
 from bench_while_grad import median_seconds  # beside this script (tools/bench/)
+from spline_fit import fit, jax_fit, spline_args
 
 
 def runge_kutta(np_, fori_loop, x, steps: int):
@@ -279,7 +283,15 @@ def programs(small: bool):
         f"lstm, {length} steps, hidden {hidden}, gradient": (
             s4tf.function(s4tf.grad(lstm_loss(s4tf, scan, hidden))),
             jax.jit(jax.grad(lstm_loss(jnp, jax.lax.scan, hidden))), (w, xs)),
+        **{f"spline, {samples} x {control}, fit": (first(s4tf.function(fit)), first(jax.jit(jax_fit)),
+                                                   spline_args(samples, control))
+           for samples, control in ([(96, 16)] if small else [(600, 16), (2000, 32)])},
     }
+
+
+def first(fn):
+    """``fn`` returning the first of its results (the spline's control points)."""
+    return lambda *args: fn(*args)[0]
 
 
 def language_model_sizes(small: bool) -> dict:

@@ -511,3 +511,54 @@ func.func @two_loops(%x: tensor<2xf32>, %n: tensor<i32>) -> tensor<2xf32> {
   %sum = stablehlo.add %s#1, %m : tensor<2xf32>
   return %sum : tensor<2xf32>
 }
+
+// -----
+
+// A matrix read from outside the loop over the 32 KiB vector limit (600x16 float32s:
+// 38,400 bytes) stays a tensor in memory: each product reads it a tile of 16 rows (1 KiB) at
+// a time in an scf.for, and the last 8 rows after it. W v: the tile times v repeated on each
+// row, the rows summed by halves (16 products a row, 8, 4, 2, 1), written into the result's
+// rows; W^T y: y written to memory once, its rows of each tile read back, the tiles'
+// products summed.
+// CHECK-LABEL: func.func @descend
+// CHECK:         flow.dispatch.region -> (tensor<16xf32>) {
+// CHECK:           scf.while
+// CHECK:           } do {
+// CHECK:             %[[Y0:.*]] = tensor.empty() : tensor<600xf32>
+// CHECK:             %[[Y:.*]] = scf.for %[[T:.*]] = %{{.*}} to %c37 step %{{.*}} iter_args(%[[YT:.*]] = %[[Y0]]) -> (tensor<600xf32>) {
+// CHECK:               %[[ROW:.*]] = arith.muli %[[T]], %c16 : index
+// CHECK:               vector.transfer_read %arg0[%[[ROW]], %{{.*}}], %{{.*}} {in_bounds = [true, true]} : tensor<600x16xf32>, vector<16x16xf32>
+// CHECK:               arith.mulf %{{.*}}, %{{.*}} : vector<256xf32>
+// CHECK:               arith.addf %{{.*}}, %{{.*}} : vector<128xf32>
+// CHECK:               arith.addf %{{.*}}, %{{.*}} : vector<64xf32>
+// CHECK:               arith.addf %{{.*}}, %{{.*}} : vector<32xf32>
+// CHECK:               %[[PART:.*]] = arith.addf %{{.*}}, %{{.*}} : vector<16xf32>
+// CHECK:               %[[WRITTEN:.*]] = vector.transfer_write %[[PART]], %[[YT]][%[[ROW]]] {in_bounds = [true]} : vector<16xf32>, tensor<600xf32>
+// CHECK:               scf.yield %[[WRITTEN]] : tensor<600xf32>
+// CHECK:             vector.transfer_read %arg0[%c592, %{{.*}}], %{{.*}} {in_bounds = [true, true]} : tensor<600x16xf32>, vector<8x16xf32>
+// CHECK:             scf.for {{.*}} -> (vector<16xf32>) {
+// CHECK:               vector.transfer_read %arg0[{{.*}}], %{{.*}} {in_bounds = [true, true]} : tensor<600x16xf32>, vector<16x16xf32>
+// CHECK:               vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<600xf32>, vector<16xf32>
+// CHECK:               math.fma {{.*}} : vector<16xf32>
+// CHECK-NOT:       stablehlo.dot_general
+// CHECK:           flow.return
+// VULKAN-LABEL: func.func @descend
+// VULKAN:         stablehlo.while
+func.func @descend(%w: tensor<600x16xf32>, %h: tensor<16xf32>, %n: tensor<i32>) -> tensor<16xf32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %rate = stablehlo.constant dense<1.000000e-04> : tensor<16xf32>
+  %r:2 = stablehlo.while(%i = %zero, %v = %h) : tensor<i32>, tensor<16xf32>
+  cond {
+    %c = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %y = stablehlo.dot_general %w, %v, contracting_dims = [1] x [0] : (tensor<600x16xf32>, tensor<16xf32>) -> tensor<600xf32>
+    %g = stablehlo.dot_general %w, %y, contracting_dims = [0] x [0] : (tensor<600x16xf32>, tensor<600xf32>) -> tensor<16xf32>
+    %s = stablehlo.multiply %rate, %g : tensor<16xf32>
+    %u = stablehlo.subtract %v, %s : tensor<16xf32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %u : tensor<i32>, tensor<16xf32>
+  }
+  return %r#1 : tensor<16xf32>
+}
