@@ -59,6 +59,9 @@ class Lowered:
         self.context = trace.context
         self.module = trace.module
         self.record = record
+        #: The table entries the module names (:attr:`~s4tf.staging.tracing.Trace.owned`),
+        #: alive while this and the compiled versions holding it are.
+        self.owned = trace.owned
 
     @property
     def entry(self) -> str:

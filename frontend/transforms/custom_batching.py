@@ -50,8 +50,8 @@ from s4tf.passes.batching import CUSTOM_BATCH, CUSTOM_RULES, mark_batched
 from s4tf.staging.function import StagedFunction
 from s4tf.staging.tracing import Static, after_trace_hooks, leaf_spec
 
-#: ``python_fn -> rule`` for every function with a registered batching rule.
-_RULES: dict = {}
+#: ``python_fn -> rule`` for every function with a registered batching rule, while it lives.
+_RULES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _KEYS = itertools.count()
 
 
@@ -171,7 +171,8 @@ def _attach_rule(trace, python_fn, function, record, args, kwargs) -> None:
     leaves, tree = pytree.flatten((tuple(args), {}))
     specs = [leaf_spec(leaf) for leaf in leaves]
     key = f"{record.symbol}#{next(_KEYS)}"
-    CUSTOM_RULES[key] = _builder(weakref.ref(trace), rule, record, tree, specs, name)
+    builder = CUSTOM_RULES[key] = _builder(weakref.ref(trace), rule, record, tree, specs, name)
+    trace.own(builder)  # the table holds it weakly: it lives as long as the module naming it
     with trace.context:
         function.attributes[CUSTOM_BATCH] = ir.StringAttr.get(key)
 

@@ -6,12 +6,15 @@ derivative batched, as ``vmap(grad(f))`` does."""
 
 from __future__ import annotations
 
+import gc
+
 import numpy as np
 import pytest
 
 import s4tf
 from s4tf.arrays import numpy_api as snp
 from s4tf.core.errors import S4tfError
+from s4tf.passes.batching import CUSTOM_RULES
 from tests.autodiff.gradient_checks import numeric_jacobian
 
 RNG = np.random.default_rng(5)
@@ -155,3 +158,21 @@ def test_a_rule_returning_the_wrong_shape_is_an_error_at_the_rule():
 def test_the_rule_of_a_python_function_is_refused():
     with pytest.raises(S4tfError, match="batching_rule\\(of=...\\) needs an @s4tf.function"):
         s4tf.batching_rule(of=lambda x: x)
+
+
+def test_the_rules_builder_lives_as_long_as_the_staged_function():
+    @s4tf.function
+    def square(x):
+        return x * x
+
+    @s4tf.batching_rule(of=square)
+    def square_batched(size, in_batched, x):
+        return x * x, True
+
+    before = set(CUSTOM_RULES)
+    mapped = s4tf.function(lambda xs: s4tf.vmap(square)(xs))
+    np.testing.assert_allclose(np.asarray(mapped(XS)), XS * XS)
+    (key,) = set(CUSTOM_RULES) - before
+    del mapped
+    gc.collect()
+    assert key not in CUSTOM_RULES
