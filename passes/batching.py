@@ -396,6 +396,7 @@ def _first_example(value):
 class Batch(ModulePass):
     name = "s4tf-batch"
     description = "Add @f_batched: @f over a batch of its arguments 'batched' (a leading axis of 'size')"
+    calls_python = ("custom_rules", "host_functions")  # custom rules' builders; host functions' vectorized flags
 
     function: str
     size: int

@@ -47,6 +47,7 @@ from s4tf.dialects.types import TensorType, to_numpy_dtype
 from s4tf.core.errors import S4tfError
 from s4tf.core.mlir import ir
 from s4tf.passes.diagnostics import parse_location
+from s4tf.passes.needs import check_needs
 from s4tf.runtime.device import LoadedModule, device_config, iree_message
 from s4tf.runtime.pending import ExtractionError, PendingResult, Run
 from s4tf.runtime.targets import get_target
@@ -121,6 +122,7 @@ class HostProgram:
                 raise S4tfError(f"'{name}' cannot run in a host program", where or None)
         callees = sorted({step.callee for step in steps if step.kind == "host_call"})
         held = tuple(entry for entry in map(HOST_FUNCTIONS.get, callees) if entry is not None)
+        check_needs({"host_functions": callees})  # before anything runs: all missing ones at once
         return HostProgram(symbol_name(function), arguments, steps, held)
 
     def launches(self) -> bool:

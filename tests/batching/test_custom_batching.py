@@ -171,8 +171,11 @@ def test_the_rules_builder_lives_as_long_as_the_staged_function():
 
     before = set(CUSTOM_RULES)
     mapped = s4tf.function(lambda xs: s4tf.vmap(square)(xs))
-    np.testing.assert_allclose(np.asarray(mapped(XS)), XS * XS)
+    lowered = mapped.lower(XS)
     (key,) = set(CUSTOM_RULES) - before
-    del mapped
+    assert f's4tf.needs = {{custom_rules = ["{key}"]}}' in lowered.as_text()
+    np.testing.assert_allclose(np.asarray(mapped(XS)), XS * XS)  # another trace, another key
+    assert len(set(CUSTOM_RULES) - before) == 2
+    del mapped, lowered
     gc.collect()
-    assert key not in CUSTOM_RULES
+    assert not set(CUSTOM_RULES) - before

@@ -7,9 +7,14 @@ import gc
 import weakref
 
 import numpy as np
+import pytest
 
 import s4tf
+from s4tf.core.mlir import ir, new_context
 from s4tf.dialects.host_ops import HOST_FUNCTIONS, register_host_function
+from s4tf.dialects.symbols import functions
+from s4tf.passes.needs import MissingCallablesError
+from s4tf.runtime.extracted_program import HostProgram
 
 X = np.arange(3, dtype=np.float32)
 
@@ -52,3 +57,18 @@ def test_a_freed_symbol_is_given_again_to_its_function_only():
 
     other = register_host_function(twin)
     assert other.symbol != symbol and HOST_FUNCTIONS[other.symbol] is other
+
+
+def test_a_host_program_calling_unregistered_host_functions_is_refused_before_it_runs():
+    text = """
+    func.func @step(%x: tensor<3xf32>) -> tensor<3xf32> attributes {s4tf.host_program} {
+      %0 = "s4tf.host_call"(%x) {callee = "nowhere", result_types = [tensor<3xf32>]} : (tensor<3xf32>) -> tensor<3xf32>
+      %1 = "s4tf.host_call"(%0) {callee = "elsewhere", result_types = [tensor<3xf32>]} : (tensor<3xf32>) -> tensor<3xf32>
+      return %1 : tensor<3xf32>
+    }
+    """
+    with new_context():
+        module = ir.Module.parse(text)
+        step = functions(module)["step"]
+        with pytest.raises(MissingCallablesError, match="the module needs host functions 'elsewhere', 'nowhere', which this process"):
+            HostProgram.from_function(step)
