@@ -14,7 +14,9 @@ import pytest
 import s4tf
 from s4tf.arrays import numpy_api as snp
 from s4tf.core.errors import S4tfError
+from s4tf.dialects.symbols import functions
 from s4tf.passes.batching import CUSTOM_RULES
+from s4tf.tools.opt import run as opt_run
 from tests.autodiff.gradient_checks import numeric_jacobian
 
 RNG = np.random.default_rng(5)
@@ -179,3 +181,41 @@ def test_the_rules_builder_lives_as_long_as_the_staged_function():
     del mapped, lowered
     gc.collect()
     assert not set(CUSTOM_RULES) - before
+
+
+def test_the_rule_is_traced_once_into_the_module_being_batched():
+    """The rule's function is traced as ``f_batched`` into the trace's module, which the
+    batching pass runs on: no copy of it is left behind."""
+
+    @s4tf.function
+    def cube(x):
+        return x * x * x
+
+    @s4tf.batching_rule(of=cube)
+    def cube_batched(size, in_batched, x):
+        return x * x * x, True
+
+    lowered = s4tf.function(lambda xs: s4tf.vmap(cube)(xs)).lower(XS)
+    assert sorted(functions(lowered.module)) == ["_lambda_", "cube", "cube_batched", "vmap_cube"]
+
+
+def test_batching_a_staged_module_again_after_staging_is_an_error_not_a_crash(tmp_path, capsys):
+    """The rule is traced while ``f`` is staged; ``s4tf-opt`` batching the printed module
+    later, in this process, gets one clean error."""
+
+    @s4tf.function
+    def halve(x):
+        return x * 0.5
+
+    @s4tf.batching_rule(of=halve)
+    def halve_batched(size, in_batched, x):
+        return x * 0.5, True
+
+    lowered = s4tf.function(lambda x: halve(x) + 1.0).lower(W)
+    path = tmp_path / "staged.mlir"
+    path.write_text(lowered.as_text())
+    assert opt_run([str(path), "-p", f"s4tf-batch{{function={lowered.entry} size=4}}"]) == 1
+    assert capsys.readouterr().err.strip() == (
+        f"{path}:1:1: error: the batching rule 'halve_batched' of 'halve' is traced into the module 'halve' is being "
+        "staged into, while it is; this module is not that one (vmap 'halve' inside the staged function instead)"
+    )
