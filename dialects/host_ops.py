@@ -7,14 +7,20 @@ transfers it inserts are ``s4tf.recv`` (device to host) and ``s4tf.send`` (host 
 These ops run in the host program and are never lowered to StableHLO.
 
 ```python
-symbol = register_host_function(np.sort)              # "sort"
-call_host_function(symbol, [x], [TensorType((4,), "f32")])  # checked NumPy results
+entry = register_host_function(np.sort)                     # entry.symbol == "sort"
+call_host_function(entry.symbol, [x], [TensorType((4,), "f32")])  # checked NumPy results
 ```
+
+The table holds its entries weakly: an entry lives as long as what calls it holds it
+(the ``s4tf.host`` wrapper, the trace that staged the call, the staged module and its
+compiled versions), then its symbol leaves the table. A symbol is given again only to
+its own function, so IR naming a freed one never calls another function.
 """
 
 from __future__ import annotations
 
 import threading
+import weakref
 from typing import Callable
 
 import numpy as np
@@ -33,12 +39,25 @@ class HostFunctionError(S4tfError, RuntimeError):
 
 # -- the host-function table ------------------------------------------------------------
 
-#: Python callables by the symbol ``s4tf.host_call`` names them with.
-HOST_FUNCTIONS: dict[str, Callable] = {}
-#: Symbols of host functions declared vectorized: given every operand with a leading
-#: batch axis, they return every result with one (``vmap`` calls them once per batch).
-VECTORIZED: set[str] = set()
-_SYMBOLS: dict[int, str] = {}
+class HostEntry:
+    """One registered host function: ``fn`` under ``symbol``; ``vectorized``: it maps over a
+    leading batch axis of all its operands and results (``vmap`` calls it once per batch)."""
+
+    __slots__ = ("symbol", "fn", "vectorized", "__weakref__")
+
+    def __init__(self, symbol: str, fn: Callable):
+        self.symbol, self.fn, self.vectorized = symbol, fn, False
+
+    def __repr__(self):
+        return f"<host function {self.symbol}>"
+
+
+#: The live entries by symbol, held weakly (see the module docstring).
+HOST_FUNCTIONS: "weakref.WeakValueDictionary[str, HostEntry]" = weakref.WeakValueDictionary()
+#: The live entries by ``id(fn)`` (an entry holds ``fn``, so its id is not reused meanwhile).
+_BY_ID: "weakref.WeakValueDictionary[int, HostEntry]" = weakref.WeakValueDictionary()
+#: Every symbol given in this process -> a reference to its function (weak where it can be).
+_GIVEN: dict[str, Callable] = {}
 _LOCK = threading.Lock()
 
 
@@ -47,23 +66,41 @@ def display_name(fn: Callable) -> str:
     return getattr(fn, "__name__", None) or type(fn).__name__
 
 
-def register_host_function(fn: Callable, vectorized: bool = False) -> str:
-    """The symbol of ``fn`` (its name, made unique), registering it on first use;
-    ``vectorized`` declares that ``fn`` maps over a leading batch axis of all its operands."""
+def _reference(fn: Callable) -> Callable:
+    try:
+        return weakref.ref(fn)
+    except TypeError:  # builtins and ufuncs: held, they live as long as their modules anyway
+        return lambda: fn
+
+
+class _GivenToOthers:
+    """The symbols given to functions other than ``fn`` (all :func:`unique_symbol` asks is ``in``)."""
+
+    def __init__(self, fn: Callable):
+        self.fn = fn
+
+    def __contains__(self, symbol: str) -> bool:
+        return symbol in _GIVEN and _GIVEN[symbol]() is not self.fn
+
+
+def register_host_function(fn: Callable, vectorized: bool = False) -> HostEntry:
+    """The entry of ``fn`` (its symbol: its name, made unique; the same again once freed),
+    registered where no entry of it is alive; ``vectorized`` declares that ``fn`` maps over a leading
+    batch axis of all its operands. The caller holds the entry as long as IR may call it."""
     with _LOCK:
-        symbol = _SYMBOLS.get(id(fn))
-        if symbol is None or HOST_FUNCTIONS[symbol] is not fn:
-            symbol = unique_symbol(display_name(fn), HOST_FUNCTIONS, empty="host_fn")
-            HOST_FUNCTIONS[symbol] = fn
-            _SYMBOLS[id(fn)] = symbol
+        entry = _BY_ID.get(id(fn))
+        if entry is None:
+            entry = HostEntry(unique_symbol(display_name(fn), _GivenToOthers(fn), empty="host_fn"), fn)
+            _GIVEN[entry.symbol] = _reference(fn)
+            HOST_FUNCTIONS[entry.symbol] = _BY_ID[id(fn)] = entry
         if vectorized:
-            VECTORIZED.add(symbol)
-        return symbol
+            entry.vectorized = True
+        return entry
 
 
 def host_function(symbol: str) -> Callable:
     try:
-        return HOST_FUNCTIONS[symbol]
+        return HOST_FUNCTIONS[symbol].fn
     except KeyError:
         raise HostFunctionError(
             f"no host function '{symbol}' is registered in this process (s4tf.host(fn) registers fn)"
@@ -150,8 +187,9 @@ class HostCall(HostOp):
         """A vectorized host function is called once on the batch: every operand with the
         batch axis in front (shared ones broadcast), every result with one. Any other is
         an error: the batch would need one host call per example."""
-        if callee not in VECTORIZED:
-            name = display_name(host_function(callee)) if callee in HOST_FUNCTIONS else callee
+        entry = HOST_FUNCTIONS.get(callee)
+        if entry is None or not entry.vectorized:
+            name = display_name(entry.fn) if entry is not None else callee
             raise MissingBatchingRule(
                 f"host function '{name}' is called on a batch (vmap): declare s4tf.host({name}, vectorized=True) "
                 "if it takes and returns a leading batch axis on every operand and result"

@@ -21,6 +21,7 @@ func.func private @f_batched(%x: tensor<8x3xf32>, %w: tensor<3xf32>) -> tensor<8
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 from s4tf.dialects import composition
@@ -57,8 +58,9 @@ CUSTOM_BATCH = "s4tf.custom_batch"
 #: Builders of custom batching rules (``@s4tf.batching_rule``), by key:
 #: ``builder(module, batched, size)`` adds a function of the batched signature (batched
 #: arguments and every result with the batch axis in front) to ``module``, marked with
-#: :func:`mark_batched`, and returns its symbol.
-CUSTOM_RULES: dict = {}
+#: :func:`mark_batched`, and returns its symbol. Held weakly: whoever owns the module that
+#: names a key holds its builder (a staged function's trace), so keys leave with their modules.
+CUSTOM_RULES: "weakref.WeakValueDictionary" = weakref.WeakValueDictionary()
 
 
 class BatchingError(S4tfError):
@@ -394,6 +396,7 @@ def _first_example(value):
 class Batch(ModulePass):
     name = "s4tf-batch"
     description = "Add @f_batched: @f over a batch of its arguments 'batched' (a leading axis of 'size')"
+    calls_python = ("custom_rules", "host_functions")  # custom rules' builders; host functions' vectorized flags
 
     function: str
     size: int

@@ -45,6 +45,9 @@ class ModulePass:
 
     name: ClassVar[str]
     description: ClassVar[str]
+    #: The kinds of Python callables of this process the pass calls (``s4tf.needs`` keys,
+    #: :mod:`s4tf.passes.needs`): ``s4tf-opt`` checks a module states none it lacks first.
+    calls_python: ClassVar[tuple[str, ...]] = ()
 
     def __post_init__(self):
         check_values(self)

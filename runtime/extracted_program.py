@@ -41,12 +41,13 @@ from iree.runtime.dtypes import map_dtype_to_hal_element_type
 import numpy as np
 
 from s4tf.dialects.attributes import ELEMENTS, SYMBOL, TENSOR_TYPES
-from s4tf.dialects.host_ops import HostFunctionError, call_host_function
+from s4tf.dialects.host_ops import HOST_FUNCTIONS, HostFunctionError, call_host_function
 from s4tf.dialects.symbols import symbol_name
 from s4tf.dialects.types import TensorType, to_numpy_dtype
 from s4tf.core.errors import S4tfError
 from s4tf.core.mlir import ir
 from s4tf.passes.diagnostics import parse_location
+from s4tf.passes.needs import check_needs
 from s4tf.runtime.device import LoadedModule, device_config, iree_message
 from s4tf.runtime.pending import ExtractionError, PendingResult, Run
 from s4tf.runtime.targets import get_target
@@ -82,6 +83,9 @@ class HostProgram:
     name: str
     arguments: tuple[int, ...]
     steps: list[Step]
+    #: The host-function table's entries its host calls name: held while the program lives
+    #: (the table holds them weakly), so a call still running has them.
+    held: tuple = ()
 
     @staticmethod
     def from_function(function: ir.Operation) -> "HostProgram":
@@ -116,7 +120,10 @@ class HostProgram:
                 steps.append(Step("return", inputs, outputs))
             else:
                 raise S4tfError(f"'{name}' cannot run in a host program", where or None)
-        return HostProgram(symbol_name(function), arguments, steps)
+        callees = sorted({step.callee for step in steps if step.kind == "host_call"})
+        held = tuple(entry for entry in map(HOST_FUNCTIONS.get, callees) if entry is not None)
+        check_needs({"host_functions": callees})  # before anything runs: all missing ones at once
+        return HostProgram(symbol_name(function), arguments, steps, held)
 
     def launches(self) -> bool:
         """Whether the program launches a device function (it has device work)."""

@@ -8,7 +8,9 @@ s4tf-opt tests.mlir -split-input-file -verify-diagnostics        # LLVM's one-da
 s4tf-opt step.mlir -p s4tf-partition --warn-transfers
 ```
 
-Input ops are verified (``s4tf-verify``) before the pipeline runs. Errors are printed as
+Input ops are verified (``s4tf-verify``) before the pipeline runs; before that, a module
+that states Python callables (``s4tf.needs``) a pass of the pipeline calls and this process
+lacks is one error (:mod:`s4tf.passes.needs`). Errors are printed as
 ``file:line:col: error: message`` and the exit code is 1. mlir-opt's spellings of the
 options (``--mlir-print-ir-after-all``, ``--mlir-timing``, ...) are accepted, with one
 dash or two.
@@ -25,6 +27,7 @@ from s4tf.core.errors import S4tfError
 from s4tf.core.mlir import UnsafeTextError, ir, new_context, parse_module, registered_dialects
 from s4tf.passes.diagnostics import Message, error_messages, messages, parse_location
 from s4tf.passes.extraction.partition import Partition
+from s4tf.passes.needs import MissingCallablesError, check_module_needs
 from s4tf.passes.pipeline import UPSTREAM_EXAMPLES, PassPipelineError, Pipeline, PipelineError, build_pass_manager, run_pipeline
 from s4tf.passes.registry import PASSES, DiagnosticWarning
 from s4tf.passes.verify import Verify
@@ -77,6 +80,7 @@ def process_chunk(text: str, first_line: int, pipeline: Pipeline, options: argpa
         try:
             module = parse_module("\n" * (first_line - 1) + text, buffer_name)
             failure = [] if options.allow_unregistered_dialect else unregistered_dialect_errors(module, buffer_name)
+            failure = failure or missing_callable_errors(module, pipeline, buffer_name)
             if not failure:
                 verifier = build_pass_manager(Pipeline([Verify()]), context)
                 if options.mlir_timing and not pipeline:
@@ -126,6 +130,17 @@ def unregistered_dialect_errors(module: ir.Module, buffer_name: str) -> list[Mes
 
     module.operation.walk(visit)
     return found
+
+
+def missing_callable_errors(module: ir.Module, pipeline: Pipeline, buffer_name: str) -> list[Message]:
+    """One error at the module where it states Python callables (``s4tf.needs``) that a pass
+    of ``pipeline`` calls and this process has not registered, before any pass runs (see
+    :mod:`s4tf.passes.needs`)."""
+    try:
+        check_module_needs(module.operation, pipeline)
+    except MissingCallablesError as error:
+        return [Message(*parse_location(module.operation.location, buffer_name), "error", error.message)]
+    return []
 
 
 def _warning_messages(caught: list[warnings.WarningMessage], buffer_name: str) -> list[Message]:

@@ -34,6 +34,7 @@ from s4tf.staging.first_call import get_first_call
 from s4tf.core.mlir import ir
 from s4tf.passes.iree.donate import Donate, aliased_arguments
 from s4tf.passes.module_traits import ModuleTraits
+from s4tf.passes.needs import state_needs
 from s4tf.passes.pipeline import LOWERING_PIPELINE, Pipeline, lowering_pipeline, run_pipeline
 from s4tf.runtime.device import LoadedModule
 from s4tf.runtime.compile_and_load import compile_and_load, load_cached
@@ -59,6 +60,10 @@ class Lowered:
         self.context = trace.context
         self.module = trace.module
         self.record = record
+        #: The table entries the module names (:attr:`~s4tf.staging.tracing.Trace.owned`),
+        #: alive while this and the compiled versions holding it are.
+        self.owned = trace.owned
+        state_needs(self.module.operation)  # its text says which Python callables it needs
 
     @property
     def entry(self) -> str:

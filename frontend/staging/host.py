@@ -70,7 +70,8 @@ class HostFunction:
             raise StagingError(f"s4tf.host takes a callable, got {type(fn).__name__}")
         self.fn = fn
         self.result = result
-        self.symbol = register_host_function(fn, vectorized)
+        #: The host-function table's entry of ``fn``: held here and by each trace that stages a call.
+        self.entry = register_host_function(fn, vectorized)
         self.single = not isinstance(result, (tuple, list))
 
     def __call__(self, *operands):
@@ -80,14 +81,15 @@ class HostFunction:
             raise error.at(str(user_location() or "") or None) from None
         scope = current_scope()
         if scope is not None:
-            results = scope.emit("host_call", operands, {"callee": self.symbol, "result_types": types})
+            scope.trace.own(self.entry)
+            results = scope.emit("host_call", operands, {"callee": self.entry.symbol, "result_types": types})
         else:
-            arrays = call_host_function(self.symbol, [np.asarray(o) for o in operands], types)
+            arrays = call_host_function(self.entry.symbol, [np.asarray(o) for o in operands], types)
             results = [Tensor(to_device(array)) for array in arrays]
         return results[0] if self.single else tuple(results)
 
     def __repr__(self):
-        return f"<s4tf.host {self.symbol}>"
+        return f"<s4tf.host {self.entry.symbol}>"
 
 
 def host(fn, result=FIRST_OPERAND, vectorized=False) -> HostFunction:

@@ -220,6 +220,9 @@ class Trace:
         self.records: dict[tuple, FunctionRecord] = {}
         self._symbols: set[str] = set()
         self._tracing: list[tuple] = []  # the keys of the functions being traced, outermost first
+        #: What the module's IR names by a key of a process-wide table held weakly (host
+        #: functions, custom batching rules): held here, and by the staged module after.
+        self.owned: set = set()
 
     def _check_recursion(self, key: tuple, name: str) -> None:
         """A staged function that calls itself must end its recursion at trace time."""
@@ -237,6 +240,10 @@ class Trace:
                 f"recursion must end at trace time, on Python values such as a static int argument; {_LOOP_ADVICE}",
                 where,
             )
+
+    def own(self, entry) -> None:
+        """Keep ``entry`` (a table entry the module's IR names) alive as long as the module."""
+        self.owned.add(entry)
 
     def reserve_symbols(self, symbols) -> None:
         """Keep ``symbols`` (functions the AD passes added to the module) from new functions."""

@@ -40,18 +40,16 @@ from s4tf import pytree
 
 from s4tf.arrays import numpy_api
 from s4tf.transforms.custom_derivatives import located_at, placeholder
-from s4tf.transforms.derivative_functions import is_finished
-from s4tf.dialects.symbols import functions, unique_symbol
+from s4tf.dialects.symbols import find_function, functions
 from s4tf.dialects.types import TensorType
 from s4tf.core.errors import S4tfError
 from s4tf.core.mlir import ir
-from s4tf.passes.autodiff.functions import module_body
-from s4tf.passes.batching import CUSTOM_BATCH, CUSTOM_RULES, mark_batched
+from s4tf.passes.batching import CUSTOM_BATCH, CUSTOM_RULES, BatchingError, mark_batched
 from s4tf.staging.function import StagedFunction
 from s4tf.staging.tracing import Static, after_trace_hooks, leaf_spec
 
-#: ``python_fn -> rule`` for every function with a registered batching rule.
-_RULES: dict = {}
+#: ``python_fn -> rule`` for every function with a registered batching rule, while it lives.
+_RULES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _KEYS = itertools.count()
 
 
@@ -126,34 +124,27 @@ def _name(rule) -> str:
 
 
 def _builder(trace_ref, rule, record, tree, specs, name: str):
-    """The ``CUSTOM_RULES`` builder of one traced ``f``: traces the rule into ``f``'s trace
-    for the batched arguments and copies what it added into the pass's module."""
+    """The ``CUSTOM_RULES`` builder of one traced ``f``: traces the rule for the batched
+    arguments into ``f``'s trace, whose module the batching pass runs on, as ``f_batched``."""
     tensor_leaves = [i for i, spec in enumerate(specs) if not isinstance(spec, Static)]
 
     def build(module, batched, size):
         trace = trace_ref()
-        if trace is None:
-            raise S4tfError(f"the batching rule '{_name(rule)}' of '{name}' belongs to a trace that has ended")
+        if trace is None or module != trace.module.operation:
+            raise BatchingError(
+                f"the batching rule '{_name(rule)}' of '{name}' is traced into the module '{name}' is being staged "
+                f"into, while it is; this module is not that one (vmap '{name}' inside the staged function instead)"
+            )
         batched_leaves = {tensor_leaves[i] for i in batched}
         example = [
             placeholder(TensorType((size, *specs[i].shape), specs[i].dtype) if i in batched_leaves else specs[i])
             for i in tensor_leaves
         ]
         body = _rule_body(rule, record, tree, specs, batched_leaves, size, name)
-        traced = trace.trace_function(body, f"{record.symbol}_batching_rule", tuple(example), {}, public=False, closure=False)
-        # the rule's function is copied under a new name (the pass's module gets it, and
-        # then the trace gets it with what the pass marks on it); its callees as they are
-        present = functions(module)
-        traced_functions = functions(trace.module)
-        symbol = unique_symbol(f"{record.symbol}_batched", set(present) | set(traced_functions))
-        with trace.context, ir.InsertionPoint(module_body(module)):
-            for other, function in traced_functions.items():
-                if other not in present and other != traced.symbol and is_finished(function):
-                    function.clone()
-            copy = traced_functions[traced.symbol].clone()
-            copy.attributes["sym_name"] = ir.StringAttr.get(symbol)
-        mark_batched(copy, record.symbol, batched, size)
-        return symbol
+        trace.reserve_symbols(functions(module))  # the pass's functions so far are not the trace's yet
+        traced = trace.trace_function(body, f"{record.symbol}_batched", tuple(example), {}, public=False, closure=False)
+        mark_batched(find_function(module, traced.symbol), record.symbol, batched, size)
+        return traced.symbol
 
     return build
 
@@ -171,7 +162,8 @@ def _attach_rule(trace, python_fn, function, record, args, kwargs) -> None:
     leaves, tree = pytree.flatten((tuple(args), {}))
     specs = [leaf_spec(leaf) for leaf in leaves]
     key = f"{record.symbol}#{next(_KEYS)}"
-    CUSTOM_RULES[key] = _builder(weakref.ref(trace), rule, record, tree, specs, name)
+    builder = CUSTOM_RULES[key] = _builder(weakref.ref(trace), rule, record, tree, specs, name)
+    trace.own(builder)  # the table holds it weakly: it lives as long as the module naming it
     with trace.context:
         function.attributes[CUSTOM_BATCH] = ir.StringAttr.get(key)
 

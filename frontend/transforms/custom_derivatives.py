@@ -31,6 +31,7 @@ staging code that differentiates ``f``: functions compiled earlier keep what the
 from __future__ import annotations
 
 import functools
+import weakref
 
 import numpy as np
 
@@ -48,8 +49,8 @@ from s4tf.staging.tracing import FunctionRecord, Static, after_trace_hooks, leaf
 
 MODES = {"vjp": CUSTOM_VJP, "jvp": CUSTOM_JVP}
 
-#: ``python_fn -> {mode: rule}`` for every function with a registered rule.
-_RULES: dict = {}
+#: ``python_fn -> {mode: rule}`` for every function with a registered rule, while it lives.
+_RULES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def derivative(of, mode: str = "vjp"):

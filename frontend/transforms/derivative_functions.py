@@ -17,18 +17,8 @@ vjp, fwd, bwd = derivative_functions(trace, "loss", [0], vjp_functions, "s4tf-vj
 
 from __future__ import annotations
 
-from s4tf.core.mlir import ir
 from s4tf.dialects.symbols import functions
 from s4tf.passes.registry import running
-
-
-def is_finished(function: ir.Operation) -> bool:
-    """A declaration, or a function whose body ends with its return (not one being traced)."""
-    blocks = list(function.regions[0].blocks)
-    if not blocks:
-        return True
-    operations = list(blocks[-1].operations)
-    return bool(operations) and operations[-1].operation.name == "func.return"
 
 
 def derivative_functions(trace, symbol: str, wrt: list[int], build, pass_name: str):

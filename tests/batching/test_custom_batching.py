@@ -6,12 +6,17 @@ derivative batched, as ``vmap(grad(f))`` does."""
 
 from __future__ import annotations
 
+import gc
+
 import numpy as np
 import pytest
 
 import s4tf
 from s4tf.arrays import numpy_api as snp
 from s4tf.core.errors import S4tfError
+from s4tf.dialects.symbols import functions
+from s4tf.passes.batching import CUSTOM_RULES
+from s4tf.tools.opt import run as opt_run
 from tests.autodiff.gradient_checks import numeric_jacobian
 
 RNG = np.random.default_rng(5)
@@ -155,3 +160,62 @@ def test_a_rule_returning_the_wrong_shape_is_an_error_at_the_rule():
 def test_the_rule_of_a_python_function_is_refused():
     with pytest.raises(S4tfError, match="batching_rule\\(of=...\\) needs an @s4tf.function"):
         s4tf.batching_rule(of=lambda x: x)
+
+
+def test_the_rules_builder_lives_as_long_as_the_staged_function():
+    @s4tf.function
+    def square(x):
+        return x * x
+
+    @s4tf.batching_rule(of=square)
+    def square_batched(size, in_batched, x):
+        return x * x, True
+
+    before = set(CUSTOM_RULES)
+    mapped = s4tf.function(lambda xs: s4tf.vmap(square)(xs))
+    lowered = mapped.lower(XS)
+    (key,) = set(CUSTOM_RULES) - before
+    assert f's4tf.needs = {{custom_rules = ["{key}"]}}' in lowered.as_text()
+    np.testing.assert_allclose(np.asarray(mapped(XS)), XS * XS)  # another trace, another key
+    assert len(set(CUSTOM_RULES) - before) == 2
+    del mapped, lowered
+    gc.collect()
+    assert not set(CUSTOM_RULES) - before
+
+
+def test_the_rule_is_traced_once_into_the_module_being_batched():
+    """The rule's function is traced as ``f_batched`` into the trace's module, which the
+    batching pass runs on: no copy of it is left behind."""
+
+    @s4tf.function
+    def cube(x):
+        return x * x * x
+
+    @s4tf.batching_rule(of=cube)
+    def cube_batched(size, in_batched, x):
+        return x * x * x, True
+
+    lowered = s4tf.function(lambda xs: s4tf.vmap(cube)(xs)).lower(XS)
+    assert sorted(functions(lowered.module)) == ["_lambda_", "cube", "cube_batched", "vmap_cube"]
+
+
+def test_batching_a_staged_module_again_after_staging_is_an_error_not_a_crash(tmp_path, capsys):
+    """The rule is traced while ``f`` is staged; ``s4tf-opt`` batching the printed module
+    later, in this process, gets one clean error."""
+
+    @s4tf.function
+    def halve(x):
+        return x * 0.5
+
+    @s4tf.batching_rule(of=halve)
+    def halve_batched(size, in_batched, x):
+        return x * 0.5, True
+
+    lowered = s4tf.function(lambda x: halve(x) + 1.0).lower(W)
+    path = tmp_path / "staged.mlir"
+    path.write_text(lowered.as_text())
+    assert opt_run([str(path), "-p", f"s4tf-batch{{function={lowered.entry} size=4}}"]) == 1
+    assert capsys.readouterr().err.strip() == (
+        f"{path}:1:1: error: the batching rule 'halve_batched' of 'halve' is traced into the module 'halve' is being "
+        "staged into, while it is; this module is not that one (vmap 'halve' inside the staged function instead)"
+    )

@@ -55,11 +55,12 @@ def test_wrong_result_shape_or_dtype_names_the_host_function():
     def as_float64(x):
         return x.astype(np.float64)
 
-    symbol = register_host_function(as_float64)
+    entry = register_host_function(as_float64)
     with pytest.raises(HostFunctionError, match=r"host function 'as_float64\w*' returned an array of shape \(2,\) and dtype float64, it declares shape \(2,\) and dtype float32"):
-        call_host_function(symbol, [np.ones(2, np.float32)], [TensorType((2,), "f32")])
+        call_host_function(entry.symbol, [np.ones(2, np.float32)], [TensorType((2,), "f32")])
     with pytest.raises(HostFunctionError, match=r"returned None"):
-        call_host_function(register_host_function(print), [np.ones(2, np.float32)], [TensorType((2,), "f32")])
+        printer = register_host_function(print)
+        call_host_function(printer.symbol, [np.ones(2, np.float32)], [TensorType((2,), "f32")])
 
 
 def test_host_ops_are_not_lowered():

@@ -17,8 +17,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+import s4tf
 from s4tf.passes.registry import PASSES, ModulePass
 from s4tf.tools.opt import SPLIT_MARKER, run, split_chunks
 
@@ -660,3 +662,37 @@ def test_debuginfo_with_split_input_keeps_file_lines(tmp_path, opt):
     assert outcome.code == 0, outcome.err
     second = len(WELL_FORMED.splitlines()) + 2
     assert f'loc("{path}":{second + 3}:8)' in outcome.out
+
+
+def shifted(x):
+    return (x + 1.0).astype(np.float32)
+
+
+def test_a_staged_module_states_its_host_functions_and_another_process_refuses_to_call_them(tmp_path, opt):
+    """The printed module lists the host functions it calls (``s4tf.needs``): this process,
+    where they are registered, batches it; a fresh one gives one error naming them before
+    batching, and partitions it (a pass that calls no host function)."""
+    lowered = s4tf.function(lambda x: s4tf.host(shifted, vectorized=True)(x) * 2.0).lower(np.ones(3, np.float32))
+    text = lowered.as_text()
+    symbol = next(iter(lowered.owned)).symbol
+    assert f'module attributes {{s4tf.needs = {{host_functions = ["{symbol}"]}}}}' in text
+    path = write(tmp_path, text)
+    batch = f"s4tf-batch{{function={lowered.entry} size=4}}"
+    here = opt(path, "-p", batch)
+    assert here.code == 0, here.err
+    assert f"@{lowered.entry}_batched" in here.out
+    elsewhere = run_tool(path, "-p", batch)
+    assert_clean_failure(elsewhere)
+    assert elsewhere.err.strip() == (
+        f"{path}:1:1: error: the module needs host function '{symbol}', which this process has not registered: they "
+        "are Python callables that must be registered in the running process (s4tf.host(fn), @s4tf.batching_rule); "
+        "run the module in the process that staged it, or stage its Python code again in this one"
+    )
+    partitioned = run_tool(path, "-p", "s4tf-partition")
+    assert partitioned.code == 0, partitioned.err
+    assert "s4tf.host_program" in partitioned.out
+
+
+def test_a_module_naming_no_python_callable_states_no_needs():
+    lowered = s4tf.function(lambda x: x * 2.0).lower(np.ones(3, np.float32))
+    assert "s4tf.needs" not in lowered.as_text()
