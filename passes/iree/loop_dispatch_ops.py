@@ -261,33 +261,49 @@ class OpRules:
             raise Unsupported(f"a matrix product reading rows of {row_bytes} bytes from memory (at most "
                               f"{MAX_TILE_BYTES})", op)
         rows = MAX_TILE_BYTES // row_bytes
-        full, rest = divmod(extent, rows)
         before = self.vector_bytes
-        if 0 in paired:  # contracted: the vector's rows of each tile, from memory too; the tiles' products summed
-            axis = paired[0]
-            stored = self.write_tensor(other, other_kind)
-            total = self.zero(target)
-            tiles = [(None, rows)] * bool(full) + [(full * rows, rest)] * bool(rest)
-            for start, count in tiles:
-                shape = list(other_kind.shape)
-                shape[axis] = count
-                piece_kind = other_kind.with_element(other_kind.element_type, shape)
+        if 0 in paired:
+            value = self.contracted_tiles(matrix, matrix_kind, other, other_kind, side, paired[0], rows, target, batch,
+                                          contracting, op)
+        else:
+            value = self.free_tiles(matrix, matrix_kind, other, other_kind, rows, target, batch, contracting, op)
+        self.vector_bytes = before + 2 * (self.vector_bytes - before) + 2 * target.vector_bytes
+        return value
 
-                def add_tile(row, total, count=count, piece_kind=piece_kind):
-                    tile = self.read_rows(matrix, matrix_kind, row, count, 0, op)
-                    piece = self.read_rows(stored, other_kind, row, count, axis, op)
-                    part = self.product(*((tile, piece) if side == 0 else (piece, tile)), target, batch, contracting,
-                                        op.location)
-                    return arith.AddFOp(total, part, loc=op.location).result
+    def contracted_tiles(self, matrix, matrix_kind, other, other_kind, side: int, axis: int, rows: int, target: Kind,
+                         batch, contracting, op) -> ir.Value:
+        """:meth:`tiled_product` along the tensor's contracted first axis (the vector's
+        ``axis``): the vector is written to memory once, each tile multiplies its rows read
+        back, and the tiles' products are summed."""
+        full, rest = divmod(matrix_kind.shape[0], rows)
+        stored = self.write_tensor(other, other_kind)
+        total = self.zero(target)
+        tiles = [(None, rows)] * bool(full) + [(full * rows, rest)] * bool(rest)
+        for start, count in tiles:
+            shape = list(other_kind.shape)
+            shape[axis] = count
+            piece_kind = other_kind.with_element(other_kind.element_type, shape)
 
-                total = self.over_tiles(full, rows, total, add_tile, op) if start is None \
-                    else add_tile(self.index_constant(start), total)
-            self.vector_bytes = before + 2 * (self.vector_bytes - before) + 2 * target.vector_bytes
-            return total
-        # free: each tile's rows of the result, written into a tensor read whole at the end
+            def add_tile(row, total, count=count, piece_kind=piece_kind):
+                tile = self.read_rows(matrix, matrix_kind, row, count, 0, op)
+                piece = self.read_rows(stored, other_kind, row, count, axis, op)
+                part = self.product(*((tile, piece) if side == 0 else (piece, tile)), target, batch, contracting,
+                                    op.location)
+                return arith.AddFOp(total, part, loc=op.location).result
+
+            total = self.over_tiles(full, rows, total, add_tile, op) if start is None \
+                else add_tile(self.index_constant(start), total)
+        return total
+
+    def free_tiles(self, matrix, matrix_kind, other, other_kind, rows: int, target: Kind, batch, contracting,
+                   op) -> ir.Value:
+        """:meth:`tiled_product` along the tensor's free first axis (the result's first):
+        each tile's product is written into the result's rows in memory, read whole at the
+        end. A matrix times a vector multiplies the tile by the vector repeated on each row
+        and sums its rows (:meth:`row_sums`)."""
+        extent = matrix_kind.shape[0]
+        full, rest = divmod(extent, rows)
         result = tensor.EmptyOp(target.shape, target.element_type, loc=op.location).result
-
-        # a matrix times a vector: the tile times the vector repeated on each row, its rows summed (row_sums)
         depth = matrix_kind.count // extent
         row_products = [a for a, _ in contracting] == list(range(1, len(matrix_kind.shape))) and \
             [b for _, b in contracting] == sorted(b for _, b in contracting) and other_kind.count == depth
@@ -311,7 +327,6 @@ class OpRules:
             result = self.over_tiles(full, rows, result, write_tile, op)
         if rest:
             result = write_tile(self.index_constant(full * rows), result, rest)
-        self.vector_bytes = before + 2 * (self.vector_bytes - before) + 2 * target.vector_bytes
         value, _ = self.read_tensor(result, target)
         return value
 
