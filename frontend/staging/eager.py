@@ -15,7 +15,7 @@ from collections import OrderedDict
 
 from s4tf.dialects.op_def import lookup
 from s4tf.runtime.device import to_device
-from s4tf.staging.function import StagedFunction, flat_key
+from s4tf.staging.function import Compiled, StagedFunction, flat_key
 from s4tf.staging.tensor import Tensor
 from s4tf.staging.tracing import Static, current_scope, leaf_spec
 
@@ -122,8 +122,8 @@ def run_eagerly(op_name: str, operands, attrs: dict) -> list[Tensor]:
     function = one_op_function(op_name, attrs, operands, target, attrs_key)
     results = function(*operands)
     if key is not None and operands:
-        compiled = function.compiled_for(operands)
-        direct = compiled.direct_call() if compiled is not None else None
+        compiled = function.compiled_for(operands)  # a tiered first call's version: not yet (S4TF_FIRST_CALL)
+        direct = compiled.direct_call() if isinstance(compiled, Compiled) else None
         if direct is not None:
             with _lock:
                 _direct_calls[key] = direct

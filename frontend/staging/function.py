@@ -268,9 +268,10 @@ class StagedFunction:
             self._by_leaf_key[key if key is not None else tree_key] = compiled
         return compiled(leaves)
 
-    def compiled_for(self, args) -> Compiled | None:
+    def compiled_for(self, args):
         """The version compiled for positional leaf arguments like ``args`` (Tensors or
-        arrays of those types), if a call has compiled one."""
+        arrays of those types), if a call has compiled one: a :class:`Compiled`, or a tiered
+        first call's stand-in while IREE compiles (:mod:`s4tf.staging.tiered_call`)."""
         key = flat_key(args)
         return None if key is None else self._by_leaf_key.get(key)
 
