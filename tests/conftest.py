@@ -2,7 +2,7 @@
 wait for IREE (``S4TF_FIRST_CALL=compile``, the default, set here so that a developer's
 ``interpret`` does not make the suite test the NumPy references instead of IREE's lowering;
 tests/frontend/test_tiered_first_call.py turns them on); the arm64
-runner for tests of phone modules under qemu; the ``peer``, ``array_api`` and ``real_loops`` tests only when asked for;
+runner for tests of phone modules under qemu; the ``peer``, ``array_api``, ``real_loops`` and ``bench`` tests only when asked for;
 the IREE sample of the transformation checks (``tests/autodiff/gradient_checks.py``): the first
 test of each test function, ``$S4TF_TEST_IREE_SAMPLE`` set to ``1`` while it runs
 (``S4TF_TEST_IREE=all`` compiles every check with IREE)."""
@@ -59,12 +59,13 @@ def pytest_runtest_setup(item):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Leave out the peers' whole gradient tables (marker ``peer``, minutes) and the Array
-    API test suite (marker ``array_api``) and the real loop programs' benchmark (marker
-    ``real_loops``) unless ``-m`` names them (``pytest -m peer``);
+    """Leave out the peers' whole gradient tables (marker ``peer``, minutes), the Array
+    API test suite (marker ``array_api``), the real loop programs' benchmark (marker
+    ``real_loops``) and the smoke runs of tools/bench/'s benchmarks (marker ``bench``, which CI
+    runs after the README's test command) unless ``-m`` names them (``pytest -m peer``);
     ``-m 'not slow'`` and a plain run leave them out. Marks the IREE sample of the
     transformation checks: the first test of each test function."""
-    for marker in ("peer", "array_api", "real_loops"):
+    for marker in ("peer", "array_api", "real_loops", "bench"):
         if marker in (config.option.markexpr or ""):
             continue
         left_out = [item for item in items if item.get_closest_marker(marker)]

@@ -4,7 +4,10 @@ itself is never asserted: see docs/benchmarks.md)."""
 
 import re
 
+import pytest
 from bench_runner import run_bench
+
+pytestmark = pytest.mark.bench  # a benchmark's smoke run: pytest -m bench (CI runs them)
 
 
 def test_bench_call_overhead_prints_per_call_times_and_ratios():

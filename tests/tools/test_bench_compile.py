@@ -3,7 +3,10 @@ the cold/JAX ratio (speed itself is never asserted: see docs/benchmarks.md)."""
 
 import re
 
+import pytest
 from bench_runner import run_bench
+
+pytestmark = pytest.mark.bench  # a benchmark's smoke run: pytest -m bench (CI runs them)
 
 
 def test_bench_compile_prints_first_call_times_and_the_ratio_to_jax():

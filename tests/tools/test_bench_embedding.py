@@ -4,7 +4,10 @@ itself is never asserted)."""
 
 import re
 
+import pytest
 from bench_runner import run_bench
+
+pytestmark = pytest.mark.bench  # a benchmark's smoke run: pytest -m bench (CI runs them)
 
 
 def test_bench_embedding_prints_lookup_gradient_and_neumf_step_times_and_ratios():

@@ -3,7 +3,10 @@
 
 import re
 
+import pytest
 from bench_runner import run_bench
+
+pytestmark = pytest.mark.bench  # a benchmark's smoke run: pytest -m bench (CI runs them)
 
 TINY = ["--size", "16", "--device-ms", "2", "--host-ms", "2", "--rounds", "2", "--loop-rounds", "1", "--steps", "3", "--log-ms", "1"]
 

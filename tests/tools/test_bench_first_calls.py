@@ -4,7 +4,10 @@ docs/benchmarks.md)."""
 
 import re
 
+import pytest
 from bench_runner import run_bench
+
+pytestmark = pytest.mark.bench  # a benchmark's smoke run: pytest -m bench (CI runs them)
 
 
 def test_bench_first_calls_prints_every_peer_and_the_ratios_to_jax():

@@ -4,7 +4,10 @@ never asserted: see docs/autodiff.md)."""
 
 import re
 
+import pytest
 from bench_runner import run_bench
+
+pytestmark = pytest.mark.bench  # a benchmark's smoke run: pytest -m bench (CI runs them)
 
 
 def test_bench_grad_prints_gradient_cost_ratios_of_both_models():

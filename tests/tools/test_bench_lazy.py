@@ -7,6 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.bench  # a benchmark's smoke run: pytest -m bench (CI runs them)
+
 SCRIPT = Path(__file__).resolve().parents[2] / "tools" / "bench" / "bench_lazy.py"
 
 

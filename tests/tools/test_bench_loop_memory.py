@@ -5,6 +5,9 @@ results agree (speed itself is never asserted)."""
 import re
 
 import bench_loop_memory
+import pytest
+
+pytestmark = pytest.mark.bench  # a benchmark's smoke run: pytest -m bench (CI runs them)
 
 
 def test_bench_loop_memory_prints_both_lowerings_and_their_difference(capsys):

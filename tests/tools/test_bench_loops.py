@@ -4,7 +4,10 @@ asserted: see docs/control-flow.md)."""
 
 import re
 
+import pytest
 from bench_runner import run_bench
+
+pytestmark = pytest.mark.bench  # a benchmark's smoke run: pytest -m bench (CI runs them)
 
 
 def test_bench_loops_prints_ratios_and_per_iteration_overheads():

@@ -1,7 +1,10 @@
 """tools/bench/bench_mlp.py runs end to end on a tiny batch and prints its figures (speed itself
 is never asserted: see docs/benchmarks.md)."""
 
+import pytest
 from bench_runner import run_bench
+
+pytestmark = pytest.mark.bench  # a benchmark's smoke run: pytest -m bench (CI runs them)
 
 
 def test_bench_mlp_prints_ratios_and_first_call_latency():

@@ -5,7 +5,10 @@ needs and both peers' ratios
 
 import re
 
+import pytest
 from bench_runner import run_bench
+
+pytestmark = pytest.mark.bench  # a benchmark's smoke run: pytest -m bench (CI runs them)
 
 
 def test_bench_remat_prints_residual_bytes_and_ratios():

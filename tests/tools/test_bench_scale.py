@@ -3,7 +3,10 @@ and prints its row (speed itself is never asserted: see docs/benchmarks.md)."""
 
 import re
 
+import pytest
 from bench_runner import run_bench
+
+pytestmark = pytest.mark.bench  # a benchmark's smoke run: pytest -m bench (CI runs them)
 
 
 def test_bench_scale_prints_a_row_per_core_count_and_configuration():

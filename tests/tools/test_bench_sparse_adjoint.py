@@ -3,7 +3,10 @@ itself is never asserted: see docs/autodiff.md)."""
 
 import re
 
+import pytest
 from bench_runner import run_bench
+
+pytestmark = pytest.mark.bench  # a benchmark's smoke run: pytest -m bench (CI runs them)
 
 
 def test_bench_sparse_adjoint_prints_times_ratios_and_growth():

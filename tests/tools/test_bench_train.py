@@ -3,7 +3,10 @@ is never asserted: see docs/benchmarks.md)."""
 
 import re
 
+import pytest
 from bench_runner import run_bench
+
+pytestmark = pytest.mark.bench  # a benchmark's smoke run: pytest -m bench (CI runs them)
 
 
 def test_bench_train_prints_step_times_ratios_and_memory():

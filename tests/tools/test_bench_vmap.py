@@ -4,7 +4,10 @@ peer's time and the ratios (speed itself is never asserted: see docs/batching.md
 
 import re
 
+import pytest
 from bench_runner import run_bench
+
+pytestmark = pytest.mark.bench  # a benchmark's smoke run: pytest -m bench (CI runs them)
 
 
 def test_bench_vmap_prints_every_problem_and_its_ratios():

@@ -4,7 +4,10 @@ see docs/control-flow.md)."""
 
 import re
 
+import pytest
 from bench_runner import run_bench
+
+pytestmark = pytest.mark.bench  # a benchmark's smoke run: pytest -m bench (CI runs them)
 
 
 def test_bench_while_grad_prints_tape_sizes_and_ratios():

@@ -1,6 +1,9 @@
 """tools/bench/bench_zoo.py's smoke run: each model's step and first step beside JAX's."""
 
 import bench_zoo
+import pytest
+
+pytestmark = pytest.mark.bench  # a benchmark's smoke run: pytest -m bench (CI runs them)
 
 
 def test_bench_zoo_prints_a_row_per_model(capsys):

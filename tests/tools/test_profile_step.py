@@ -3,7 +3,10 @@ itself is never asserted: see docs/benchmarks.md)."""
 
 import re
 
+import pytest
 from bench_runner import run_bench
+
+pytestmark = pytest.mark.bench  # a benchmark's smoke run: pytest -m bench (CI runs them)
 
 
 def test_profile_step_prints_dispatches_module_call_path_and_matmul():
