@@ -26,6 +26,12 @@ _one_op_functions: OrderedDict[tuple, StagedFunction] = OrderedDict()
 _lock = threading.Lock()
 
 
+def _trim(cache: OrderedDict, size: int) -> None:
+    """Drop ``cache``'s oldest entries beyond ``size``."""
+    while len(cache) > size:
+        cache.popitem(last=False)
+
+
 def _attrs_key(attrs: dict) -> tuple:
     return tuple(sorted(attrs.items()))
 
@@ -46,8 +52,7 @@ def _normalized_attributes(op, attrs: dict) -> tuple[dict, tuple]:
     if found is None:
         normalized = op.normalize_attributes(attrs)
         found = _normalized[given] = (normalized, _attrs_key(normalized))
-        while len(_normalized) > 4 * CACHE_SIZE:
-            _normalized.popitem(last=False)
+        _trim(_normalized, 4 * CACHE_SIZE)
     return found
 
 
@@ -74,8 +79,7 @@ def one_op_function(op_name: str, attrs: dict, operands, target: str = "cpu", at
 
         staged_op.__name__ = op_name
         function = _one_op_functions[key] = StagedFunction(staged_op, target, trace_scalars=False)  # operands are arrays
-        while len(_one_op_functions) > CACHE_SIZE:
-            _one_op_functions.popitem(last=False)
+        _trim(_one_op_functions, CACHE_SIZE)
         return function
 
 
@@ -127,6 +131,5 @@ def run_eagerly(op_name: str, operands, attrs: dict) -> list[Tensor]:
         if direct is not None:
             with _lock:
                 _direct_calls[key] = direct
-                while len(_direct_calls) > CACHE_SIZE:
-                    _direct_calls.popitem(last=False)
+                _trim(_direct_calls, CACHE_SIZE)
     return list(results) if isinstance(results, tuple) else [results]
