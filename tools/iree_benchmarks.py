@@ -32,7 +32,8 @@ IREE_COMPILE = find_tool("iree-compile")
 def step_stablehlo(step, args) -> str:
     """The StableHLO ``step`` compiles for ``args`` (with its donation marks)."""
     lowered = step._lower(args, {})
-    pipeline = lowering_pipeline(step.target) + [Donate(entry=lowered.entry, args=tuple(donated_positions(args, step.donate_argnums)))]
+    donated = tuple(donated_positions(args, step.donate_argnums))
+    pipeline = lowering_pipeline(step.target) + ([Donate(entry=lowered.entry, args=donated)] if donated else [])
     return str(lowered.lowered_module(pipeline))
 
 
