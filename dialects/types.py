@@ -101,8 +101,9 @@ class TensorType:
         object.__setattr__(self, "shape", tuple(self.shape))
         if self.dtype not in _NUMPY_DTYPES:
             raise DTypeError(f"unknown dtype {self.dtype!r}")
-        if any(d is not None and not 0 <= d <= MAX_DIMENSION for d in self.shape):
-            raise ShapeError(f"shape {shape_str(self.shape)} has a dimension outside 0 to 2**63 - 1")
+        for d in self.shape:  # a loop, not any(...): types are built by the ten thousand in a lowering
+            if d is not None and not 0 <= d <= MAX_DIMENSION:
+                raise ShapeError(f"shape {shape_str(self.shape)} has a dimension outside 0 to 2**63 - 1")
 
     @property
     def rank(self) -> int:
@@ -129,10 +130,16 @@ class TensorType:
     @staticmethod
     def from_mlir(mlir_type: ir.Type) -> "TensorType":
         ranked = ir.RankedTensorType(mlir_type)
-        shape = tuple(
-            None if ranked.is_dynamic_dim(i) else ranked.get_dim_size(i) for i in range(ranked.rank)
-        )
-        return TensorType(shape, str(ranked.element_type))
+        shape = ranked.shape
+        if not ranked.has_static_shape:
+            shape = [None if ranked.is_dynamic_dim(i) else d for i, d in enumerate(shape)]
+        dtype = str(ranked.element_type)
+        if dtype not in _NUMPY_DTYPES:
+            raise DTypeError(f"unknown dtype {dtype!r}")
+        found = object.__new__(TensorType)  # MLIR's dimensions are in range: no check (a lowering reads ~50,000 types)
+        object.__setattr__(found, "shape", tuple(shape))
+        object.__setattr__(found, "dtype", dtype)
+        return found
 
     def with_dtype(self, dtype: str) -> "TensorType":
         return TensorType(self.shape, dtype)
