@@ -44,6 +44,7 @@ from s4tf.core.errors import (
 from s4tf.staging.first_call import get_first_call, set_first_call
 from s4tf.staging.host import host
 from s4tf.staging.recompiles import RecompileWarning
+from s4tf.staging.autograph.convert import AutoGraphWarning
 from s4tf.arrays.indexing import ImmutableTensorError, IndexingError, gather, getitem, scatter, take, take_along_axis
 from s4tf.lazy_tensors.mode import get_mode, lazy, set_mode
 from s4tf.lazy_tensors.trace import LazyStats, LazyTraceWarning, barrier, lazy_stats
@@ -76,7 +77,7 @@ __all__ = [
     "cond", "while_loop", "fori_loop",
     "lazy", "set_mode", "get_mode", "barrier", "lazy_stats", "LazyStats", "LazyTraceWarning",
     "S4tfError", "ShapeError", "DTypeError", "DeviceError", "OpAttributeError", "StagingError", "CompilationError",
-    "ZeroDerivativeWarning", "RecompileWarning", "IndexingError", "ImmutableTensorError", "TensorMethodError", "TensorAttributeError", "gather", "getitem", "scatter", "take", "take_along_axis",
+    "ZeroDerivativeWarning", "RecompileWarning", "AutoGraphWarning", "IndexingError", "ImmutableTensorError", "TensorMethodError", "TensorAttributeError", "gather", "getitem", "scatter", "take", "take_along_axis",
     "float16", "float32", "float64", "bfloat16", "int8", "int32", "int64", "bool_", "bool",
     *numpy_api.__all__,
     *math_functions.__all__,

@@ -8,6 +8,7 @@ import functools
 import inspect
 import os
 import types
+import warnings
 from collections import Counter
 
 import numpy as np
@@ -414,6 +415,24 @@ def test_functions_without_source_are_staged_as_before():
     exec("def f(x):\n    return x * 2.0 if True else x\n", namespace)  # no file to read the source from
     np.testing.assert_allclose(np.asarray(s4tf.function(namespace["f"])(X)), X * 2.0)
     np.testing.assert_allclose(np.asarray(s4tf.function(lambda x: x + 1.0)(X)), X + 1.0)
+
+
+def test_a_function_without_source_that_loops_warns_at_its_line_once():
+    source = "def f(x):\n    for i in range(6):\n        x = x * 0.5\n    return x\n"
+    namespace = {"s4tf": s4tf}
+    exec(compile(source, "<typed>", "exec"), namespace)  # as at python's prompt
+    with pytest.warns(s4tf.AutoGraphWarning, match=r"cannot read the source of 'f'.* a loop over range\(\) unrolls") as record:
+        np.testing.assert_allclose(np.asarray(s4tf.function(namespace["f"])(X)), X * 0.5**6, rtol=1e-6)
+    assert [(w.filename, w.lineno) for w in record if w.category is s4tf.AutoGraphWarning] == [("<typed>", 1)]
+    again, quiet = {"s4tf": s4tf}, {"s4tf": s4tf}
+    exec(compile(source, "<typed>", "exec"), again)
+    exec(compile(source, "<typed>", "exec"), quiet)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s4tf.AutoGraphWarning)
+        s4tf.function(namespace["f"])(X * 2.0)  # converted once: no second warning
+        s4tf.function(quiet["f"], autograph=False)(X)
+    with pytest.warns(s4tf.AutoGraphWarning):
+        s4tf.vmap(again["f"])(X)  # the transforms convert what they are given too
 
 
 def test_autograph_false_opts_out():

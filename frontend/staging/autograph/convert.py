@@ -19,16 +19,20 @@ def piecewise(x, t):
 ```
 
 Functions without source (lambdas typed at a prompt, builtins) are traced as they are;
-``@s4tf.function(autograph=False)`` opts out.
+one with Python control flow whose source cannot be read (typed at ``python``'s prompt,
+made by ``exec``) gets an :class:`AutoGraphWarning` at its line, since its loops then
+unroll and its tensor tests fail. ``@s4tf.function(autograph=False)`` opts out.
 """
 
 from __future__ import annotations
 
 import ast
+import dis
 import inspect
 import sys
 import textwrap
 import types
+import warnings
 import weakref
 
 import numpy as np
@@ -99,9 +103,17 @@ def _nested_code(code: types.CodeType):
             yield from _nested_code(constant)
 
 
+class AutoGraphWarning(UserWarning):
+    """A staged function's Python control flow runs while it is traced, as written,
+    because AutoGraph cannot read its source."""
+
+
 def _convert(fn):
     definition = _parse(fn)
-    if definition is None or _uses_mangled_names(fn, definition):
+    if definition is None:
+        _warn_unconverted(fn)
+        return fn
+    if _uses_mangled_names(fn, definition):
         return fn
     definition.decorator_list = []
     definition.name = CONVERTED  # not fn's name: in the factory it would shadow the global fn calls (recursion)
@@ -139,6 +151,20 @@ def _convert(fn):
     converted.__dict__.update((k, v) for k, v in fn.__dict__.items() if k != _CACHE)
     converted.__wrapped__ = fn  # inspect.signature reads the original; convert() leaves it alone
     return converted
+
+
+def _warn_unconverted(fn) -> None:
+    """An :class:`AutoGraphWarning` at ``fn``'s line when its own code branches or loops."""
+    if not any(instruction.opname == "FOR_ITER" or "JUMP" in instruction.opname
+               for instruction in dis.get_instructions(fn.__code__)):
+        return
+    code = fn.__code__
+    warnings.warn_explicit(
+        f"AutoGraph cannot read the source of '{fn.__name__}', so its Python if, for and while run while it is "
+        "traced: a loop over range() unrolls, and a test of a tensor fails. Define it in a file to stage them "
+        "as s4tf.if and s4tf.while, or stage it with autograph=False to say that this is meant",
+        AutoGraphWarning, code.co_filename, code.co_firstlineno,
+    )
 
 
 def _uses_mangled_names(fn, definition: ast.FunctionDef) -> bool:
