@@ -111,15 +111,17 @@ def known_passes_message() -> str:
 PRINT_IR_VARIABLE = "S4TF_PRINT_IR_AFTER_ALL"
 
 
-def build_pass_manager(pipeline: Pipeline | str, context: ir.Context) -> passmanager.PassManager:
+def build_pass_manager(pipeline: Pipeline | str, context: ir.Context, verify_each: bool = True) -> passmanager.PassManager:
     """A module-level ``PassManager`` running ``pipeline`` (text: :meth:`Pipeline.parse`);
-    unknown passes raise :class:`PipelineError`. With ``$S4TF_PRINT_IR_AFTER_ALL=1`` it
-    prints the IR after each pass."""
+    unknown passes raise :class:`PipelineError`. It verifies the IR after each pass unless
+    ``verify_each`` is false (mlir-opt's ``--verify-each``). With
+    ``$S4TF_PRINT_IR_AFTER_ALL=1`` it prints the IR after each pass."""
     if isinstance(pipeline, str):
         pipeline = Pipeline.parse(pipeline)
     if not isinstance(pipeline, Pipeline):
         raise PipelineError(f"expected a Pipeline, got {pipeline!r}")
     manager = passmanager.PassManager("builtin.module", context=context)
+    manager.enable_verifier(verify_each)
     if os.environ.get(PRINT_IR_VARIABLE, "0") not in ("", "0"):
         manager.enable_ir_printing(print_after_all=True)
     for element in pipeline:
@@ -161,10 +163,17 @@ def run_pipeline(operation: ir.Operation, pipeline, *, failure: str | None = Non
     """Run ``pipeline`` (a :class:`Pipeline`, its text, or a ``PassManager``) on ``operation``, a
     ``builtin.module``. If a pass fails, raise ``error`` (a :class:`PassPipelineError`):
     ``failure`` (e.g. ``"lowering 'f' failed:"``), then a line per diagnostic, files named
-    ``buffer_name`` where MLIR had no name. The one way s4tf runs its pipelines."""
-    manager = build_pass_manager(pipeline, operation.context) if isinstance(pipeline, (Pipeline, str)) else pipeline
+    ``buffer_name`` where MLIR had no name. The one way s4tf runs its pipelines.
+
+    A pipeline given as passes verifies the IR once, after its last pass, not after each
+    (after each took a quarter of the lowering of GradBench's saddle, whose loops are vector
+    code inside a dispatch); a ``PassManager`` (``s4tf-opt``'s) keeps its own setting."""
+    built = isinstance(pipeline, (Pipeline, str))
+    manager = build_pass_manager(pipeline, operation.context, verify_each=False) if built else pipeline
     try:
         manager.run(operation)
+        if built:
+            operation.verify()
     except ir.MLIRError as mlir_error:
         found = error_messages(mlir_error, buffer_name)
         lines = "\n".join(str(m) for m in found)

@@ -18,7 +18,8 @@ from s4tf.passes.iree.check_availability import CheckAvailability
 from s4tf.passes.iree.donate import Donate
 from s4tf.passes.iree.export import Export, ExportedWeight
 from s4tf.passes.iree.loop_dispatch import LoopsToDispatch
-from s4tf.passes.pipeline import LOWERING_PIPELINE, Pipeline, PipelineError, lowering_pipeline, run_pipeline
+from s4tf.passes.pipeline import (LOWERING_PIPELINE, PassPipelineError, Pipeline, PipelineError, build_pass_manager,
+                                  lowering_pipeline, run_pipeline)
 from s4tf.passes.registry import PASSES, ModulePass, register
 
 STEP = """
@@ -165,6 +166,50 @@ def test_a_python_pipeline_runs_its_passes():
     with module.context:
         run_pipeline(module.operation, Pipeline([Donate(entry="step", args=(0,)), "cse"]))
     assert "iree.abi.output = 0 : index" in str(module)
+
+
+@dataclass(frozen=True)
+class _Breaks(ModulePass):
+    """Returns the function's second argument, whose type is not the result's."""
+
+    name = "test-breaks"
+    description = "leaves invalid IR"
+
+    def apply(self, module):
+        function = module.regions[0].blocks[0].operations[0]
+        body = function.regions[0].blocks[0]
+        body.operations[len(body.operations) - 1].operands[0] = body.arguments[1]
+
+
+_RAN: list[str] = []
+
+
+@dataclass(frozen=True)
+class _Records(ModulePass):
+    name = "test-records"
+    description = "records that it ran"
+
+    def apply(self, module):
+        _RAN.append(self.name)
+
+
+def test_a_pipeline_leaving_invalid_ir_fails_after_its_last_pass_and_opt_stops_at_the_pass(monkeypatch):
+    """run_pipeline verifies once, after the last pass; a pass manager as s4tf-opt builds it
+    verifies after each."""
+    monkeypatch.setitem(PASSES, "test-breaks", _Breaks)
+    monkeypatch.setitem(PASSES, "test-records", _Records)
+    source = "func.func @f(%a: tensor<2xf32>, %b: tensor<3xf32>) -> tensor<2xf32> { return %a : tensor<2xf32> }"
+    invalid = r"type of return operand 0 \('tensor<3xf32>'\) doesn't match function result type"
+    _RAN.clear()
+    module = parsed(source)
+    with module.context, pytest.raises(PassPipelineError, match=rf"lowering 'f' failed:\n.*{invalid}"):
+        run_pipeline(module.operation, Pipeline([_Breaks(), _Records()]), failure="lowering 'f' failed:")
+    assert _RAN == ["test-records"]
+    _RAN.clear()
+    module = parsed(source)
+    with module.context, pytest.raises(ir.MLIRError, match=invalid):
+        build_pass_manager(Pipeline([_Breaks(), _Records()]), module.context).run(module.operation)
+    assert _RAN == []
 
 
 def test_export_embeds_the_values_it_is_given():
