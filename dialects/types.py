@@ -99,8 +99,7 @@ class TensorType:
 
     def __post_init__(self):
         object.__setattr__(self, "shape", tuple(self.shape))
-        if self.dtype not in _NUMPY_DTYPES:
-            raise DTypeError(f"unknown dtype {self.dtype!r}")
+        _check_dtype(self.dtype)
         for d in self.shape:  # a loop, not any(...): types are built by the ten thousand in a lowering
             if d is not None and not 0 <= d <= MAX_DIMENSION:
                 raise ShapeError(f"shape {shape_str(self.shape)} has a dimension outside 0 to 2**63 - 1")
@@ -134,8 +133,7 @@ class TensorType:
         if not ranked.has_static_shape:
             shape = [None if ranked.is_dynamic_dim(i) else d for i, d in enumerate(shape)]
         dtype = str(ranked.element_type)
-        if dtype not in _NUMPY_DTYPES:
-            raise DTypeError(f"unknown dtype {dtype!r}")
+        _check_dtype(dtype)
         found = object.__new__(TensorType)  # MLIR's dimensions are in range: no check (a lowering reads ~50,000 types)
         object.__setattr__(found, "shape", tuple(shape))
         object.__setattr__(found, "dtype", dtype)
@@ -149,6 +147,11 @@ class TensorType:
 
     def __str__(self) -> str:
         return self.mlir_text
+
+
+def _check_dtype(dtype: str) -> None:
+    if dtype not in _NUMPY_DTYPES:
+        raise DTypeError(f"unknown dtype {dtype!r}")
 
 
 def shape_str(shape) -> str:
