@@ -3,9 +3,11 @@ wait for IREE (``S4TF_FIRST_CALL=compile``, the default, set here so that a deve
 ``interpret`` does not make the suite test the NumPy references instead of IREE's lowering;
 tests/frontend/test_tiered_first_call.py turns them on); the arm64
 runner for tests of phone modules under qemu; the ``peer``, ``array_api``, ``real_loops`` and ``bench`` tests only when asked for;
-the IREE sample of the transformation checks (``tests/autodiff/gradient_checks.py``): the first
-test of each test function, ``$S4TF_TEST_IREE_SAMPLE`` set to ``1`` while it runs
-(``S4TF_TEST_IREE=all`` compiles every check with IREE)."""
+the IREE sample: the first test of each test function, ``$S4TF_TEST_IREE_SAMPLE`` set to ``1``
+while it runs. Tests marked ``references`` (of a transformation, or of the frontend's
+compositions of ops) run their staged functions and eager ops through the ops' NumPy
+references outside the sample, as the checks of ``tests/autodiff/gradient_checks.py`` do;
+``S4TF_TEST_IREE=all`` compiles everything with IREE."""
 
 import gc
 import os
@@ -16,6 +18,7 @@ from arm64_runs import find_runner
 
 from s4tf.core.errors import S4tfError
 from s4tf.runtime.qemu import Arm64Runner
+from s4tf.staging import first_call
 
 os.environ.setdefault("S4TF_CACHE_DIR", tempfile.mkdtemp(prefix="s4tf-test-cache-"))
 os.environ["S4TF_FIRST_CALL"] = "compile"
@@ -56,6 +59,16 @@ SAMPLE = "S4TF_TEST_IREE_SAMPLE"
 def pytest_runtest_setup(item):
     """``$S4TF_TEST_IREE_SAMPLE``: ``1`` while a test of the IREE sample runs, else ``0``."""
     os.environ[SAMPLE] = "1" if getattr(item, "iree_sample", False) else "0"
+
+
+@pytest.fixture(autouse=True)
+def references_outside_the_iree_sample(request, monkeypatch):
+    """Tests marked ``references`` check what the frontend or a transformation builds, not
+    IREE's lowering (tests/dialects checks every op's lowering against its reference): outside
+    the IREE sample they run through the references (``s4tf.set_first_call("reference")``)."""
+    if request.node.get_closest_marker("references") and not getattr(request.node, "iree_sample", False) \
+            and os.environ.get("S4TF_TEST_IREE") != "all":
+        monkeypatch.setattr(first_call, "_setting", "reference")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -8,6 +8,8 @@ from gradient_checks import directional_check, second_order_check
 import s4tf
 from s4tf import nn
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 RNG = np.random.default_rng(13)
 
 ANY = RNG.standard_normal((3, 4))

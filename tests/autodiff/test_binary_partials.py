@@ -29,6 +29,8 @@ from gradient_checks import evaluate
 
 import s4tf
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 H = 1e-5
 
 

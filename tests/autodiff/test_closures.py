@@ -4,8 +4,11 @@ functions and nested staged functions get the captured tensors as extra argument
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import s4tf
+
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
 
 
 def test_grad_of_a_closure_inside_a_staged_function_matches_numpy():

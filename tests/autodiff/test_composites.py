@@ -3,10 +3,13 @@ differences, forward and reverse mode (``gradient_checks.directional_check``), i
 an MLP loss, softmax cross-entropy, layer norm and a small conv net."""
 
 import numpy as np
+import pytest
 from gradient_checks import directional_check
 
 import s4tf
 from s4tf import nn, pytree
+
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
 
 RNG = np.random.default_rng(5)
 

@@ -12,6 +12,8 @@ from gradient_checks import directional_check
 import s4tf
 from s4tf.dialects import linalg_ops as linalg
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 RNG = np.random.default_rng(12)
 
 

@@ -8,6 +8,8 @@ from gradient_checks import directional_check, second_order_check
 
 import s4tf
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 RNG = np.random.default_rng(5)
 
 

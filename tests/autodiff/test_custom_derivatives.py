@@ -7,6 +7,8 @@ from gradient_checks import directional_check
 
 import s4tf
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 X = np.linspace(-2.0, 2.0, 5)
 SIGMOID = 1 / (1 + np.exp(-X))
 

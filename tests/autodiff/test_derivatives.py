@@ -9,6 +9,8 @@ from gradient_checks import directional_check
 
 import s4tf
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 RNG = np.random.default_rng(7)
 
 POSITIVE = RNG.uniform(0.5, 2.0, (3, 4))

@@ -5,11 +5,14 @@ its callees; the caller still being traced is left as it is."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import s4tf
 from s4tf.transforms import autodiff
 from s4tf.core.mlir import ir
 from s4tf.dialects.symbols import functions
+
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
 
 X = np.array([0.5, -1.0, 2.0], np.float32)
 

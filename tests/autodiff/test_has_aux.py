@@ -7,6 +7,8 @@ import s4tf
 from s4tf.core.errors import S4tfError
 from tests.autodiff.gradient_checks import numeric_jacobian
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 X = np.random.default_rng(3).standard_normal((3, 4))
 
 

@@ -12,6 +12,8 @@ from gradient_checks import directional_check, second_order_check
 
 import s4tf
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 RNG = np.random.default_rng(3)
 X = RNG.standard_normal((3, 4))
 

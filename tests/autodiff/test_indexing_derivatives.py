@@ -10,6 +10,8 @@ import s4tf
 from s4tf.dialects.types import TensorType
 from s4tf.passes.autodiff.functions import body_operations, find_function
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 RNG = np.random.default_rng(5)
 REPEATED = np.array([[1], [3], [1], [0], [1]], np.int32)  # row 1 read three times
 

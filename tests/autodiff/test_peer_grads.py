@@ -14,6 +14,8 @@ from peer_grad_cases import CASES, Case, const, normal
 
 import s4tf
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 #: Cases of every kind (unary, broadcasting binary, shape ops, contractions, reductions,
 #: ties, refusals, absent; float64 refused: the test of sin below) that run in about 20 s
 #: of CPU time.

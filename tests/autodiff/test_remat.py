@@ -14,6 +14,8 @@ import s4tf
 from s4tf.passes.pipeline import lowering_pipeline
 from s4tf.dialects.types import TensorType, to_numpy_dtype
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 RNG = np.random.default_rng(7)
 W = RNG.standard_normal((4, 4)) * 0.6
 X = RNG.standard_normal((3, 4))

@@ -12,6 +12,8 @@ import pytest
 import s4tf
 from s4tf.arrays import numpy_api as snp
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 XS = np.float64([0.5, 3.0, 10.0, 1.5, 25.0])  # 6, 3, 1, 4 and 0 doublings to pass 20
 WS = np.float64([1.3, 1.1, 1.7, 1.2, 1.9])
 #: The ops whose batching this module checks (read by tests/dialects/test_op_coverage.py).

@@ -11,6 +11,8 @@ import s4tf
 from s4tf.dialects.batching_helpers import elementwise_batch
 from s4tf.dialects.op_def import OPS, Op, lookup
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 RNG = np.random.default_rng(0)
 B = 4
 

@@ -19,6 +19,8 @@ from s4tf.passes.batching import CUSTOM_RULES
 from s4tf.tools.opt import run as opt_run
 from tests.autodiff.gradient_checks import numeric_jacobian
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 RNG = np.random.default_rng(5)
 XS = RNG.standard_normal((4, 3))
 W = RNG.standard_normal(3)

@@ -13,6 +13,8 @@ from s4tf.dialects.reference import run_function
 from s4tf.core.mlir import ir, new_context
 from s4tf.passes.batching import BatchingError, batch_function
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 RNG = np.random.default_rng(3)
 XS = RNG.standard_normal((4, 3)).astype(np.float32)
 SHIFT = RNG.standard_normal(3).astype(np.float32)

@@ -11,6 +11,8 @@ from s4tf.arrays import numpy_api as snp
 from s4tf.core.errors import S4tfError
 from tests.autodiff.gradient_checks import numeric_jacobian
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 RNG = np.random.default_rng(2)
 A = RNG.standard_normal((3, 2, 4))
 X = RNG.standard_normal((2, 4))

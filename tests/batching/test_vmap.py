@@ -11,6 +11,8 @@ import s4tf
 from s4tf.arrays import numpy_api as snp
 from s4tf.core.errors import S4tfError
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 RNG = np.random.default_rng(1)
 XS = RNG.standard_normal((5, 3)).astype(np.float32)
 W = RNG.standard_normal((3, 2)).astype(np.float32)

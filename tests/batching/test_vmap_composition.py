@@ -23,6 +23,8 @@ from s4tf.passes.iree.donate import Donate, aliased_arguments
 from s4tf.passes.pipeline import lowering_pipeline
 from tests.autodiff.gradient_checks import directional_check, numeric_jacobian
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 RNG = np.random.default_rng(16)
 XS = RNG.standard_normal((5, 3))
 YS = RNG.standard_normal((5, 2))

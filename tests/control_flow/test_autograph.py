@@ -21,6 +21,8 @@ import s4tf
 from s4tf.dialects.symbols import find_function
 from s4tf.passes.diagnostics import parse_location
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 HERE = os.path.basename(__file__)
 X = np.array([0.5, -1.0, 2.0], np.float32)
 

@@ -19,6 +19,8 @@ from gradient_checks import numeric_jacobian
 import s4tf
 from s4tf.staging.autograph import convert as autograph
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 HERE = os.path.basename(__file__)
 
 #: Sum positive (the `if` branch) with one trip of the `while`; sum negative (the `else`

@@ -15,6 +15,8 @@ import s4tf
 from s4tf.dialects.op_def import MissingDerivativeRule
 from s4tf.passes.autodiff import region_derivatives
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 X = np.array([0.7, -1.2, 1.9])
 Y = np.array([1.5, 0.4, -2.0])
 

@@ -13,6 +13,8 @@ import s4tf
 from bench_loops_real import lstm_loss, runge_kutta  # tools/bench: GradBench-style programs in either NumPy
 from s4tf.dialects.types import to_numpy_dtype
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 
 def gru_loss(np_, scan, hidden: int):
     def loss(w, u, xs):

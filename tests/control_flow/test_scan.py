@@ -8,6 +8,8 @@ import s4tf
 from s4tf.core.errors import S4tfError, ShapeError
 from tests.autodiff.gradient_checks import directional_check
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 RNG = np.random.default_rng(21)
 XS = RNG.standard_normal((6, 3))
 W = RNG.standard_normal((3, 3)) * 0.5

@@ -17,6 +17,8 @@ import pytest
 import s4tf
 from s4tf.core.errors import S4tfError, ShapeError
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 jax.config.update("jax_enable_x64", True)
 
 X = np.array([0.7, -1.2, 1.9])

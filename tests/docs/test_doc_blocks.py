@@ -33,6 +33,7 @@ def provide_what_blocks_need(page, slow: bool, request) -> None:
             shutil.copy2(tool, installed)
 
 
+@pytest.mark.references  # the pages' Python blocks; the first page (the README) compiles with IREE, shell blocks always do
 @pytest.mark.parametrize("page", [p for p in PAGES if any(b.runs(slow=False) for b in blocks(p))], ids=page_id)
 def test_page_runs(page, tmp_path, request):
     provide_what_blocks_need(page, False, request)

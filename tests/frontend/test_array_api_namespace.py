@@ -9,6 +9,8 @@ import pytest
 
 import s4tf
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 
 def test_finfo_and_iinfo_are_numpys():
     for dtype in (np.float16, np.float32, np.float64):

@@ -17,6 +17,8 @@ from s4tf.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from s4tf.core.errors import S4tfError
 from s4tf.tools.train import MODELS
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 
 def model_and_state(seed):
     model = nn.Sequential([nn.Dense(3, 4, seed=seed), nn.Dense(4, 2, seed=seed + 1)])

@@ -7,6 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 sys.path.insert(0, str(Path(__file__).parents[1] / "dialects"))
 from op_testing import check_staged  # noqa: E402
 

@@ -14,6 +14,8 @@ import pytest
 import s4tf
 from s4tf.dialects.types import DTYPES, to_numpy_dtype
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 NUMPY_DTYPES = [to_numpy_dtype(d) for d in DTYPES]
 BFLOAT16 = to_numpy_dtype("bf16")
 CONDITION = np.array([[True, False], [False, True]])

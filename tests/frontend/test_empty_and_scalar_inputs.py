@@ -15,6 +15,8 @@ import pytest
 
 import s4tf
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 INPUTS = {
     "0-d": np.float32(0.5),
     "empty": np.zeros((0,), np.float32),

@@ -8,6 +8,8 @@ import pytest
 import s4tf
 from s4tf.staging import eager
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 X = np.arange(60.0, dtype=np.float32).reshape(5, 3, 4)
 READS = [
     np.s_[[0, 2]], np.s_[:, [1, 0], ::-1], np.s_[[0, 1], :, [1, 3]], np.s_[3, 1:, [1, 3]], np.s_[None, [1, 2], ..., 0],

@@ -10,6 +10,8 @@ import pytest
 import s4tf
 from s4tf.example_libraries import optimizers as s4tf_optimizers, stax as s4tf_stax
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 jax = pytest.importorskip("jax")
 from jax.example_libraries import optimizers as jax_optimizers, stax as jax_stax  # noqa: E402
 import jax.scipy.stats  # noqa: E402, F401

@@ -11,6 +11,8 @@ import pytest
 import s4tf
 from s4tf import lax
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 jax = pytest.importorskip("jax")
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "autodiff"))

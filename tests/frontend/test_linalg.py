@@ -12,6 +12,8 @@ import s4tf
 from s4tf.core.errors import DTypeError
 from s4tf.linalg import LinAlgError
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 sys.path.insert(0, str(Path(__file__).parents[1] / "autodiff"))
 from gradient_checks import directional_check  # noqa: E402
 

@@ -10,6 +10,8 @@ import pytest
 import s4tf
 from s4tf.staging import tensor_methods
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 RNG = np.random.default_rng(3)
 X = RNG.uniform(-2.0, 2.0, (2, 3, 4)).astype(np.float32)
 M = RNG.uniform(-2.0, 2.0, (3, 3)).astype(np.float32)

@@ -10,6 +10,8 @@ import scipy.special
 
 import s4tf
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 jax.config.update("jax_enable_x64", True)
 
 RNG = np.random.default_rng(7)

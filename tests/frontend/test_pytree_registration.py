@@ -6,6 +6,8 @@ import pytest
 import s4tf
 from s4tf.core.errors import StagingError
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 A = np.random.default_rng(5).standard_normal((3,))
 B = np.random.default_rng(6).standard_normal((3,))
 

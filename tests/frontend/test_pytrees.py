@@ -6,9 +6,12 @@ from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
+import pytest
 
 import s4tf
 from s4tf import pytree
+
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
 
 
 @dataclass

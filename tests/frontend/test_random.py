@@ -15,6 +15,8 @@ import s4tf
 from s4tf.core.errors import DTypeError, S4tfError, ShapeError
 from s4tf.random import InvalidKeyError
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 #: A test at this level fails by chance once in 10**4 runs (the streams are fixed, so
 #: a passing test passes every time; the level guards against a biased generator).
 ALPHA = 1e-4

@@ -8,6 +8,8 @@ import pytest
 
 import s4tf
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 X = np.linspace(-1.0, 1.0, 5).astype(np.float32)
 
 

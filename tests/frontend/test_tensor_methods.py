@@ -7,6 +7,8 @@ import pytest
 
 import s4tf
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 RNG = np.random.default_rng(1)
 X = RNG.uniform(0.5, 2.0, (3, 4)).astype(np.float32)
 Y = RNG.uniform(0.5, 2.0, (4,)).astype(np.float32)

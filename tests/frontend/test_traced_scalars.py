@@ -9,6 +9,8 @@ import pytest
 
 import s4tf
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 
 @s4tf.function
 def _affine(x, a, b):

@@ -9,6 +9,8 @@ import pytest
 import s4tf
 from s4tf import nn
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 jax.config.update("jax_enable_x64", True)
 
 #: Points away from the kinks (0, -1, 1, 3, -3, 6), where one-sided derivatives differ.

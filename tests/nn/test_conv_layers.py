@@ -9,6 +9,8 @@ from nn_checks import check_model_gradient
 import s4tf
 from s4tf import nn
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 RNG = np.random.default_rng(0)
 NHWC = ("NHWC", "HWIO", "NHWC")
 

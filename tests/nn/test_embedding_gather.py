@@ -4,9 +4,12 @@
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 import s4tf
 from s4tf import nn
+
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
 
 jax.config.update("jax_platforms", "cpu")
 

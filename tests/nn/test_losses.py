@@ -7,6 +7,8 @@ from nn_checks import check_model_gradient
 import s4tf
 from s4tf import nn
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 LOGITS = np.array([[2.0, -1.0, 0.5], [0.0, 3.0, -2.0], [1000.0, 0.0, -1000.0], [0.1, 0.2, 0.3]], np.float32)
 LABELS = np.array([0, 2, 0, 2], np.int32)
 

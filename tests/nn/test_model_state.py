@@ -9,6 +9,8 @@ import s4tf
 from s4tf import nn, optim
 from s4tf.checkpoint import load_checkpoint, save_checkpoint
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 RNG = np.random.default_rng(0)
 X = RNG.standard_normal((8, 3)).astype(np.float32) * 2 + 1
 LABELS = np.array([0, 1, 0, 1, 1, 0, 1, 0], np.int32)

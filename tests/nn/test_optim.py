@@ -8,6 +8,8 @@ import pytest
 import s4tf
 from s4tf import nn, optim
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 W = np.array([1.0, -2.0], np.float32)
 G1 = np.array([0.5, 0.25], np.float32)
 G2 = np.array([-1.0, 0.5], np.float32)

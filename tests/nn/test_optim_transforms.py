@@ -8,6 +8,8 @@ import pytest
 import s4tf
 from s4tf import nn, optim
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 jnp = pytest.importorskip("jax.numpy")
 optax = pytest.importorskip("optax")
 

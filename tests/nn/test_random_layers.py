@@ -9,6 +9,8 @@ from scipy import stats
 import s4tf
 from s4tf import nn
 
+pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
+
 
 JAX_NAMES = ["glorot_uniform", "glorot_normal", "he_uniform", "he_normal", "lecun_uniform", "lecun_normal"]
 
