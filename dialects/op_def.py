@@ -215,11 +215,13 @@ class Op:
         return list(result) if isinstance(result, tuple) else [result]
 
     @classmethod
-    def evaluate(cls, operands: list[np.ndarray], attrs: dict) -> list[np.ndarray]:
-        """Reference semantics, results cast to the inferred dtypes."""
+    def evaluate(cls, operands: list[np.ndarray], attrs: dict, types: list[TensorType] | None = None) -> list[np.ndarray]:
+        """Reference semantics, results cast to ``types`` (static result types the IR
+        declares), by default the types inferred from the operands."""
         from s4tf.dialects.types import canonical_dtype, to_numpy_dtype
 
-        types = cls.result_types([TensorType(a.shape, canonical_dtype(a.dtype)) for a in operands], attrs)
+        if types is None:
+            types = cls.result_types([TensorType(a.shape, canonical_dtype(a.dtype)) for a in operands], attrs)
         results = cls.reference(*operands, **attrs)
         results = list(results) if isinstance(results, tuple) else [results]
         return [np.asarray(r).astype(to_numpy_dtype(t.dtype), copy=False).reshape(t.shape) for r, t in zip(results, types)]

@@ -17,6 +17,7 @@ import numpy as np
 from s4tf.dialects.op_def import OPS, read_attributes
 from s4tf.dialects.regions import TERMINATOR
 from s4tf.dialects.symbols import find_function
+from s4tf.dialects.types import TensorType
 from s4tf.core.mlir import ir
 
 RETURNS = ("func.return", TERMINATOR)
@@ -86,7 +87,22 @@ class _Interpreter:
         if op.regions:
             return lambda operands: op.run(operation, operands, self.run_block)
         attributes = read_attributes(op, operation)
-        return lambda operands: op.evaluate(operands, attributes)
+        types = _static_types(operation)
+        return lambda operands: op.evaluate(operands, attributes, types)
+
+
+def _static_types(operation: ir.Operation) -> list[TensorType] | None:
+    """The result types ``operation`` declares, if all are tensors of static shapes (else its
+    reference's results take the types inferred from the operands)."""
+    types = []
+    for result in operation.results:
+        if not isinstance(result.type, ir.RankedTensorType):
+            return None
+        found = TensorType.from_mlir(result.type)
+        if None in found.shape:
+            return None
+        types.append(found)
+    return types
 
 
 def run_function(module: ir.Module | ir.Operation, symbol: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
