@@ -43,6 +43,10 @@ _SIGNED_COMPARE = {"EQ": arith.CmpIPredicate.eq, "NE": arith.CmpIPredicate.ne, "
                    "LE": arith.CmpIPredicate.sle, "GT": arith.CmpIPredicate.sgt, "GE": arith.CmpIPredicate.sge}
 _UNSIGNED_COMPARE = {"EQ": arith.CmpIPredicate.eq, "NE": arith.CmpIPredicate.ne, "LT": arith.CmpIPredicate.ult,
                      "LE": arith.CmpIPredicate.ule, "GT": arith.CmpIPredicate.ugt, "GE": arith.CmpIPredicate.uge}
+#: StableHLO's ops on booleans (``i1``) as logical ones (its spec): add and maximum are
+#: "or", multiply and minimum "and" (arith's integer add on ``i1`` is "xor", and its signed
+#: maximum ranks true, all ones, below false).
+BOOLEAN_NAMES = {"add": "or", "maximum": "or", "multiply": "and", "minimum": "and"}
 #: Reduction body op -> vector combining kind, for floats and integers.
 _FLOAT_REDUCTIONS = {"add": vector.CombiningKind.ADD, "multiply": vector.CombiningKind.MUL,
                      "maximum": vector.CombiningKind.MAXIMUMF, "minimum": vector.CombiningKind.MINIMUMF}
@@ -83,6 +87,8 @@ class OpRules:
         operands = [self.value(v) for v in op.operands]
         table = FLOAT_OPS if operands and operands[0][1].is_float else INTEGER_OPS
         name = short_name(op)
+        if operands and operands[0][1].element == "i1":
+            name = BOOLEAN_NAMES.get(name, name)
         if name not in table or (name == "abs" and operands[0][1].element == "i1"):
             raise Unsupported(f"'{op.name}' on {operands[0][1].element if operands else kind.element} "
                               "(not an elementwise op this pass knows)", op)
@@ -473,11 +479,16 @@ class OpRules:
         (value, source), (initial, _) = (self.value(v) for v in op.operands)
         body = list(op.regions[0].blocks[0].operations)
         combiner = short_name(body[0].operation) if len(body) == 2 else None
+        if source.element == "i1":
+            combiner = BOOLEAN_NAMES.get(combiner, combiner)
         table = _FLOAT_REDUCTIONS if source.is_float else _INTEGER_REDUCTIONS
         if combiner not in table:
             raise Unsupported(f"a reduction by {combiner or 'several ops'}", op)
         dimensions = list(ir.DenseI64ArrayAttr(op.attributes["dimensions"]))
         target = Kind(op.results[0].type)
+        combine = (FLOAT_OPS if source.is_float else INTEGER_OPS)[combiner]
+        if source.scalar:  # a 0-d tensor reduced over no axes: its one element combined with the initial value
+            return [combine(initial, value, loc=op.location).result]
         if target.scalar:
             return [vector.ReductionOp(source.element_type, table[combiner], value, acc=initial, loc=op.location).result]
         # a reduction over some axes: one shuffle per position along them, combined in turn
@@ -485,7 +496,6 @@ class OpRules:
         indices = np.arange(source.count).reshape(source.shape).transpose(kept + dimensions).reshape(target.count, -1)
         if indices.shape[1] > MAX_SHUFFLE:
             raise Unsupported(f"a reduction over {indices.shape[1]} elements per result (at most {MAX_SHUFFLE})", op)
-        combine = (FLOAT_OPS if source.is_float else INTEGER_OPS)[combiner]
         result = vector.BroadcastOp(target.type, initial).result
         for column in indices.T:
             part = self.shuffle(value, source, column, target, op.location)

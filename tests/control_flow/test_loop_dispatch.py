@@ -368,6 +368,48 @@ def test_boolean_flags_and_masks_carried_by_the_loop():
             np.testing.assert_array_equal(g, w)
 
 
+def halve_until(x, limit):
+    """Boolean reductions in a loop's condition and body: ``any`` and ``all`` of a vector
+    and of a 0-d flag (StableHLO's ``reduce`` by maximum and minimum), and ``+``, ``*``,
+    ``maximum``, ``minimum`` of booleans (StableHLO's logical or and and)."""
+    def cond(state):
+        x, big, flag, n = state
+        return s4tf.any(big) & s4tf.all(flag) & (n < 64)
+
+    def body(state):
+        x, big, flag, n = state
+        x = s4tf.where(big, x * 0.5, x)
+        above = x > limit
+        mixed = (above + (x > 2 * limit)) * s4tf.maximum(above, x > 4 * limit) | s4tf.minimum(above, x < 0)
+        return x, mixed, s4tf.any(x > 0) | s4tf.all(x > 1e6), n + 1
+
+    x0 = s4tf.asarray(x)
+    return s4tf.while_loop(cond, body, (x0, x0 > limit, s4tf.any(x0 > 0), s4tf.zeros((), np.int32)))
+
+
+def halve_until_numpy(x, limit):
+    big, flag, n = x > limit, np.bool_((x > 0).any()), 0
+    while big.any() and flag and n < 64:
+        x = np.where(big, x * np.float32(0.5), x)
+        above = x > limit
+        big = ((above | (x > 2 * limit)) & (above | (x > 4 * limit))) | (above & (x < 0))
+        flag, n = np.bool_((x > 0).any() or (x > 1e6).all()), n + 1
+    return [x, big, flag, np.int32(n)]
+
+
+def test_boolean_reductions_and_arithmetic_inside_the_dispatch():
+    """A vector with some elements above the limit is reduced by ``any`` to true and by
+    ``all`` to false (a signed maximum of booleans, true being all ones, gave false and
+    the loop ran forever); a 0-d flag reduced by ``all`` is the flag."""
+    x = np.array([0.5, 8.0, 0.25, 3.0], np.float32)
+    limits = [np.float32(1.0), np.float32(0.3), np.float32(100.0)]
+    results = run_both(halve_until, [(x, limit) for limit in limits], host_stepped=False)
+    for limit, (_, got) in zip(limits, results):
+        for g, w in zip(got, halve_until_numpy(x, limit)):
+            assert g.dtype == np.asarray(w).dtype
+            np.testing.assert_array_equal(g, w)
+
+
 def relax_gradient(x, n):
     return s4tf.grad(lambda x: s4tf.function(relax)(x, n)[0].sum())(x)
 

@@ -562,3 +562,48 @@ func.func @descend(%w: tensor<600x16xf32>, %h: tensor<16xf32>, %n: tensor<i32>) 
   }
   return %r#1 : tensor<16xf32>
 }
+
+// -----
+
+// Booleans follow StableHLO's logical meaning: a reduction by maximum is an "or", by
+// minimum an "and" (signed integer ones would rank true, all ones, below false); add and
+// multiply of booleans are "or" and "and"; a 0-d flag reduced over no axis is combined
+// with the initial value.
+// CHECK-LABEL: func.func @any_all
+// CHECK:         flow.dispatch.region
+// CHECK:           scf.while
+// CHECK:             vector.reduction <or>, %{{.*}}, %{{.*}} : vector<4xi1> into i1
+// CHECK:             vector.reduction <and>, %{{.*}}, %{{.*}} : vector<4xi1> into i1
+// CHECK:             arith.andi %{{.*}}, %{{.*}} : i1
+// CHECK:           } do {
+// CHECK:             arith.ori %{{.*}}, %{{.*}} : vector<4xi1>
+// CHECK:             arith.andi %{{.*}}, %{{.*}} : vector<4xi1>
+// CHECK-NOT:       maxsi
+// CHECK-NOT:       minsi
+func.func @any_all(%x: tensor<4xf32>, %flag: tensor<i1>) -> tensor<4xf32> {
+  %t = stablehlo.constant dense<true> : tensor<i1>
+  %f = stablehlo.constant dense<false> : tensor<i1>
+  %one = stablehlo.constant dense<1.0> : tensor<f32>
+  %half = stablehlo.constant dense<0.5> : tensor<4xf32>
+  %r = stablehlo.while(%v = %x) : tensor<4xf32>
+  cond {
+    %ones = stablehlo.broadcast_in_dim %one, dims = [] : (tensor<f32>) -> tensor<4xf32>
+    %big = stablehlo.compare GT, %v, %ones, FLOAT : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+    %any = stablehlo.reduce(%big init: %f) applies stablehlo.maximum across dimensions = [0] : (tensor<4xi1>, tensor<i1>) -> tensor<i1>
+    %all = stablehlo.reduce(%big init: %t) applies stablehlo.minimum across dimensions = [0] : (tensor<4xi1>, tensor<i1>) -> tensor<i1>
+    %set = stablehlo.reduce(%flag init: %t) applies stablehlo.minimum across dimensions = [] : (tensor<i1>, tensor<i1>) -> tensor<i1>
+    %either = stablehlo.or %any, %all : tensor<i1>
+    %go = stablehlo.and %either, %set : tensor<i1>
+    stablehlo.return %go : tensor<i1>
+  } do {
+    %ones = stablehlo.broadcast_in_dim %one, dims = [] : (tensor<f32>) -> tensor<4xf32>
+    %big = stablehlo.compare GT, %v, %ones, FLOAT : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+    %neg = stablehlo.compare LT, %v, %ones, FLOAT : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+    %sum = stablehlo.add %big, %neg : tensor<4xi1>
+    %both = stablehlo.multiply %sum, %big : tensor<4xi1>
+    %halved = stablehlo.multiply %v, %half : tensor<4xf32>
+    %y = stablehlo.select %both, %halved, %v : tensor<4xi1>, tensor<4xf32>
+    stablehlo.return %y : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
