@@ -16,6 +16,7 @@ y, pullback = s4tf.vjp(f, x); (dx,) = pullback(dy)
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,6 +28,7 @@ from s4tf.staging.autograph import convert as autograph
 from s4tf.lazy_tensors import mode as lazy_mode
 
 from s4tf.arrays import numpy_api
+from s4tf.dialects.symbols import functions
 from s4tf.dialects.types import TensorType, is_float, shape_str, to_numpy_dtype
 from s4tf.transforms.derivative_functions import derivative_functions
 from s4tf.transforms.differentiable import differentiable_mask, leaves_like
@@ -35,7 +37,7 @@ from s4tf.core.locations import mlir_location, user_location
 from s4tf.passes.autodiff.derivatives import vjp_functions
 from s4tf.passes.autodiff.functions import find_function, function_type
 from s4tf.passes.autodiff.jvp import jvp_function
-from s4tf.passes.autodiff.naming import SEEDED, WRT, indices_attribute, read_indices
+from s4tf.passes.autodiff.naming import CUSTOM_VJP, SEEDED, WRT, indices_attribute, read_indices
 from s4tf.staging.function import StagedFunction
 from s4tf.staging.tensor import is_python_scalar
 from s4tf.staging.tracing import FunctionRecord, Static, current_scope, leaf_spec, rebuild_outputs
@@ -203,21 +205,12 @@ class _Transform:
         wrt = staged.wrt(self.argnums)
         if not wrt:
             raise S4tfError(f"{self.kind}: arguments {list(self.argnums)} hold no float arrays to differentiate")
-        all_wrt = _mark(staged, wrt)
-        results = staged.record.result_types
         index = self._output_index(staged.record)
         _mark_seeded(staged, index)
-        seed = numpy_api.ones((), results[index].dtype)
-        cotangents = [
-            seed if i == index else numpy_api.zeros(t.shape, t.dtype) for i, t in enumerate(results) if is_float(t.dtype)
-        ]
-        vjp_name, _, _ = staged.derivatives(vjp_functions, all_wrt, "s4tf-vjp")
-        input_types = [leaf_spec(leaf) for leaf in staged.inputs]
-        outputs = _call(vjp_name, staged.inputs + cotangents, results + [input_types[i] for i in all_wrt])
-        derivatives = outputs[len(results):]
-        chosen = [derivatives[all_wrt.index(i)] for i in wrt]
+        derive = _forward if _forward_suffices(staged, wrt) else _reverse
+        outputs, chosen = derive(staged, wrt, index)
         grads = _argument_tangents(args, self.argnums, staged, wrt, chosen)
-        value = rebuild_outputs(staged.record, outputs[: len(results)])
+        value = rebuild_outputs(staged.record, outputs)
         return value, (grads[0] if self.single else tuple(grads))
 
     def _output_index(self, record: FunctionRecord) -> int:
@@ -232,6 +225,45 @@ class _Transform:
             got = ", ".join(str(t) for t in results) or "no tensors"
             raise S4tfError(f"{self.kind} needs a function {what}, got {got}; use s4tf.vjp for other outputs")
         return index
+
+
+def _forward_suffices(staged: _Staged, wrt: list[int]) -> bool:
+    """Whether one JVP gives the gradient: it is taken wrt one element (a scalar, or an
+    array of one element), and no function in the module has a custom VJP rule (forward
+    mode would not use it)."""
+    if len(wrt) != 1 or math.prod(leaf_spec(staged.inputs[wrt[0]]).shape) != 1:
+        return False
+    return not any(CUSTOM_VJP in function.attributes for function in functions(staged.module).values())
+
+
+def _forward(staged: _Staged, wrt: list[int], index: int):
+    """The outputs and the gradient of result ``index`` wrt the one element ``wrt`` names,
+    from one JVP along a unit tangent: cheaper than reverse mode (no tapes, one pass over
+    the loops), the same derivative."""
+    (position,) = wrt
+    spec = leaf_spec(staged.inputs[position])
+    name = staged.derivatives(jvp_function, wrt, "s4tf-jvp")
+    results = staged.record.result_types
+    float_results = [t for t in results if is_float(t.dtype)]
+    outputs = _call(name, staged.inputs + [numpy_api.ones(spec.shape, spec.dtype)], results + float_results)
+    tangent = outputs[len(results) + sum(is_float(t.dtype) for t in results[:index])]
+    return outputs[: len(results)], [numpy_api.astype(numpy_api.reshape(tangent, spec.shape), spec.dtype)]
+
+
+def _reverse(staged: _Staged, wrt: list[int], index: int):
+    """The outputs and the gradients of result ``index`` wrt the inputs ``wrt``, from one VJP
+    seeded with 1 at that result."""
+    all_wrt = _mark(staged, wrt)
+    results = staged.record.result_types
+    seed = numpy_api.ones((), results[index].dtype)
+    cotangents = [
+        seed if i == index else numpy_api.zeros(t.shape, t.dtype) for i, t in enumerate(results) if is_float(t.dtype)
+    ]
+    vjp_name, _, _ = staged.derivatives(vjp_functions, all_wrt, "s4tf-vjp")
+    input_types = [leaf_spec(leaf) for leaf in staged.inputs]
+    outputs = _call(vjp_name, staged.inputs + cotangents, results + [input_types[i] for i in all_wrt])
+    derivatives = outputs[len(results):]
+    return outputs[: len(results)], [derivatives[all_wrt.index(i)] for i in wrt]
 
 
 def _returning_pair(fn, kind: str):

@@ -13,7 +13,8 @@ import bench_loops_real
 def test_bench_loops_real_prints_a_ratio_per_program(capsys):
     bench_loops_real.main(["--small", "--repeats", "1"])
     out = capsys.readouterr().out
-    for program in ("ode, n = 64, gradient", "saddle, derivative (s4tf reverse, JAX forward)", "particle, forward derivative",
+    for program in ("ode, n = 64, gradient", "saddle, derivative (s4tf grad: forward mode; JAX forward)",
+                    "saddle, derivative (s4tf reverse mode; JAX forward)", "particle, forward derivative",
                     "lstm, 8 steps, hidden 8, gradient",
                     "lstm language model, 8 steps, hidden 8, batch 4, vocabulary 16, Adam training step",
                     "gru language model, 8 steps, hidden 8, batch 4, vocabulary 16, Adam training step",

@@ -12,9 +12,10 @@ Programs (after GradBench's evaluations and a language model's recurrence):
   ``n`` float32s (GradBench's ``ode``; JAX: ``jax.grad`` through ``lax.fori_loop``);
 - ``saddle``: the derivative of a saddle point's value through a gradient-descent ``while``
   whose step adapts with ``if/elif/else`` and stops on a bool or an int counter (GradBench's
-  ``saddle`` in one dimension). s4tf: reverse mode (``s4tf.grad``) through the
+  ``saddle`` in one dimension), twice: ``s4tf.grad`` (forward mode, since the derivative is
+  taken with respect to one element) and reverse mode (``s4tf.vjp``) through the
   data-dependent loop; JAX cannot reverse-differentiate ``lax.while_loop``, so its peer is
-  forward mode (``jax.jacfwd``);
+  forward mode (``jax.jacfwd``) both times;
 - ``particle``: the forward derivative of where a particle lands after an Euler loop whose
   every step takes ``jacfwd`` of a potential (GradBench's ``particle``; both ``jacfwd``);
 - ``lstm``: the gradient of an LSTM's loss over ``scan`` with respect to its weights
@@ -90,6 +91,14 @@ def saddle_argmin(p):
         if count > 1000:
             done = True
     return x
+
+
+def saddle(p):
+    return saddle_value(saddle_argmin(p), p)
+
+
+def jax_saddle(p):
+    return saddle_value(jax_saddle_argmin(p), p)
 
 
 def jax_saddle_argmin(p):
@@ -274,9 +283,12 @@ def programs(small: bool):
         f"ode, n = {n}, gradient": (
             s4tf.function(s4tf.grad(lambda x: runge_kutta(s4tf, s4tf.fori_loop, x, steps)[-1])),
             jax.jit(jax.grad(lambda x: runge_kutta(jnp, jax.lax.fori_loop, x, steps)[-1])), (x,)),
-        "saddle, derivative (s4tf reverse, JAX forward)": (
-            s4tf.function(s4tf.grad(lambda p: saddle_value(saddle_argmin(p), p))),
-            jax.jit(jax.jacfwd(lambda p: saddle_value(jax_saddle_argmin(p), p))), (np.float32(0.7),)),
+        "saddle, derivative (s4tf grad: forward mode; JAX forward)": (
+            s4tf.function(s4tf.grad(saddle)),
+            jax.jit(jax.jacfwd(jax_saddle)), (np.float32(0.7),)),
+        "saddle, derivative (s4tf reverse mode; JAX forward)": (
+            s4tf.function(lambda p: s4tf.vjp(saddle, p)[1](np.float32(1.0))[0]),
+            jax.jit(jax.jacfwd(jax_saddle)), (np.float32(0.7),)),
         "particle, forward derivative": (
             s4tf.function(s4tf.jacfwd(particle(s4tf, s4tf.jacfwd, s4tf.while_loop))),
             jax.jit(jax.jacfwd(particle(jnp, jax.jacfwd, jax.lax.while_loop))), (np.float32(0.0),)),
