@@ -243,11 +243,8 @@ def _forward(staged: _Staged, wrt: list[int], index: int):
     (position,) = wrt
     spec = leaf_spec(staged.inputs[position])
     name = staged.derivatives(jvp_function, wrt, "s4tf-jvp")
-    results = staged.record.result_types
-    float_results = [t for t in results if is_float(t.dtype)]
-    outputs = _call(name, staged.inputs + [numpy_api.ones(spec.shape, spec.dtype)], results + float_results)
-    tangent = outputs[len(results) + sum(is_float(t.dtype) for t in results[:index])]
-    return outputs[: len(results)], [numpy_api.astype(numpy_api.reshape(tangent, spec.shape), spec.dtype)]
+    outputs, tangents = _call_jvp(staged, name, [numpy_api.ones(spec.shape, spec.dtype)])
+    return outputs, [numpy_api.astype(numpy_api.reshape(tangents[index], spec.shape), spec.dtype)]
 
 
 def _reverse(staged: _Staged, wrt: list[int], index: int):
@@ -325,17 +322,22 @@ def _jvp_body(fn, primals, tangents):
     wrt = staged.wrt(_all_argnums(primals))
     name = staged.derivatives(jvp_function, wrt, "s4tf-jvp")
     tangent_leaves = _at_user_line(_jvp_tangents, staged, wrt, primals, tangents)
-    results = staged.record.result_types
-    float_results = [t for t in results if is_float(t.dtype)]
-    outputs = _call(name, staged.inputs + tangent_leaves, results + float_results)
-    derivatives = iter(outputs[len(results):])
-    tangent_outputs = [next(derivatives) if is_float(t.dtype) else None for t in results]
+    outputs, tangent_outputs = _call_jvp(staged, name, tangent_leaves)
     # a Python value returned by fn is a constant: tangent 0.0 for a float, None otherwise
     tangent_leaves = [
         tangent_outputs[o] if isinstance(o, int) else (0.0 if isinstance(o.value, float) else None)
         for o in staged.record.outputs
     ]
-    return rebuild_outputs(staged.record, outputs[: len(results)]), pytree.unflatten(staged.record.output_tree, tangent_leaves)
+    return rebuild_outputs(staged.record, outputs), pytree.unflatten(staged.record.output_tree, tangent_leaves)
+
+
+def _call_jvp(staged: _Staged, name: str, tangents: list) -> tuple[list, list]:
+    """A call of ``staged``'s JVP ``name`` on its inputs and ``tangents``: the function's
+    outputs, and per output its tangent (``None`` for a non-float one)."""
+    results = staged.record.result_types
+    outputs = _call(name, staged.inputs + tangents, results + [t for t in results if is_float(t.dtype)])
+    derivatives = iter(outputs[len(results):])
+    return outputs[: len(results)], [next(derivatives) if is_float(t.dtype) else None for t in results]
 
 
 def _jvp_tangents(staged: _Staged, wrt, primals, tangents) -> list:
