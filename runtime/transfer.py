@@ -19,8 +19,6 @@ array = to_host(device_array)   # a NumPy array, on any device
 
 from __future__ import annotations
 
-import math
-
 import iree.runtime as iree_runtime
 import numpy as np
 
@@ -47,16 +45,14 @@ def _stored_dtype(element_type: int) -> np.dtype:
 
 def to_host(array: iree_runtime.DeviceArray) -> np.ndarray:
     """A host copy of ``array``'s elements, in its NumPy dtype, that no later call changes.
-    A buffer the host can map is read through Python's buffer protocol and copied: 1-2 us
-    for a small result against 9-13 us through ``DeviceArray.to_host()``'s generic path."""
+    A buffer the host can map is read through Python's buffer protocol (an ``ndarray`` over
+    the mapping) and copied, cheaper than ``DeviceArray.to_host()``'s generic path."""
     buffer_view = array._buffer_view
     buffer = buffer_view.get_buffer()
     if _host_can_map(buffer):
-        shape = buffer_view.shape
-        stored = _stored_dtype(buffer_view.element_type)
-        mapped = np.frombuffer(buffer_view.map(), stored, count=math.prod(shape)).reshape(shape)
+        mapped = np.ndarray(buffer_view.shape, _stored_dtype(buffer_view.element_type), buffer=buffer_view.map())
         wanted = array._override_dtype
-        return mapped.astype(wanted) if wanted is not None and wanted != stored else mapped.copy()
+        return mapped.astype(wanted) if wanted is not None and wanted != mapped.dtype else mapped.copy()
     device = array._device
     staging = device.allocator.allocate_buffer(
         memory_type=_STAGING_MEMORY, allowed_usage=_STAGING_USAGE, allocation_size=buffer.byte_length()

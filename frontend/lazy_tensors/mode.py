@@ -21,12 +21,19 @@ from s4tf.staging.tracing import current_scope
 
 MODES = ("eager", "lazy")
 
-_state = threading.local()
+class _Mode(threading.local):
+    """This thread's mode; a class default, so a thread that never set one reads "eager"
+    without the cost of a failed lookup (every call of a staged function asks)."""
+
+    mode = "eager"
+
+
+_state = _Mode()
 
 
 def get_mode() -> str:
     """``"eager"`` or ``"lazy"``: this thread's mode."""
-    return getattr(_state, "mode", "eager")
+    return _state.mode
 
 
 def set_mode(mode: str) -> str:
@@ -51,12 +58,12 @@ def lazy():
 
 def is_lazy() -> bool:
     """Whether ops outside staged functions are recorded now."""
-    return getattr(_state, "mode", "eager") == "lazy" and current_scope() is None
+    return _state.mode == "lazy" and current_scope() is None
 
 
 def mode_is_lazy() -> bool:
     """Whether this thread's mode is lazy (for callers that know they are not staging)."""
-    return getattr(_state, "mode", "eager") == "lazy"
+    return _state.mode == "lazy"
 
 
 def records_call(staged) -> bool:

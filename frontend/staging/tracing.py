@@ -86,6 +86,13 @@ _INT32 = np.iinfo(np.int32)
 def traced_scalars(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
     """``args`` and ``kwargs`` with each Python ``int`` (within int32) and ``float`` argument as a
     :class:`WeakScalar`; everything else as it is."""
+    if not kwargs:  # every call of a staged function asks: a loop, not a generator
+        for value in args:
+            if type(value) in _TRACED:
+                break
+        else:
+            return args, kwargs
+
     def traced(value):
         kind = type(value)
         if kind is float or (kind is int and _INT32.min <= value <= _INT32.max):
@@ -93,6 +100,9 @@ def traced_scalars(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
         return value
 
     return tuple(map(traced, args)), {name: traced(value) for name, value in kwargs.items()}
+
+
+_TRACED = frozenset((int, float))
 
 
 def is_array_like(value) -> bool:

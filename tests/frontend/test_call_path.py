@@ -111,3 +111,29 @@ def test_tensor_result_count_reads_iree_declarations():
     assert tensor_result_count("sync func @f(%input0: tensor<2xf32>) -> (%output0: tensor<2xf32>, %output1: tensor<f32>)") == 2
     assert tensor_result_count("sync func @f(%input0: tensor<2xf32>)") == 0
     assert tensor_result_count("sync func @f() -> (%output0: !hal.buffer_view)") is None
+
+
+def test_a_version_with_nothing_to_decide_per_call_takes_the_plain_path_with_the_same_results():
+    @s4tf.function
+    def moments(x, scale):
+        return {"mean": x.mean() * scale, "centered": (x - x.mean()) * scale}
+
+    @s4tf.function(donate_argnums=(0,))
+    def donated(x):
+        return x + 1.0
+
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    first = moments(x, np.float32(2.0))
+    compiled = moments.compiled_for((x, np.float32(2.0)))
+    assert compiled._plain is not None  # every leaf an input, results in order, no donation
+    for inputs in ((x, np.float32(2.0)), (s4tf.asarray(x), np.float32(2.0)), (first["centered"], np.float32(2.0)),
+                   (x, 2.0)):
+        result = moments(*inputs)
+        assert sorted(result) == ["centered", "mean"] and result["mean"].shape == ()
+        host = np.asarray(inputs[0])
+        np.testing.assert_allclose(np.asarray(result["mean"]), host.mean() * 2.0, rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(result["centered"]), (host - host.mean()) * 2.0, rtol=1e-6, atol=1e-6)
+    y = donated(s4tf.asarray(x))
+    y = donated(y)
+    assert donated.compiled_for((y,))._plain is None  # donation decides per call which buffers are given away
+    np.testing.assert_allclose(np.asarray(donated(y)), x + 3.0)
