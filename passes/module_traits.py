@@ -2,8 +2,8 @@
 
 The runtime decides how to compile and run a module from a few facts: whether it has loops
 (host-stepped ``stablehlo.while`` or ``scf.while`` inside a dispatch), dynamic shapes, its
-largest tensor, its matrix products and their element types, convolutions, and f64 ops
-whose code calls libm. They are computed on the IR after lowering and handed to the
+largest tensor, its matrix products and their element types, convolutions, f64 ops whose
+code calls libm, and dispatch regions. They are computed on the IR after lowering and handed to the
 runtime with the module's text (:mod:`s4tf.runtime.compiler`); a module known only as text
 (a file, ``s4tf-compile``'s input) is parsed once for them.
 
@@ -78,12 +78,14 @@ class ModuleTraits:
     #: The multiply-adds of the largest matrix product (its result's elements times its
     #: contracted size; 0 without products or with dynamic shapes).
     largest_product_macs: int = 0
+    #: The ``flow.dispatch.region`` ops (loops and branches s4tf-loops-to-dispatch put in one dispatch).
+    dispatch_regions: int = 0
 
     @staticmethod
     def of(module: ir.Module | ir.Operation) -> ModuleTraits:
         """The traits of ``module``, in one walk of its ops, block arguments and results."""
         found = {"loops": False, "dynamic_shapes": False, "largest": 0, "products": [], "convolutions": 0, "libm": False,
-                 "macs": 0}
+                 "macs": 0, "regions": 0}
 
         def note(value_type: ir.Type) -> None:
             size = tensor_bytes(value_type)
@@ -109,13 +111,15 @@ class ModuleTraits:
                 found["macs"] = max(found["macs"], _multiply_adds(operation))
             elif name == "stablehlo.convolution":
                 found["convolutions"] += 1
+            elif name == "flow.dispatch.region":
+                found["regions"] += 1
             elif name in LIBM_OPS and any(_element_type(t) == "f64" for t in result_types):
                 found["libm"] = True
             return ir.WalkResult.ADVANCE
 
         getattr(module, "operation", module).walk(visit)
         return ModuleTraits(found["loops"], found["dynamic_shapes"], found["largest"], tuple(found["products"]),
-                            found["convolutions"], found["libm"], found["macs"])
+                            found["convolutions"], found["libm"], found["macs"], found["regions"])
 
     @staticmethod
     def parse(module_text: str) -> ModuleTraits:

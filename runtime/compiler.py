@@ -25,6 +25,7 @@ from iree.compiler.version import VERSION as IREE_VERSION
 from s4tf.core.errors import ShapeError
 from s4tf.core.mlir import ir, new_context
 from s4tf.passes.diagnostics import location_text
+from s4tf.passes.iree.loop_dispatch_criterion import MAX_VALUE_BYTES
 from s4tf.passes.ir_walk import collect
 from s4tf.passes.module_traits import ModuleTraits, tensor_bytes
 from s4tf.runtime.cache import DiskCache, cache_key
@@ -107,10 +108,19 @@ def module_flags(module_text: str, target: str = "cpu", extra_flags=(), traits: 
     content, so the key names the tiles), and a product module IREE's data tiling
     (:mod:`s4tf.runtime.product_modules`)."""
     host = get_target(target).architecture == "host" and not extra_flags
-    tiling = []
-    if host:
-        tiling = data_tiling_flags(traits or ModuleTraits.parse(module_text), host_architecture())
-    return [*compile_flags(target, extra_flags), *tuning_flags(host_cpu().name if host else None), *tiling]
+    traits = traits or ModuleTraits.parse(module_text)
+    tiling = data_tiling_flags(traits, host_architecture()) if host else []
+    return [*compile_flags(target, extra_flags), *tuning_flags(host_cpu().name if host else None), *tiling,
+            *region_flags(traits)]
+
+
+def region_flags(traits: ModuleTraits) -> list[str]:
+    """IREE-3.13-WORKAROUND: IREE hoists a constant out of a dispatch region and clones it back
+    only up to 256 bytes; a larger vector constant then becomes an operand of the dispatch,
+    and iree-compile crashes (tests/lit/iree_reproducers/dispatch_region_vector_constant.mlir).
+    The regions of s4tf-loops-to-dispatch hold vectors of up to ``MAX_VALUE_BYTES``: a module
+    with regions lets IREE clone constants of that size back."""
+    return [f"--iree-flow-inline-constants-max-byte-length={MAX_VALUE_BYTES}"] if traits.dispatch_regions else []
 
 
 def compiled_module_key(module_text: str, target: str = "cpu", traits: ModuleTraits | None = None) -> str:

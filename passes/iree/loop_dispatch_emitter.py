@@ -76,6 +76,7 @@ class Emitter(OpRules):
         #: The ops' results used after them, each with the value that replaces it: built in
         #: the region, or an input the op passes on unchanged.
         self.results: list[tuple[ir.Value, tuple[ir.Value, Kind]]] = []
+        self.made: list[tuple[ir.Value, Kind]] = []  # the values the region returns, each once
         self.written: list[tuple[ir.Value, Kind]] = []  # what the region returns, as stored
         self.constants: dict = {}  # ir.Value -> whether it is computed from constants alone
 
@@ -257,8 +258,10 @@ class Emitter(OpRules):
                 self.scratch_bytes = sum(kind.bytes for result in results for value, kind in [self.names[result]]
                                          if kind.memory and result not in passed and result not in after
                                          and value not in self.inputs)
-                made = [built for _, built in self.results if built[0] not in self.inputs]
-                self.written = [self.write(value, kind) for value, kind in made]
+                # each value once: IREE-3.13-WORKAROUND: a region returning one value twice gave
+                # one of the two results another result's elements (jvp of jvp through a branch)
+                self.made = list({built[0]: built for _, built in self.results if built[0] not in self.inputs}.values())
+                self.written = [self.write(value, kind) for value, kind in self.made]
                 flow.ReturnOp([value for value, _ in self.written])
 
     def top_level(self, operation: ir.Operation, passed: dict) -> list[tuple[ir.Value, Kind]]:
@@ -296,11 +299,12 @@ class Emitter(OpRules):
             self.region.regions[0].blocks[0].append_to(region.regions[0])
             self.region.erase()
             self.region = region
-            stored = iter(zip(region.results, self.written))
+            stored = {value: (written, stored_kind)
+                      for (value, _), written, (_, stored_kind) in zip(self.made, region.results, self.written)}
             for result, (value, kind) in self.results:
                 if value not in self.inputs:
-                    value, (_, stored_kind) = next(stored)
-                    if kind is not stored_kind:
+                    value, stored_kind = stored[value]
+                    if stored_kind.tensor != kind.tensor:  # i1 stored as i8
                         value = _convert(value, kind.tensor).result
                 result.replace_all_uses_with(value)
         for operation in reversed(self.operations):

@@ -623,11 +623,13 @@ class OpRules:
         (predicate, _) = self.value(op.operands[0])
         kinds = [self.kind(r) for r in op.results]
         branches = scf.IfOp(predicate, [k.type for k in kinds], has_else=True, loc=op.location)
+        yields = []
         for region, block in zip(op.regions, (branches.then_block, branches.else_block)):
             with ir.InsertionPoint(block):
-                yielded = self.block(region.blocks[0])
-                scf.YieldOp([v for v, _ in yielded])
-        return list(branches.results)
+                yields.append([v for v, _ in self.block(region.blocks[0])])
+                scf.YieldOp(yields[-1])
+        first = {}  # (then, else) yielded -> the first result yielding them: a branch's results, each once
+        return [branches.results[first.setdefault(pair, index)] for index, pair in enumerate(zip(*yields))]
 
     def op_while(self, op):
         return [value for value, _ in self.while_loop(op, [self.value(v) for v in op.operands])]

@@ -662,3 +662,72 @@ def test_loops_one_after_the_other_and_the_ops_between_are_one_region():
         for _ in range(n):
             y = np.sin(y) + m
         np.testing.assert_allclose(got, y + m, rtol=1e-5)
+
+
+def second_derivative_through_a_branch(x):
+    """``d2/dt2 sum(cond(...)**2)`` along ones: ``jvp`` of ``jvp`` through a branch, whose two
+    tangents along one direction are one value in each branch."""
+    def f(y):
+        return s4tf.sum(s4tf.cond(s4tf.sum(y) > 0.0, lambda h: s4tf.tanh(h + y), lambda h: s4tf.sin(h - y), y) ** 2)
+
+    return s4tf.jvp(lambda y: s4tf.jvp(f, (y,), (s4tf.ones_like(y),))[1], (x,), (s4tf.ones_like(x),))[1]
+
+
+def test_jvp_of_jvp_through_a_branch_inside_a_dispatch_against_the_second_derivative():
+    """The branch's region returned one tangent twice and IREE 3.13 gave one of the two the
+    primal's elements (-7.65 for 2.16); each value now leaves the region once."""
+    for x in (np.array([0.3, -0.2, 0.5], np.float32), np.array([-0.3, -0.2, 0.1], np.float32)):
+        lowered = s4tf.function(second_derivative_through_a_branch).lower(x)
+        assert op_counts(lowered.stablehlo(DISPATCH)).get("flow.dispatch.region")
+        got = float(np.asarray(s4tf.function(second_derivative_through_a_branch)(x)))
+        w = x.astype(np.float64)
+        if w.sum() > 0:  # sum(tanh(2w)^2)'' = sum(2 * (2 (1 - t^2))^2 - 2 t * 8 t (1 - t^2))
+            t = np.tanh(2 * w)
+            want = np.sum(2 * (2 * (1 - t * t)) ** 2 + 2 * t * (-8 * t * (1 - t * t)))
+        else:  # sin(h - y) with h = y is sin(0): its value and derivatives along ones are 0
+            want = 0.0
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype, size", [(np.float32, 100), (np.float64, 40)])
+def test_a_loop_reading_a_constant_of_more_than_256_bytes_inside_a_dispatch(dtype, size):
+    """IREE 3.13 crashed compiling a dispatch region that holds a vector constant over 256
+    bytes (tests/lit/iree_reproducers/dispatch_region_vector_constant.mlir); modules with
+    regions now let IREE clone such constants back into them."""
+    c = (np.arange(size) * 0.01).astype(dtype)
+
+    @s4tf.function
+    def relax(x, n):
+        return s4tf.fori_loop(0, n, lambda i, y: s4tf.sin(y) + c, x)
+
+    x = np.ones(size, dtype)
+    assert op_counts(relax.lower(x, np.int32(5)).stablehlo(lowering_pipeline("cpu"))).get("flow.dispatch.region")
+    for n in (0, 1, 5):
+        want = x.astype(np.float64)
+        for _ in range(n):
+            want = np.sin(want) + c
+        np.testing.assert_allclose(np.asarray(relax(x, np.int32(n))), want, rtol=1e-6 if dtype == np.float32 else 1e-13)
+
+
+def test_the_jvp_of_a_float64_scan_with_constant_tangent_inputs_inside_a_dispatch():
+    """The tangents of a 19-step ``scan``'s stacked inputs are constants computed inside the
+    region: 456 bytes of float64, which crashed IREE 3.13 (as above). Against central
+    differences of the value in float64."""
+    def f(x):
+        xs = s4tf.stack([x * (k + 1) * 0.1 for k in range(19)])
+
+        def step(carry, xi):
+            h, total = carry
+            h = s4tf.tanh(h + xi)
+            return (h, total + s4tf.sum(h)), h * h
+
+        (h, total), ys = s4tf.scan(step, (x, s4tf.zeros((), x.dtype)), xs)
+        return total + s4tf.sum(ys)
+
+    x = np.array([0.3, -0.2, 0.5])
+    direction = np.ones(3)
+    got = float(np.asarray(s4tf.function(lambda x: s4tf.jvp(f, (x,), (s4tf.ones_like(x),))[1])(x)))
+    value = s4tf.function(f)
+    step = 1e-5
+    want = (float(np.asarray(value(x + step * direction))) - float(np.asarray(value(x - step * direction)))) / (2 * step)
+    np.testing.assert_allclose(got, want, rtol=1e-8)

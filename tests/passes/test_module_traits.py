@@ -1,5 +1,5 @@
 """ModuleTraits: the facts the runtime reads from a lowered module's IR (loops, dynamic
-shapes, the largest tensor, products, convolutions, f64 libm calls), from one walk."""
+shapes, the largest tensor, products, convolutions, f64 libm calls, dispatch regions), from one walk."""
 
 import numpy as np
 
@@ -27,7 +27,8 @@ def test_a_straight_line_product_module():
 def test_loops_convolutions_and_libm_calls():
     h = np.ones(4, np.float64)
     traits = traits_of(lambda x, n: s4tf.fori_loop(0, n, lambda i, x: s4tf.sin(x) * 0.5, x), h, np.int32(3))
-    assert traits.loops and traits.f64_libm_ops
+    assert traits.loops and traits.f64_libm_ops and traits.dispatch_regions == 1  # the loop inside one dispatch
+    assert traits_of(lambda a: s4tf.tanh(a), h).dispatch_regions == 0
     assert not traits_of(lambda x: s4tf.sin(x), h.astype(np.float32)).f64_libm_ops
     conv = traits_of(lambda x, k: s4tf.conv2d(x, k), np.ones((1, 8, 8, 1), np.float32), np.ones((3, 3, 1, 2), np.float32))
     assert conv.convolutions == 1

@@ -39,3 +39,31 @@ def test_a_loop_copies_the_tensor_it_writes_a_row_of_every_iteration():
     loop = stream[stream.index("^bb2:"):stream.index("^bb3:")]  # the loop's body: the block the back edge leaves from
     assert re.search(r"stream\.resource\.alloca .*\{%c1048576\}", loop), loop
     assert re.search(r"stream\.cmd\.copy .*, %c1048576 :", loop), loop
+
+
+def _cpu_module(text: str, flags=()) -> bytes:
+    return iree_compiler.compile_str(text, input_type="stablehlo", target_backends=["llvm-cpu"],
+                                     extra_args=["--iree-llvmcpu-target-cpu=generic", *flags])
+
+
+def test_a_vector_constant_over_256_bytes_in_a_dispatch_region_crashes_the_compiler_unless_inlined():
+    from s4tf.runtime.compiler import region_flags
+    from s4tf.passes.module_traits import ModuleTraits
+
+    text = (REPRODUCERS / "dispatch_region_vector_constant.mlir").read_text()
+    with pytest.raises(iree_compiler.CompilerToolError, match="AsyncTransferOp"):
+        _cpu_module(text)
+    flags = region_flags(ModuleTraits.parse(text))  # what s4tf adds for a module with dispatch regions
+    assert flags and _cpu_module(text, flags)
+
+
+def test_a_dispatch_region_returning_one_value_twice_gives_a_wrong_result():
+    from iree import runtime as iree_runtime
+
+    context = iree_runtime.SystemContext(config=iree_runtime.Config("local-sync"))
+    vmfb = _cpu_module((REPRODUCERS / "dispatch_region_duplicate_results.mlir").read_text())
+    context.add_vm_module(iree_runtime.VmModule.copy_buffer(context.instance, vmfb))
+    x = np.array([0.3, -0.2, 0.5], np.float32)
+    first, second, third = (np.asarray(r) for r in context.modules.module["main"](x))
+    np.testing.assert_allclose(second, np.cos(x), rtol=1e-6)
+    np.testing.assert_allclose(third, np.sin(x), rtol=1e-6)  # should be cos(x), as `second`

@@ -607,3 +607,29 @@ func.func @any_all(%x: tensor<4xf32>, %flag: tensor<i1>) -> tensor<4xf32> {
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// A branch yielding one value as two results (a jvp of a jvp: two tangents along the same
+// direction) returns it from the region once, and both results read it: IREE 3.13 gave one
+// of two equal results of a region another result's elements.
+// CHECK-LABEL: func.func @branch_twice
+// CHECK:         %[[R:.*]]:2 = flow.dispatch.region -> (tensor<2xf32>, tensor<2xf32>) {
+// CHECK:           %[[Y:.*]]:3 = scf.if
+// CHECK:           %[[A:.*]] = vector.transfer_write %[[Y]]#0
+// CHECK:           %[[B:.*]] = vector.transfer_write %[[Y]]#1
+// CHECK-NOT:       vector.transfer_write
+// CHECK:           flow.return %[[A]], %[[B]] : tensor<2xf32>, tensor<2xf32>
+// CHECK:         return %[[R]]#0, %[[R]]#1, %[[R]]#1 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+func.func @branch_twice(%x: tensor<2xf32>, %p: tensor<i1>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {
+  %r:3 = "stablehlo.if"(%p) ({
+    %s = stablehlo.sine %x : tensor<2xf32>
+    %c = stablehlo.cosine %x : tensor<2xf32>
+    stablehlo.return %s, %c, %c : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+  }, {
+    %t = stablehlo.multiply %x, %x : tensor<2xf32>
+    %u = stablehlo.add %x, %x : tensor<2xf32>
+    stablehlo.return %t, %u, %u : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+  }) : (tensor<i1>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
+  return %r#0, %r#1, %r#2 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+}
