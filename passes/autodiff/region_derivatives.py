@@ -139,14 +139,25 @@ def _if_jvp(module, builder, operation, names, lin_prefix, tangents, primal_map,
     float_types = [types[i] for i in floats]
     with builder.building(location):
         if linearizing:
-            primals = _cond(pred, *(_caller(n, types, location) for n in names), tuple(args))
+            primals = _shortcut_like(operation, _cond(pred, *(_caller(n, types, location) for n in names), tuple(args)))
             lin = _if_linear_map(module, lin_prefix, names, operation, wrt)
             result_tangents = builder.call(lin, [pred, *args, *arg_tangents], float_types, location)
         else:
             jvps = [jvp_function(module, n, wrt) for n in names]
             outputs = _cond(pred, *(_caller(j, types + float_types, location) for j in jvps), tuple(args + arg_tangents))
-            primals, result_tangents = outputs[: len(types)], outputs[len(types):]
+            primals, result_tangents = _shortcut_like(operation, outputs)[: len(types)], outputs[len(types):]
     return primals, {operation.results[i]: t for i, t in zip(floats, result_tangents)}
+
+
+def _shortcut_like(operation: ir.Operation, outputs: list) -> list:
+    """``outputs``, with the ``s4tf.if`` they come from marked a :data:`SHORTCUT` where
+    ``operation``, the ``if`` it differentiates, is one: derivatives of branches that compute
+    the same values compute the same values, so ``vmap`` may run the general branch alone
+    (``jacfwd`` of ``grad`` through a ``while``: without it IREE 3.13 failed the two
+    backward loops side by side, as below)."""
+    if outputs and SHORTCUT in operation.attributes:
+        outputs[0].value.owner.attributes[SHORTCUT] = ir.UnitAttr.get(operation.location.context)
+    return outputs
 
 
 def _if_linear_map(module, prefix: str, names, operation, wrt) -> str:
@@ -168,10 +179,10 @@ def _if_linear_map(module, prefix: str, names, operation, wrt) -> str:
     vjps = [vjp_functions(module, n, wrt)[0] for n in names]
     vjp_types = types + [arg_types[i] for i in wrt]
     with backward.building(location):
-        cotangents = _cond(
+        cotangents = _shortcut_like(operation, _cond(
             backward.arguments[0], *(_caller(v, vjp_types, location, first=len(types)) for v in vjps),
             tuple(backward.arguments[1:]),
-        )
+        ))
     with location.context:
         backward.finish(list(cotangents))
     return name

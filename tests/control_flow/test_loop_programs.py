@@ -114,3 +114,34 @@ def test_compositions_of_transforms_through_a_scan_equal_jaxs(name, steps):
     x = np.stack([x, 0.5 * x]) if name.startswith("vmap") else x
     got = s4tf.function(ours(_scanned_sum(s4tf, s4tf.scan)))(x)
     np.testing.assert_allclose(np.asarray(got), np.asarray(theirs(_scanned_sum(jnp, jax.lax.scan))(x)), rtol=1e-9, atol=1e-9)
+
+
+def _matmul_recurrence(np_, while_loop, w):
+    def f(x):
+        h0 = np_.tanh(np_.ones((8, 48), x.dtype) * np_.sum(x))
+
+        def keep_going(carry):
+            return np_.logical_and(carry[0] < 9, np_.sum(carry[1] * carry[1]) < 1e4)
+
+        def body(carry):
+            return carry[0] + 1, np_.tanh(carry[1] @ w + x[0])
+
+        return np_.sum(while_loop(keep_going, body, (np_.asarray(0, np_.int32), h0))[1] ** 2)
+
+    return f
+
+
+def test_hessian_through_a_host_stepped_while_with_products_equals_jaxs():
+    """``s4tf.hessian`` (``jacfwd`` of ``grad``) through a data-dependent ``while`` whose body
+    holds a product (host-stepped): the backward pass's ``if`` between its one-loop and its
+    segment-replay paths stays a shortcut under the JVP and under a ``vmap`` that does not
+    batch its predicate, so a later ``vmap`` runs the general path alone (IREE 3.13 failed the two loops side by side: "operand #6 does not dominate this
+    use"). Against JAX's forward over forward (JAX cannot reverse a ``while_loop``)."""
+    w = (np.random.default_rng(0).standard_normal((48, 48)) * 0.2).astype(np.float32)
+    x = np.array([0.3, -0.2, 0.5], np.float32)
+    f = _matmul_recurrence(s4tf, s4tf.while_loop, w)
+    with jax.enable_x64(False):
+        theirs = np.asarray(jax.jit(jax.jacfwd(jax.jacfwd(_matmul_recurrence(jnp, jax.lax.while_loop, w))))(x))
+    for second in (s4tf.hessian(f), s4tf.jacfwd(s4tf.grad(f))):  # jacfwd of jacrev (vmap of a vjp), of grad
+        ours = np.asarray(s4tf.function(second)(x))
+        np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-4 * np.abs(theirs).max())

@@ -173,3 +173,25 @@ func.func @pieces(%x: tensor<3xf32>) -> tensor<3xf32> attributes {s4tf.wrt = arr
   %5 = "s4tf.mul"(%3, %4) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
   return %5 : tensor<3xf32>
 }
+
+// -----
+
+// The JVP of an s4tf.if marked s4tf.shortcut is marked too: the JVPs of branches that
+// compute the same values compute the same values, so vmap may run the else branch alone.
+
+// CHECK-LABEL: func.func private @f_jvp(%arg0: tensor<i1>, %arg1: tensor<3xf32>, %arg2: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
+// CHECK-NEXT:    %[[R:.*]]:2 = "s4tf.if"(%arg0, %arg1, %arg2) ({
+// CHECK:         }) {s4tf.shortcut} : (tensor<i1>, tensor<3xf32>, tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
+func.func @f(%p: tensor<i1>, %x: tensor<3xf32>) -> tensor<3xf32> attributes {s4tf.wrt = array<i64: 1>} {
+  %0 = "s4tf.if"(%p, %x) ({
+  ^bb0(%a: tensor<3xf32>):
+    %1 = "s4tf.add"(%a, %a) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+    stablehlo.return %1 : tensor<3xf32>
+  }, {
+  ^bb0(%a: tensor<3xf32>):
+    %c = "s4tf.constant"() {value = dense<2.0> : tensor<f32>} : () -> tensor<f32>
+    %1 = "s4tf.mul"(%a, %c) : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+    stablehlo.return %1 : tensor<3xf32>
+  }) {s4tf.shortcut} : (tensor<i1>, tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
