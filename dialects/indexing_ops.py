@@ -376,9 +376,24 @@ def _neutral(kind: str, dtype: str):
 
 def with_lane_coordinate(ops, indices):
     """Batched ``indices`` (batch axis in front) with each row's example number as its
-    first coordinate: ``(size, ..., k)`` -> ``(size, ..., k + 1)``."""
-    lane = ops.iota((*indices.shape[:-1], 1), 0, indices.dtype)
-    return ops.concatenate([lane, indices], axis=len(indices.shape) - 1)
+    first coordinate: ``(size, ..., k)`` -> ``(size, ..., k + 1)``, element by element
+    (column ``c`` is the lane where ``c == 0``, else coordinate ``c - 1``).
+    IREE-3.13-WORKAROUND: as a ``concatenate`` of the lane column and the coordinates, two
+    such in one loop (a batched gather and scatter, ``vmap`` of ``grad`` through a loop that
+    reads and writes rows of its carry) shared the buffer their common lane column was
+    written into, and each wrote its coordinates into it: the gather read the scatter's
+    coordinates, and the gradient came back zero
+    (tests/lit/iree_reproducers/concatenate_shared_prefix.mlir)."""
+    shape = (*indices.shape[:-1], indices.shape[-1] + 1)
+    last = len(shape) - 1
+    column = ops.iota(shape, last, indices.dtype)
+    coordinates = ops.iota(shape, 0, indices.dtype)
+    for c in range(indices.shape[-1]):
+        start, limit = [0] * len(indices.shape), list(indices.shape)
+        start[last], limit[last] = c, c + 1
+        coordinate = ops.broadcast_to(ops.slice(indices, start, limit), shape)
+        coordinates = ops.where(ops.equal(column, c + 1), coordinate, coordinates)
+    return coordinates
 
 
 # -- pieces of the derivative rules ------------------------------------------------------

@@ -145,3 +145,44 @@ def test_hessian_through_a_host_stepped_while_with_products_equals_jaxs():
     for second in (s4tf.hessian(f), s4tf.jacfwd(s4tf.grad(f))):  # jacfwd of jacrev (vmap of a vjp), of grad
         ours = np.asarray(s4tf.function(second)(x))
         np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-4 * np.abs(theirs).max())
+
+
+def _row_recurrence(np_, fori_loop):
+    def f(x):
+        def body(i, rows):
+            return rows.at[i].set(np_.sin(x * (i + 1)) + rows[i - 1] * 0.5)
+
+        return np_.sum(fori_loop(1, 6, body, np_.zeros((6, 3), x.dtype)) ** 2)
+
+    return f
+
+
+def _long_decay(np_, while_loop):
+    def f(x):
+        def body(carry):
+            return carry[0] + 1, carry[1] * 0.999 + 0.001 * np_.sin(x * carry[1])
+
+        return np_.sum(while_loop(lambda carry: carry[0] < 3000, body, (np_.asarray(0, np_.int32), x))[1])
+
+    return f
+
+
+@pytest.mark.parametrize("program", ["rows", "long"])
+def test_vmap_of_grad_through_loops_that_read_and_write_rows_equals_jaxs(program):
+    """``vmap`` of ``grad`` (and ``hessian``) through a loop that sets a row of its carry from
+    the previous row, and through 3,000 iterations (the tape's rows, per example): each
+    batched gather and scatter has its example as a first coordinate. Built with a
+    ``concatenate``, two of those in one loop came back from IREE 3.13 with zero gradients
+    (tests/lit/iree_reproducers/concatenate_shared_prefix.mlir)."""
+    if program == "rows":
+        ours, theirs = _row_recurrence(s4tf, s4tf.fori_loop), _row_recurrence(jnp, jax.lax.fori_loop)
+    else:
+        ours, theirs = _long_decay(s4tf, s4tf.while_loop), _long_decay(jnp, jax.lax.while_loop)
+    xs = np.array([[0.3, -0.2, 0.5], [0.1, 0.4, -0.3], [-0.5, -0.1, -0.2]], np.float32)
+    with jax.enable_x64(False):
+        want = np.asarray(jax.jit(jax.vmap(jax.jacfwd(theirs)))(xs))
+        want_hessian = np.asarray(jax.jit(jax.jacfwd(jax.jacfwd(theirs)))(xs[0]))
+    got = np.asarray(s4tf.function(s4tf.vmap(s4tf.grad(ours)))(xs))
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5 * np.abs(want).max())
+    got_hessian = np.asarray(s4tf.function(s4tf.hessian(ours))(xs[0]))
+    np.testing.assert_allclose(got_hessian, want_hessian, rtol=1e-4, atol=1e-5 * np.abs(want_hessian).max())

@@ -67,3 +67,20 @@ def test_a_dispatch_region_returning_one_value_twice_gives_a_wrong_result():
     first, second, third = (np.asarray(r) for r in context.modules.module["main"](x))
     np.testing.assert_allclose(second, np.cos(x), rtol=1e-6)
     np.testing.assert_allclose(third, np.sin(x), rtol=1e-6)  # should be cos(x), as `second`
+
+
+def test_two_concatenations_sharing_their_first_column_in_a_loop_give_a_wrong_result():
+    from iree import runtime as iree_runtime
+
+    context = iree_runtime.SystemContext(config=iree_runtime.Config("local-sync"))
+    vmfb = _cpu_module((REPRODUCERS / "concatenate_shared_prefix.mlir").read_text())
+    context.add_vm_module(iree_runtime.VmModule.copy_buffer(context.instance, vmfb))
+    x = np.array([[0.3, -0.2, 0.5], [0.1, 0.4, -0.3]], np.float32)
+    rows, trips = (np.asarray(r) for r in context.modules.module["f"](x))
+    want = np.zeros((2, 6, 3), np.float32)
+    for i in range(1, 6):
+        want[:, i] = 0.5 * want[:, i - 1] + x
+    np.testing.assert_array_equal(trips, [6, 6])
+    got_wrong = np.zeros_like(want)
+    got_wrong[0, 0] = x[1]  # what IREE 3.13 computes (XLA computes `want`)
+    np.testing.assert_allclose(rows, got_wrong)
