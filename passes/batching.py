@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from s4tf.dialects import composition
 from s4tf.dialects.batching_helpers import to_front, with_batch
-from s4tf.dialects.control_flow import SHORTCUT
+from s4tf.dialects.control_flow import SHORTCUT, trip_count
 from s4tf.dialects.ir_builder import IRBuilder
 from s4tf.dialects.op_def import MissingBatchingRule, lookup, read_attributes
 from s4tf.dialects.symbols import find_function, functions, unique_symbol
@@ -368,8 +368,8 @@ def _while(module, builder, operation, prefix, operand_dims, values, dims, size)
             return _first_example(flags)
         return composition.greater(composition.op("reduce_max", composition.astype(flags, "i32"), axes=(0,), keepdims=False), 0)
 
-    with builder.building(location):
-        (results,) = builder.while_loop(keep_going, lambda carry: (step(carry[0]),), (init,))
+    with builder.building(location):  # a known trip count is every example's (static bounds): reverse mode keeps its one-loop tape
+        (results,) = builder.while_loop(keep_going, lambda carry: (step(carry[0]),), (init,), trip_count(operation))
     for index, (old, new) in enumerate(zip(operation.results, results)):
         values[old] = new
         if index in batched:

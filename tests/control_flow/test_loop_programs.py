@@ -186,3 +186,33 @@ def test_vmap_of_grad_through_loops_that_read_and_write_rows_equals_jaxs(program
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5 * np.abs(want).max())
     got_hessian = np.asarray(s4tf.function(s4tf.hessian(ours))(xs[0]))
     np.testing.assert_allclose(got_hessian, want_hessian, rtol=1e-4, atol=1e-5 * np.abs(want_hessian).max())
+
+
+def _embedding_scan(np_, scan):
+    table = (np.random.default_rng(1).standard_normal((10, 3)) * 0.5).astype(np.float32)
+    ids = np.array([1, 4, 4, 7, 2, 9, 0], np.int32)
+
+    def f(x):
+        scaled = table * x
+
+        def step(h, i):
+            h = np_.tanh(h + scaled[i])
+            return h, h
+
+        h, hs = scan(step, x, ids)
+        return np_.sum(hs * hs) + np_.sum(h)
+
+    return f
+
+
+def test_grad_of_a_vmapped_scan_equals_jaxs():
+    """Reverse mode of a batched ``scan`` (``grad`` of the sum of a ``vmap``): the batched
+    loop keeps its trip count, so its tape holds every state (one loop). Without it, the
+    checkpointed recording (loops inside a loop) failed IREE 3.13 ("'scf.while' op along
+    control flow edge ... region successor needs 26 inputs")."""
+    ours, theirs = _embedding_scan(s4tf, s4tf.scan), _embedding_scan(jnp, jax.lax.scan)
+    x = np.array([0.3, -0.2, 0.5], np.float32)
+    with jax.enable_x64(False):
+        want = np.asarray(jax.jit(jax.grad(lambda x: jnp.sum(jax.vmap(theirs)(jnp.stack([x, 0.7 * x, -x])))))(x))
+    got = np.asarray(s4tf.function(s4tf.grad(lambda x: s4tf.sum(s4tf.vmap(ours)(s4tf.stack([x, 0.7 * x, -x])))))(x))
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)

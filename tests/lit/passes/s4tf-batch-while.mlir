@@ -77,3 +77,29 @@ func.func @f(%x: tensor<f32>) -> tensor<f32> {
   }) : (tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>)
   return %0#0 : tensor<f32>
 }
+
+// -----
+
+// A counted loop keeps its trip count (static bounds: every example's), so reverse mode
+// of the batched loop keeps every state on one tape instead of the checkpointed loops
+// that hold loops (IREE 3.13 failed those: grad of the sum of a vmapped scan).
+
+// CHECK-LABEL: func.func private @f_batched(%arg0: tensor<4xf32>) -> tensor<4xf32>
+// CHECK:         "s4tf.while"(%arg0, %{{.*}}) ({
+// CHECK:         }) {s4tf.trip_count = 5 : i64} : (tensor<4xf32>, tensor<f32>) -> (tensor<4xf32>, tensor<f32>)
+func.func @f(%x: tensor<f32>) -> tensor<f32> {
+  %n = "s4tf.constant"() {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>
+  %0:2 = "s4tf.while"(%x, %n) ({
+  ^bb0(%a: tensor<f32>, %k: tensor<f32>):
+    %c = "s4tf.constant"() {value = dense<5.0> : tensor<f32>} : () -> tensor<f32>
+    %p = "s4tf.lt"(%k, %c) : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  }, {
+  ^bb0(%a: tensor<f32>, %k: tensor<f32>):
+    %1 = "s4tf.sin"(%a) : (tensor<f32>) -> tensor<f32>
+    %one = "s4tf.constant"() {value = dense<1.0> : tensor<f32>} : () -> tensor<f32>
+    %2 = "s4tf.add"(%k, %one) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    stablehlo.return %1, %2 : tensor<f32>, tensor<f32>
+  }) {s4tf.trip_count = 5 : i64} : (tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>)
+  return %0#0 : tensor<f32>
+}
