@@ -37,6 +37,15 @@ def mark_trip_count(operation, count: int) -> None:
     operation.attributes[TRIP_COUNT] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64, operation.context), count)
 
 
+def mark_shortcut(results: list) -> list:
+    """``results`` (of an ``s4tf.if`` built by an IR builder: values with ``.value``), their
+    ``if`` marked a :data:`SHORTCUT`; results of an ``if`` without any stay as they are."""
+    if results:
+        owner = results[0].value.owner
+        owner.attributes[SHORTCUT] = ir.UnitAttr.get(owner.context)
+    return results
+
+
 class RegionOp(Op):
     """An op with regions. Rules take the whole operation: ``check(operation)`` says what
     is malformed (or ``None``), ``run(operation, operands, run_block)`` evaluates it with

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from s4tf.dialects import composition
 from s4tf.dialects.batching_helpers import to_front, with_batch
-from s4tf.dialects.control_flow import SHORTCUT, trip_count
+from s4tf.dialects.control_flow import SHORTCUT, mark_shortcut, trip_count
 from s4tf.dialects.ir_builder import IRBuilder
 from s4tf.dialects.op_def import MissingBatchingRule, lookup, read_attributes
 from s4tf.dialects.symbols import find_function, functions, unique_symbol
@@ -308,8 +308,8 @@ def _if(module, builder, operation, prefix, operand_dims, values, dims, size):
     with builder.building(operation.location):
         if pred is None:
             results = builder.cond(values[operation.operands[0]], calling(branches[0]), calling(branches[1]), args)
-            if results and SHORTCUT in operation.attributes:  # still one: a later vmap may batch its predicate
-                results[0].value.owner.attributes[SHORTCUT] = ir.UnitAttr.get(operation.location.context)
+            if SHORTCUT in operation.attributes:  # still one: a later vmap may batch its predicate
+                mark_shortcut(results)
         elif SHORTCUT in operation.attributes:
             results = builder.call(branches[1], args, result_types, operation.location)
         else:

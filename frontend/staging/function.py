@@ -139,7 +139,7 @@ class Compiled:
     def _plain_call(self):
         """``call(leaves)`` for a version whose leaves are all inputs and whose results are
         :meth:`_in_order`: each call converts the inputs, invokes and wraps the results, with
-        nothing else to decide (a staged call's own cost beside IREE's is about 1 us)."""
+        nothing else to decide (docs/benchmarks.md, "Call overhead")."""
         invoke, entry, device, target = self.module.invoke, self.lowered.entry, self.module.device, self.module.target
         types, tree = self._result_types, self.lowered.record.output_tree
         single = tree.kind == "leaf"

@@ -55,7 +55,7 @@ from __future__ import annotations
 import numpy as np
 
 from s4tf.dialects import composition
-from s4tf.dialects.control_flow import SHORTCUT, trip_count
+from s4tf.dialects.control_flow import SHORTCUT, mark_shortcut, trip_count
 from s4tf.dialects.ir_builder import IRBuilder
 from s4tf.dialects.types import TensorType, is_float, to_numpy_dtype
 from s4tf.core.mlir import ir
@@ -155,9 +155,7 @@ def _shortcut_like(operation: ir.Operation, outputs: list) -> list:
     the same values compute the same values, so ``vmap`` may run the general branch alone
     (``jacfwd`` of ``grad`` through a ``while``: without it IREE 3.13 failed the two
     backward loops side by side, as below)."""
-    if outputs and SHORTCUT in operation.attributes:
-        outputs[0].value.owner.attributes[SHORTCUT] = ir.UnitAttr.get(operation.location.context)
-    return outputs
+    return mark_shortcut(outputs) if SHORTCUT in operation.attributes else outputs
 
 
 def _if_linear_map(module, prefix: str, names, operation, wrt) -> str:
@@ -547,9 +545,9 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
     with backward.building(location):
         seeds = _barriers(backward.arguments[len(residual_types):])
         cotangents = from_tape(*seeds) if every else _cond(stride == 1, from_tape, replayed, seeds)
-        if cotangents and not every:  # from_tape is replayed's shortcut: vmap runs replayed alone (IREE-3.13-WORKAROUND: IREE 3.13
+        if not every:  # from_tape is replayed's shortcut: vmap runs replayed alone (IREE-3.13-WORKAROUND: IREE 3.13
             # failed the two loops side by side: "operand #11 does not dominate this use")
-            cotangents[0].value.owner.attributes[SHORTCUT] = ir.UnitAttr.get(location.context)
+            mark_shortcut(cotangents)
     with location.context:
         backward.finish([cotangents[active.index(i)] for i in given])
     return name
