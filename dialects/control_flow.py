@@ -37,10 +37,11 @@ def mark_trip_count(operation, count: int) -> None:
     operation.attributes[TRIP_COUNT] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64, operation.context), count)
 
 
-def mark_shortcut(results: list) -> list:
+def mark_shortcut(results: list, like=None) -> list:
     """``results`` (of an ``s4tf.if`` built by an IR builder: values with ``.value``), their
-    ``if`` marked a :data:`SHORTCUT`; results of an ``if`` without any stay as they are."""
-    if results:
+    ``if`` marked a :data:`SHORTCUT`, or only where ``like`` (an ``if`` it rebuilds:
+    differentiated or batched) is one; results of an ``if`` without any stay as they are."""
+    if results and (like is None or SHORTCUT in like.attributes):
         owner = results[0].value.owner
         owner.attributes[SHORTCUT] = ir.UnitAttr.get(owner.context)
     return results

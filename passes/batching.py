@@ -308,8 +308,7 @@ def _if(module, builder, operation, prefix, operand_dims, values, dims, size):
     with builder.building(operation.location):
         if pred is None:
             results = builder.cond(values[operation.operands[0]], calling(branches[0]), calling(branches[1]), args)
-            if SHORTCUT in operation.attributes:  # still one: a later vmap may batch its predicate
-                mark_shortcut(results)
+            mark_shortcut(results, like=operation)  # still one: a later vmap may batch its predicate
         elif SHORTCUT in operation.attributes:
             results = builder.call(branches[1], args, result_types, operation.location)
         else:

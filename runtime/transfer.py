@@ -66,5 +66,4 @@ def to_host(array: iree_runtime.DeviceArray) -> np.ndarray:
     )
     iree_runtime.HalFence.create_at(semaphore, 1).wait()
     raw = np.array(staging.map().asarray([buffer.byte_length()], np.dtype(np.uint8)))
-    stored = np.dtype(iree_runtime.HalElementType.map_to_dtype(buffer_view.element_type))
-    return raw.view(stored).reshape(tuple(array.shape)).astype(array.dtype, copy=False)
+    return raw.view(_stored_dtype(buffer_view.element_type)).reshape(tuple(array.shape)).astype(array.dtype, copy=False)

@@ -55,7 +55,7 @@ from __future__ import annotations
 import numpy as np
 
 from s4tf.dialects import composition
-from s4tf.dialects.control_flow import SHORTCUT, mark_shortcut, trip_count
+from s4tf.dialects.control_flow import mark_shortcut, trip_count
 from s4tf.dialects.ir_builder import IRBuilder
 from s4tf.dialects.types import TensorType, is_float, to_numpy_dtype
 from s4tf.core.mlir import ir
@@ -137,25 +137,18 @@ def _if_jvp(module, builder, operation, names, lin_prefix, tangents, primal_map,
     types = _types(operation.results)
     floats = _floats(types)
     float_types = [types[i] for i in floats]
+    # a shortcut stays one (derivatives of branches computing the same values compute the same
+    # values), so a later vmap runs the general branch alone: jacfwd of grad through a while
     with builder.building(location):
         if linearizing:
-            primals = _shortcut_like(operation, _cond(pred, *(_caller(n, types, location) for n in names), tuple(args)))
+            primals = mark_shortcut(_cond(pred, *(_caller(n, types, location) for n in names), tuple(args)), like=operation)
             lin = _if_linear_map(module, lin_prefix, names, operation, wrt)
             result_tangents = builder.call(lin, [pred, *args, *arg_tangents], float_types, location)
         else:
             jvps = [jvp_function(module, n, wrt) for n in names]
             outputs = _cond(pred, *(_caller(j, types + float_types, location) for j in jvps), tuple(args + arg_tangents))
-            primals, result_tangents = _shortcut_like(operation, outputs)[: len(types)], outputs[len(types):]
+            primals, result_tangents = mark_shortcut(outputs, like=operation)[: len(types)], outputs[len(types):]
     return primals, {operation.results[i]: t for i, t in zip(floats, result_tangents)}
-
-
-def _shortcut_like(operation: ir.Operation, outputs: list) -> list:
-    """``outputs``, with the ``s4tf.if`` they come from marked a :data:`SHORTCUT` where
-    ``operation``, the ``if`` it differentiates, is one: derivatives of branches that compute
-    the same values compute the same values, so ``vmap`` may run the general branch alone
-    (``jacfwd`` of ``grad`` through a ``while``: without it IREE 3.13 failed the two
-    backward loops side by side, as below)."""
-    return mark_shortcut(outputs) if SHORTCUT in operation.attributes else outputs
 
 
 def _if_linear_map(module, prefix: str, names, operation, wrt) -> str:
@@ -177,10 +170,10 @@ def _if_linear_map(module, prefix: str, names, operation, wrt) -> str:
     vjps = [vjp_functions(module, n, wrt)[0] for n in names]
     vjp_types = types + [arg_types[i] for i in wrt]
     with backward.building(location):
-        cotangents = _shortcut_like(operation, _cond(
+        cotangents = mark_shortcut(_cond(
             backward.arguments[0], *(_caller(v, vjp_types, location, first=len(types)) for v in vjps),
             tuple(backward.arguments[1:]),
-        ))
+        ), like=operation)
     with location.context:
         backward.finish(list(cotangents))
     return name
