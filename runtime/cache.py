@@ -5,6 +5,13 @@ flags, s4tf and IREE versions). Each file starts with the SHA-256 of its payload
 entry whose checksum does not match is deleted and reported as missing, never trusted.
 Writes go to a temporary file that is renamed into place, so readers never see half
 an entry. The folder is ``$S4TF_CACHE_DIR`` or ``~/.cache/s4tf``.
+
+Processes that would make the same entry at once (the ranks of an MPI job on one machine,
+test workers) make it once: the maker holds a lock on the key, and the others wait for it
+and read the entry::
+
+    with cache.making(key):
+        payload = cache.get(key) or make_and_put(key)
 """
 
 from __future__ import annotations
@@ -12,7 +19,13 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # not on a POSIX system: entries are made without the lock
+    fcntl = None
 
 _DIGEST_SIZE = 32
 
@@ -65,3 +78,24 @@ class DiskCache:
 
     def discard(self, key: str) -> None:
         self.path(key).unlink(missing_ok=True)
+
+    @contextmanager
+    def making(self, key: str):
+        """Holds a cross-process lock on ``key`` while its entry is made: the lock file
+        ``locks/<first two characters of the key>.lock``, shared by the keys that start
+        alike (at most 256 files for hex keys, never deleted: deleting a lock file that
+        others wait on breaks the lock). An unwritable folder or a system without
+        ``fcntl`` makes the entry without the lock."""
+        try:
+            locks = self.directory / "locks"
+            locks.mkdir(parents=True, exist_ok=True)
+            handle = os.open(locks / f"{key[:2]}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            handle = None
+        try:
+            if handle is not None and fcntl is not None:
+                fcntl.flock(handle, fcntl.LOCK_EX)
+            yield
+        finally:
+            if handle is not None:
+                os.close(handle)  # closing releases the lock

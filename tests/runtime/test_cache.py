@@ -1,4 +1,5 @@
-"""The on-disk module cache: shared between processes, corrupt entries recompiled."""
+"""The on-disk module cache: shared between processes, corrupt entries recompiled, a module
+two processes need at once compiled once."""
 
 import os
 import subprocess
@@ -18,6 +19,16 @@ SCRIPT = textwrap.dedent(
         def refuse(*args, **kwargs):
             raise SystemExit("compile_str was called: the cache was not used")
         iree.compiler.compile_str = refuse
+    if sys.argv[1] == "count-slowly":  # f's compiles noted in calls.txt, slow enough to overlap
+        import os, time
+        compile_str = iree.compiler.compile_str
+        def counted(text, *args, **kwargs):
+            if "stablehlo.sine" in text:  # f's module, not the probe of this machine's CPU
+                with open(os.path.join(os.environ["S4TF_CACHE_DIR"], "calls.txt"), "a") as calls:
+                    calls.write("compile\\n")
+                time.sleep(3)
+            return compile_str(text, *args, **kwargs)
+        iree.compiler.compile_str = counted
 
     @s4tf.function
     def f(x):
@@ -31,6 +42,16 @@ SCRIPT = textwrap.dedent(
 def run_script(cache_dir, mode):
     env = {**os.environ, "S4TF_CACHE_DIR": str(cache_dir)}
     return subprocess.run([sys.executable, "-c", SCRIPT, mode], env=env, capture_output=True, text=True)
+
+
+def test_two_processes_needing_one_module_at_once_compile_it_once(tmp_path):
+    env = {**os.environ, "S4TF_CACHE_DIR": str(tmp_path)}
+    processes = [subprocess.Popen([sys.executable, "-c", SCRIPT, "count-slowly"], env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outputs = [process.communicate(timeout=120) for process in processes]
+    assert all(process.returncode == 0 for process in processes), outputs
+    assert outputs[0][0] == outputs[1][0]
+    assert (tmp_path / "calls.txt").read_text() == "compile\n"  # the second read what the first made
 
 
 def test_second_process_uses_the_cache_and_corrupt_entries_are_recompiled(tmp_path):
