@@ -63,11 +63,12 @@ def test_activations_match_jax_values_and_gradients():
         tolerance = 1e-5 if dtype == np.float32 else 1e-12
         for name, (_, theirs) in PAIRS.items():
             value, gradient = got[name, dtype]
-            want = theirs(jnp.asarray(x))
+            # JAX's value and gradient as one program: one XLA compile, not one per primitive
+            want, want_gradient = jax.jit(lambda v: (theirs(v), jax.grad(_scalar(theirs))(v)))(jnp.asarray(x))
             assert np.asarray(value).dtype == dtype, name
             np.testing.assert_allclose(np.asarray(value), want, rtol=tolerance, atol=tolerance, err_msg=name)
-            np.testing.assert_allclose(np.asarray(gradient), jax.grad(_scalar(theirs))(jnp.asarray(x)),
-                                       rtol=tolerance, atol=tolerance, err_msg=f"gradient of {name}")
+            np.testing.assert_allclose(np.asarray(gradient), want_gradient, rtol=tolerance, atol=tolerance,
+                                       err_msg=f"gradient of {name}")
 
 
 def test_gelu_defaults_to_the_tanh_form_as_jax():
