@@ -2,12 +2,21 @@
 wait for IREE (``S4TF_FIRST_CALL=compile``, the default, set here so that a developer's
 ``interpret`` does not make the suite test the NumPy references instead of IREE's lowering;
 tests/frontend/test_tiered_first_call.py turns them on); the arm64
-runner for tests of phone modules under qemu; the ``peer``, ``array_api``, ``real_loops`` and ``bench`` tests only when asked for;
-the IREE sample: the first test of each test function, ``$S4TF_TEST_IREE_SAMPLE`` set to ``1``
-while it runs. Tests marked ``references`` (of a transformation, or of the frontend's
-compositions of ops) run their staged functions and eager ops through the ops' NumPy
-references outside the sample, as the checks of ``tests/autodiff/gradient_checks.py`` do;
-``S4TF_TEST_IREE=all`` compiles everything with IREE."""
+runner for tests of phone modules under qemu; the ``peer``, ``array_api``, ``real_loops`` and
+``bench`` tests only when asked for; the IREE sample, ``$S4TF_TEST_IREE_SAMPLE`` set to ``1``
+while one of its tests runs. Tests marked ``references`` (of a transformation, or of the
+frontend's compositions of ops) run their staged functions and eager ops through the ops'
+NumPy references outside the sample, as the checks of ``tests/autodiff/gradient_checks.py`` do.
+
+The sample, by ``$S4TF_TEST_IREE``:
+
+- unset (the README's test command): the first test marked ``references`` of each file,
+  and the first test of each test function among the tests not marked so;
+- ``functions``: the tests marked ``references`` that are the first of their test function
+  but not of their file, and only those, through IREE: what the README's command leaves to
+  the references, which CI runs after it (.ci/run), so that CI compiles the first test of
+  every test function;
+- ``all``: every test compiles everything with IREE."""
 
 import gc
 import os
@@ -76,8 +85,9 @@ def pytest_collection_modifyitems(config, items):
     API test suite (marker ``array_api``), the real loop programs' benchmark (marker
     ``real_loops``) and the smoke runs of tools/bench/'s benchmarks (marker ``bench``, which CI
     runs after the README's test command) unless ``-m`` names them (``pytest -m peer``);
-    ``-m 'not slow'`` and a plain run leave them out. Marks the IREE sample of the
-    transformation checks: the first test of each test function."""
+    ``-m 'not slow'`` and a plain run leave them out. Marks the IREE sample (the module's
+    docstring says which tests it holds) and, with ``S4TF_TEST_IREE=functions``, keeps only
+    the part of it that the README's command leaves out."""
     for marker in ("peer", "array_api", "real_loops", "bench"):
         if marker in (config.option.markexpr or ""):
             continue
@@ -85,8 +95,19 @@ def pytest_collection_modifyitems(config, items):
         if left_out:
             config.hook.pytest_deselected(items=left_out)
             items[:] = [item for item in items if not item.get_closest_marker(marker)]
-    functions = set()
-    for item in items:  # the first of each test function's tests, whichever -k or -m chose
+    functions, files = set(), set()  # seen, whichever tests -k or -m chose
+    for item in items:
         function = (item.path, getattr(item, "originalname", item.name))
         item.iree_sample = function not in functions
         functions.add(function)
+        if item.get_closest_marker("references"):  # the file's first test marked so
+            first_of_file = item.path not in files
+            files.add(item.path)
+            if os.environ.get("S4TF_TEST_IREE") == "functions":
+                item.iree_sample = item.iree_sample and not first_of_file
+            else:
+                item.iree_sample = first_of_file
+    if os.environ.get("S4TF_TEST_IREE") == "functions":  # those samples alone
+        left_out = [item for item in items if not (item.get_closest_marker("references") and item.iree_sample)]
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = [item for item in items if item.get_closest_marker("references") and item.iree_sample]

@@ -10,7 +10,7 @@ Each check stages one function computing everything it compares (``fn`` at the p
 at the two shifted points, the JVP, the pullback), so that its module is built once. What
 the checks test is the transformation, so that module runs through the ops' NumPy
 references (:func:`s4tf.dialects.reference.run_function`) except in the IREE sample: the
-first check of the first test of each test function (``tests/conftest.py`` marks it,
+first check of each test in the sample (``tests/conftest.py`` says which tests are,
 ``$S4TF_TEST_IREE_SAMPLE``) compiles it with IREE, and ``S4TF_TEST_IREE=all`` compiles every
 check's (the per-op tests in ``tests/dialects`` check each op's IREE lowering against its
 reference). A module the references cannot run (an op without a NumPy rule for its
