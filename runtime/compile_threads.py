@@ -2,11 +2,10 @@
 
 IREE's pass manager runs the pipelines of a module's executables on a thread pool. When
 every core is already busy (a test suite on each core, compiles beside each other) the
-threads cannot run at once, and their start and hand-offs cost CPU: two compiles at a
-time on two cores took 9 % longer with threads than without (docs/benchmarks.md,
-"Compile and first calls"). With a core idle, threads pay for large modules (a 190
-executable step compiles 27 % faster on two idle cores). The code is the same bits
-either way, so the choice is not part of a module's cache key::
+threads cannot run at once, and their start and hand-offs only cost CPU; with a core idle
+they shorten the compile of a large module (figures: docs/benchmarks.md, "Compile and
+first calls"). The code is the same bits either way, so the choice is not part of a
+module's cache key::
 
     flags = [*flags, *threading_flags()]   # ['--mlir-disable-threading'] while cores are busy
 """
