@@ -20,6 +20,8 @@ The sample, by ``$S4TF_TEST_IREE``:
 
 import gc
 import os
+import subprocess
+import sys
 import tempfile
 
 import pytest
@@ -66,8 +68,31 @@ SAMPLE = "S4TF_TEST_IREE_SAMPLE"
 
 
 def pytest_runtest_setup(item):
-    """``$S4TF_TEST_IREE_SAMPLE``: ``1`` while a test of the IREE sample runs, else ``0``."""
+    """``$S4TF_TEST_IREE_SAMPLE``: ``1`` while a test of the IREE sample runs, else ``0``;
+    tests marked ``vulkan`` run in a process of their own (:func:`run_in_a_child`)."""
     os.environ[SAMPLE] = "1" if getattr(item, "iree_sample", False) else "0"
+    if item.get_closest_marker("vulkan") and not os.environ.get(CHILD):
+        item.runtest = lambda: run_in_a_child(item)
+
+
+CHILD = "S4TF_TEST_CHILD"
+
+
+def run_in_a_child(item) -> None:
+    """Runs ``item`` in a pytest process of its own. IREE keeps a Vulkan device until its
+    process ends, and on Mesa 22's lavapipe (Debian 12's) two of the device's threads
+    busy-wait in ``vkWaitSemaphores`` whenever it is idle, taking most of a core from every
+    test the worker runs after it."""
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rs", "-n", "0", item.nodeid],
+        env={**os.environ, CHILD: "1"}, cwd=item.config.rootpath, capture_output=True, text=True, timeout=600,
+    )
+    report = f"{result.stdout[-4000:]}\n{result.stderr[-2000:]}"
+    if result.returncode != 0:
+        raise AssertionError(f"the test failed in its own process:\n{report}")
+    if " passed" not in result.stdout:
+        reasons = [line for line in result.stdout.splitlines() if line.startswith("SKIPPED")]
+        pytest.skip(f"in its own process: {reasons[0] if reasons else result.stdout.strip()[-200:]}")
 
 
 @pytest.fixture(autouse=True)
