@@ -114,12 +114,9 @@ def pytest_collection_modifyitems(config, items):
     docstring says which tests it holds) and, with ``S4TF_TEST_IREE=functions``, keeps only
     the part of it that the README's command leaves out."""
     for marker in ("peer", "array_api", "real_loops", "bench"):
-        if marker in (config.option.markexpr or ""):
-            continue
-        left_out = [item for item in items if item.get_closest_marker(marker)]
-        if left_out:
-            config.hook.pytest_deselected(items=left_out)
-            items[:] = [item for item in items if not item.get_closest_marker(marker)]
+        if marker not in (config.option.markexpr or ""):
+            _keep_only(config, items, lambda item: not item.get_closest_marker(marker))
+    functions_tier = os.environ.get("S4TF_TEST_IREE") == "functions"
     functions, files = set(), set()  # seen, whichever tests -k or -m chose
     for item in items:
         function = (item.path, getattr(item, "originalname", item.name))
@@ -128,11 +125,14 @@ def pytest_collection_modifyitems(config, items):
         if item.get_closest_marker("references"):  # the file's first test marked so
             first_of_file = item.path not in files
             files.add(item.path)
-            if os.environ.get("S4TF_TEST_IREE") == "functions":
-                item.iree_sample = item.iree_sample and not first_of_file
-            else:
-                item.iree_sample = first_of_file
-    if os.environ.get("S4TF_TEST_IREE") == "functions":  # those samples alone
-        left_out = [item for item in items if not (item.get_closest_marker("references") and item.iree_sample)]
+            item.iree_sample = item.iree_sample and not first_of_file if functions_tier else first_of_file
+    if functions_tier:  # those samples alone
+        _keep_only(config, items, lambda item: item.get_closest_marker("references") and item.iree_sample)
+
+
+def _keep_only(config, items, keep) -> None:
+    """Deselects the tests of ``items`` (in place) for which ``keep`` is false."""
+    left_out = [item for item in items if not keep(item)]
+    if left_out:
         config.hook.pytest_deselected(items=left_out)
-        items[:] = [item for item in items if item.get_closest_marker("references") and item.iree_sample]
+        items[:] = [item for item in items if keep(item)]
