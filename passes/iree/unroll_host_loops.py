@@ -23,7 +23,17 @@ at run time (the "indirect buffer reference slot 0" of a one-trip loop).
 
 Loops inside a dispatch (``s4tf-loops-to-dispatch``) step on the device and are left alone,
 as are loops nested in a host-stepped loop (their trips are cheaper than the copies' compile
-time) and bodies of more than ``max_ops`` ops once copied.
+time), bodies of more than ``max_ops`` ops once copied, and loops holding control flow on
+the host (a ``stablehlo.while``, ``if`` or ``case`` outside a dispatch). IREE-3.13-WORKAROUND:
+IREE 3.13 fails on copies of such bodies. Copies of a body holding a loop, beside the tape
+rows reverse mode writes at indices IREE does not fold, fail its stream partitioning
+("circular dependency: input operation uses partition output"; the reduced case is
+tests/lit/iree_reproducers/while_copies_tape_rows.mlir): the gradient of a ``fori_loop`` of
+3 to 40 steps holding another failed on ``vmvx``, and on ``cpu`` once host-stepped. Six or
+eight copies of a ``scan`` step holding a ``cond``, in reverse mode, fail with "failed to
+solve for timepoint coverage" (scans of 13 to 65 steps on ``vmvx``). Such loops gain little
+from copies anyway, each trip of what they hold waiting on the host already (a 24-step loop
+holding a 3-step one over 10,000 floats: 0.78 ms a call copied 8 times, 0.71 ms as it is).
 """
 
 from __future__ import annotations
@@ -37,6 +47,8 @@ from s4tf.passes.pass_options import PipelineError
 from s4tf.passes.registry import ModulePass, register
 
 WHILE = "stablehlo.while"
+#: The ops that step on the host when outside a dispatch.
+HOST_CONTROL_FLOW = (WHILE, "stablehlo.if", "stablehlo.case")
 
 
 @register
@@ -61,9 +73,9 @@ class UnrollHostLoops(ModulePass):
 
 
 def unroll_host_loops(module: ir.Operation, copies: int = 8, max_ops: int = 4096) -> None:
-    for loop in _outermost_host_loops(module):
+    for loop in _outermost_on_host(module, (WHILE,)):
         trips = trip_count(loop)
-        if trips is None:
+        if trips is None or _outermost_on_host(loop, HOST_CONTROL_FLOW):  # IREE 3.13: see above
             continue
         most = max(1, min(copies, trips, max_ops // _body_size(loop)))
         k = max(d for d in range(1, most + 1) if trips % d == 0)
@@ -79,20 +91,21 @@ def _body_size(loop: ir.Operation) -> int:
     return sum(1 + len(collect(op.operation)) for op in loop.regions[1].blocks[0].operations)
 
 
-def _outermost_host_loops(module: ir.Operation) -> list[ir.Operation]:
-    """The ``stablehlo.while`` ops outside dispatches and outside other loops."""
+def _outermost_on_host(root: ir.Operation, names: tuple[str, ...]) -> list[ir.Operation]:
+    """The ops named in ``names`` nested in ``root`` (not ``root`` itself) outside dispatches,
+    and outside one another."""
     found = []
 
     def visit(operation):
         operation = operation.operation
-        if operation.name == WHILE:
+        if operation.name in names and operation != root:
             found.append(operation)
             return ir.WalkResult.SKIP
         if operation.name == "flow.dispatch.region":
             return ir.WalkResult.SKIP
         return ir.WalkResult.ADVANCE
 
-    module.walk(visit, walk_order=ir.WalkOrder.PRE_ORDER)
+    root.walk(visit, walk_order=ir.WalkOrder.PRE_ORDER)
     return found
 
 

@@ -87,12 +87,67 @@ def test_a_scan_runs_several_steps_a_trip_with_the_same_bits(steps, left):
 
 
 @pytest.mark.parametrize("target", ["cpu", "vmvx"])
-def test_a_body_holding_an_if_and_a_loop_copied_eight_times(target):
+def test_a_body_holding_an_if_and_a_loop_is_left_as_it_is(target):
     x = np.linspace(-1, 1, 10_000, dtype=np.float32)  # 40 KB: host-stepped on cpu too
     (unrolled, plain), (counts, _) = run_both(branchy, (x, np.int32(3)), target)
-    assert counts[0] == 3  # 24 steps, 8 a trip
+    assert counts[0] == 24
     np.testing.assert_array_equal(unrolled[0], plain[0])
     np.testing.assert_allclose(unrolled[0], branchy_numpy(x, 3), rtol=1e-5)
+
+
+def nested(x, trips):
+    """A ``fori_loop`` of ``trips`` steps holding one of three."""
+    inner = lambda y: s4tf.fori_loop(0, 3, lambda j, z: s4tf.sin(z) * 0.9 + 0.01, y) * 1.01
+    return s4tf.fori_loop(0, trips, lambda i, y: inner(y), x).sum()
+
+
+def nested_gradient_numpy(x, trips):
+    """The gradient of :func:`nested` in float64, each step's derivative elementwise."""
+    y, dy = x.astype(np.float64), np.ones(x.shape)
+    for _ in range(trips):
+        for _ in range(3):
+            y, dy = np.sin(y) * 0.9 + 0.01, dy * np.cos(y) * 0.9
+        y, dy = y * 1.01, dy * 1.01
+    return dy
+
+
+@pytest.mark.parametrize("target, size", [("cpu", 10_000), ("vmvx", 8)])
+@pytest.mark.parametrize("trips", [3, 40])
+def test_the_gradient_of_a_loop_holding_a_loop(target, size, trips):
+    """Copies of the outer body beside reverse mode's tape rows failed IREE 3.13's stream
+    partitioning ("circular dependency": tests/lit/iree_reproducers/while_copies_tape_rows.mlir),
+    on vmvx and on cpu once host-stepped (10,000 floats)."""
+    x = np.linspace(0.1, 0.5, size, dtype=np.float32)
+    gradient = s4tf.function(s4tf.grad(nested), target=target, static_argnums=1)(x, trips)
+    np.testing.assert_allclose(np.asarray(gradient), nested_gradient_numpy(x, trips), rtol=2e-5, atol=1e-7)
+
+
+def alternating(x, steps):
+    """A ``scan`` whose step holds a ``cond``: ``c * 1.1 + 0.1`` at even steps, ``sin(c)`` at odd."""
+    def step(c, k):
+        c = s4tf.cond(k % 2 == 0, lambda c: c * 1.1 + 0.1, s4tf.sin, c)
+        return c, c.sum()
+
+    c, sums = s4tf.scan(step, x, np.arange(steps, dtype=np.int32))
+    return sums.sum() + c.sum()
+
+
+def alternating_gradient_numpy(x, steps):
+    """The gradient of :func:`alternating` in float64 (each step elementwise)."""
+    c, dc, total = x.astype(np.float64), np.ones(x.shape), np.zeros(x.shape)
+    for k in range(steps):
+        c, dc = (c * 1.1 + 0.1, dc * 1.1) if k % 2 == 0 else (np.sin(c), dc * np.cos(c))
+        total += dc
+    return total + dc
+
+
+@pytest.mark.parametrize("steps", [2, 17, 41])
+def test_the_gradient_of_a_scan_whose_step_holds_a_cond(steps):
+    """Six or eight copies of the step failed IREE 3.13 on vmvx ("failed to solve for
+    timepoint coverage"): a loop holding an ``if`` on the host is not copied."""
+    x = np.linspace(0.1, 0.5, 8, dtype=np.float32)
+    gradient = s4tf.function(s4tf.grad(alternating), target="vmvx", static_argnums=1)(x, steps)
+    np.testing.assert_allclose(np.asarray(gradient), alternating_gradient_numpy(x, steps), rtol=2e-5)
 
 
 def test_the_gradient_of_an_unrolled_scan_agrees_with_the_one_step_lowering():

@@ -31,6 +31,11 @@ def test_a_constant_carried_into_nested_loops_crashes_the_compiler(tmp_path, mon
         compile_and_load((REPRODUCERS / "while_constant_init_nested.mlir").read_text())
 
 
+def test_loops_side_by_side_with_tape_rows_at_unfolded_indices_fail_to_partition():
+    with pytest.raises(iree_compiler.CompilerToolError, match="circular dependency: input operation uses partition output"):
+        _cpu_module((REPRODUCERS / "while_copies_tape_rows.mlir").read_text())
+
+
 def test_a_loop_copies_the_tensor_it_writes_a_row_of_every_iteration():
     stream = iree_compiler.compile_str(
         (REPRODUCERS / "while_carried_update_copies.mlir").read_text(), input_type="stablehlo",

@@ -79,15 +79,17 @@ func.func @unknown_or_prime(%x: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32>
 
 // -----
 
-// A loop of at most 8 iterations becomes its body that many times, straight-line code. A
-// body holding a loop is copied whole: the second inner loop starts from the first one's
-// result, and is not unrolled itself.
+// A loop holding a host-stepped loop is left as it is, and so is the loop it holds
+// (IREE 3.13 fails to partition copies of such a body beside reverse mode's tape writes:
+// tests/lit/iree_reproducers/while_copies_tape_rows.mlir).
 
 // CHECK-LABEL: func.func @nested
-// CHECK:         %[[A:.*]]:2 = stablehlo.while(%{{.*}} = %{{.*}}, %{{.*}} = %arg0) : tensor<i32>, tensor<4xf32> attributes {s4tf.trip_count = 4 : i64}
-// CHECK:         %[[B:.*]]:2 = stablehlo.while(%{{.*}} = %{{.*}}, %{{.*}} = %[[A]]#1) : tensor<i32>, tensor<4xf32> attributes {s4tf.trip_count = 4 : i64}
-// CHECK-NOT:     stablehlo.while
-// CHECK:         return %[[B]]#1
+// CHECK:         %[[R:.*]]:2 = stablehlo.while(%{{.*}} = %{{.*}}, %{{.*}} = %arg0) : tensor<i32>, tensor<4xf32> attributes {s4tf.trip_count = 2 : i64}
+// CHECK:         do {
+// CHECK-NEXT:      stablehlo.while(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) : tensor<i32>, tensor<4xf32> attributes {s4tf.trip_count = 4 : i64}
+// CHECK:           stablehlo.tanh
+// CHECK-NOT:       stablehlo.tanh
+// CHECK:         return %[[R]]#1
 func.func @nested(%x: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32> {
   %zero = stablehlo.constant dense<0> : tensor<i32>
   %one = stablehlo.constant dense<1> : tensor<i32>
@@ -108,6 +110,37 @@ func.func @nested(%x: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32> {
     }
     %i2 = stablehlo.add %i, %one : tensor<i32>
     stablehlo.return %i2, %inner#1 : tensor<i32>, tensor<4xf32>
+  }
+  return %r#1 : tensor<4xf32>
+}
+
+// -----
+
+// A loop whose body holds an `if` on the host is left as it is too (IREE 3.13: "failed to
+// solve for timepoint coverage" on six or eight copies of a scan step holding a `cond`).
+
+// CHECK-LABEL: func.func @holds_if
+// CHECK:         stablehlo.while(%{{.*}} = %{{.*}}, %{{.*}} = %arg0) : tensor<i32>, tensor<4xf32> attributes {s4tf.trip_count = 12 : i64}
+// CHECK-COUNT-1:   stablehlo.if
+// CHECK-NOT:       stablehlo.if
+func.func @holds_if(%x: tensor<4xf32>, %p: tensor<i1>) -> tensor<4xf32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %twelve = stablehlo.constant dense<12> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %zero, %h = %x) : tensor<i32>, tensor<4xf32> attributes {s4tf.trip_count = 12 : i64}
+  cond {
+    %c = stablehlo.compare LT, %i, %twelve : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %t = "stablehlo.if"(%p) ({
+      %a = stablehlo.tanh %h : tensor<4xf32>
+      stablehlo.return %a : tensor<4xf32>
+    }, {
+      %b = stablehlo.sine %h : tensor<4xf32>
+      stablehlo.return %b : tensor<4xf32>
+    }) : (tensor<i1>) -> tensor<4xf32>
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i2, %t : tensor<i32>, tensor<4xf32>
   }
   return %r#1 : tensor<4xf32>
 }
