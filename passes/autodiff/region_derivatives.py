@@ -32,7 +32,7 @@ primal op, then a call of a linear map known only by its transpose:
   with ``n <= K * stride``. A loop marked with its ``TRIP_COUNT``, a
   ``fori_loop`` or ``scan`` of static length, keeps every state (up to
   ``STATIC_TAPE_BYTES``), counts with a loop of the counter alone, and may run several
-  iterations a trip (``_copies``).
+  iterations a trip (``_copies``) unless its body holds control flow.
   Values the body passes through unchanged (a
   bound, a captured tensor) are kept once. While ``stride`` is 1 (``n <= K``) the tape
   holds every iteration's state, and the transpose is one ``s4tf.while``, last iteration
@@ -61,7 +61,7 @@ from s4tf.dialects.types import TensorType, is_float, to_numpy_dtype
 from s4tf.core.mlir import ir
 from s4tf.passes.autodiff.activity import analyze
 from s4tf.passes.autodiff.custom import declare_linear_map
-from s4tf.passes.autodiff.functions import FunctionBuilder, body_operations, entry_block, find_function, return_values
+from s4tf.passes.autodiff.functions import FunctionBuilder, body_operations, callee_of, entry_block, find_function, return_values
 from s4tf.passes.autodiff.outline import outlined
 
 #: The type of a loop's iteration counter.
@@ -202,7 +202,7 @@ def _while_jvp(module, builder, operation, names, lin_prefix, tangents, primal_m
             row_bytes = _row_bytes(row_types)
             every = trips is not None and (trips + 1) * row_bytes <= STATIC_TAPE_BYTES
             if every:  # k bodies a trip (one function, differentiated as one): IREE copies carried buffers every trip
-                copies = _copies(trips, (trips + 1) * row_bytes + _row_bytes(types))
+                copies = 1 if _holds_control_flow(module, body_name) else _copies(trips, (trips + 1) * row_bytes + _row_bytes(types))
                 body_name, trips = _unrolled(module, body_name, types, copies, location), trips // copies
             rows = max(trips, 1) if every else _checkpoint_rows(row_types, trips)
             body = _caller(body_name, types, location)
@@ -338,6 +338,19 @@ def _copies(trips: int, carried_bytes: int) -> int:
     if carried_bytes <= UNROLL_BYTES:
         return 1
     return max(k for k in range(1, min(MAX_COPIES, max(trips, 1)) + 1) if trips % k == 0)
+
+
+def _holds_control_flow(module, name: str) -> bool:
+    """Whether function ``name``, or a function it calls, holds an ``s4tf.if`` or ``s4tf.while``.
+    IREE-3.13-WORKAROUND: copies of such a body in one trip fail IREE 3.13 once what it holds
+    steps on the host (passes/iree/unroll_host_loops.py says how), so its loop runs one
+    iteration a trip."""
+    for operation in body_operations(find_function(module, name)):
+        if operation.name in ("s4tf.if", "s4tf.while"):
+            return True
+        if operation.name == "func.call" and _holds_control_flow(module, callee_of(operation)):
+            return True
+    return False
 
 
 def _unrolled(module, body_name: str, types, copies: int, location) -> str:

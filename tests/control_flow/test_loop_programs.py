@@ -216,3 +216,25 @@ def test_grad_of_a_vmapped_scan_equals_jaxs():
         want = np.asarray(jax.jit(jax.grad(lambda x: jnp.sum(jax.vmap(theirs)(jnp.stack([x, 0.7 * x, -x])))))(x))
     got = np.asarray(s4tf.function(s4tf.grad(lambda x: s4tf.sum(s4tf.vmap(ours)(s4tf.stack([x, 0.7 * x, -x])))))(x))
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def _alternating_nested(np_, lax, x, steps):
+    """A ``scan`` whose step holds a ``cond`` whose one branch holds a ``fori_loop``."""
+    def step(c, k):
+        inner = lambda c: lax.fori_loop(0, 3, lambda j, z: np_.sin(z) * 0.9 + 0.01, c) * 1.01  # noqa: E731
+        c = lax.cond(k % 2 == 0, inner, np_.sin, c)
+        return c, c.sum()
+
+    c, sums = lax.scan(step, x, np_.arange(steps, dtype=np.int32))
+    return sums.sum() + c.sum()
+
+
+@pytest.mark.parametrize("steps", [3, 17])
+def test_grad_of_a_large_scan_whose_step_holds_a_cond_and_a_loop_equals_jaxs(steps):
+    """Reverse mode of a scan carrying 40 KB (host-stepped) ran several steps a trip, and
+    their copies of the ``cond`` and its loop failed IREE 3.13 ("failed to solve for
+    timepoint coverage"): a step holding control flow runs one step a trip."""
+    x = np.linspace(0.1, 0.5, 10_000, dtype=np.float32)
+    ours = s4tf.function(s4tf.grad(lambda x: _alternating_nested(s4tf, s4tf, x, steps)))(x)
+    theirs = jax.grad(lambda x: _alternating_nested(jnp, jax.lax, x, steps))(x.astype(np.float64))
+    np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=2e-5)

@@ -36,6 +36,11 @@ def test_loops_side_by_side_with_tape_rows_at_unfolded_indices_fail_to_partition
         _cpu_module((REPRODUCERS / "while_copies_tape_rows.mlir").read_text())
 
 
+def test_four_copies_of_a_step_holding_an_if_in_a_loop_fail_to_compile():
+    with pytest.raises(iree_compiler.CompilerToolError, match="failed to solve for timepoint coverage"):
+        _cpu_module((REPRODUCERS / "while_copies_of_an_if.mlir").read_text())
+
+
 def test_a_loop_copies_the_tensor_it_writes_a_row_of_every_iteration():
     stream = iree_compiler.compile_str(
         (REPRODUCERS / "while_carried_update_copies.mlir").read_text(), input_type="stablehlo",
