@@ -20,6 +20,8 @@ compile.
 
 from __future__ import annotations
 
+import numpy as np
+
 from s4tf.dialects import hlo
 from s4tf.dialects.batching_helpers import batch_size, with_batch
 from s4tf.dialects.indexing_ops import with_lane_coordinate
@@ -92,14 +94,24 @@ class TapeWrite(_TapeOp):
     def batch(ops, operands, batch_dims):
         """One index: a tape of rows with the batch axis (axis 1). An index per example
         (a batched ``while`` whose lanes stop at different iterations): a scatter at
-        ``(example, index)``."""
+        ``(example, index)``; into an integer tape (a loop's booleans, its counters), an
+        ``add`` of each row's difference from the row it replaces (exact: integers wrap).
+        IREE-3.13-WORKAROUND: a ``set`` scatter replaces rows out of range by a copy of the
+        last row in range, read from the updates at a run-time position, and for int8 rows
+        gathered from the same tape (halving a tape of booleans, under ``vmap`` of
+        ``hessian`` through a ``while``) IREE 3.13's tiling of that dispatch never ends
+        (tests/lit/iree_reproducers/scatter_set_i8_tiling_hangs.mlir)."""
         size = batch_size(operands, batch_dims)
         (tape, index, value), (tape_dim, index_dim, value_dim) = operands, batch_dims
         value = with_batch(ops, value, value_dim, size)
         if index_dim is None:
             return [ops.op("tape_write", _batch_in_rows(ops, tape, tape_dim, size), index, value)], [1]
         coordinates = with_lane_coordinate(ops, ops.reshape(index, (size, 1)))
-        return [ops.op("scatter", with_batch(ops, tape, tape_dim, size), coordinates, value, axes=(0, 1), kind="set")], [0]
+        tape = with_batch(ops, tape, tape_dim, size)
+        if np.dtype(tape.dtype).kind == "i":
+            old = ops.op("gather", tape, coordinates, axes=(0, 1))
+            return [ops.op("scatter", tape, coordinates, value - old, axes=(0, 1), kind="add")], [0]
+        return [ops.op("scatter", tape, coordinates, value, axes=(0, 1), kind="set")], [0]
 
     @staticmethod
     def lower(lowering, tape, index, value):

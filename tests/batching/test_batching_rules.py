@@ -189,6 +189,17 @@ CASES = {
         lambda t, i, v: s4tf.op("tape_write", t, i, v), lambda t, i, v: _evaluate("tape_write", t, i, v),
         [_data(B, 4, 3), np.int32([3, 0, 1, 3]), _data(3)], (0, 0, None),
     ),
+    # an integer tape's rows are added as differences from the rows they replace
+    # (dialects/tape.py): exact, extremes of int8 included
+    "tape_write_index_per_example_int8": (
+        lambda t, i, v: s4tf.op("tape_write", t, i, v), lambda t, i, v: _evaluate("tape_write", t, i, v),
+        [np.int8([[[127, -128, 5]] * 4] * B), np.int32([3, 0, 1, 3]), np.int8([-128, 127, -7])], (0, 0, None),
+    ),
+    "tape_write_index_per_example_int32": (
+        lambda t, i, v: s4tf.op("tape_write", t, i, v), lambda t, i, v: _evaluate("tape_write", t, i, v),
+        [RNG.integers(-2**31, 2**31, (4, 3), dtype=np.int32), np.int32([3, 0, 1, 2]), RNG.integers(-2**31, 2**31, (B, 3), dtype=np.int32)],
+        (None, 0, 0),
+    ),
     "tape_read_shared_index": (
         lambda t, i: s4tf.op("tape_read", t, i), lambda t, i: _evaluate("tape_read", t, i),
         [_data(4, B, 3), np.int32(1)], (1, None),

@@ -238,3 +238,27 @@ def test_grad_of_a_large_scan_whose_step_holds_a_cond_and_a_loop_equals_jaxs(ste
     ours = s4tf.function(s4tf.grad(lambda x: _alternating_nested(s4tf, s4tf, x, steps)))(x)
     theirs = jax.grad(lambda x: _alternating_nested(jnp, jax.lax, x, steps))(x.astype(np.float64))
     np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=2e-5)
+
+
+def _grow_until(np_, while_loop, x):
+    """A ``while`` carrying an int32 counter, a bool (stop once the sum passes 2) and a
+    vector: each example stops at its own iteration under ``vmap``."""
+    def keep_going(state):
+        return np_.logical_and(state[0] < 30, np_.logical_not(state[1]))
+
+    def step(state):
+        i, _, y = state
+        y = np_.sin(y) * 1.1 + 0.1
+        return i + 1, np_.sum(y) > 2.0, y
+
+    return np_.sum(while_loop(keep_going, step, (np.int32(0), np.bool_(False), x))[2] ** 2)
+
+
+def test_vmap_of_hessian_through_a_while_carrying_a_bool_equals_jaxs():
+    """Reverse mode keeps the bool on an int8 tape; under ``vmap`` each example's row
+    writes were a ``set`` scatter whose dispatch IREE 3.13 never finished tiling
+    (tests/lit/iree_reproducers/scatter_set_i8_tiling_hangs.mlir)."""
+    x = np.linspace(0.1, 0.9, 12).reshape(4, 3)
+    ours = s4tf.function(s4tf.vmap(s4tf.hessian(lambda x: _grow_until(s4tf, s4tf.while_loop, x))))(x.astype(np.float32))
+    theirs = jax.vmap(jax.jacfwd(jax.jacfwd(lambda x: _grow_until(jnp, jax.lax.while_loop, x))))(x)
+    np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=2e-5, atol=1e-6)

@@ -4,7 +4,9 @@ go (each report names it)."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +41,16 @@ def test_loops_side_by_side_with_tape_rows_at_unfolded_indices_fail_to_partition
 def test_four_copies_of_a_step_holding_an_if_in_a_loop_fail_to_compile():
     with pytest.raises(iree_compiler.CompilerToolError, match="failed to solve for timepoint coverage"):
         _cpu_module((REPRODUCERS / "while_copies_of_an_if.mlir").read_text())
+
+
+def test_a_set_scatter_of_int8_rows_gathered_per_example_in_loops_never_finishes_compiling():
+    """A hang: the compile is stopped after 15 s (the module compiles in 3-4 s once fixed)."""
+    from iree.compiler.tools.binaries import find_tool
+
+    command = [find_tool("iree-compile"), str(REPRODUCERS / "scatter_set_i8_tiling_hangs.mlir"), "--iree-input-type=stablehlo",
+               "--iree-hal-target-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=generic", "-o", os.devnull]
+    with pytest.raises(subprocess.TimeoutExpired):
+        subprocess.run(command, capture_output=True, timeout=15)
 
 
 def test_a_loop_copies_the_tensor_it_writes_a_row_of_every_iteration():
