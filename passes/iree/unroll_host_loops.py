@@ -29,9 +29,10 @@ IREE 3.13 fails on copies of such bodies. Copies of a body holding a loop, besid
 rows reverse mode writes at indices IREE does not fold, fail its stream partitioning
 ("circular dependency: input operation uses partition output"; the reduced case is
 tests/lit/iree_reproducers/while_copies_tape_rows.mlir): the gradient of a ``fori_loop`` of
-3 to 40 steps holding another failed on ``vmvx``, and on ``cpu`` once host-stepped. Six or
-eight copies of a ``scan`` step holding a ``cond``, in reverse mode, fail with "failed to
-solve for timepoint coverage" (scans of 13 to 65 steps on ``vmvx``). Such loops gain little
+3 to 40 steps holding another failed on ``vmvx``, and on ``cpu`` once host-stepped. Four or
+more copies of a ``scan`` step holding a ``cond``, in reverse mode, fail with "failed to
+solve for timepoint coverage" (tests/lit/iree_reproducers/while_copies_of_an_if.mlir; scans
+of 13 to 65 steps on ``vmvx``). Such loops gain little
 from copies anyway, each trip of what they hold waiting on the host already (a 24-step loop
 holding a 3-step one over 10,000 floats: 0.78 ms a call copied 8 times, 0.71 ms as it is).
 """

@@ -143,7 +143,7 @@ def alternating_gradient_numpy(x, steps):
 
 @pytest.mark.parametrize("steps", [2, 17, 41])
 def test_the_gradient_of_a_scan_whose_step_holds_a_cond(steps):
-    """Six or eight copies of the step failed IREE 3.13 on vmvx ("failed to solve for
+    """Four or more copies of the step failed IREE 3.13 on vmvx ("failed to solve for
     timepoint coverage"): a loop holding an ``if`` on the host is not copied."""
     x = np.linspace(0.1, 0.5, 8, dtype=np.float32)
     gradient = s4tf.function(s4tf.grad(alternating), target="vmvx", static_argnums=1)(x, steps)

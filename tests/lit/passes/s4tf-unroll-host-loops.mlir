@@ -117,7 +117,7 @@ func.func @nested(%x: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32> {
 // -----
 
 // A loop whose body holds an `if` on the host is left as it is too (IREE 3.13: "failed to
-// solve for timepoint coverage" on six or eight copies of a scan step holding a `cond`).
+// solve for timepoint coverage" on four or more copies of a scan step holding a `cond`).
 
 // CHECK-LABEL: func.func @holds_if
 // CHECK:         stablehlo.while(%{{.*}} = %{{.*}}, %{{.*}} = %arg0) : tensor<i32>, tensor<4xf32> attributes {s4tf.trip_count = 12 : i64}
