@@ -44,13 +44,13 @@ def test_four_copies_of_a_step_holding_an_if_in_a_loop_fail_to_compile():
 
 
 def test_a_set_scatter_of_int8_rows_gathered_per_example_in_loops_never_finishes_compiling():
-    """A hang: the compile is stopped after 15 s (the module compiles in 3-4 s once fixed)."""
+    """A hang: the compile is stopped after 10 s (the module compiles in 3-4 s once fixed)."""
     from iree.compiler.tools.binaries import find_tool
 
     command = [find_tool("iree-compile"), str(REPRODUCERS / "scatter_set_i8_tiling_hangs.mlir"), "--iree-input-type=stablehlo",
                "--iree-hal-target-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=generic", "-o", os.devnull]
     with pytest.raises(subprocess.TimeoutExpired):
-        subprocess.run(command, capture_output=True, timeout=15)
+        subprocess.run(command, capture_output=True, timeout=10)
 
 
 def test_reverse_mode_of_a_batched_loop_holding_a_loop_fails_on_a_splat_outside_an_execution_region():
