@@ -39,7 +39,7 @@ from s4tf.deploy import (  # noqa: A004  (s4tf.compile)
     DeployableModule, DeployedModule, compile, load, load_parameters, save_parameters,
 )
 from s4tf.core.errors import (
-    CompilationError, DeviceError, DTypeError, OpAttributeError, S4tfError, ShapeError, StagingError, ZeroDerivativeWarning,
+    CompilationError, DeviceError, DTypeError, OpAttributeError, S4tfError, ShapeError, SlowCompileWarning, StagingError, ZeroDerivativeWarning,
 )
 from s4tf.staging.first_call import get_first_call, set_first_call
 from s4tf.staging.host import host
@@ -77,7 +77,7 @@ __all__ = [
     "cond", "while_loop", "fori_loop",
     "lazy", "set_mode", "get_mode", "barrier", "lazy_stats", "LazyStats", "LazyTraceWarning",
     "S4tfError", "ShapeError", "DTypeError", "DeviceError", "OpAttributeError", "StagingError", "CompilationError",
-    "ZeroDerivativeWarning", "RecompileWarning", "AutoGraphWarning", "IndexingError", "ImmutableTensorError", "TensorMethodError", "TensorAttributeError", "gather", "getitem", "scatter", "take", "take_along_axis",
+    "ZeroDerivativeWarning", "SlowCompileWarning", "RecompileWarning", "AutoGraphWarning", "IndexingError", "ImmutableTensorError", "TensorMethodError", "TensorAttributeError", "gather", "getitem", "scatter", "take", "take_along_axis",
     "float16", "float32", "float64", "bfloat16", "int8", "int32", "int64", "bool_", "bool",
     *numpy_api.__all__,
     *math_functions.__all__,

@@ -40,18 +40,24 @@ def summary(report: str) -> str:
     return lines[-1] if lines else "no diagnostics"
 
 
+def function_name(module_text: str) -> str:
+    """``'f'``, the module's first public function quoted, or ``the module``."""
+    names = _PUBLIC_FUNCTION.findall(module_text)
+    return f"'{names[0]}'" if names else "the module"
+
+
 def compilation_error(module_text: str, target: str, flags: list[str], report: str, key: str) -> CompilationError:
     """The :class:`CompilationError` for IREE's ``report`` on ``module_text``, the module saved to reproduce it."""
-    names = _PUBLIC_FUNCTION.findall(module_text)
-    function = f"'{names[0]}'" if names else "the module"
-    saved = _save(module_text, flags, report, key)
+    saved = save_module(module_text, flags, report, key)
     where = f"the module and IREE's whole report are in {saved} (its first line is the command that reproduces it)" \
         if saved else "the module could not be saved"
-    return CompilationError(f"IREE could not compile {function} for target '{target}': {summary(report)}; {where}")
+    return CompilationError(f"IREE could not compile {function_name(module_text)} for target '{target}': {summary(report)}; {where}")
 
 
-def _save(module_text: str, flags: list[str], report: str, key: str) -> Path | None:
-    path = default_cache_dir() / "failed" / f"{key}.mlir"
+def save_module(module_text: str, flags: list[str], report: str, key: str, folder: str = "failed") -> Path | None:
+    """``module_text`` in ``<cache>/<folder>/<key>.mlir`` after the ``iree-compile`` command
+    and IREE's ``report`` as comments; ``None`` where it cannot be written."""
+    path = default_cache_dir() / folder / f"{key}.mlir"
     header = [f"// iree-compile {path} --iree-input-type=stablehlo {' '.join(flags)} -o /dev/null", "// IREE's report:"]
     header += [f"//   {line}" for line in report.splitlines()]
     try:

@@ -31,6 +31,7 @@ from s4tf.passes.module_traits import ModuleTraits, tensor_bytes
 from s4tf.runtime.cache import DiskCache, cache_key
 from s4tf.runtime.compile_failures import compilation_error
 from s4tf.runtime.compile_threads import threading_flags
+from s4tf.runtime.compile_watch import watching
 from s4tf.runtime.system_libm import LINK_FLAG, needs_system_libm
 from s4tf.runtime.cpu import host_cpu
 from s4tf.runtime.product_modules import data_tiling_flags
@@ -155,7 +156,8 @@ def compile_stablehlo(module_text: str, target: str = "cpu", extra_flags=(), cac
             return cached
         flags = [*flags, *threading_flags()]  # how IREE runs, not what it makes
         try:
-            vmfb = iree_compiler.compile_str(module_text, input_type="stablehlo", extra_args=flags)
+            with watching(module_text, target, flags, key):  # a word to the user if IREE takes minutes
+                vmfb = iree_compiler.compile_str(module_text, input_type="stablehlo", extra_args=flags)
         except iree_compiler.CompilerToolError as error:
             raise compilation_error(module_text, target, flags, str(error), key) from None
         cache.put(key, vmfb)

@@ -46,6 +46,12 @@ class CompilationError(S4tfError, RuntimeError):
     """IREE could not compile a lowered module."""
 
 
+class SlowCompileWarning(UserWarning):
+    """IREE is still compiling a module after ``$S4TF_SLOW_COMPILE_SECONDS`` (120 s): the
+    message names the function and where the module is saved to reproduce it
+    (:mod:`s4tf.runtime.compile_watch`)."""
+
+
 class ZeroDerivativeWarning(UserWarning):
     """Differentiation went through a piecewise-constant op (``floor``, ``round``, ``sign``,
     a comparison, ``argmax``, a cast to an integer) and took its derivative as zero.
