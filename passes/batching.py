@@ -329,7 +329,7 @@ def _while(module, builder, operation, prefix, operand_dims, values, dims, size)
     """``s4tf.while``: its regions, outlined, become functions batched on demand. The
     carried values that depend on a batched one (iterated to a fixed point through the
     body) are batched. If the condition depends on none of them, the loop stays a loop
-    with a batched body. Otherwise every carried value is batched and the loop runs while
+    with a batched body, which keeps the other values unbatched, and an unbatched condition. Otherwise every carried value is batched and the loop runs while
     any example's condition holds; an example whose condition is false keeps its values
     (a ``select`` of the body's results and the carried ones), so each example's results
     are those of its own trip count. The body also runs on finished examples, whose
@@ -342,29 +342,38 @@ def _while(module, builder, operation, prefix, operand_dims, values, dims, size)
     if per_example:
         batched = set(range(len(operand_dims)))
     order = sorted(batched)
-    cond, body = (batch_function(module, name, order, size) for name in (cond_name, body_name))
+    # a loop stepped alike for every example keeps its unbatched values unbatched in the body
+    # and the condition: IREE 3.13 fails on the broadcasts of host scalars that taking
+    # example 0 of them leaves in nested loops (tests/lit/iree_reproducers/while_nested_batched_splat.mlir)
+    cond, body = (batch_function(module, name, order, size, every_result=per_example) for name in (cond_name, body_name))
     with builder.building(operation.location):
         init = [
             with_batch(composition, values[v], d, size) if i in batched else values[v]
             for i, (v, d) in enumerate(zip(operation.operands, operand_dims))
         ]
     body_types = [TensorType.from_mlir(t) for t in function_type(find_function(module, body)).results]
+    body_batched = set(batched_results(find_function(module, body)))
+    (cond_type,) = [TensorType.from_mlir(t) for t in function_type(find_function(module, cond)).results]
     location = operation.location
 
     def alive(carried):
-        return IRBuilder.current().call(cond, carried, [TensorType((size,), "i1")], location)[0]
+        return IRBuilder.current().call(cond, carried, [cond_type], location)[0]
+
+    def unbatched(value, has_batch: bool):
+        return _first_example(value) if has_batch else value
 
     def step(carried):
         new = IRBuilder.current().call(body, carried, body_types, location)
         if not per_example:
-            return [v if i in batched else _first_example(v) for i, v in enumerate(new)]
+            return [(v if i in body_batched else with_batch(composition, v, None, size)) if i in batched
+                    else unbatched(v, i in body_batched) for i, v in enumerate(new)]
         running = alive(carried)
         return [composition.where(composition.reshape(running, (size,) + (1,) * (len(v.shape) - 1)), v, old) for v, old in zip(new, carried)]
 
     def keep_going(carry):
         flags = alive(carry[0])
         if not per_example:
-            return _first_example(flags)
+            return unbatched(flags, bool(cond_type.shape))
         return composition.greater(composition.op("reduce_max", composition.astype(flags, "i32"), axes=(0,), keepdims=False), 0)
 
     with builder.building(location):  # a known trip count is every example's (static bounds): reverse mode keeps its one-loop tape

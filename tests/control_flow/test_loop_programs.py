@@ -262,3 +262,25 @@ def test_vmap_of_hessian_through_a_while_carrying_a_bool_equals_jaxs():
     ours = s4tf.function(s4tf.vmap(s4tf.hessian(lambda x: _grow_until(s4tf, s4tf.while_loop, x))))(x.astype(np.float32))
     theirs = jax.vmap(jax.jacfwd(jax.jacfwd(lambda x: _grow_until(jnp, jax.lax.while_loop, x))))(x)
     np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=2e-5, atol=1e-6)
+
+
+def _nested_loops(np_, fori_loop, x):
+    """A 17-step ``fori_loop`` holding a 3-step one."""
+    def inner(y):
+        return fori_loop(0, 3, lambda j, z: np_.sin(z) * 0.9 + 0.01, y) * 1.01
+
+    return np_.sum(fori_loop(0, 17, lambda i, y: inner(y), x) ** 2)
+
+
+@pytest.mark.parametrize("target, size", [("vmvx", 8), ("cpu", 10_000)])
+def test_grad_of_the_sum_of_a_vmap_of_nested_loops_equals_jaxs(target, size):
+    """The batched loops took example 0 of their counters broadcast to the batch, and IREE
+    3.13 failed on those broadcasts of host scalars in the nested loops of reverse mode
+    (tests/lit/iree_reproducers/while_nested_batched_splat.mlir); on cpu 3 x 10,000 floats
+    keep the loops host-stepped."""
+    x = np.linspace(0.1, 0.5, size)
+    xs = np.stack([x, x * 1.3, x * 0.7])
+    loss = lambda np_, fori_loop, vmap: lambda xs: vmap(lambda x: _nested_loops(np_, fori_loop, x))(xs).sum()  # noqa: E731
+    ours = s4tf.function(s4tf.grad(loss(s4tf, s4tf.fori_loop, s4tf.vmap)), target=target)(xs.astype(np.float32))
+    theirs = jax.grad(loss(jnp, jax.lax.fori_loop, jax.vmap))(xs)
+    np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=2e-5, atol=1e-7)

@@ -1,6 +1,6 @@
 """The IREE 3.13 failures (and the one copy) that s4tf works around, kept as upstream reports
 in tests/lit/iree_reproducers/, still happen: when one passes (a new IREE), its workaround can
-go (each report names it). One, while_nested_batched_splat.mlir, s4tf does not avoid yet."""
+go (each report names it)."""
 
 from __future__ import annotations
 
@@ -54,7 +54,6 @@ def test_a_set_scatter_of_int8_rows_gathered_per_example_in_loops_never_finishes
 
 
 def test_reverse_mode_of_a_batched_loop_holding_a_loop_fails_on_a_splat_outside_an_execution_region():
-    """Not yet avoided by s4tf: when this passes, `grad` of the sum of a `vmap` of such loops runs."""
     with pytest.raises(iree_compiler.CompilerToolError, match="'stream.async.splat' op : streamable op expected to be in an execution region"):
         _cpu_module((REPRODUCERS / "while_nested_batched_splat.mlir").read_text())
 

@@ -13,10 +13,13 @@
 // it). The error names the module's constant `1 : tensor<i32>`. The program is s4tf's
 // reverse mode of `sum(vmap(f)(xs))`, f a 17-step fori_loop holding a 3-step one, for 3
 // examples of 8 floats: a recording loop holding the inner loop, then a backward loop
-// holding the inner loop's count, recording and backward loops (their tapes start from
-// splat zeros). The same program for 3 steps, and `vmap` of `grad` for 17, compile. s4tf
-// does not avoid this one yet (docs/control-flow.md, "On vmvx"). Not reduced further:
-// removing any one line leaves an invalid module or one that compiles.
+// holding the inner loop's count, recording and backward loops. Their counters, bounds
+// and conditions, the same for every example, are host scalars broadcast to the batch
+// and taken back as example 0 (`reshape(slice(broadcast_in_dim(%i)))`, 16 such chains);
+// with each chain folded back to its scalar the module compiles. s4tf's batching keeps a
+// loop's unbatched values unbatched when every example steps alike (passes/batching.py,
+// `_while`), which leaves no such chain. Not reduced further: removing any one line
+// leaves an invalid module or one that compiles.
 module {
   func.func @_lambda_(%arg0: tensor<3x8xf32>) -> tensor<3x8xf32> {
     %cst = stablehlo.constant dense<1.000000e+00> : tensor<f32>
