@@ -20,13 +20,11 @@ compile.
 
 from __future__ import annotations
 
-import numpy as np
-
 from s4tf.dialects import hlo
 from s4tf.dialects.batching_helpers import batch_size, with_batch
 from s4tf.dialects.indexing_ops import with_lane_coordinate
 from s4tf.dialects.op_def import MissingDerivativeRule, Op
-from s4tf.dialects.types import INT_DTYPES, TensorType
+from s4tf.dialects.types import INT_DTYPES, TensorType, canonical_dtype, is_integer
 from s4tf.core.errors import DTypeError, ShapeError
 
 
@@ -108,7 +106,7 @@ class TapeWrite(_TapeOp):
             return [ops.op("tape_write", _batch_in_rows(ops, tape, tape_dim, size), index, value)], [1]
         coordinates = with_lane_coordinate(ops, ops.reshape(index, (size, 1)))
         tape = with_batch(ops, tape, tape_dim, size)
-        if np.dtype(tape.dtype).kind == "i":
+        if is_integer(canonical_dtype(tape.dtype)):
             old = ops.op("gather", tape, coordinates, axes=(0, 1))
             return [ops.op("scatter", tape, coordinates, value - old, axes=(0, 1), kind="add")], [0]
         return [ops.op("scatter", tape, coordinates, value, axes=(0, 1), kind="set")], [0]

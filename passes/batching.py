@@ -329,8 +329,9 @@ def _while(module, builder, operation, prefix, operand_dims, values, dims, size)
     """``s4tf.while``: its regions, outlined, become functions batched on demand. The
     carried values that depend on a batched one (iterated to a fixed point through the
     body) are batched. If the condition depends on none of them, the loop stays a loop
-    with a batched body, which keeps the other values unbatched, and an unbatched condition. Otherwise every carried value is batched and the loop runs while
-    any example's condition holds; an example whose condition is false keeps its values
+    with a batched body that keeps the other values unbatched, and an unbatched condition.
+    Otherwise every carried value is batched and the loop runs while any example's
+    condition holds; an example whose condition is false keeps its values
     (a ``select`` of the body's results and the carried ones), so each example's results
     are those of its own trip count. The body also runs on finished examples, whose
     results are discarded."""
@@ -359,21 +360,24 @@ def _while(module, builder, operation, prefix, operand_dims, values, dims, size)
     def alive(carried):
         return IRBuilder.current().call(cond, carried, [cond_type], location)[0]
 
-    def unbatched(value, has_batch: bool):
-        return _first_example(value) if has_batch else value
+    def as_carried(i, value):
+        """The body's result ``i`` in the form the loop carries it (a custom batching rule
+        batches every result; a result that reads no batched value comes out unbatched)."""
+        if i in batched:
+            return value if i in body_batched else with_batch(composition, value, None, size)
+        return _first_example(value) if i in body_batched else value
 
     def step(carried):
         new = IRBuilder.current().call(body, carried, body_types, location)
         if not per_example:
-            return [(v if i in body_batched else with_batch(composition, v, None, size)) if i in batched
-                    else unbatched(v, i in body_batched) for i, v in enumerate(new)]
+            return [as_carried(i, v) for i, v in enumerate(new)]
         running = alive(carried)
         return [composition.where(composition.reshape(running, (size,) + (1,) * (len(v.shape) - 1)), v, old) for v, old in zip(new, carried)]
 
     def keep_going(carry):
         flags = alive(carry[0])
         if not per_example:
-            return unbatched(flags, bool(cond_type.shape))
+            return _first_example(flags) if cond_type.shape else flags
         return composition.greater(composition.op("reduce_max", composition.astype(flags, "i32"), axes=(0,), keepdims=False), 0)
 
     with builder.building(location):  # a known trip count is every example's (static bounds): reverse mode keeps its one-loop tape

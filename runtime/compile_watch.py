@@ -50,7 +50,7 @@ def watching(module_text: str, target: str, flags: list[str], key: str):
     seconds = slow_compile_seconds()
 
     def warn():
-        saved = save_module(module_text, flags, "", key, folder="slow")
+        saved = save_module(module_text, flags, f"still compiling after {seconds:g} s", key, folder="slow")
         where = f"the module is in {saved} (its first line is the command that reproduces it)" \
             if saved else "the module could not be saved"
         warnings.warn(SlowCompileWarning(
