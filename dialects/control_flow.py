@@ -26,6 +26,18 @@ SHORTCUT = "s4tf.shortcut"
 #: reverse mode sizes its checkpoint tapes by it and need not count the iterations.
 #: Discardable: a pass that rebuilds the loop may drop it.
 TRIP_COUNT = "s4tf.trip_count"
+#: A unit attribute of the ``s4tf.scatter`` by which a ``scan``'s loop sets row ``i`` of an
+#: output stack it carries (and of the scatter setting the same row of its tangent): every
+#: iteration sets a row of its own, never the row the stack enters the loop with, and
+#: nothing but the ``scan`` reads the stack the loop starts from (the first step's row). The
+#: transpose of such a scatter leaves the rows it set in the cotangent as they are instead
+#: of clearing them (``passes/autodiff/transposition.py``): no other iteration's transpose
+#: reads them, so reverse mode's backward loop passes the stack's cotangent through
+#: unchanged (IREE-3.13-WORKAROUND: IREE 3.13 copies every buffer a host-stepped loop
+#: carries into a dispatch once a trip, 2 MiB a trip of the GRU language model's backward
+#: loop of tools/bench/bench_loops_real.py; tests/lit/iree_reproducers/while_carried_update_copies.mlir).
+#: Discardable: a pass that rebuilds the scatter drops it, and its rows are cleared as usual.
+SCAN_OUTPUT = "s4tf.scan_output"
 
 
 def trip_count(operation) -> int | None:
@@ -35,6 +47,20 @@ def trip_count(operation) -> int | None:
 
 def mark_trip_count(operation, count: int) -> None:
     operation.attributes[TRIP_COUNT] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64, operation.context), count)
+
+
+def mark_scan_output(operation) -> None:
+    operation.attributes[SCAN_OUTPUT] = ir.UnitAttr.get(operation.context)
+
+
+def mark_scan_output_tangent(primal: ir.Operation, tangent) -> None:
+    """``tangent`` (a value with ``.value``) marked :data:`SCAN_OUTPUT` where ``primal`` is
+    and a scatter made it: it sets the same row of the tangent stack."""
+    if SCAN_OUTPUT not in primal.attributes or not isinstance(tangent.value, ir.OpResult):
+        return
+    owner = tangent.value.owner.operation
+    if owner.name == "s4tf.scatter":
+        mark_scan_output(owner)
 
 
 def mark_shortcut(results: list, like=None) -> list:

@@ -20,6 +20,7 @@ from s4tf import pytree
 
 from s4tf.arrays import numpy_api
 from s4tf.staging.autograph.convert import convert_once
+from s4tf.dialects.control_flow import mark_scan_output
 from s4tf.dialects.types import shape_str
 from s4tf.core.errors import S4tfError, ShapeError
 from s4tf.core.locations import user_location
@@ -73,7 +74,7 @@ def scan(f, init, xs, length=None, reverse=False):
         leaves, tree = pytree.flatten(y)
         if tree != y_tree:
             raise ScanError(f"s4tf.scan: the step function's output y has structure {tree} in one step and {y_tree} in the first", _where())
-        return carry, [s.at[index].set(numpy_api.asarray(v)) for s, v in zip(stacks, leaves)]
+        return carry, [_set_row(s, index, v) for s, v in zip(stacks, leaves)]
 
     bounds = numpy_api.asarray(1, "int32"), numpy_api.asarray(n, "int32")
     carry, stacks = stage_fori(*bounds, body, (carry, stacks), construct="s4tf.scan", trip_count=n - 1)
@@ -100,6 +101,16 @@ def _length(xs_leaves, length) -> int:
     if n == 0:
         raise ScanError("s4tf.scan over 0 steps is not supported (the outputs' types come from tracing one step)", _where())
     return n
+
+
+def _set_row(stack, index, y):
+    """``stack.at[index].set(y)``, its scatter marked a scan output (``s4tf.scan_output``:
+    every iteration of the loop sets a row of its own)."""
+    result = stack.at[index].set(numpy_api.asarray(y))
+    scatter = result.value.owner.operation
+    if scatter.name == "s4tf.scatter":
+        mark_scan_output(scatter)
+    return result
 
 
 def _stack_for(y, n: int):

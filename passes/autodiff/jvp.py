@@ -17,6 +17,7 @@ func.func private @f_jvp(%x: tensor<3xf32>, %dx: tensor<3xf32>) -> (tensor<3xf32
 from __future__ import annotations
 
 from s4tf.dialects import composition
+from s4tf.dialects.control_flow import mark_scan_output_tangent
 from s4tf.dialects.op_def import MissingDerivativeRule, lookup, read_attributes
 from s4tf.dialects.types import TensorType
 from s4tf.core.mlir import ir
@@ -145,6 +146,7 @@ def _op_jvp(builder, operation, tangents, primal_map, tangent_map):
         except MissingDerivativeRule as error:
             raise MissingRuleError(error.message, location_text(operation.location), operation.location) from None
         if tangent is not None:
+            mark_scan_output_tangent(operation, tangent)
             tangent = composition.astype(composition.broadcast_to(tangent, result.shape), result.dtype)
     if tangent is not None:
         tangent_map[operation.results[0]] = tangent

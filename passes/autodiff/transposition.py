@@ -4,14 +4,17 @@
 Ops that do not touch the linear arguments are copied; the linear ops are walked in
 reverse, each op's transpose rule turning its result's cotangent into cotangents for its
 linear operands; contributions to one value are summed, except that reads of parts of a
-value (``slice``) add into its one cotangent buffer in place (``transpose_into``). A call
-of another linear function becomes a call of that function's transpose (its
+value (``slice``) add into its one cotangent buffer in place (``transpose_into``); the
+rows a ``scan``'s loop sets in its output stack keep their cotangent, which no other
+iteration reads (``SCAN_OUTPUT`` in ``dialects/control_flow.py``), rather than clearing it.
+A call of another linear function becomes a call of that function's transpose (its
 ``s4tf.transpose`` symbol).
 """
 
 from __future__ import annotations
 
 from s4tf.dialects import composition
+from s4tf.dialects.control_flow import SCAN_OUTPUT
 from s4tf.dialects.op_def import MissingDerivativeRule, lookup, read_attributes
 from s4tf.dialects.types import TensorType, to_numpy_dtype
 from s4tf.core.mlir import ir
@@ -128,11 +131,15 @@ class _Transposer(FunctionTransform):
         if op.transpose_into is not None:
             self._transpose_into(op, operation, cotangents[0], operands, attributes)
             return
+        kept = SCAN_OUTPUT in operation.attributes and linear_flags[0]  # rows no other iteration reads
         with self.builder.building(operation.location):
             try:
-                contributions = op.transpose(composition, cotangents[0], operands, linear_flags, **attributes)
+                contributions = op.transpose(composition, cotangents[0], operands,
+                                             [False, *linear_flags[1:]] if kept else linear_flags, **attributes)
             except MissingDerivativeRule as error:
                 raise MissingRuleError(error.message, location_text(operation.location), operation.location) from None
+        if kept:
+            contributions = [cotangents[0], *contributions[1:]]
         self._contribute(operation, contributions)
 
     def unsupported(self, operation):

@@ -370,6 +370,9 @@ class Emitter(OpRules):
             raise Unsupported(f"'{op.name}' on the tensor in memory {tape.type} (one that is only sliced, updated "
                               "and multiplied)", op)
         method = getattr(self, f"op_{name}", None)
-        if method is not None:
-            return method(op)
-        return self.elementwise(op)
+        built = method(op) if method is not None else self.elementwise(op)
+        for result, value in zip(op.results, built):
+            if result in self.tapes and not isinstance(value.type, ir.RankedTensorType):
+                raise Unsupported(f"a tape {result.type} that a loop starts from, computed inside the region by "
+                                  f"'{op.name}' (a vector, where the loop holds it in memory)", op)
+        return built

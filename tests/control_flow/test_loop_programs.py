@@ -284,3 +284,41 @@ def test_grad_of_the_sum_of_a_vmap_of_nested_loops_equals_jaxs(target, size):
     ours = s4tf.function(s4tf.grad(loss(s4tf, s4tf.fori_loop, s4tf.vmap)), target=target)(xs.astype(np.float32))
     theirs = jax.grad(loss(jnp, jax.lax.fori_loop, jax.vmap))(xs)
     np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=2e-5, atol=1e-7)
+
+
+def _rows_set_by_hand(np_, fori_loop, w, weights):
+    steps = weights.shape[0]
+
+    def f(h0, xs):
+        xs = np_.asarray(xs)
+
+        def body(i, state):
+            h, hs = state
+            h = np_.tanh(h @ w + xs[i])
+            return h, hs.at[i].set(h)
+
+        _, hs = fori_loop(0, steps, body, (h0, np_.zeros(weights.shape, h0.dtype)))
+        return np_.sum(hs * weights)
+
+    return f
+
+
+@pytest.mark.parametrize("target", ["cpu", "vmvx"])
+@pytest.mark.parametrize("steps", [17, 64])
+def test_grad_of_a_fori_loop_setting_rows_of_its_outputs_equals_jaxs(steps, target):
+    """A ``fori_loop`` collecting its outputs with ``hs.at[i].set(h)`` (``scan`` written by
+    hand): its backward loop starts from the cotangent of ``sum(hs * weights)``, computed
+    between the forward and backward loops. One dispatch region for both computed it as a
+    vector where the backward loop holds it in memory, and ``s4tf-loops-to-dispatch``
+    built an invalid ``scf.while``: the gradient did not compile."""
+    rng = np.random.default_rng(8)
+    w = (rng.standard_normal((8, 8)) * 0.3).astype(np.float32)
+    weights = rng.standard_normal((steps, 4, 8)).astype(np.float32)
+    h0 = (rng.standard_normal((4, 8)) * 0.5).astype(np.float32)
+    xs = (rng.standard_normal((steps, 4, 8)) * 0.5).astype(np.float32)
+    ours = [s4tf.function(s4tf.grad(_rows_set_by_hand(s4tf, s4tf.fori_loop, w, weights), argnums=k), target=target)(h0, xs)
+            for k in (0, 1)]
+    with jax.enable_x64(False):
+        theirs = [jax.grad(_rows_set_by_hand(jnp, jax.lax.fori_loop, w, weights), argnums=k)(h0, xs) for k in (0, 1)]
+    for got, want in zip(ours, theirs):
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-6)

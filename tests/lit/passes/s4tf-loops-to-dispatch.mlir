@@ -633,3 +633,50 @@ func.func @branch_twice(%x: tensor<2xf32>, %p: tensor<i1>) -> (tensor<2xf32>, te
   }) : (tensor<i1>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
   return %r#0, %r#1, %r#2 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
 }
+
+// -----
+
+// Two loops and, between them, the tape the second starts from (reverse mode of a loop
+// setting rows of a stack: the cotangent of `sum(stack * w)`). One region for both would
+// compute the tape between them as a vector where the second loop holds it in memory: that
+// region is refused (the emitter checks every tape an op makes), the first loop becomes a
+// region alone and the second stays on the host, as a tape it writes made outside a region.
+// CHECK-LABEL: func.func @tape_computed_between
+// CHECK:         flow.dispatch.region -> (tensor<2xf32>)
+// CHECK:           scf.while
+// CHECK:         stablehlo.multiply
+// CHECK:         stablehlo.while
+func.func @tape_computed_between(%x: tensor<2xf32>, %n: tensor<i32>) -> tensor<2xf32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %f1 = stablehlo.constant dense<1.0> : tensor<f32>
+  %first:2 = stablehlo.while(%i = %zero, %s = %x) : tensor<i32>, tensor<2xf32>
+  cond {
+    %c = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %s2 = stablehlo.sine %s : tensor<2xf32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %s2 : tensor<i32>, tensor<2xf32>
+  }
+  %w = stablehlo.broadcast_in_dim %x, dims = [1] : (tensor<2xf32>) -> tensor<300x2xf32>
+  %r3 = stablehlo.reshape %f1 : (tensor<f32>) -> tensor<1x1xf32>
+  %b = stablehlo.broadcast_in_dim %r3, dims = [0, 1] : (tensor<1x1xf32>) -> tensor<300x2xf32>
+  %m = stablehlo.multiply %b, %w : tensor<300x2xf32>
+  %start = stablehlo.optimization_barrier %m : tensor<300x2xf32>
+  // expected-warning @below {{loop stays host-stepped: the loop reads a tape tensor<300x2xf32> that it writes, made outside it (a constant, or nothing the loop reads, keeps its buffer inside the dispatch)}}
+  %r:3 = stablehlo.while(%i = %zero, %s = %first#1, %t = %start) : tensor<i32>, tensor<2xf32>, tensor<300x2xf32>
+  cond {
+    %c = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %old = stablehlo.dynamic_slice %t, %i, %zero, sizes = [1, 2] : (tensor<300x2xf32>, tensor<i32>, tensor<i32>) -> tensor<1x2xf32>
+    %row = stablehlo.reshape %old : (tensor<1x2xf32>) -> tensor<2xf32>
+    %s2 = stablehlo.add %s, %row : tensor<2xf32>
+    %z = stablehlo.constant dense<0.0> : tensor<1x2xf32>
+    %u = stablehlo.dynamic_update_slice %t, %z, %i, %zero : (tensor<300x2xf32>, tensor<1x2xf32>, tensor<i32>, tensor<i32>) -> tensor<300x2xf32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %s2, %u : tensor<i32>, tensor<2xf32>, tensor<300x2xf32>
+  }
+  return %r#1 : tensor<2xf32>
+}
