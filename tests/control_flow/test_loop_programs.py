@@ -322,3 +322,35 @@ def test_grad_of_a_fori_loop_setting_rows_of_its_outputs_equals_jaxs(steps, targ
         theirs = [jax.grad(_rows_set_by_hand(jnp, jax.lax.fori_loop, w, weights), argnums=k)(h0, xs) for k in (0, 1)]
     for got, want in zip(ours, theirs):
         np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-6)
+
+
+def _gauss_seidel(np_, fori_loop):
+    a = (np.random.default_rng(5).standard_normal((5, 5)) * 0.1 + np.eye(5) * 2).astype(np.float32)
+
+    def f(b):
+        matrix = np_.asarray(a)
+
+        def sweep(_, v):
+            def row(i, v):
+                rest = matrix[i] @ v - matrix[i, i] * v[i]
+                return v.at[i].set((b[i] - rest) / matrix[i, i])
+
+            return fori_loop(0, 5, row, v)
+
+        return np_.sum(fori_loop(0, 4, sweep, np_.zeros(5, b.dtype)) ** 2)
+
+    return f
+
+
+@pytest.mark.parametrize("transform, target", [("value", "vmvx"), ("grad", "vmvx"), ("jacfwd", "cpu"), ("hessian", "cpu")])
+def test_gauss_seidel_equals_jaxs(transform, target):
+    """Four Gauss-Seidel sweeps, each a ``fori_loop`` setting one element per iteration. On
+    ``cpu`` its value and gradient reach an IREE 3.13 crash with no workaround yet
+    (tests/lit/iree_reproducers/gauss_seidel_row_update_crashes.mlir); on ``vmvx`` they run."""
+    b = np.linspace(0.5, 1.5, 5).astype(np.float32)
+    ours_t = {"value": lambda f: f, "grad": s4tf.grad, "jacfwd": s4tf.jacfwd, "hessian": s4tf.hessian}[transform]
+    theirs_t = {"value": lambda f: f, "grad": jax.grad, "jacfwd": jax.jacfwd, "hessian": jax.hessian}[transform]
+    got = s4tf.function(ours_t(_gauss_seidel(s4tf, s4tf.fori_loop)), target=target)(b)
+    with jax.enable_x64(False):
+        want = jax.jit(theirs_t(_gauss_seidel(jnp, jax.lax.fori_loop)))(b)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-6)

@@ -33,6 +33,12 @@ def test_a_constant_carried_into_nested_loops_crashes_the_compiler(tmp_path, mon
         compile_and_load((REPRODUCERS / "while_constant_init_nested.mlir").read_text())
 
 
+def test_a_dot_product_fused_with_scalar_reads_at_run_time_indices_crashes_the_compiler(tmp_path, monkeypatch):
+    monkeypatch.setenv("S4TF_CACHE_DIR", str(tmp_path))
+    with pytest.raises(CompilationError, match="crashed .* in "):
+        compile_and_load((REPRODUCERS / "gauss_seidel_row_update_crashes.mlir").read_text())
+
+
 def test_loops_side_by_side_with_tape_rows_at_unfolded_indices_fail_to_partition():
     with pytest.raises(iree_compiler.CompilerToolError, match="circular dependency: input operation uses partition output"):
         _cpu_module((REPRODUCERS / "while_copies_tape_rows.mlir").read_text())
