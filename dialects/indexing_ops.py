@@ -88,6 +88,17 @@ class Gather(Op):
 
     @staticmethod
     def lower(lowering, x, indices, *, axes):
+        """``stablehlo.gather`` of clamped coordinates (IREE's gather does not clamp). One
+        element (a 0-d result: ``v[i]``, ``a[i, j]``) comes out through an
+        ``optimization_barrier``. IREE-3.13-WORKAROUND: IREE fuses a gather into its
+        consumer as a ``tensor.extract`` at run-time coordinates, and its vectorizer crashed
+        on a scalar op reading three of them beside the reduction it consumes (a
+        Gauss-Seidel sweep: ``(b[i] - (a[i] @ v - a[i, i] * v[i])) / a[i, i]``;
+        tests/lit/iree_reproducers/gauss_seidel_row_update_crashes.mlir). Behind the
+        barrier each element is read by a dispatch of its own. (A ``dynamic_slice`` also
+        compiles, but IREE reads its start back to the host: the sweep took 1.8x as long on
+        ``local-task``, and the language models' steps of tools/bench/bench_loops_real.py
+        reading their rows so 1.3-1.4x.)"""
         x_type, index_type = lowering.operand_types
         result_type = lowering.result_type
         if result_type.size == 0:
@@ -99,10 +110,11 @@ class Gather(Op):
         )
         sizes = [1 if i in axes else d for i, d in enumerate(x_type.shape)]
         clamped = _clamp(indices, index_type, _bounds(x_type.shape, axes))
-        return hlo.value(
+        gathered = hlo.value(
             "gather", [x, clamped], result_type,
             dimension_numbers=numbers, slice_sizes=hlo.i64_array(sizes), indices_are_sorted="false",
         )
+        return hlo.value("optimization_barrier", [gathered], result_type) if result_type.rank == 0 else gathered
 
     @staticmethod
     def batch(ops, operands, batch_dims, *, axes):

@@ -19,8 +19,11 @@
 //
 // Found with a Gauss-Seidel solver written as two nested `fori_loop`s with
 // `v.at[i].set(...)` (tests/control_flow/test_loop_programs.py): its value and its reverse-mode
-// gradient reach this crash on `cpu` (forward mode, `vmap` and `hessian` compile). s4tf has
-// no workaround yet: the user gets one line naming the function and the saved module.
+// gradient reached this crash on `cpu` (forward mode, `vmap` and `hessian` compiled).
+// s4tf's workaround (IREE-3.13-WORKAROUND in dialects/indexing_ops.py, `Gather.lower`): a
+// gather of one element (`v[i]`, `a[i, i]`) comes out through an optimization_barrier, so
+// IREE reads it in a dispatch of its own; with the three scalar reads so, this program
+// compiles.
 module {
   func.func @f(%arg0: tensor<8xf32>, %v0: tensor<5xf32>) -> tensor<5xf32> {
     %c = stablehlo.constant dense<4> : tensor<2xi32>

@@ -555,6 +555,21 @@ func.func @random_ops(%k0: tensor<4xi32>, %k1: tensor<4xi32>, %x0: tensor<4xi32>
   return %0#0, %0#1, %1 : tensor<4xi32>, tensor<4xi32>, tensor<4xi32>
 }
 
+// A gather of one element comes out through an optimization_barrier (IREE 3.13 crashed on
+// such gathers fused into a scalar op beside a reduction:
+// tests/lit/iree_reproducers/gauss_seidel_row_update_crashes.mlir).
+
+// CHECK-LABEL: func.func @one_element
+// CHECK-SAME:    (%[[A:.*]]: tensor<5x4xf32>, %[[IJ:.*]]: tensor<2xi32>)
+// CHECK:         %[[CLAMPED:.*]] = stablehlo.clamp %{{.*}}, %[[IJ]], %{{.*}} : (tensor<i32>, tensor<2xi32>, tensor<2xi32>) -> tensor<2xi32>
+// CHECK-NEXT:    %[[ELEMENT:.*]] = "stablehlo.gather"(%[[A]], %[[CLAMPED]])
+// CHECK-NEXT:    %[[KEPT:.*]] = stablehlo.optimization_barrier %[[ELEMENT]] : tensor<f32>
+// CHECK-NEXT:    return %[[KEPT]]
+func.func @one_element(%a: tensor<5x4xf32>, %ij: tensor<2xi32>) -> tensor<f32> {
+  %0 = "s4tf.gather"(%a, %ij) {axes = array<i64: 0, 1>} : (tensor<5x4xf32>, tensor<2xi32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
 // A gather clamps its indices (IREE does not, though StableHLO says it should); a scatter
 // drops the updates at indices out of range (a select to zero) and scatters into a copy
 // of x, clamped indices and all.
