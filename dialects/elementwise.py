@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from s4tf.dialects import hlo
+from s4tf.dialects import hlo, trigonometry
 from s4tf.dialects.attributes import DTYPE
 from s4tf.dialects.batching_helpers import elementwise_batch
 from s4tf.dialects.derivative_helpers import mask, scale, sum_tangents, unbroadcast
@@ -106,18 +106,22 @@ class UnaryOp(Op):
     at_zero = None
 
 
-def _unary(name, numpy, hlo_name, kinds="float", doc="", derivative=None, at_zero=None, lower_f64=None):
+def _unary(name, numpy, hlo_name, kinds="float", doc="", derivative=None, at_zero=None, lower_f64=None, lower_f32=None):
     """A unary op; without ``derivative`` it is piecewise constant (zero derivative);
-    ``lower_f64(x, result_type)``: its own float64 lowering."""
+    ``lower_f64(x, result_type)``: its own float64 lowering; ``lower_f32``: its own for
+    float32, float16 and bfloat16."""
     body = {
         "name": name, "numpy": staticmethod(numpy), "hlo_name": hlo_name, "kinds": kinds, "__doc__": doc,
         "derivative": None if derivative is None else staticmethod(derivative),
         "piecewise_constant": derivative is None, "at_zero": at_zero,
     }
-    if lower_f64 is not None:
+    if lower_f64 is not None or lower_f32 is not None:
         def lower(cls, lowering, x):
-            if lowering.result_type.dtype == "f64":
+            dtype = lowering.result_type.dtype
+            if dtype == "f64" and lower_f64 is not None:
                 return lower_f64(x, lowering.result_type)
+            if dtype in trigonometry.DTYPES and lower_f32 is not None:
+                return lower_f32(x, lowering.result_type)
             return UnaryOp.lower.__func__(cls, lowering, x)
 
         body["lower"] = classmethod(lower)
@@ -192,8 +196,10 @@ Log1p = _unary(
     "log1p", np.log1p, "log_plus_one", doc="Elementwise ``log(1 + x)``, accurate near 0.",
     derivative=lambda ops, x, y: 1 / (1 + x), at_zero="x", lower_f64=_log1p_f64,
 )
-Sin = _unary("sin", np.sin, "sine", doc="Elementwise sine.", derivative=lambda ops, x, y: ops.cos(x))
-Cos = _unary("cos", np.cos, "cosine", doc="Elementwise cosine.", derivative=lambda ops, x, y: -ops.sin(x))
+Sin = _unary("sin", np.sin, "sine", doc="Elementwise sine.", derivative=lambda ops, x, y: ops.cos(x),
+             lower_f32=trigonometry.lower_sine)
+Cos = _unary("cos", np.cos, "cosine", doc="Elementwise cosine.", derivative=lambda ops, x, y: -ops.sin(x),
+             lower_f32=trigonometry.lower_cosine)
 Tanh = _unary("tanh", np.tanh, "tanh", doc="Elementwise hyperbolic tangent.", derivative=lambda ops, x, y: 1 - y * y)
 Sqrt = _unary("sqrt", np.sqrt, "sqrt", doc="Elementwise square root.", derivative=lambda ops, x, y: 0.5 / y)
 Rsqrt = _unary(
@@ -215,7 +221,8 @@ Expm1 = _unary(
     "expm1", np.expm1, "exponential_minus_one", doc="Elementwise ``e**x - 1``, accurate near 0.",
     derivative=lambda ops, x, y: y + 1, at_zero="x", lower_f64=_expm1_f64,
 )
-Tan = _unary("tan", np.tan, "tan", doc="Elementwise tangent.", derivative=lambda ops, x, y: 1 + y * y)
+Tan = _unary("tan", np.tan, "tan", doc="Elementwise tangent.", derivative=lambda ops, x, y: 1 + y * y,
+             lower_f32=trigonometry.lower_tangent)
 Asin = _unary(
     "asin", np.arcsin, "chlo.asin", doc="Elementwise inverse sine.",
     derivative=lambda ops, x, y: ops.rsqrt(1 - x * x),

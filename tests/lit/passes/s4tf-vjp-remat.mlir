@@ -10,12 +10,11 @@
 // VALID-NOT: error
 
 // The residuals of @f's forward half are the inputs of the two calls of @block (x and
-// block(x)), not block's sin, cos and tanh values.
+// block(x)), not block's exp and tanh values.
 
 // CHECK-LABEL: func.func private @block_remat_lin(tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32> attributes {s4tf.linear_args = array<i64: 1>, s4tf.transpose = @block_remat_lin_transpose}
 // CHECK-LABEL: func.func private @block_remat_body_vjp_fwd(%arg0: tensor<3xf32>)
-// CHECK-DAG:     "s4tf.sin"(%arg0)
-// CHECK-DAG:     "s4tf.cos"(%arg0)
+// CHECK-DAG:     "s4tf.exp"(%arg0)
 // CHECK-DAG:     "s4tf.tanh"
 // CHECK-LABEL: func.func private @block_remat_lin_transpose(%arg0: tensor<3xf32>, %arg1: tensor<3xf32>) -> tensor<3xf32>
 // CHECK-NEXT:    %[[X:.*]] = "s4tf.after"(%arg0, %arg1)
@@ -35,7 +34,7 @@
 // CHECK-LABEL: func.func private @block_vjp_bwd(%arg0: tensor<3xf32>, %arg1: tensor<3xf32>)
 // CHECK-NEXT:    call @block_remat_lin_transpose(%arg0, %arg1)
 
-// Lowered and inlined, the backward half of @f recomputes sin, cos and tanh of each
+// Lowered and inlined, the backward half of @f recomputes exp and tanh of each
 // block's input multiplied by a wait token, exactly 1, taken from one element of the
 // block's cotangent: CSE cannot merge them with the forward half's, and IREE cannot run
 // them before the cotangent exists (the second block's: the seed %arg2; the first
@@ -51,21 +50,19 @@
 // LOWERED-NEXT:    %[[ONE1:.*]] = stablehlo.select %[[F1]]
 // LOWERED-NEXT:    %[[B1:.*]] = stablehlo.broadcast_in_dim %[[ONE1]], dims = []
 // LOWERED-NEXT:    %[[X1:.*]] = stablehlo.multiply %arg1, %[[B1]]
-// LOWERED-NEXT:    stablehlo.sine %[[X1]]
-// LOWERED-NEXT:    stablehlo.cosine %[[X1]]
+// LOWERED-NEXT:    stablehlo.exponential %[[X1]]
 // LOWERED-NEXT:    stablehlo.tanh
 // LOWERED:         %[[E0:.*]] = stablehlo.slice %{{.*}} [0:1] : (tensor<3xf32>)
 // LOWERED:         %[[F0:.*]] = stablehlo.is_finite
 // LOWERED-NEXT:    %[[ONE0:.*]] = stablehlo.select %[[F0]]
 // LOWERED-NEXT:    %[[B0:.*]] = stablehlo.broadcast_in_dim %[[ONE0]], dims = []
 // LOWERED-NEXT:    %[[X0:.*]] = stablehlo.multiply %arg0, %[[B0]]
-// LOWERED-NEXT:    stablehlo.sine %[[X0]]
-// LOWERED-NEXT:    stablehlo.cosine %[[X0]]
+// LOWERED-NEXT:    stablehlo.exponential %[[X0]]
 // LOWERED-NEXT:    stablehlo.tanh
 // LOWERED-NOT:     optimization_barrier
 // LOWERED:         return
 func.func private @block(%x: tensor<3xf32>) -> tensor<3xf32> attributes {s4tf.remat} {
-  %0 = "s4tf.sin"(%x) : (tensor<3xf32>) -> tensor<3xf32>
+  %0 = "s4tf.exp"(%x) : (tensor<3xf32>) -> tensor<3xf32>
   %1 = "s4tf.tanh"(%0) : (tensor<3xf32>) -> tensor<3xf32>
   return %1 : tensor<3xf32>
 }
