@@ -225,13 +225,14 @@ Tan = _unary("tan", np.tan, "tan", doc="Elementwise tangent.", derivative=lambda
              lower_f32=trigonometry.lower_tangent)
 Asin = _unary(
     "asin", np.arcsin, "chlo.asin", doc="Elementwise inverse sine.",
-    derivative=lambda ops, x, y: ops.rsqrt(1 - x * x),
+    derivative=lambda ops, x, y: ops.rsqrt(1 - x * x), lower_f32=trigonometry.lower_arcsine,
 )
 Acos = _unary(
     "acos", np.arccos, "chlo.acos", doc="Elementwise inverse cosine.",
-    derivative=lambda ops, x, y: -ops.rsqrt(1 - x * x),
+    derivative=lambda ops, x, y: -ops.rsqrt(1 - x * x), lower_f32=trigonometry.lower_arccosine,
 )
-Atan = _unary("atan", np.arctan, "chlo.atan", doc="Elementwise inverse tangent.", derivative=lambda ops, x, y: 1 / (1 + x * x))
+Atan = _unary("atan", np.arctan, "chlo.atan", doc="Elementwise inverse tangent.", derivative=lambda ops, x, y: 1 / (1 + x * x),
+              lower_f32=trigonometry.lower_arctangent)
 Sinh = _unary(
     "sinh", np.sinh, "chlo.sinh", doc="Elementwise hyperbolic sine.", derivative=lambda ops, x, y: ops.op("cosh", x),
     at_zero="x",
@@ -670,7 +671,13 @@ class Atan2(BinaryOp):
         0 or pi here, as C's."""
         result_type = lowering.result_type
         lhs = operands[0]
-        angle = hlo.value("abs", [hlo.value("atan2", operands, result_type)], result_type)
+        if result_type.dtype in trigonometry.DTYPES:  # IREE 3.13's float32 atan2 is 40 ulp off
+            f32 = result_type.with_dtype("f32")
+            wide = [o if result_type.dtype == "f32" else hlo.convert(o, result_type, f32) for o in operands]
+            angle = trigonometry.arctangent_magnitude(*wide, f32)
+            angle = angle if result_type.dtype == "f32" else hlo.convert(angle, f32, result_type)
+        else:
+            angle = hlo.value("abs", [hlo.value("atan2", operands, result_type)], result_type)
         flags = result_type.with_dtype(BOOL_DTYPE)
 
         def constant(number):

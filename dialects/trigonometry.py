@@ -1,4 +1,4 @@
-"""Float32 sine, cosine and tangent within about 1 ulp, as StableHLO arithmetic.
+"""Float32 sine, cosine, tangent and the inverse ones within a few ulp, as StableHLO arithmetic.
 
 IREE-3.13-WORKAROUND: IREE 3.13 lowers float32 ``stablehlo.sine``, ``cosine`` and ``tan``
 to polynomials whose error is absolute, not relative: ``cos(float32(pi / 2))`` is 0 where it
@@ -17,6 +17,14 @@ accuracy gradually, as Cephes' ``sinf`` does), and the sine and cosine of the re
 and signs them. float16 and bfloat16 go through float32. float64 keeps IREE's lowering
 (calls of the system's libm: ``runtime/system_libm.py``).
 
+IREE 3.13's float32 ``atan`` and ``atan2`` (and so ``asin`` and ``acos``, which it computes
+with ``atan2``) are up to 40 ulp off for ratios near 0.66 (XLA's: 0.7-2.2). Here
+``|atan2(y, x)|`` is Cephes' ``atanf`` of ``min(|x|, |y|) / max(|x|, |y|)`` (by way of
+``pi / 4 + atan((a - 1) / (a + 1))`` above ``tan(pi / 8)``), then ``pi / 2 - r`` where
+``|y| > |x|`` and ``pi - r`` where ``x`` is negative; ``atan(x)``, ``asin(x)`` and
+``acos(x)`` are ``atan2(x, 1)``, ``atan2(x, sqrt((1 - x) (1 + x)))`` and
+``atan2(sqrt((1 - x) (1 + x)), x)``.
+
 ```mlir
 %y = stablehlo.sine %x : tensor<8xf32>
 // becomes, in outline:
@@ -28,6 +36,8 @@ and signs them. float16 and bfloat16 go through float32. float64 keeps IREE's lo
 
 from __future__ import annotations
 
+import numpy as np
+
 from s4tf.dialects import hlo
 from s4tf.dialects.types import BOOL_DTYPE, TensorType
 
@@ -38,6 +48,10 @@ PI_OVER_2 = (1.5703125, 4.837512969970703125e-4, 7.54978995489188216e-8)
 SINE = (-1.6666654611e-1, 8.3321608736e-3, -1.9515295891e-4)
 #: cos(r) = 1 - z/2 + z^2 (C1 + z (C2 + z C3)) (Cephes' cosf).
 COSINE = (4.166664568298827e-2, -1.388731625493765e-3, 2.443315711809948e-5)
+
+#: atan(t) = t + t z (A1 + z (A2 + z (A3 + z A4))), |t| <= tan(pi/8) (Cephes' atanf).
+ARCTANGENT = (-3.33329491539e-1, 1.99777106478e-1, -1.38776856032e-1, 8.05374449538e-2)
+TAN_PI_OVER_8 = 0.4142135623730950
 
 #: The float dtypes computed in float32 here.
 DTYPES = ("f32", "f16", "bf16")
@@ -53,6 +67,53 @@ def lower_cosine(x, result_type: TensorType):
 
 def lower_tangent(x, result_type: TensorType):
     return _lower("tan", x, result_type)
+
+
+def arctangent_magnitude(y, x, f32: TensorType):
+    """``|atan2(y, x)|`` of float32 ``y`` and ``x``: NaN where both are zero or both infinite
+    (the caller's corner cases), and where either is NaN."""
+    math = _Float32(f32)
+    ay, ax = hlo.value("abs", [y], f32), hlo.value("abs", [x], f32)
+    a = math.div(hlo.value("minimum", [ax, ay], f32), hlo.value("maximum", [ax, ay], f32))
+    upper = hlo.compare(a, math.splat(TAN_PI_OVER_8), "GT", "f32", f32.with_dtype(BOOL_DTYPE))
+    t = hlo.value("select", [upper, math.div(math.sub(a, math.splat(1.0)), math.add(a, math.splat(1.0))), a], f32)
+    z = math.mul(t, t)
+    r = math.add(t, math.mul(math.mul(t, z), math.polynomial(z, ARCTANGENT)))
+    r = hlo.value("select", [upper, math.add(math.splat(np.pi / 4), r), r], f32)
+    steep = hlo.compare(ay, ax, "GT", "f32", f32.with_dtype(BOOL_DTYPE))
+    r = hlo.value("select", [steep, math.sub(math.splat(np.pi / 2), r), r], f32)
+    left = math.bit(hlo.value("bitcast_convert", [x], f32.with_dtype("i32")), -2**31)
+    return hlo.value("select", [left, math.sub(math.splat(np.pi), r), r], f32)
+
+
+def lower_arctangent(x, result_type: TensorType):
+    return _inverse("atan", x, result_type)
+
+
+def lower_arcsine(x, result_type: TensorType):
+    return _inverse("asin", x, result_type)
+
+
+def lower_arccosine(x, result_type: TensorType):
+    return _inverse("acos", x, result_type)
+
+
+def _inverse(name: str, x, result_type: TensorType):
+    f32 = result_type.with_dtype("f32")
+    if result_type.dtype != "f32":
+        x = hlo.convert(x, result_type, f32)
+    math = _Float32(f32)
+    if name == "atan":
+        other = math.splat(1.0)
+    else:
+        ax = hlo.value("abs", [x], f32)
+        other = hlo.value("sqrt", [math.mul(math.sub(math.splat(1.0), ax), math.add(math.splat(1.0), ax))], f32)
+    if name == "acos":
+        value = arctangent_magnitude(other, x, f32)
+    else:  # odd: the magnitude of |x|'s angle, given x's sign (a zero keeps its own)
+        negative = math.bit(hlo.value("bitcast_convert", [x], f32.with_dtype("i32")), -2**31)
+        value = math.sign(negative, arctangent_magnitude(x, other, f32))
+    return value if result_type.dtype == "f32" else hlo.convert(value, f32, result_type)
 
 
 def _lower(name: str, x, result_type: TensorType):
