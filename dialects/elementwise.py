@@ -197,9 +197,9 @@ Log1p = _unary(
     derivative=lambda ops, x, y: 1 / (1 + x), at_zero="x", lower_f64=_log1p_f64,
 )
 Sin = _unary("sin", np.sin, "sine", doc="Elementwise sine.", derivative=lambda ops, x, y: ops.cos(x),
-             lower_f32=trigonometry.lower_sine)
+             lower_f32=trigonometry.lowering("sin"))
 Cos = _unary("cos", np.cos, "cosine", doc="Elementwise cosine.", derivative=lambda ops, x, y: -ops.sin(x),
-             lower_f32=trigonometry.lower_cosine)
+             lower_f32=trigonometry.lowering("cos"))
 Tanh = _unary("tanh", np.tanh, "tanh", doc="Elementwise hyperbolic tangent.", derivative=lambda ops, x, y: 1 - y * y)
 Sqrt = _unary("sqrt", np.sqrt, "sqrt", doc="Elementwise square root.", derivative=lambda ops, x, y: 0.5 / y)
 Rsqrt = _unary(
@@ -222,17 +222,17 @@ Expm1 = _unary(
     derivative=lambda ops, x, y: y + 1, at_zero="x", lower_f64=_expm1_f64,
 )
 Tan = _unary("tan", np.tan, "tan", doc="Elementwise tangent.", derivative=lambda ops, x, y: 1 + y * y,
-             lower_f32=trigonometry.lower_tangent)
+             lower_f32=trigonometry.lowering("tan"))
 Asin = _unary(
     "asin", np.arcsin, "chlo.asin", doc="Elementwise inverse sine.",
-    derivative=lambda ops, x, y: ops.rsqrt(1 - x * x), lower_f32=trigonometry.lower_arcsine,
+    derivative=lambda ops, x, y: ops.rsqrt(1 - x * x), lower_f32=trigonometry.lowering("asin"),
 )
 Acos = _unary(
     "acos", np.arccos, "chlo.acos", doc="Elementwise inverse cosine.",
-    derivative=lambda ops, x, y: -ops.rsqrt(1 - x * x), lower_f32=trigonometry.lower_arccosine,
+    derivative=lambda ops, x, y: -ops.rsqrt(1 - x * x), lower_f32=trigonometry.lowering("acos"),
 )
 Atan = _unary("atan", np.arctan, "chlo.atan", doc="Elementwise inverse tangent.", derivative=lambda ops, x, y: 1 / (1 + x * x),
-              lower_f32=trigonometry.lower_arctangent)
+              lower_f32=trigonometry.lowering("atan"))
 Sinh = _unary(
     "sinh", np.sinh, "chlo.sinh", doc="Elementwise hyperbolic sine.", derivative=lambda ops, x, y: ops.op("cosh", x),
     at_zero="x",
@@ -672,10 +672,7 @@ class Atan2(BinaryOp):
         result_type = lowering.result_type
         lhs = operands[0]
         if result_type.dtype in trigonometry.DTYPES:  # IREE 3.13's float32 atan2 is 40 ulp off
-            f32 = result_type.with_dtype("f32")
-            wide = [o if result_type.dtype == "f32" else hlo.convert(o, result_type, f32) for o in operands]
-            angle = trigonometry.arctangent_magnitude(*wide, f32)
-            angle = angle if result_type.dtype == "f32" else hlo.convert(angle, f32, result_type)
+            angle = trigonometry.in_float32(trigonometry.arctangent_magnitude, operands, result_type)
         else:
             angle = hlo.value("abs", [hlo.value("atan2", operands, result_type)], result_type)
         flags = result_type.with_dtype(BOOL_DTYPE)

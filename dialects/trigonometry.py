@@ -57,16 +57,20 @@ TAN_PI_OVER_8 = 0.4142135623730950
 DTYPES = ("f32", "f16", "bf16")
 
 
-def lower_sine(x, result_type: TensorType):
-    return _lower("sin", x, result_type)
+def lowering(name: str):
+    """The lowering of ``name`` (``sin``, ``cos``, ``tan``, ``atan``, ``asin`` or ``acos``) for
+    the dtypes of :data:`DTYPES`: ``(x, result_type) -> value``."""
+    build = _reduced if name in ("sin", "cos", "tan") else _inverse
+    return lambda x, result_type: in_float32(lambda x, f32: build(name, x, f32), [x], result_type)
 
 
-def lower_cosine(x, result_type: TensorType):
-    return _lower("cos", x, result_type)
-
-
-def lower_tangent(x, result_type: TensorType):
-    return _lower("tan", x, result_type)
+def in_float32(build, operands, result_type: TensorType):
+    """``build(operands..., f32)`` on ``operands`` converted to float32, its result converted
+    back to ``result_type``'s dtype."""
+    f32 = result_type.with_dtype("f32")
+    if result_type.dtype == "f32":
+        return build(*operands, f32)
+    return hlo.convert(build(*(hlo.convert(o, result_type, f32) for o in operands), f32), f32, result_type)
 
 
 def arctangent_magnitude(y, x, f32: TensorType):
@@ -82,26 +86,10 @@ def arctangent_magnitude(y, x, f32: TensorType):
     r = hlo.value("select", [upper, math.add(math.splat(np.pi / 4), r), r], f32)
     steep = hlo.compare(ay, ax, "GT", "f32", f32.with_dtype(BOOL_DTYPE))
     r = hlo.value("select", [steep, math.sub(math.splat(np.pi / 2), r), r], f32)
-    left = math.bit(hlo.value("bitcast_convert", [x], f32.with_dtype("i32")), -2**31)
-    return hlo.value("select", [left, math.sub(math.splat(np.pi), r), r], f32)
+    return hlo.value("select", [math.sign_bit(x), math.sub(math.splat(np.pi), r), r], f32)
 
 
-def lower_arctangent(x, result_type: TensorType):
-    return _inverse("atan", x, result_type)
-
-
-def lower_arcsine(x, result_type: TensorType):
-    return _inverse("asin", x, result_type)
-
-
-def lower_arccosine(x, result_type: TensorType):
-    return _inverse("acos", x, result_type)
-
-
-def _inverse(name: str, x, result_type: TensorType):
-    f32 = result_type.with_dtype("f32")
-    if result_type.dtype != "f32":
-        x = hlo.convert(x, result_type, f32)
+def _inverse(name: str, x, f32: TensorType):
     math = _Float32(f32)
     if name == "atan":
         other = math.splat(1.0)
@@ -111,15 +99,11 @@ def _inverse(name: str, x, result_type: TensorType):
     if name == "acos":
         value = arctangent_magnitude(other, x, f32)
     else:  # odd: the magnitude of |x|'s angle, given x's sign (a zero keeps its own)
-        negative = math.bit(hlo.value("bitcast_convert", [x], f32.with_dtype("i32")), -2**31)
-        value = math.sign(negative, arctangent_magnitude(x, other, f32))
-    return value if result_type.dtype == "f32" else hlo.convert(value, f32, result_type)
+        value = math.sign(math.sign_bit(x), arctangent_magnitude(x, other, f32))
+    return value
 
 
-def _lower(name: str, x, result_type: TensorType):
-    f32 = result_type.with_dtype("f32")
-    if result_type.dtype != "f32":
-        x = hlo.convert(x, result_type, f32)
+def _reduced(name: str, x, f32: TensorType):
     math = _Float32(f32)
     k = hlo.value("round_nearest_even", [math.mul(x, math.splat(TWO_OVER_PI))], f32)
     r = x
@@ -141,7 +125,7 @@ def _lower(name: str, x, result_type: TensorType):
     if name != "cos":  # keep the sign of a zero: sin(-0) and tan(-0) are -0
         zero = hlo.compare(x, math.splat(0.0), "EQ", "f32", f32.with_dtype(BOOL_DTYPE))
         value = hlo.value("select", [zero, x, value], f32)
-    return value if result_type.dtype == "f32" else hlo.convert(value, f32, result_type)
+    return value
 
 
 class _Float32:
@@ -178,6 +162,10 @@ class _Float32:
         i32 = self.type.with_dtype("i32")
         masked = hlo.value("and", [integers, self.splat(mask, "i32")], i32)
         return hlo.compare(masked, self.splat(0, "i32"), "NE", "i32", self.type.with_dtype(BOOL_DTYPE))
+
+    def sign_bit(self, x):
+        """Whether ``x``'s sign bit is set (-0 and NaNs with it too)."""
+        return self.bit(hlo.value("bitcast_convert", [x], self.type.with_dtype("i32")), -2**31)
 
     def sign(self, negative, value):
         """``-value`` where ``negative``, else ``value``."""
