@@ -186,13 +186,17 @@ def unshared(x, x_type: TensorType) -> ir.Value:
     even when that is a function argument (the caller's array changes, and a returned
     ``x`` shows the update) or a constant (a later call sees the update; two scatters into
     one splat f64 constant do not compile: 'stream.yield' op used resource not listed in
-    explicit captures). So unless ``x`` is the result of another scatter (an accumulation,
-    a buffer of its own), it is copied first by a ``select`` that nothing folds
-    (``iota > -1``), a constant behind a ``stablehlo.optimization_barrier``; a splat
-    constant is broadcast from its scalar behind a barrier instead."""
+    explicit captures). So unless ``x`` is the result of another scatter that nothing else
+    reads (an accumulation, a buffer of its own; its one use is the op being lowered, since
+    the lowering replaces an op's results in every use before the next op), it is copied
+    first by a ``select`` that nothing folds (``iota > -1``), a constant behind a
+    ``stablehlo.optimization_barrier``; a splat constant is broadcast from its scalar behind
+    a barrier instead. (A scatter result read elsewhere too was written in place: the
+    gradient of the sum of a ``vmap`` of a 4-step ``fori_loop`` setting two rows a step,
+    its backward loop inlined, read rows another scatter had already cleared.)"""
     owner = x.owner
     name = None if isinstance(owner, ir.Block) else owner.name
-    if name == "stablehlo.scatter":
+    if name == "stablehlo.scatter" and len(list(x.uses)) == 1:
         return x
     if name == "stablehlo.constant":
         dense = ir.DenseElementsAttr(owner.attributes["value"])

@@ -357,3 +357,31 @@ def test_gauss_seidel_equals_jaxs(transform, target):
     with jax.enable_x64(False):
         want = jax.jit(theirs_t(_gauss_seidel(jnp, jax.lax.fori_loop)))(b)
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-6)
+
+
+def _two_rows_a_step(np_, fori_loop):
+    def f(x):
+        def body(i, state):
+            h, hs = state
+            h = np_.tanh(h * 1.1 + x[i])
+            return h, hs.at[2 * i].set(h).at[2 * i + 1].set(h * h)
+
+        _, hs = fori_loop(0, 4, body, (np_.zeros((), x.dtype), np_.zeros(8, x.dtype)))
+        return np_.sum(hs * np_.arange(8, dtype=x.dtype))
+
+    return f
+
+
+def test_grad_of_the_sum_of_a_vmap_of_a_loop_setting_two_rows_a_step_equals_jaxs():
+    """On ``vmvx`` the backward loop of 4 steps is inlined (``s4tf-unroll-host-loops``), and
+    a scatter whose operand was another scatter's result, read elsewhere too, was written
+    into that operand's buffer: the gradient was a quarter of JAX's. A scatter result read
+    elsewhere is now copied before another scatter writes into it (dialects/hlo.py,
+    ``unshared``)."""
+    x = np.linspace(0.2, 1.1, 8).astype(np.float32) * np.where(np.arange(8) % 2, 1, -1).astype(np.float32) + 0.05
+    xs = np.stack([x, x * 0.9, x * 1.1])
+    loss = lambda np_, fori_loop, vmap: lambda xs: vmap(_two_rows_a_step(np_, fori_loop))(xs).sum()  # noqa: E731
+    ours = s4tf.function(s4tf.grad(loss(s4tf, s4tf.fori_loop, s4tf.vmap)), target="vmvx")(xs)
+    with jax.enable_x64(False):
+        theirs = jax.grad(loss(jnp, jax.lax.fori_loop, jax.vmap))(xs)
+    np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-5, atol=1e-6)

@@ -578,6 +578,27 @@ func.func @trigonometry(%x: tensor<4xf32>, %d: tensor<4xf64>) -> (tensor<4xf32>,
   return %0, %1, %2, %3 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf64>
 }
 
+// A scatter writes into its operand's buffer where that is another scatter's result that
+// nothing else reads (%C into %B); one read elsewhere too (%A, by the gather) is copied first
+// by a select (IREE 3.13 writes a scatter into its operand's buffer whatever reads it).
+
+// CHECK-LABEL: func.func @scatter_read_twice
+// CHECK:         %[[A:.*]] = "stablehlo.scatter"(
+// CHECK:         %[[COPY:.*]] = stablehlo.select %{{.*}}, %[[A]], %{{.*}} : tensor<5x3xi1>, tensor<5x3xf32>
+// CHECK:         %[[B:.*]] = "stablehlo.scatter"(%[[COPY]],
+// CHECK:         "stablehlo.gather"(%[[A]],
+// CHECK-NOT:     stablehlo.select %{{.*}}, %[[B]]
+// CHECK:         %[[C:.*]] = "stablehlo.scatter"(%[[B]],
+// CHECK:         return %[[C]]
+func.func @scatter_read_twice(%x: tensor<5x3xf32>, %i: tensor<1x1xi32>, %u: tensor<1x3xf32>) -> (tensor<5x3xf32>, tensor<1x3xf32>) {
+  %zero = "s4tf.constant"() {value = dense<0.0> : tensor<5x3xf32>} : () -> tensor<5x3xf32>
+  %a = "s4tf.scatter"(%zero, %i, %u) {axes = array<i64: 0>, kind = "add"} : (tensor<5x3xf32>, tensor<1x1xi32>, tensor<1x3xf32>) -> tensor<5x3xf32>
+  %b = "s4tf.scatter"(%a, %i, %u) {axes = array<i64: 0>, kind = "add"} : (tensor<5x3xf32>, tensor<1x1xi32>, tensor<1x3xf32>) -> tensor<5x3xf32>
+  %r = "s4tf.gather"(%a, %i) {axes = array<i64: 0>} : (tensor<5x3xf32>, tensor<1x1xi32>) -> tensor<1x3xf32>
+  %c = "s4tf.scatter"(%b, %i, %u) {axes = array<i64: 0>, kind = "add"} : (tensor<5x3xf32>, tensor<1x1xi32>, tensor<1x3xf32>) -> tensor<5x3xf32>
+  return %c, %r : tensor<5x3xf32>, tensor<1x3xf32>
+}
+
 // A gather of one element comes out through an optimization_barrier (IREE 3.13 crashed on
 // such gathers fused into a scalar op beside a reduction:
 // tests/lit/iree_reproducers/gauss_seidel_row_update_crashes.mlir).
