@@ -97,7 +97,7 @@ class UnaryOp(Op):
         result_type = lowering.result_type
         if cls.at_zero is None or not is_float(result_type.dtype):
             return result
-        zero = hlo.broadcast(hlo.scalar(0, result_type.dtype), TensorType((), result_type.dtype), result_type.shape)
+        zero = hlo.splat(0, result_type)
         at_zero = hlo.compare(x, zero, "EQ", result_type.dtype, result_type.with_dtype(BOOL_DTYPE))
         return hlo.value("select", [at_zero, x if cls.at_zero == "x" else zero, result], result_type)
 
@@ -156,7 +156,7 @@ def _log1p_f64(x, result_type: TensorType):
     rounding), ``x`` where ``u`` is 1 and ``log(u)`` where it is infinite.
     IREE-3.13-WORKAROUND: IREE 3.13 computes a float64 ``log_plus_one`` as ``log(1 + x)`` on
     the CPU (``log1p(1e-8)`` 6e-9 off, ``log1p(1e-300)`` 0)."""
-    one, inf = _splat(1, result_type), _splat(np.inf, result_type)
+    one, inf = hlo.splat(1, result_type), hlo.splat(np.inf, result_type)
     u = hlo.value("add", [x, one], result_type)
     log_u = hlo.value("log", [u], result_type)
     corrected = hlo.value("divide", [hlo.value("multiply", [log_u, x], result_type),
@@ -170,20 +170,15 @@ def _expm1_f64(x, result_type: TensorType):
     is 1, -1 where ``u - 1`` is, ``u`` where it is infinite. IREE-3.13-WORKAROUND: IREE
     3.13 computes a float64 ``exponential_minus_one`` as ``exp(x) - 1`` on the CPU
     (``expm1(1e-8)`` 1e-8 off, ``expm1(1e-300)`` 0)."""
-    one, inf = _splat(1, result_type), _splat(np.inf, result_type)
+    one, inf = hlo.splat(1, result_type), hlo.splat(np.inf, result_type)
     u = hlo.value("exponential", [x], result_type)
     u_minus_one = hlo.value("subtract", [u, one], result_type)
     corrected = hlo.value("divide", [hlo.value("multiply", [u_minus_one, x], result_type),
                                      hlo.value("log", [u], result_type)], result_type)
-    result = hlo.value("select", [_equal(u_minus_one, _splat(-1, result_type), result_type), u_minus_one, corrected],
+    result = hlo.value("select", [_equal(u_minus_one, hlo.splat(-1, result_type), result_type), u_minus_one, corrected],
                        result_type)
     result = hlo.value("select", [_equal(u, one, result_type), x, result], result_type)
     return hlo.value("select", [_equal(u, inf, result_type), u, result], result_type)
-
-
-def _splat(number, result_type: TensorType):
-    """``number`` broadcast to ``result_type``."""
-    return hlo.broadcast(hlo.scalar(number, result_type.dtype), TensorType((), result_type.dtype), result_type.shape)
 
 
 def _equal(lhs, rhs, result_type: TensorType):
@@ -542,8 +537,7 @@ def _sign_bit(x, result_type: TensorType):
     """Where float ``x`` is negative, ``-0.0`` and ``-inf`` included (``1 / x`` is ``-inf``
     only for ``-0.0``); a NaN's sign is not read."""
     dtype, flags = result_type.dtype, result_type.with_dtype(BOOL_DTYPE)
-    zero = hlo.broadcast(hlo.scalar(0, dtype), TensorType((), dtype), result_type.shape)
-    one = hlo.broadcast(hlo.scalar(1, dtype), TensorType((), dtype), result_type.shape)
+    zero, one = hlo.splat(0, result_type), hlo.splat(1, result_type)
     inverse = hlo.value("divide", [one, x], result_type)
     return hlo.value("or", [hlo.compare(x, zero, "LT", dtype, flags), hlo.compare(inverse, zero, "LT", dtype, flags)], flags)
 
@@ -558,7 +552,7 @@ def _float_power(base, exponent, result_type: TensorType):
     dtype, flags = result_type.dtype, result_type.with_dtype(BOOL_DTYPE)
 
     def constant(number):
-        return hlo.broadcast(hlo.scalar(number, dtype), TensorType((), dtype), result_type.shape)
+        return hlo.splat(number, result_type)
 
     def compare(lhs, rhs, direction):
         return hlo.compare(lhs, rhs, direction, dtype, flags)
@@ -678,7 +672,7 @@ class Atan2(BinaryOp):
         flags = result_type.with_dtype(BOOL_DTYPE)
 
         def constant(number):
-            return hlo.broadcast(hlo.scalar(number, result_type.dtype), TensorType((), result_type.dtype), result_type.shape)
+            return hlo.splat(number, result_type)
 
         def infinite(x):
             return hlo.compare(hlo.value("abs", [x], result_type), constant(np.inf), "EQ", result_type.dtype, flags)
@@ -735,9 +729,6 @@ class NextAfter(BinaryOp):
         int_type = float_type.with_dtype(cls._BITS[float_type.dtype])
         flags = float_type.with_dtype(BOOL_DTYPE)
 
-        def splat(number, tensor_type):
-            return hlo.broadcast(hlo.scalar(number, tensor_type.dtype), TensorType((), tensor_type.dtype), tensor_type.shape)
-
         def compare(a, b, direction, tensor_type):
             return hlo.compare(a, b, direction, tensor_type.dtype, flags)
 
@@ -745,23 +736,23 @@ class NextAfter(BinaryOp):
             return hlo.value("select", [flag, a, b], tensor_type)
 
         bits = hlo.value("bitcast_convert", [x], int_type)
-        sign_mask = splat(np.iinfo(to_numpy_dtype(int_type.dtype)).min, int_type)
+        sign_mask = hlo.splat(np.iinfo(to_numpy_dtype(int_type.dtype)).min, int_type)
 
         def order(value_bits):  # an integer ordered as the floats: compares without flushing subnormals
             magnitude = hlo.value("and", [value_bits, hlo.value("not", [sign_mask], int_type)], int_type)
-            negative = compare(value_bits, splat(0, int_type), "LT", int_type)
+            negative = compare(value_bits, hlo.splat(0, int_type), "LT", int_type)
             return select(negative, hlo.value("negate", [magnitude], int_type), magnitude, int_type)
 
         x_order, y_bits = order(bits), hlo.value("bitcast_convert", [y], int_type)
         y_order = order(y_bits)
         toward_larger = compare(y_order, x_order, "GT", int_type)
-        positive = compare(x_order, splat(0, int_type), "GT", int_type)
+        positive = compare(x_order, hlo.splat(0, int_type), "GT", int_type)
         away_from_zero = compare(toward_larger, positive, "EQ", flags)  # |x| grows: one step up the bits
-        step = select(away_from_zero, splat(1, int_type), splat(-1, int_type), int_type)
+        step = select(away_from_zero, hlo.splat(1, int_type), hlo.splat(-1, int_type), int_type)
         stepped = hlo.value("bitcast_convert", [hlo.value("add", [bits, step], int_type)], float_type)
         y_sign = hlo.value("and", [y_bits, sign_mask], int_type)
-        smallest = hlo.value("bitcast_convert", [hlo.value("or", [y_sign, splat(1, int_type)], int_type)], float_type)
-        at_zero = compare(x_order, splat(0, int_type), "EQ", int_type)
+        smallest = hlo.value("bitcast_convert", [hlo.value("or", [y_sign, hlo.splat(1, int_type)], int_type)], float_type)
+        at_zero = compare(x_order, hlo.splat(0, int_type), "EQ", int_type)
         result = select(at_zero, smallest, stepped, float_type)
         result = select(compare(x_order, y_order, "EQ", int_type), y, result, float_type)
         unordered = hlo.value("or", [compare(x, x, "NE", float_type), compare(y, y, "NE", float_type)], flags)
@@ -802,7 +793,7 @@ class SignBit(UnaryOp):
             x = hlo.value("convert", [x], float_type)
         int_type = float_type.with_dtype(cls._BITS[float_type.dtype])
         bits = hlo.value("bitcast_convert", [x], int_type)
-        zero = hlo.broadcast(hlo.scalar(0, int_type.dtype), TensorType((), int_type.dtype), int_type.shape)
+        zero = hlo.splat(0, int_type)
         return hlo.compare(bits, zero, "LT", int_type.dtype, flags)
 
 

@@ -90,6 +90,11 @@ def convert(operand: ir.Value, operand_type: TensorType, result_type: TensorType
     return value("convert", [operand], result_type)
 
 
+def splat(number, tensor_type: TensorType) -> ir.Value:
+    """``number`` broadcast to ``tensor_type`` (its dtype and shape)."""
+    return broadcast(scalar(number, tensor_type.dtype), TensorType((), tensor_type.dtype), tensor_type.shape)
+
+
 def broadcast(operand: ir.Value, operand_type: TensorType, shape) -> ir.Value:
     """NumPy-style broadcast of ``operand`` to ``shape`` (trailing dimensions aligned)."""
     shape = tuple(shape)

@@ -97,7 +97,7 @@ class DotGeneral(Op):
     def lower(lowering, lhs, rhs, *, lhs_batch, rhs_batch, lhs_contract, rhs_contract):
         result_type = lowering.result_type
         if any(0 in t.shape for t in lowering.operand_types):  # sums of no products (IREE refuses empty contractions)
-            return hlo.broadcast(hlo.scalar(0, result_type.dtype), TensorType((), result_type.dtype), result_type.shape)
+            return hlo.splat(0, result_type)
 
         def dims(values):
             return "[" + ", ".join(str(v) for v in values) + "]"

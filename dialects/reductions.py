@@ -276,7 +276,7 @@ class ReduceMean(ReduceOp):
         total = super().lower(lowering, x, axes=axes, keepdims=keepdims)
         count = int(np.prod([lowering.operand_types[0].shape[a] for a in axes]))
         result_type = lowering.result_type
-        divisor = hlo.broadcast(hlo.scalar(count, result_type.dtype), TensorType((), result_type.dtype), result_type.shape)
+        divisor = hlo.splat(count, result_type)
         return hlo.value("divide", [total, divisor], result_type)
 
     @classmethod

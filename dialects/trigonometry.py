@@ -97,10 +97,8 @@ def _inverse(name: str, x, f32: TensorType):
         ax = hlo.value("abs", [x], f32)
         other = hlo.value("sqrt", [math.mul(math.sub(math.splat(1.0), ax), math.add(math.splat(1.0), ax))], f32)
     if name == "acos":
-        value = arctangent_magnitude(other, x, f32)
-    else:  # odd: the magnitude of |x|'s angle, given x's sign (a zero keeps its own)
-        value = math.sign(math.sign_bit(x), arctangent_magnitude(x, other, f32))
-    return value
+        return arctangent_magnitude(other, x, f32)
+    return math.sign(math.sign_bit(x), arctangent_magnitude(x, other, f32))  # odd: a zero keeps its sign
 
 
 def _reduced(name: str, x, f32: TensorType):
@@ -135,8 +133,7 @@ class _Float32:
         self.type = f32
 
     def splat(self, number, dtype: str = "f32"):
-        kind = self.type.with_dtype(dtype)
-        return hlo.broadcast(hlo.scalar(number, dtype), TensorType((), dtype), kind.shape)
+        return hlo.splat(number, self.type.with_dtype(dtype))
 
     def mul(self, a, b):
         return hlo.value("multiply", [a, b], self.type)
