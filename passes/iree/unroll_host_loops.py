@@ -35,6 +35,11 @@ solve for timepoint coverage" (tests/lit/iree_reproducers/while_copies_of_an_if.
 of 13 to 65 steps on ``vmvx``). Such loops gain little
 from copies anyway, each trip of what they hold waiting on the host already (a 24-step loop
 holding a 3-step one over 10,000 floats: 0.78 ms a call copied 8 times, 0.71 ms as it is).
+IREE-3.13-WORKAROUND: loops holding a dispatch region of several results are left as they
+are too: a copy can read one value where the body read two carries (the scan's first step
+returned it to both), and IREE 3.13, finding two of the region's results equal, gives one of them another result's
+elements (tests/lit/iree_reproducers/dispatch_region_duplicate_results.mlir; `jvp` of `jvp`
+through a 7-step `scan` holding a `cond`, as straight-line code: 261.67 for JAX's 265.70).
 """
 
 from __future__ import annotations
@@ -50,6 +55,7 @@ from s4tf.passes.registry import ModulePass, register
 WHILE = "stablehlo.while"
 #: The ops that step on the host when outside a dispatch.
 HOST_CONTROL_FLOW = (WHILE, "stablehlo.if", "stablehlo.case")
+DISPATCH_REGION = "flow.dispatch.region"
 
 
 @register
@@ -76,8 +82,8 @@ class UnrollHostLoops(ModulePass):
 def unroll_host_loops(module: ir.Operation, copies: int = 8, max_ops: int = 4096) -> None:
     for loop in _outermost_on_host(module, (WHILE,)):
         trips = trip_count(loop)
-        if trips is None or _outermost_on_host(loop, HOST_CONTROL_FLOW):  # IREE 3.13: see above
-            continue
+        if trips is None or _outermost_on_host(loop, HOST_CONTROL_FLOW) or _holds_multi_result_region(loop):
+            continue  # IREE 3.13: see above
         most = max(1, min(copies, trips, max_ops // _body_size(loop)))
         k = max(d for d in range(1, most + 1) if trips % d == 0)
         if k == trips or trips == 0:  # no trip left to step: the loop becomes straight-line code
@@ -85,6 +91,10 @@ def unroll_host_loops(module: ir.Operation, copies: int = 8, max_ops: int = 4096
         elif k > 1:
             _unroll(loop, k)
             mark_trip_count(loop, trips // k)
+
+
+def _holds_multi_result_region(loop: ir.Operation) -> bool:
+    return any(len(region.results) > 1 for region in collect(loop, lambda op: op.name == DISPATCH_REGION))
 
 
 def _body_size(loop: ir.Operation) -> int:
@@ -102,7 +112,7 @@ def _outermost_on_host(root: ir.Operation, names: tuple[str, ...]) -> list[ir.Op
         if operation.name in names and operation != root:
             found.append(operation)
             return ir.WalkResult.SKIP
-        if operation.name == "flow.dispatch.region":
+        if operation.name == DISPATCH_REGION:
             return ir.WalkResult.SKIP
         return ir.WalkResult.ADVANCE
 

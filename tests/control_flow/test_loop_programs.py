@@ -385,3 +385,30 @@ def test_grad_of_the_sum_of_a_vmap_of_a_loop_setting_two_rows_a_step_equals_jaxs
     with jax.enable_x64(False):
         theirs = jax.grad(loss(jnp, jax.lax.fori_loop, jax.vmap))(xs)
     np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-5, atol=1e-6)
+
+
+def _scan_holding_a_cond(np_, lax):
+    def f(x):
+        def step(c, v):
+            c = lax.cond(np_.sum(c) > 0, lambda c: c * 0.5 + v, lambda c: c - v * v, c)
+            return c, np_.sum(c)
+
+        c, ys = lax.scan(step, x[0], x[1:])
+        return np_.sum(c) + np_.sum(ys * ys)
+
+    return f
+
+
+@pytest.mark.parametrize("target", ["cpu", "vmvx"])
+def test_jvp_of_jvp_through_a_scan_holding_a_cond_equals_jaxs(target):
+    """The scan's first step returns one tangent to both tangent carries of the loop (the two
+    directions are equal); its 6 other steps, straight-line code once inlined by
+    ``s4tf-unroll-host-loops``, gave IREE 3.13 a branch's dispatch region whose two results it
+    found equal, and it gave one of them the other's elements (261.67 for 265.70). Such loops
+    now stay loops."""
+    x = np.linspace(0.2, 1.1, 8).astype(np.float32) * np.where(np.arange(8) % 2, 1, -1).astype(np.float32) + 0.05
+    twice = lambda jvp, ones, f: lambda x: jvp(lambda y: jvp(f, (y,), (ones(y),))[1], (x,), (ones(x),))[1]  # noqa: E731
+    ours = s4tf.function(twice(s4tf.jvp, s4tf.ones_like, _scan_holding_a_cond(s4tf, s4tf.lax)), target=target)(x)
+    with jax.enable_x64(True):
+        exact = twice(jax.jvp, jnp.ones_like, _scan_holding_a_cond(jnp, jax.lax))(x.astype(np.float64))
+    np.testing.assert_allclose(np.asarray(ours), np.asarray(exact), rtol=1e-5)

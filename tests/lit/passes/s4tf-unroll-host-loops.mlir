@@ -144,3 +144,49 @@ func.func @holds_if(%x: tensor<4xf32>, %p: tensor<i1>) -> tensor<4xf32> {
   }
   return %r#1 : tensor<4xf32>
 }
+
+// -----
+
+// A loop whose body holds a dispatch region of two results is left as it is (IREE 3.13
+// gives one of two results it finds equal the other's elements, and copies can make them
+// equal: tests/lit/iree_reproducers/dispatch_region_duplicate_results.mlir); a region of
+// one result is copied.
+
+// CHECK-LABEL: func.func @holds_regions
+// CHECK:         stablehlo.while{{.*}}attributes {s4tf.trip_count = 4 : i64}
+// CHECK-COUNT-1:   flow.dispatch.region
+// CHECK-NOT:       flow.dispatch.region
+// CHECK:         return
+// CHECK-COUNT-4: flow.dispatch.region -> (tensor<4xf32>)
+// CHECK-NOT:     stablehlo.while
+func.func @holds_regions(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %four = stablehlo.constant dense<4> : tensor<i32>
+  %r:3 = stablehlo.while(%i = %zero, %a = %x, %b = %x) : tensor<i32>, tensor<4xf32>, tensor<4xf32> attributes {s4tf.trip_count = 4 : i64}
+  cond {
+    %c = stablehlo.compare LT, %i, %four : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %t:2 = flow.dispatch.region -> (tensor<4xf32>, tensor<4xf32>) {
+      %u = stablehlo.tanh %a : tensor<4xf32>
+      %v = stablehlo.sine %b : tensor<4xf32>
+      flow.return %u, %v : tensor<4xf32>, tensor<4xf32>
+    }
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i2, %t#0, %t#1 : tensor<i32>, tensor<4xf32>, tensor<4xf32>
+  }
+  %s:2 = stablehlo.while(%i = %zero, %a = %x) : tensor<i32>, tensor<4xf32> attributes {s4tf.trip_count = 4 : i64}
+  cond {
+    %c = stablehlo.compare LT, %i, %four : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %t = flow.dispatch.region -> (tensor<4xf32>) {
+      %u = stablehlo.tanh %a : tensor<4xf32>
+      flow.return %u : tensor<4xf32>
+    }
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i2, %t : tensor<i32>, tensor<4xf32>
+  }
+  return %r#1, %s#1 : tensor<4xf32>, tensor<4xf32>
+}
