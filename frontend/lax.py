@@ -33,7 +33,7 @@ from s4tf.arrays.sorting import sort as _sort, top_k
 from s4tf.arrays.statistics import argmin as _argmin, prod
 from s4tf.dialects.composition import apply1
 from s4tf.dialects.types import canonical_dtype, is_integer
-from s4tf.staging.structured_control import cond, fori_loop, while_loop
+from s4tf.staging.structured_control import cond, fori_loop, switch, while_loop
 from s4tf.transforms.scan import scan
 from s4tf.tree_util import tree_flatten, tree_unflatten
 

@@ -1,4 +1,5 @@
-"""``s4tf.cond``, ``s4tf.while_loop``, ``s4tf.fori_loop``: control flow on tensor values.
+"""``s4tf.cond``, ``s4tf.lax.switch``, ``s4tf.while_loop``, ``s4tf.fori_loop``: control flow on
+tensor values.
 
 Inside a staged function a tensor predicate or loop becomes an ``s4tf.if`` or
 ``s4tf.while`` op whose regions are traced from the Python callables; outside one (or with
@@ -8,6 +9,7 @@ a Python predicate) the callables simply run.
 @s4tf.function
 def f(x, n):
     y = s4tf.cond(x.sum() > 0, s4tf.sin, s4tf.cos, x)
+    y = s4tf.lax.switch(n % 3, [s4tf.sin, s4tf.cos, s4tf.tanh], y)  # a tree of two s4tf.if
     return s4tf.fori_loop(0, n, lambda i, y: y * 2, y)      # one s4tf.while, n a tensor or an int
 ```
 
@@ -110,6 +112,37 @@ def stage_cond(pred, true_fn, false_fn, operands, names=None, construct: str = "
         regions.discard()
     final = [next(results) if m is _DYNAMIC else m for m in merged]
     return pytree.unflatten(then_tree, final)
+
+
+def switch(index, branches, *operands):
+    """``branches[index](*operands)`` with ``index`` clamped into ``[0, len(branches) - 1]``
+    (JAX's ``lax.switch``). A traced ``index`` (an integer scalar) is staged as a balanced
+    tree of ``s4tf.if`` ops, ``ceil(log2(len(branches)))`` deep; the branches must return
+    the same structure and types, as ``cond``'s do."""
+    branches = tuple(branches)
+    if not branches or not all(callable(branch) for branch in branches):
+        raise StagingError(f"s4tf.lax.switch needs a non-empty sequence of callables, got {branches!r}",
+                           str(user_location() or ""))
+    if isinstance(index, (Tensor, np.ndarray, np.generic)) and not np.issubdtype(index.dtype, np.integer):
+        raise StagingError(f"the index of s4tf.lax.switch must be an integer scalar, got {index.dtype}; "
+                           "convert it with .astype(np.int32)", str(user_location() or ""))
+    if not isinstance(index, Tracer):
+        return branches[min(max(int(index), 0), len(branches) - 1)](*operands)
+    return _switch(index, branches, 0, operands)
+
+
+def _switch(index, branches, first: int, operands):
+    """``branches`` (those of indices ``first`` on) as a tree of ``cond``s; an index below
+    the first goes to the first branch, one above the last to the last."""
+    if len(branches) == 1:
+        return branches[0](*operands)
+    half = len(branches) // 2
+    return stage_cond(
+        index < first + half,
+        lambda *ops: _switch(index, branches[:half], first, ops),
+        lambda *ops: _switch(index, branches[half:], first + half, ops),
+        operands, construct="s4tf.lax.switch",
+    )
 
 
 _DYNAMIC = object()
