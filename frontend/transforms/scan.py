@@ -10,7 +10,7 @@ final, sums = s4tf.scan(step, h0, xs)        # sums[i] is step i's output
 
 Inside a staged function the first step is traced on its own (it fixes the types of the
 carry and of the outputs, whose stacks it allocates) and the others become one
-``s4tf.fori_loop`` with tensor bounds that reads ``x[i]`` and writes ``ys.at[i].set(y)``;
+``s4tf.fori_loop`` of ``n - 1`` iterations that reads ``x[i]`` and writes ``ys.at[i].set(y)``;
 reverse mode differentiates it as any loop. Outside one, the steps run one by one.
 """
 
@@ -32,10 +32,12 @@ class ScanError(S4tfError):
     """A call of ``s4tf.scan`` that cannot be run (bad ``xs``, ``length`` or step function)."""
 
 
-def scan(f, init, xs, length=None, reverse=False):
+def scan(f, init, xs, length=None, reverse=False, unroll=1):
     """``(carry, ys)`` with ``carry, y = f(carry, x)`` for each ``x`` of ``xs`` along its
     leading axis (last first if ``reverse``) and ``ys`` the ``y``s stacked in ``xs``'s order.
-    ``init`` and ``xs`` are pytrees (``xs`` may be ``None`` given ``length``)."""
+    ``init`` and ``xs`` are pytrees (``xs`` may be ``None`` given ``length``). ``unroll``
+    (JAX's): an int ``k`` traces ``k`` steps per iteration of the loop (the steps left over
+    after it, one by one), ``True`` every step."""
     f = convert_once(f)  # Python `if`/`while` on tensors in the step are staged, as in @s4tf.function
     xs_leaves, xs_tree = pytree.flatten(xs)
     n = _length(xs_leaves, length)
@@ -76,8 +78,7 @@ def scan(f, init, xs, length=None, reverse=False):
             raise ScanError(f"s4tf.scan: the step function's output y has structure {tree} in one step and {y_tree} in the first", _where())
         return carry, [_set_row(s, index, v) for s, v in zip(stacks, leaves)]
 
-    bounds = numpy_api.asarray(1, "int32"), numpy_api.asarray(n, "int32")
-    carry, stacks = stage_fori(*bounds, body, (carry, stacks), construct="s4tf.scan", trip_count=n - 1)
+    carry, stacks = stage_fori(1, n, body, (carry, stacks), construct="s4tf.scan", unroll=unroll)
     return carry, pytree.unflatten(y_tree, list(stacks))
 
 

@@ -58,6 +58,22 @@ def test_staged_scan_is_one_loop():
     assert text.count("s4tf.tanh") == 2  # the first step, then the loop's body
 
 
+
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("unroll, loops, bodies", [(1, 1, 2), (2, 1, 4), (4, 1, 6), (True, 0, 6), (False, 1, 2)])
+def test_unroll_traces_that_many_steps_an_iteration(unroll, loops, bodies, reverse):
+    """JAX's ``unroll``: 5 steps after the first, ``k`` a loop iteration and the rest after
+    it (4: one iteration of four, then one); the same values as a Python loop."""
+    run = s4tf.function(lambda h0, xs: s4tf.scan(step, (h0, 0), xs, reverse=reverse, unroll=unroll))
+    text = run.lower(np.ones(3), XS).as_text()
+    assert (text.count("s4tf.while"), text.count("s4tf.tanh")) == (loops, bodies)
+    (h, count), ys = run(np.ones(3), XS)
+    expected_h, expected_hs = python_scan(np.ones(3), XS, reverse)
+    np.testing.assert_allclose(np.asarray(h), expected_h, rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(ys["h"]), expected_hs, rtol=1e-12)
+    assert int(np.asarray(count)) == len(XS)
+
+
 def test_length_and_no_xs():
     def count(c, _):
         return c * 2.0, c
@@ -78,7 +94,12 @@ def reverse_loss(h0, xs):
     return s4tf.sum(ys["h"][0] * h) + s4tf.sum(ys["norm"])
 
 
-@pytest.mark.parametrize("fn", [loss, reverse_loss])
+def unrolled_loss(h0, xs):
+    (h, _), ys = s4tf.scan(step, (h0, 0), xs, unroll=4)
+    return s4tf.sum(h) + s4tf.sum(ys["norm"] * s4tf.arange(6.0))
+
+
+@pytest.mark.parametrize("fn", [loss, reverse_loss, unrolled_loss])
 def test_derivatives_against_finite_differences(fn):
     """Forward (JVP) and reverse (VJP) mode along random directions."""
     directional_check(fn, [np.ones(3), XS])
