@@ -47,7 +47,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from s4tf.core.mlir import ir
+from s4tf.dialects import hlo
 from s4tf.dialects.control_flow import mark_trip_count, trip_count
+from s4tf.dialects.types import TensorType
 from s4tf.passes.ir_walk import collect
 from s4tf.passes.pass_options import PipelineError
 from s4tf.passes.registry import ModulePass, register
@@ -56,6 +58,7 @@ WHILE = "stablehlo.while"
 #: The ops that step on the host when outside a dispatch.
 HOST_CONTROL_FLOW = (WHILE, "stablehlo.if", "stablehlo.case")
 DISPATCH_REGION = "flow.dispatch.region"
+UPDATE = "stablehlo.dynamic_update_slice"
 
 
 @register
@@ -121,24 +124,47 @@ def _outermost_on_host(root: ir.Operation, names: tuple[str, ...]) -> list[ir.Op
 
 
 def _inline(loop: ir.Operation, trips: int) -> None:
-    """Replace ``loop`` by ``trips`` copies of its body before it."""
+    """Replace ``loop`` by ``trips`` copies of its body before it; a row update in them whose
+    tensor is read elsewhere too updates a copy of it (:func:`_unshare_updates`)."""
     body = loop.regions[1].blocks[0]
     operations = [op.operation for op in body.operations]
-    current = list(loop.operands)
+    current, copies = list(loop.operands), []
     for _ in range(trips):
-        current = _copy(operations[:-1], operations[-1].operands, dict(zip(body.arguments, current)), loop)
+        current = _copy(operations[:-1], operations[-1].operands, dict(zip(body.arguments, current)), loop, copies)
     for result, value in zip(loop.results, current):
         result.replace_all_uses_with(value)
     loop.erase()
+    _unshare_updates(copies)
 
 
-def _copy(operations, yielded, mapping: dict, before: ir.Operation) -> list:
+def _unshare_updates(operations) -> None:
+    """IREE-3.13-WORKAROUND: IREE 3.13 writes a ``stablehlo.dynamic_update_slice`` into its
+    tensor's buffer even where a gather reads that tensor after it (in program order; the
+    value it reads is the old one). Inside the loop the tensor was a block argument, which
+    IREE copies every trip; inlined, it is a plain value, and the transpose of
+    ``stack.at[i].set(h)`` (clear row ``i`` of the cotangent, read row ``i``) read the cleared
+    row (the gradient with ``has_aux`` of a 4-step ``fori_loop`` setting two rows a step, beside
+    an update: 0 for the value). Such updates write into a copy
+    (:func:`s4tf.dialects.hlo.unshared`)."""
+    for operation in operations:
+        for update in [operation, *collect(operation, lambda op: op.name == UPDATE)]:
+            target = update.operands[0] if update.name == UPDATE else None
+            if target is None or isinstance(target.owner, ir.Block) or len(list(target.uses)) < 2:
+                continue
+            with ir.InsertionPoint(update), update.location:
+                update.operands[0] = hlo.unshared(target, TensorType.from_mlir(target.type))
+
+
+def _copy(operations, yielded, mapping: dict, before: ir.Operation, copies: list | None = None) -> list:
     """Clone ``operations`` before ``before`` with operands renamed by ``mapping`` (grown
-    by the clones' results); the values ``yielded`` stands for in the copy."""
+    by the clones' results), adding the clones to ``copies``; the values ``yielded`` stands
+    for in the copy."""
     for operation in operations:
         copy = operation.clone(ip=ir.InsertionPoint(before))
         _remap(copy, mapping)
         mapping.update(zip(operation.results, copy.results))
+        if copies is not None:
+            copies.append(copy)
     return [mapping.get(value, value) for value in yielded]
 
 

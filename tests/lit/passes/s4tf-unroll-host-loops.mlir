@@ -190,3 +190,40 @@ func.func @holds_regions(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   }
   return %r#1, %s#1 : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// Inlined, a row update of a tensor the body also reads writes into a copy of it (a
+// `select` nothing folds): IREE 3.13 writes a dynamic_update_slice into its tensor's buffer
+// even where a gather reads the tensor after it (inside the loop the tensor is a block
+// argument, which IREE copies every trip).
+
+// CHECK-LABEL: func.func @row_updates
+// CHECK-NOT:     stablehlo.while
+// CHECK:         %[[B:.*]] = stablehlo.optimization_barrier %arg0
+// CHECK:         %[[C:.*]] = stablehlo.select %{{.*}}, %[[B]], %{{.*}}
+// CHECK:         %[[U:.*]] = stablehlo.dynamic_update_slice %[[C]],
+// CHECK:         "stablehlo.gather"(%[[B]],
+// CHECK:         %[[C2:.*]] = stablehlo.select %{{.*}}, %[[U]], %{{.*}}
+// CHECK:         stablehlo.dynamic_update_slice %[[C2]],
+func.func @row_updates(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<f32>) {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %two = stablehlo.constant dense<2> : tensor<i32>
+  %none = stablehlo.constant dense<0.0> : tensor<f32>
+  %cleared = stablehlo.constant dense<0.0> : tensor<1xf32>
+  %t = stablehlo.optimization_barrier %x : tensor<4xf32>
+  %r:3 = stablehlo.while(%i = %zero, %s = %t, %acc = %none) : tensor<i32>, tensor<4xf32>, tensor<f32> attributes {s4tf.trip_count = 2 : i64}
+  cond {
+    %c = stablehlo.compare LT, %i, %two : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %u = stablehlo.dynamic_update_slice %s, %cleared, %i : (tensor<4xf32>, tensor<1xf32>, tensor<i32>) -> tensor<4xf32>
+    %at = stablehlo.reshape %i : (tensor<i32>) -> tensor<1xi32>
+    %g = "stablehlo.gather"(%s, %at) <{dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [0], start_index_map = [0]>, indices_are_sorted = false, slice_sizes = array<i64: 1>}> : (tensor<4xf32>, tensor<1xi32>) -> tensor<f32>
+    %acc2 = stablehlo.add %acc, %g : tensor<f32>
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i2, %u, %acc2 : tensor<i32>, tensor<4xf32>, tensor<f32>
+  }
+  return %r#1, %r#2 : tensor<4xf32>, tensor<f32>
+}
