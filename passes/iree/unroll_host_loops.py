@@ -59,6 +59,7 @@ WHILE = "stablehlo.while"
 HOST_CONTROL_FLOW = (WHILE, "stablehlo.if", "stablehlo.case")
 DISPATCH_REGION = "flow.dispatch.region"
 UPDATE = "stablehlo.dynamic_update_slice"
+BARRIER = "stablehlo.optimization_barrier"
 
 
 @register
@@ -139,17 +140,20 @@ def _inline(loop: ir.Operation, trips: int) -> None:
 
 def _unshare_updates(operations) -> None:
     """IREE-3.13-WORKAROUND: IREE 3.13 writes a ``stablehlo.dynamic_update_slice`` into its
-    tensor's buffer even where a gather reads that tensor after it (in program order; the
-    value it reads is the old one). Inside the loop the tensor was a block argument, which
-    IREE copies every trip; inlined, it is a plain value, and the transpose of
-    ``stack.at[i].set(h)`` (clear row ``i`` of the cotangent, read row ``i``) read the cleared
-    row (the gradient with ``has_aux`` of a 4-step ``fori_loop`` setting two rows a step, beside
-    an update: 0 for the value). Such updates write into a copy
-    (:func:`s4tf.dialects.hlo.unshared`)."""
+    tensor's buffer even where another op reads that tensor, or where the tensor is a
+    constant behind an ``optimization_barrier`` (its buffer then the constant's, which other
+    ops read too). Inside the loop the tensor was a block argument, which IREE copies every
+    trip; inlined, it is a plain value: the transpose of ``stack.at[i].set(h)`` (clear row
+    ``i`` of the cotangent, read row ``i``) cleared rows of a constant the forward pass read
+    (the gradient with ``has_aux`` of a 4-step ``fori_loop`` setting two rows a step, beside
+    an update: 0 for the value; tests/lit/iree_reproducers/update_of_a_barrier_constant.mlir).
+    Such updates write into a copy (:func:`s4tf.dialects.hlo.unshared`)."""
     for operation in operations:
         for update in [operation, *collect(operation, lambda op: op.name == UPDATE)]:
             target = update.operands[0] if update.name == UPDATE else None
-            if target is None or isinstance(target.owner, ir.Block) or len(list(target.uses)) < 2:
+            if target is None or isinstance(target.owner, ir.Block):
+                continue
+            if len(list(target.uses)) < 2 and target.owner.name != BARRIER:
                 continue
             with ir.InsertionPoint(update), update.location:
                 update.operands[0] = hlo.unshared(target, TensorType.from_mlir(target.type))

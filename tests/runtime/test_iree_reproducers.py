@@ -117,3 +117,19 @@ def test_two_concatenations_sharing_their_first_column_in_a_loop_give_a_wrong_re
     got_wrong = np.zeros_like(want)
     got_wrong[0, 0] = x[1]  # what IREE 3.13 computes (XLA computes `want`)
     np.testing.assert_allclose(rows, got_wrong)
+
+
+def test_an_update_of_a_constant_behind_a_barrier_writes_into_the_constant():
+    from iree import runtime as iree_runtime
+
+    context = iree_runtime.SystemContext(config=iree_runtime.Config("local-sync"))
+    vmfb = _cpu_module((REPRODUCERS / "update_of_a_barrier_constant.mlir").read_text())
+    context.add_vm_module(iree_runtime.VmModule.copy_buffer(context.instance, vmfb))
+    x = np.ones(8, np.float32)
+    sums = [float(np.asarray(context.modules.module["main"](x, np.int32(row))[0])) for row in (5, 4)]
+    assert sums == [23.0, 19.0]  # should be 28 and 28 (XLA's): rows 5, then 4 and 5, of iota zeroed
+
+
+def test_two_splat_updates_of_adjacent_rows_in_descending_order_fail_to_compile():
+    with pytest.raises(iree_compiler.CompilerToolError, match="'stream.async.fill' op has invalid Write access range"):
+        _cpu_module((REPRODUCERS / "descending_splat_updates_fail.mlir").read_text())

@@ -193,10 +193,11 @@ func.func @holds_regions(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
 
 // -----
 
-// Inlined, a row update of a tensor the body also reads writes into a copy of it (a
-// `select` nothing folds): IREE 3.13 writes a dynamic_update_slice into its tensor's buffer
-// even where a gather reads the tensor after it (inside the loop the tensor is a block
-// argument, which IREE copies every trip).
+// Inlined, a row update of a tensor the body also reads, or of a constant behind a barrier,
+// writes into a copy of it (a `select` nothing folds): IREE 3.13 writes a
+// dynamic_update_slice into its tensor's buffer even where other ops read the tensor, or
+// the constant (inside the loop the tensor is a block argument, which IREE copies every
+// trip). The update of the tensor nothing else reads is left as it is.
 
 // CHECK-LABEL: func.func @row_updates
 // CHECK-NOT:     stablehlo.while
@@ -226,4 +227,32 @@ func.func @row_updates(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<f32>) {
     stablehlo.return %i2, %u, %acc2 : tensor<i32>, tensor<4xf32>, tensor<f32>
   }
   return %r#1, %r#2 : tensor<4xf32>, tensor<f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @row_update_of_a_constant
+// CHECK-NOT:     stablehlo.while
+// CHECK:         %[[B:.*]] = stablehlo.optimization_barrier %{{.*}} : tensor<4xf32>
+// CHECK:         %[[C:.*]] = stablehlo.select %{{.*}}, %[[B]], %{{.*}}
+// CHECK:         %[[U:.*]] = stablehlo.dynamic_update_slice %[[C]],
+// CHECK-NOT:     stablehlo.select
+// CHECK:         stablehlo.dynamic_update_slice %[[U]],
+func.func @row_update_of_a_constant() -> tensor<4xf32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %two = stablehlo.constant dense<2> : tensor<i32>
+  %cleared = stablehlo.constant dense<0.0> : tensor<1xf32>
+  %seed = stablehlo.constant dense<1.0> : tensor<4xf32>
+  %t = stablehlo.optimization_barrier %seed : tensor<4xf32>
+  %r:2 = stablehlo.while(%i = %zero, %s = %t) : tensor<i32>, tensor<4xf32> attributes {s4tf.trip_count = 2 : i64}
+  cond {
+    %c = stablehlo.compare LT, %i, %two : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %u = stablehlo.dynamic_update_slice %s, %cleared, %i : (tensor<4xf32>, tensor<1xf32>, tensor<i32>) -> tensor<4xf32>
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i2, %u : tensor<i32>, tensor<4xf32>
+  }
+  return %r#1 : tensor<4xf32>
 }
