@@ -139,23 +139,34 @@ def _inline(loop: ir.Operation, trips: int) -> None:
 
 
 def _unshare_updates(operations) -> None:
-    """IREE-3.13-WORKAROUND: IREE 3.13 writes a ``stablehlo.dynamic_update_slice`` into its
-    tensor's buffer even where another op reads that tensor, or where the tensor is a
-    constant behind an ``optimization_barrier`` (its buffer then the constant's, which other
-    ops read too). Inside the loop the tensor was a block argument, which IREE copies every
-    trip; inlined, it is a plain value: the transpose of ``stack.at[i].set(h)`` (clear row
-    ``i`` of the cotangent, read row ``i``) cleared rows of a constant the forward pass read
-    (the gradient with ``has_aux`` of a 4-step ``fori_loop`` setting two rows a step, beside
-    an update: 0 for the value; tests/lit/iree_reproducers/update_of_a_barrier_constant.mlir).
-    Such updates write into a copy (:func:`s4tf.dialects.hlo.unshared`)."""
+    """IREE-3.13-WORKAROUND: two bugs of IREE 3.13 in row updates
+    (``stablehlo.dynamic_update_slice``) meet copies that are straight-line code, where
+    the loop's counter becomes constants:
+
+    - IREE writes an update into its tensor's buffer even where another op reads that
+      tensor, or where the tensor is a constant behind an ``optimization_barrier`` (its buffer
+      then the constant's, which other ops read too;
+      tests/lit/iree_reproducers/update_of_a_barrier_constant.mlir). Inside the loop the tensor
+      was a block argument, which IREE copies every trip. Such updates write into a copy
+      (:func:`s4tf.dialects.hlo.unshared`). Found: the transpose of ``stack.at[i].set(h)``
+      cleared rows of a constant the forward pass read (``value_and_grad`` with ``has_aux``
+      of a 4-step ``fori_loop`` setting two rows a step, beside an update: 0 for the value).
+    - IREE turns updates whose rows fold to constants into fills, and merges fills of
+      adjacent rows in descending order with a wrong range
+      (tests/lit/iree_reproducers/descending_splat_updates_fail.mlir). Reverse mode clears a
+      stack's rows last first: the gradient of a 7-step ``scan`` with pytree ``xs``, with
+      ``has_aux``, beside an update, was 6.1 off in its last element. Each row updated comes
+      from behind an ``optimization_barrier`` (a fill no more; rows are small)."""
     for operation in operations:
         for update in [operation, *collect(operation, lambda op: op.name == UPDATE)]:
-            target = update.operands[0] if update.name == UPDATE else None
-            if target is None or isinstance(target.owner, ir.Block):
+            if update.name != UPDATE:
                 continue
-            if len(list(target.uses)) < 2 and target.owner.name != BARRIER:
-                continue
+            target, row = update.operands[0], update.operands[1]
             with ir.InsertionPoint(update), update.location:
+                if not isinstance(row.owner, ir.Block) and row.owner.name != BARRIER:
+                    update.operands[1] = hlo.value("optimization_barrier", [row], TensorType.from_mlir(row.type))
+                if isinstance(target.owner, ir.Block) or (len(list(target.uses)) < 2 and target.owner.name != BARRIER):
+                    continue
                 update.operands[0] = hlo.unshared(target, TensorType.from_mlir(target.type))
 
 

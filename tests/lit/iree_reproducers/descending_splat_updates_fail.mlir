@@ -11,8 +11,11 @@
 //
 // The updates become fills, and the two fills are merged with a wrong range. In ascending
 // order (rows 6 then 7), non-adjacent, or with the row behind an `optimization_barrier`, it
-// compiles. s4tf emits no such pair that the sweeps found (reverse mode's cleared rows are
-// computed at run time); found while reducing update_of_a_barrier_constant.mlir.
+// compiles. In larger modules the merged range passes the check and the numbers are wrong:
+// reverse mode clears a stack's rows last first, and the gradient of a 7-step `scan` with
+// pytree `xs` (with `has_aux`, beside an update), its loops made straight-line code by
+// s4tf-unroll-host-loops, was 6.1 off in its last element. IREE-3.13-WORKAROUND:
+// passes/iree/unroll_host_loops.py, `_unshare_updates`, puts each row behind a barrier.
 func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
   %zero = stablehlo.constant dense<0.0> : tensor<1xf32>
   %c6 = stablehlo.constant dense<6> : tensor<i32>
