@@ -45,6 +45,29 @@ def select(pred, on_true, on_false):
     return snp.where(pred, on_true, on_false)
 
 
+def select_n(which, *cases):
+    """``cases[which]`` element by element (JAX's ``lax.select_n``): ``which`` a boolean
+    (two cases: ``False`` picks the first) or an integer array of ``cases``' shape, or a
+    scalar; a balanced tree of ``where``s. Indices out of range pick the first or last case."""
+    if not cases:
+        raise shape_error("lax.select_n needs at least one case")
+    which = snp.asarray(which)
+    if which.dtype == np.bool_:
+        if len(cases) != 2:
+            raise shape_error(f"lax.select_n with a boolean selector needs 2 cases, got {len(cases)}")
+        return snp.where(which, cases[1], cases[0])
+    if not np.issubdtype(which.dtype, np.integer):
+        raise shape_error(f"lax.select_n needs a boolean or integer selector, got {which.dtype}")
+    return _select_tree(which, cases, 0)
+
+
+def _select_tree(which, cases, first: int):
+    if len(cases) == 1:
+        return snp.asarray(cases[0])
+    half = len(cases) // 2
+    return snp.where(which < first + half, _select_tree(which, cases[:half], first), _select_tree(which, cases[half:], first + half))
+
+
 def clamp(min, x, max):  # noqa: A002  (JAX's argument names)
     return snp.clip(x, min, max)
 

@@ -57,6 +57,8 @@ CASES = [  # m: the module (s4tf.lax or jax.lax); x, y: (3, 4); p: positive; i, 
     lambda m, x, y, p, i, j, s: m.min(x, y),
     lambda m, x, y, p, i, j, s: m.clamp(-0.5, x, 0.5),
     lambda m, x, y, p, i, j, s: m.select(m.gt(x, y), x, y),
+    lambda m, x, y, p, i, j, s: m.select_n(m.gt(x, y), x, y),
+    lambda m, x, y, p, i, j, s: m.select_n(m.rem(m.abs(i), m.abs(i) * 0 + 3), x, y, p),
     lambda m, x, y, p, i, j, s: [m.eq(i, j), m.ne(i, j), m.lt(x, y), m.le(i, j), m.ge(x, y), m.is_finite(x)],
     lambda m, x, y, p, i, j, s: m.stop_gradient(x),
     lambda m, x, y, p, i, j, s: m.convert_element_type(x * 3, np.int32),
@@ -177,6 +179,7 @@ def test_derivatives():
         lax.reduce_window(x, -np.inf, lax.max, (2, 2), (1, 2), "SAME"), lax.reduce_window(x, 0.0, lax.add, (2, 3), (1, 1), "VALID"),
         lax.cumlogsumexp(x, 1), lax.cummax(x, 0), lax.map(lambda row: row * row[0], x),
         lax.associative_scan(lambda a, b: a * b, x, axis=1, reverse=True), lax.dynamic_slice_in_dim(x, 2, 2, 1),
+        lax.select_n(np.arange(12).reshape(3, 4) % 3, x, x * x, lax.sin(x)),
     ), [x, w])
 
 
@@ -198,5 +201,9 @@ def test_bad_arguments_name_the_users_line():
         lax.reduce_window(np.ones((3, 3)), 0.0, lax.add, (4, 1), (1, 1), "VALID")
     with pytest.raises(s4tf.ShapeError, match=rf"{here}.*index_in_dim: index 3 is out of bounds for an axis of size 3"):
         lax.index_in_dim(np.ones(3), 3)
+    with pytest.raises(s4tf.ShapeError, match=rf"{here}.*select_n with a boolean selector needs 2 cases, got 3"):
+        lax.select_n(np.array([True]), np.ones(1), np.ones(1), np.ones(1))
+    with pytest.raises(s4tf.ShapeError, match=rf"{here}.*select_n needs a boolean or integer selector, got float"):
+        lax.select_n(np.array([0.5]), np.ones(1), np.ones(1))
     with pytest.raises(s4tf.ShapeError, match=rf"{here}.*associative_scan needs elems of one length along axis 0"):
         lax.associative_scan(lax.add, (np.ones(3), np.ones(2)))
