@@ -414,6 +414,16 @@ def test_jvp_of_jvp_through_a_scan_holding_a_cond_equals_jaxs(target):
     np.testing.assert_allclose(np.asarray(ours), np.asarray(exact), rtol=1e-5)
 
 
+
+def _aux_update(value_and_grad, f):
+    """A step updating ``x`` by ``f``'s value, gradient and an ``aux`` output
+    (``value_and_grad(..., has_aux=True)``)."""
+    def run(x):
+        (value, aux), g = value_and_grad(lambda y: (f(y), y * 2.0), has_aux=True)(x)
+        return x - 0.1 * g + aux + value
+
+    return run
+
 @pytest.mark.parametrize("target", ["cpu", "vmvx"])
 def test_value_and_grad_with_aux_beside_an_update_through_a_loop_setting_two_rows_equals_jaxs(target):
     """The backward loop of 4 steps, inlined by ``s4tf-unroll-host-loops``, cleared a row of
@@ -421,16 +431,9 @@ def test_value_and_grad_with_aux_beside_an_update_through_a_loop_setting_two_row
     ``dynamic_update_slice`` into a buffer a later gather reads): the value came out 0."""
     x = np.linspace(0.2, 1.1, 8).astype(np.float32) * np.where(np.arange(8) % 2, 1, -1).astype(np.float32) + 0.05
 
-    def step(value_and_grad, f):
-        def run(x):
-            (value, aux), g = value_and_grad(lambda y: (f(y), y * 2.0), has_aux=True)(x)
-            return x - 0.1 * g + aux + value
-
-        return run
-
-    ours = s4tf.function(step(s4tf.value_and_grad, _two_rows_a_step(s4tf, s4tf.fori_loop)), target=target)(x)
+    ours = s4tf.function(_aux_update(s4tf.value_and_grad, _two_rows_a_step(s4tf, s4tf.fori_loop)), target=target)(x)
     with jax.enable_x64(False):
-        theirs = jax.jit(step(jax.value_and_grad, _two_rows_a_step(jnp, jax.lax.fori_loop)))(x)
+        theirs = jax.jit(_aux_update(jax.value_and_grad, _two_rows_a_step(jnp, jax.lax.fori_loop)))(x)
     np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-5, atol=1e-6)
 
 
@@ -454,14 +457,7 @@ def test_value_and_grad_with_aux_through_a_scan_over_pairs_equals_jaxs(target):
     element was 6.1 off on ``cpu``."""
     x = np.linspace(0.2, 1.1, 8).astype(np.float32) * np.where(np.arange(8) % 2, 1, -1).astype(np.float32) + 0.05
 
-    def step(value_and_grad, f):
-        def run(x):
-            (value, aux), g = value_and_grad(lambda y: (f(y), y * 2.0), has_aux=True)(x)
-            return x - 0.1 * g + aux + value
-
-        return run
-
-    ours = s4tf.function(step(s4tf.value_and_grad, _scan_over_pairs(s4tf, s4tf.lax)), target=target)(x)
+    ours = s4tf.function(_aux_update(s4tf.value_and_grad, _scan_over_pairs(s4tf, s4tf.lax)), target=target)(x)
     with jax.enable_x64(False):
-        theirs = jax.jit(step(jax.value_and_grad, _scan_over_pairs(jnp, jax.lax)))(x)
+        theirs = jax.jit(_aux_update(jax.value_and_grad, _scan_over_pairs(jnp, jax.lax)))(x)
     np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-5, atol=1e-6)
