@@ -204,7 +204,21 @@ Abs = _unary(
     "abs", np.abs, "abs", "number", "Elementwise absolute value.",
     derivative=lambda ops, x, y: ops.stop_gradient(ops.sign(x)),
 )
-Sign = _unary("sign", np.sign, "sign", "number", "Elementwise sign: -1, 0 or 1 (zero derivative).", at_zero="+0")
+def _sign_float(x, result_type: TensorType):
+    """``1`` above zero, ``-1`` below, and ``x + 0`` otherwise (``+0`` for either zero, NaN
+    for NaN), by comparisons: IREE-3.13-WORKAROUND: IREE lowers ``stablehlo.sign`` to
+    ``math.copysign``, which its ``vmvx`` backend cannot compile (so neither did ``abs``'s
+    derivative there)."""
+    flags = result_type.with_dtype(BOOL_DTYPE)
+    zero = hlo.splat(0, result_type)
+    above, below = (hlo.compare(x, zero, direction, result_type.dtype, flags) for direction in ("GT", "LT"))
+    rest = hlo.value("add", [x, zero], result_type)
+    rest = hlo.value("select", [below, hlo.splat(-1, result_type), rest], result_type)
+    return hlo.value("select", [above, hlo.splat(1, result_type), rest], result_type)
+
+
+Sign = _unary("sign", np.sign, "sign", "number", "Elementwise sign: -1, 0 or 1 (zero derivative).", at_zero="+0",
+              lower_f64=_sign_float, lower_f32=_sign_float)
 Logistic = _unary(
     "logistic", _logistic, "logistic", doc="Elementwise sigmoid ``1 / (1 + e**-x)``.",
     derivative=lambda ops, x, y: y * (1 - y),

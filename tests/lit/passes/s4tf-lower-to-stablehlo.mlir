@@ -25,9 +25,13 @@
 // CHECK-NEXT:    stablehlo.sqrt %[[X]] : tensor<4xf32>
 // CHECK-NEXT:    stablehlo.rsqrt %[[X]] : tensor<4xf32>
 // CHECK-NEXT:    stablehlo.abs %[[X]] : tensor<4xf32>
-// CHECK-NEXT:    %[[SIGN:.*]] = stablehlo.sign %[[X]] : tensor<4xf32>
-// CHECK:         %[[ZERO:.*]] = stablehlo.compare EQ, %[[X]], %[[Z:.*]], FLOAT
-// CHECK-NEXT:    stablehlo.select %[[ZERO]], %[[Z]], %[[SIGN]]
+// sign by comparisons (IREE 3.13's stablehlo.sign does not compile for vmvx), x + 0 at the
+// zeros (+0) and NaN:
+// CHECK:         %[[ABOVE:.*]] = stablehlo.compare GT, %[[X]], %[[Z:.*]], FLOAT
+// CHECK-NEXT:    %[[BELOW:.*]] = stablehlo.compare LT, %[[X]], %[[Z]], FLOAT
+// CHECK-NEXT:    %[[REST:.*]] = stablehlo.add %[[X]], %[[Z]]
+// CHECK:         %[[SIGNED:.*]] = stablehlo.select %[[BELOW]], %{{.*}}, %[[REST]]
+// CHECK:         stablehlo.select %[[ABOVE]], %{{.*}}, %[[SIGNED]]
 // CHECK-NEXT:    stablehlo.logistic %[[X]] : tensor<4xf32>
 // CHECK-NEXT:    stablehlo.floor %[[X]] : tensor<4xf32>
 // CHECK-NEXT:    stablehlo.ceil %[[X]] : tensor<4xf32>
