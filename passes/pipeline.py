@@ -26,6 +26,7 @@ from s4tf.core.mlir import ir, passmanager
 from s4tf.passes.canonicalize import Canonicalize
 from s4tf.passes.diagnostics import Message, error_messages
 from s4tf.passes.iree.check_availability import CheckAvailability
+from s4tf.passes.iree.condition_carries import TieConditionCarries
 from s4tf.passes.iree.conv_channels import PadConvChannels
 from s4tf.passes.iree.conv_filters import MaterializeConvFilters
 from s4tf.passes.iree.conv_taps import FullConvsToMatmul
@@ -209,7 +210,8 @@ def lowering_pipeline(target: str) -> Pipeline:
     ``target`` cannot run are reported at the user's lines before IREE sees them, and
     small elementwise loops run inside one dispatch where ``target`` can; then the loops
     left on the host run several iterations a trip where their trip count is known, and
-    start from run-time tensors where IREE 3.13 needs it (after the dispatches: a loop
-    inside one keeps its constant tapes)."""
+    start from run-time tensors, and their bodies read the carries only their conditions
+    read, where IREE 3.13 needs it (after the dispatches: a loop inside one keeps its
+    constant tapes)."""
     return Pipeline([CheckAvailability(target=target), *LOWERING_PIPELINE, LoopsToDispatch(target=target), UnrollHostLoops(),
-                     RuntimeLoopInits()])
+                     RuntimeLoopInits(), TieConditionCarries()])

@@ -461,3 +461,31 @@ def test_value_and_grad_with_aux_through_a_scan_over_pairs_equals_jaxs(target):
     with jax.enable_x64(False):
         theirs = jax.jit(_aux_update(jax.value_and_grad, _scan_over_pairs(jnp, jax.lax)))(x)
     np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-5, atol=1e-6)
+
+
+def _halve_until_small(np_, while_loop):
+    def f(x):
+        def keep_going(state):
+            return state["err"] > 1e-3
+
+        def body(state):
+            v = state["v"] * 0.5
+            return {"err": np_.sum(np_.abs(v)), "v": v, "k": state["k"] + 1}
+
+        state = while_loop(keep_going, body, {"err": np_.asarray(1.0, x.dtype), "v": x, "k": 0})
+        return state["err"] + state["k"].astype(x.dtype)
+
+    return f
+
+
+@pytest.mark.parametrize("target, size", [("vmvx", 8), ("cpu", 100_000)])
+def test_a_while_loop_returning_the_residual_it_stops_on_equals_jaxs(target, size):
+    """Host-stepped (every loop on ``vmvx``; on ``cpu`` past the one-dispatch limit), the
+    loop's body replaces the residual its condition reads without reading it, and IREE 3.13
+    failed to compile it ("unresolved source materialization"); ``s4tf-tie-condition-carries``
+    makes the body read it."""
+    x = (np.linspace(0.1, 1.0, size) / size).astype(np.float32)
+    ours = s4tf.function(_halve_until_small(s4tf, s4tf.while_loop), target=target)(x)
+    with jax.enable_x64(False):
+        theirs = jax.jit(_halve_until_small(jnp, jax.lax.while_loop))(x)
+    np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-5)

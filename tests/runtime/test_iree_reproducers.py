@@ -133,3 +133,8 @@ def test_an_update_of_a_constant_behind_a_barrier_writes_into_the_constant():
 def test_two_splat_updates_of_adjacent_rows_in_descending_order_fail_to_compile():
     with pytest.raises(iree_compiler.CompilerToolError, match="'stream.async.fill' op has invalid Write access range"):
         _cpu_module((REPRODUCERS / "descending_splat_updates_fail.mlir").read_text())
+
+
+def test_a_while_whose_body_replaces_the_carry_its_condition_reads_fails_to_compile():
+    with pytest.raises(iree_compiler.CompilerToolError, match="failed to legalize unresolved source materialization"):
+        _cpu_module((REPRODUCERS / "while_condition_only_carry.mlir").read_text())

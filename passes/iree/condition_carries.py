@@ -1,0 +1,59 @@
+"""``s4tf-tie-condition-carries``: a host-stepped ``stablehlo.while`` whose condition reads a
+carry that its body replaces without reading it gets the new value through an
+``optimization_barrier`` beside the carry it replaces, so the body reads it.
+
+IREE-3.13-WORKAROUND: IREE 3.13 rotates such a loop into an ``if`` around a do-while whose
+``before`` region no longer takes that carry; its stream conversion of the ``scf.while``
+then fails ("failed to legalize unresolved source materialization ... that remained live
+after conversion") or crashes (tests/lit/iree_reproducers/while_condition_only_carry.mlir):
+a ``while_loop`` returning the residual it stops on, host-stepped (on ``vmvx``, or over a
+vector past the one-dispatch limit on ``cpu``), did not compile. A barrier's results are its
+operands: the values do not change.
+
+```mlir
+%r:2 = stablehlo.while(%err = %one, %v = %x) ... cond { %err > %eps } do {
+    %w = f(%v); %m = g(%w); stablehlo.return %m, %w }
+// becomes, in the body
+    %t:2 = stablehlo.optimization_barrier %m, %err : tensor<f32>, tensor<f32>
+    stablehlo.return %t#0, %w
+```
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from s4tf.core.mlir import ir
+from s4tf.passes.ir_walk import collect
+from s4tf.passes.registry import ModulePass, register
+
+WHILE = "stablehlo.while"
+DISPATCH_REGION = "flow.dispatch.region"
+
+
+@register
+@dataclass(frozen=True)
+class TieConditionCarries(ModulePass):
+    name = "s4tf-tie-condition-carries"
+    description = "Make host-stepped loops' bodies read the carries only their condition reads (IREE 3.13)"
+
+    def apply(self, module: ir.Operation) -> None:
+        tie_condition_carries(module)
+
+
+def tie_condition_carries(module: ir.Operation) -> None:
+    inside_regions = {id(loop) for region in collect(module, lambda op: op.name == DISPATCH_REGION)
+                      for loop in collect(region, lambda op: op.name == WHILE)}
+    for loop in collect(module, lambda op: op.name == WHILE):
+        if id(loop) in inside_regions:
+            continue
+        body = loop.regions[1].blocks[0]
+        terminator = list(body.operations)[-1]
+        for index, carried in enumerate(body.arguments):
+            replaced = terminator.operands[index]
+            if replaced == carried or list(carried.uses):
+                continue
+            with ir.InsertionPoint(terminator), terminator.location:
+                tied = ir.Operation.create("stablehlo.optimization_barrier", results=[replaced.type, carried.type],
+                                           operands=[replaced, carried])
+            terminator.operands[index] = tied.results[0]

@@ -1,0 +1,52 @@
+// RUN: s4tf-opt %s --split-input-file -p s4tf-tie-condition-carries | filecheck %s
+
+// s4tf-tie-condition-carries: a carry the body replaces without reading it (the residual
+// the condition tests) leaves the body through an optimization_barrier beside the carry it
+// replaces; carries the body reads or passes through are left as they are. Numbers:
+// tests/control_flow/test_loop_programs.py.
+
+// CHECK-LABEL: func.func @residual
+// CHECK:         stablehlo.while(%[[ERR:[a-zA-Z0-9_]+]] = %{{.*}}, %[[V:[a-zA-Z0-9_]+]] = %arg0, %[[K:[a-zA-Z0-9_]+]] = %arg0)
+// CHECK:         do {
+// CHECK:           %[[M:.*]] = stablehlo.reduce
+// CHECK-NEXT:      %[[T:.*]]:2 = stablehlo.optimization_barrier %[[M]], %[[ERR]] : tensor<f32>, tensor<f32>
+// CHECK-NEXT:      stablehlo.return %[[T]]#0, %{{.*}}, %[[K]] : tensor<f32>, tensor<8xf32>, tensor<8xf32>
+func.func @residual(%x: tensor<8xf32>) -> (tensor<f32>, tensor<8xf32>) {
+  %one = stablehlo.constant dense<1.0> : tensor<f32>
+  %eps = stablehlo.constant dense<1.0e-3> : tensor<f32>
+  %half = stablehlo.constant dense<0.5> : tensor<8xf32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %r:3 = stablehlo.while(%err = %one, %v = %x, %kept = %x) : tensor<f32>, tensor<8xf32>, tensor<8xf32>
+  cond {
+    %p = stablehlo.compare GT, %err, %eps, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %w = stablehlo.multiply %v, %half : tensor<8xf32>
+    %m = stablehlo.reduce(%w init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<8xf32>, tensor<f32>) -> tensor<f32>
+    stablehlo.return %m, %w, %kept : tensor<f32>, tensor<8xf32>, tensor<8xf32>
+  }
+  return %r#0, %r#2 : tensor<f32>, tensor<8xf32>
+}
+
+// -----
+
+// A loop inside a dispatch region is s4tf's own (its emitter builds it): left as it is.
+
+// CHECK-LABEL: func.func @in_a_region
+// CHECK-NOT:     stablehlo.optimization_barrier
+func.func @in_a_region(%x: tensor<f32>) -> tensor<f32> {
+  %r = flow.dispatch.region -> (tensor<f32>) {
+    %eps = stablehlo.constant dense<1.0e-3> : tensor<f32>
+    %half = stablehlo.constant dense<0.5> : tensor<f32>
+    %w:2 = stablehlo.while(%err = %x, %v = %x) : tensor<f32>, tensor<f32>
+    cond {
+      %p = stablehlo.compare GT, %err, %eps, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %p : tensor<i1>
+    } do {
+      %m = stablehlo.multiply %v, %half : tensor<f32>
+      stablehlo.return %m, %m : tensor<f32>, tensor<f32>
+    }
+    flow.return %w#0 : tensor<f32>
+  }
+  return %r : tensor<f32>
+}
