@@ -1,14 +1,17 @@
-"""``s4tf-tie-condition-carries``: a host-stepped ``stablehlo.while`` whose condition reads a
-carry that its body replaces without reading it gets the new value through an
-``optimization_barrier`` beside the carry it replaces, so the body reads it.
+"""``s4tf-tie-condition-carries``: a host-stepped ``stablehlo.while`` whose body replaces a
+carry without reading it, or with a value that does not depend on the carries (zeros, a
+constant), gets the new value through an ``optimization_barrier`` beside the carry it
+replaces, so the body reads it and the value depends on it.
 
 IREE-3.13-WORKAROUND: IREE 3.13 rotates such a loop into an ``if`` around a do-while whose
 ``before`` region no longer takes that carry; its stream conversion of the ``scf.while``
 then fails ("failed to legalize unresolved source materialization ... that remained live
-after conversion") or crashes (tests/lit/iree_reproducers/while_condition_only_carry.mlir):
-a ``while_loop`` returning the residual it stops on, host-stepped (on ``vmvx``, or over a
-vector past the one-dispatch limit on ``cpu``), did not compile. A barrier's results are its
-operands: the values do not change.
+after conversion"; "region branch point has 6 operands, but region successor needs 8
+inputs") or crashes (tests/lit/iree_reproducers/while_condition_only_carry.mlir): a
+``while_loop`` returning the residual it stops on, host-stepped (on ``vmvx``, or over a
+vector past the one-dispatch limit on ``cpu``), did not compile, nor did its gradient,
+whose backward loop sets the residual's cotangent to zero after the first step. A
+barrier's results are its operands: the values do not change.
 
 ```mlir
 %r:2 = stablehlo.while(%err = %one, %v = %x) ... cond { %err > %eps } do {
@@ -35,10 +38,26 @@ DISPATCH_REGION = "flow.dispatch.region"
 @dataclass(frozen=True)
 class TieConditionCarries(ModulePass):
     name = "s4tf-tie-condition-carries"
-    description = "Make host-stepped loops' bodies read the carries only their condition reads (IREE 3.13)"
+    description = "Make host-stepped loops' bodies read the carries they replace (IREE 3.13)"
 
     def apply(self, module: ir.Operation) -> None:
         tie_condition_carries(module)
+
+
+def _varies(value: ir.Value, loop: ir.Operation, body: ir.Block, seen: set) -> bool:
+    """Whether ``value`` depends on the body's carries (not on values from outside alone)."""
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        return owner == body
+    if owner in seen:
+        return False
+    seen.add(owner)
+    parent = owner
+    while parent is not None and parent != loop:
+        parent = parent.parent
+    if parent is None:  # computed outside the loop
+        return False
+    return any(_varies(operand, loop, body, seen) for operand in owner.operands) or bool(owner.regions)
 
 
 def tie_condition_carries(module: ir.Operation) -> None:
@@ -51,7 +70,7 @@ def tie_condition_carries(module: ir.Operation) -> None:
         terminator = list(body.operations)[-1]
         for index, carried in enumerate(body.arguments):
             replaced = terminator.operands[index]
-            if replaced == carried or list(carried.uses):
+            if replaced == carried or (list(carried.uses) and _varies(replaced, loop, body, set())):
                 continue
             with ir.InsertionPoint(terminator), terminator.location:
                 tied = ir.Operation.create("stablehlo.optimization_barrier", results=[replaced.type, carried.type],

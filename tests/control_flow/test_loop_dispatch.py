@@ -481,10 +481,13 @@ def sign_and_clip(x, n):
 
 
 def test_sign_runs_inside_the_dispatch():
+    """A float sign lowers to comparisons and selects (IREE 3.13's ``stablehlo.sign`` does
+    not compile for ``vmvx``), which the loop's dispatch holds (run_both checks the region)."""
     x = np.array([0.4, -0.25, 0.0, 1.1, -3.0], np.float32)
     trips = [0, 1, 6, 2]
     lowered = s4tf.function(sign_and_clip).lower(x, np.int32(0))
-    assert "stablehlo.sign" in op_counts(lowered.stablehlo())
+    counts = op_counts(lowered.stablehlo())
+    assert "stablehlo.sign" not in counts and counts.get("stablehlo.select", 0) >= 2
     results = run_both(sign_and_clip, [(x, np.int32(n)) for n in trips])
     for n, ((host,), (got,)) in zip(trips, results):
         np.testing.assert_array_equal(got, host)

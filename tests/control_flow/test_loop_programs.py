@@ -489,3 +489,14 @@ def test_a_while_loop_returning_the_residual_it_stops_on_equals_jaxs(target, siz
     with jax.enable_x64(False):
         theirs = jax.jit(_halve_until_small(jnp, jax.lax.while_loop))(x)
     np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-5)
+
+
+def test_grad_of_a_while_loop_returning_the_residual_it_stops_on_equals_jaxs():
+    """On ``vmvx`` the backward loop sets the residual's cotangent to zeros after its first
+    step (a value not computed from the carries), and IREE 3.13 failed to compile it ("region
+    branch point has 6 operands, but region successor needs 8 inputs")."""
+    x = (np.linspace(0.1, 1.0, 8) / 8).astype(np.float32)
+    ours = s4tf.function(s4tf.grad(_halve_until_small(s4tf, s4tf.while_loop)), target="vmvx")(x)
+    with jax.enable_x64(False):
+        theirs = jax.jacfwd(_halve_until_small(jnp, jax.lax.while_loop))(x)  # JAX cannot reverse a while_loop
+    np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-5)

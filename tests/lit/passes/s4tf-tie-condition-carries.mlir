@@ -1,9 +1,10 @@
 // RUN: s4tf-opt %s --split-input-file -p s4tf-tie-condition-carries | filecheck %s
 
 // s4tf-tie-condition-carries: a carry the body replaces without reading it (the residual
-// the condition tests) leaves the body through an optimization_barrier beside the carry it
-// replaces; carries the body reads or passes through are left as they are. Numbers:
-// tests/control_flow/test_loop_programs.py.
+// the condition tests), or with a value that does not depend on the carries (zeros), leaves
+// the body through an optimization_barrier beside the carry it replaces; carries the body
+// reads and replaces by what it computes from them, or passes through, are left as they
+// are. Numbers: tests/control_flow/test_loop_programs.py.
 
 // CHECK-LABEL: func.func @residual
 // CHECK:         stablehlo.while(%[[ERR:[a-zA-Z0-9_]+]] = %{{.*}}, %[[V:[a-zA-Z0-9_]+]] = %arg0, %[[K:[a-zA-Z0-9_]+]] = %arg0)
@@ -26,6 +27,32 @@ func.func @residual(%x: tensor<8xf32>) -> (tensor<f32>, tensor<8xf32>) {
     stablehlo.return %m, %w, %kept : tensor<f32>, tensor<8xf32>, tensor<8xf32>
   }
   return %r#0, %r#2 : tensor<f32>, tensor<8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @zeroed
+// CHECK:         stablehlo.while(%[[C:[a-zA-Z0-9_]+]] = %{{.*}}, %[[N:[a-zA-Z0-9_]+]] = %{{.*}})
+// CHECK:         do {
+// CHECK:           %[[Z:.*]] = stablehlo.broadcast_in_dim
+// CHECK-NEXT:      %[[I:.*]] = stablehlo.add %[[N]]
+// CHECK-NEXT:      %[[T:.*]]:2 = stablehlo.optimization_barrier %[[Z]], %[[C]] : tensor<4xf32>, tensor<4xf32>
+// CHECK-NEXT:      stablehlo.return %[[T]]#0, %[[I]]
+func.func @zeroed(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %three = stablehlo.constant dense<3> : tensor<i32>
+  %start = stablehlo.constant dense<0> : tensor<i32>
+  %r:2 = stablehlo.while(%ct = %x, %n = %start) : tensor<4xf32>, tensor<i32>
+  cond {
+    %p = stablehlo.compare LT, %n, %three : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %z = stablehlo.broadcast_in_dim %zero, dims = [] : (tensor<f32>) -> tensor<4xf32>
+    %n2 = stablehlo.add %n, %one : tensor<i32>
+    stablehlo.return %z, %n2 : tensor<4xf32>, tensor<i32>
+  }
+  return %r#0 : tensor<4xf32>
 }
 
 // -----
