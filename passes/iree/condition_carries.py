@@ -27,11 +27,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from s4tf.core.mlir import ir
+from s4tf.passes.iree.unroll_host_loops import BARRIER, DISPATCH_REGION, WHILE
 from s4tf.passes.ir_walk import collect
 from s4tf.passes.registry import ModulePass, register
-
-WHILE = "stablehlo.while"
-DISPATCH_REGION = "flow.dispatch.region"
 
 
 @register
@@ -73,6 +71,6 @@ def tie_condition_carries(module: ir.Operation) -> None:
             if replaced == carried or (list(carried.uses) and _varies(replaced, loop, body, set())):
                 continue
             with ir.InsertionPoint(terminator), terminator.location:
-                tied = ir.Operation.create("stablehlo.optimization_barrier", results=[replaced.type, carried.type],
+                tied = ir.Operation.create(BARRIER, results=[replaced.type, carried.type],
                                            operands=[replaced, carried])
             terminator.operands[index] = tied.results[0]

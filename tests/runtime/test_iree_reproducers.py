@@ -39,15 +39,19 @@ def test_a_dot_product_fused_with_scalar_reads_at_run_time_indices_crashes_the_c
         compile_and_load((REPRODUCERS / "gauss_seidel_row_update_crashes.mlir").read_text())
 
 
-def test_loops_side_by_side_with_tape_rows_at_unfolded_indices_fail_to_partition():
-    with pytest.raises(iree_compiler.CompilerToolError, match="circular dependency: input operation uses partition output"):
-        _cpu_module((REPRODUCERS / "while_copies_tape_rows.mlir").read_text())
-
-
-def test_four_copies_of_a_step_holding_an_if_in_a_loop_fail_to_compile():
-    with pytest.raises(iree_compiler.CompilerToolError, match="failed to solve for timepoint coverage"):
-        _cpu_module((REPRODUCERS / "while_copies_of_an_if.mlir").read_text())
-
+@pytest.mark.parametrize("reproducer, message", [
+    # loops side by side with tape rows at unfolded indices
+    ("while_copies_tape_rows.mlir", "circular dependency: input operation uses partition output"),
+    # four copies of a step holding an `if`, in a loop
+    ("while_copies_of_an_if.mlir", "failed to solve for timepoint coverage"),
+    # two splat updates of adjacent rows in descending order
+    ("descending_splat_updates_fail.mlir", "'stream.async.fill' op has invalid Write access range"),
+    # a `while` whose body replaces the carry its condition reads
+    ("while_condition_only_carry.mlir", "failed to legalize unresolved source materialization"),
+])
+def test_valid_modules_fail_to_compile(reproducer, message):
+    with pytest.raises(iree_compiler.CompilerToolError, match=message):
+        _cpu_module((REPRODUCERS / reproducer).read_text())
 
 def test_a_set_scatter_of_int8_rows_gathered_per_example_in_loops_never_finishes_compiling():
     """A hang: the compile is stopped after 10 s (the module compiles in 3-4 s once fixed)."""
@@ -128,13 +132,3 @@ def test_an_update_of_a_constant_behind_a_barrier_writes_into_the_constant():
     x = np.ones(8, np.float32)
     sums = [float(np.asarray(context.modules.module["main"](x, np.int32(row))[0])) for row in (5, 4)]
     assert sums == [23.0, 19.0]  # should be 28 and 28 (XLA's): rows 5, then 4 and 5, of iota zeroed
-
-
-def test_two_splat_updates_of_adjacent_rows_in_descending_order_fail_to_compile():
-    with pytest.raises(iree_compiler.CompilerToolError, match="'stream.async.fill' op has invalid Write access range"):
-        _cpu_module((REPRODUCERS / "descending_splat_updates_fail.mlir").read_text())
-
-
-def test_a_while_whose_body_replaces_the_carry_its_condition_reads_fails_to_compile():
-    with pytest.raises(iree_compiler.CompilerToolError, match="failed to legalize unresolved source materialization"):
-        _cpu_module((REPRODUCERS / "while_condition_only_carry.mlir").read_text())
