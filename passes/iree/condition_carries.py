@@ -42,20 +42,28 @@ class TieConditionCarries(ModulePass):
         tie_condition_carries(module)
 
 
-def _varies(value: ir.Value, loop: ir.Operation, body: ir.Block, seen: set) -> bool:
-    """Whether ``value`` depends on the body's carries (not on values from outside alone)."""
-    owner = value.owner
-    if isinstance(owner, ir.Block):
-        return owner == body
-    if owner in seen:
-        return False
-    seen.add(owner)
-    parent = owner
-    while parent is not None and parent != loop:
-        parent = parent.parent
-    if parent is None:  # computed outside the loop
-        return False
-    return any(_varies(operand, loop, body, seen) for operand in owner.operands) or bool(owner.regions)
+def _varies(value: ir.Value, loop: ir.Operation, body: ir.Block) -> bool:
+    """Whether ``value`` depends on the body's carries (not on values from outside alone); an
+    op holding regions counts as depending on them."""
+    pending, seen = [value], set()
+    while pending:
+        owner = pending.pop().owner
+        if isinstance(owner, ir.Block):
+            if owner == body:
+                return True
+            continue
+        if owner in seen:
+            continue
+        seen.add(owner)
+        parent = owner.parent
+        while parent is not None and parent != loop:
+            parent = parent.parent
+        if parent is None:  # computed outside the loop
+            continue
+        if len(owner.regions):
+            return True
+        pending.extend(owner.operands)
+    return False
 
 
 def tie_condition_carries(module: ir.Operation) -> None:
@@ -68,7 +76,7 @@ def tie_condition_carries(module: ir.Operation) -> None:
         terminator = list(body.operations)[-1]
         for index, carried in enumerate(body.arguments):
             replaced = terminator.operands[index]
-            if replaced == carried or (list(carried.uses) and _varies(replaced, loop, body, set())):
+            if replaced == carried or (list(carried.uses) and _varies(replaced, loop, body)):
                 continue
             with ir.InsertionPoint(terminator), terminator.location:
                 tied = ir.Operation.create(BARRIER, results=[replaced.type, carried.type],
