@@ -67,6 +67,8 @@ LIMITATIONS: tuple[Limitation, ...] = (
         Limitation("vmvx", dtype, "VMVX cannot convert f64 to narrower types (compile error)", CONVERSIONS, ("f64",))
         for dtype in ("f32", "i8", "i32", "i64")
     ),
+    Limitation("vmvx", "f64", "VMVX cannot convert 8- and 32-bit integers to f64 (compile error); convert to f32, "
+               "or compute in f32", CONVERSIONS, ("i8", "i32")),
     *(
         Limitation("vmvx", dtype, "VMVX rounds f32-to-integer conversions instead of truncating (wrong results)",
                    CONVERSIONS, ("f32",))

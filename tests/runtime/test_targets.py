@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import s4tf
+from s4tf.runtime.compile_and_load import compile_and_load
 from s4tf.passes.iree.availability import LIMITATIONS, TARGET_NAMES, find_limitation
 from s4tf.runtime.device import (
     DeviceUnavailableError, LoadedModule, WrongTargetError, device_available, device_config,
@@ -175,3 +176,18 @@ def test_limitations_apply_to_the_dtypes_and_ops_they_name():
     assert find_limitation("cpu", "s4tf.exp", ["f64"], ["f64"]) is None
     assert find_limitation("vmvx", "s4tf.cast", ["f64"], ["f32"]) is not None  # a conversion from f64
     assert find_limitation("vmvx", "s4tf.cast", ["f32"], ["f64"]) is None
+    assert find_limitation("vmvx", "s4tf.cast", ["i32"], ["f64"]) is not None  # IREE 3.13: no i32 -> f64 there
+    assert find_limitation("vmvx", "s4tf.cast", ["i64"], ["f64"]) is None
+
+
+def test_an_int32_counter_added_to_a_float_is_an_error_at_the_users_line_on_vmvx():
+    """NumPy's promotion makes ``int32 + float32`` float64, and VMVX cannot convert the int32."""
+    line = inspect.currentframe().f_lineno + 1
+    add = s4tf.function(lambda k, x: x + k, target="vmvx")
+    with pytest.raises(s4tf.CompilationError) as caught:
+        add(np.int32(3), np.float32(1.0))
+    assert f"{__file__}:{line}:" in str(caught.value) and "VMVX cannot convert 8- and 32-bit integers to f64" in str(caught.value)
+    bare = ("func.func @main(%k: tensor<i32>) -> tensor<f64> {\n"
+            "  %x = stablehlo.convert %k : (tensor<i32>) -> tensor<f64>\n  return %x : tensor<f64>\n}")
+    with pytest.raises(s4tf.CompilationError, match="arith.sitofp"):  # the limitation is IREE's
+        compile_and_load(bare, "vmvx")
