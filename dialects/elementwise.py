@@ -204,6 +204,8 @@ Abs = _unary(
     "abs", np.abs, "abs", "number", "Elementwise absolute value.",
     derivative=lambda ops, x, y: ops.stop_gradient(ops.sign(x)),
 )
+
+
 def _sign_float(x, result_type: TensorType):
     """``1`` above zero, ``-1`` below, and ``x + 0`` otherwise (``+0`` for either zero, NaN
     for NaN), by comparisons: IREE-3.13-WORKAROUND: IREE lowers ``stablehlo.sign`` to

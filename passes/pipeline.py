@@ -210,8 +210,8 @@ def lowering_pipeline(target: str) -> Pipeline:
     ``target`` cannot run are reported at the user's lines before IREE sees them, and
     small elementwise loops run inside one dispatch where ``target`` can; then the loops
     left on the host run several iterations a trip where their trip count is known, and
-    start from run-time tensors, and their bodies read the carries only their conditions
-    read, where IREE 3.13 needs it (after the dispatches: a loop inside one keeps its
+    start from run-time tensors, and their bodies read the carries they replace, where
+    IREE 3.13 needs it (after the dispatches: a loop inside one keeps its
     constant tapes)."""
     return Pipeline([CheckAvailability(target=target), *LOWERING_PIPELINE, LoopsToDispatch(target=target), UnrollHostLoops(),
                      RuntimeLoopInits(), TieConditionCarries()])

@@ -125,8 +125,8 @@ def _outermost_on_host(root: ir.Operation, names: tuple[str, ...]) -> list[ir.Op
 
 
 def _inline(loop: ir.Operation, trips: int) -> None:
-    """Replace ``loop`` by ``trips`` copies of its body before it; a row update in them whose
-    tensor is read elsewhere too updates a copy of it (:func:`_unshare_updates`)."""
+    """Replace ``loop`` by ``trips`` copies of its body before it, their row updates
+    made safe from IREE 3.13's in-place writes and merged fills (:func:`_unshare_updates`)."""
     body = loop.regions[1].blocks[0]
     operations = [op.operation for op in body.operations]
     current, copies = list(loop.operands), []
@@ -158,9 +158,8 @@ def _unshare_updates(operations) -> None:
       ``has_aux``, beside an update, was 6.1 off in its last element. Each row updated comes
       from behind an ``optimization_barrier`` (a fill no more; rows are small)."""
     for operation in operations:
-        for update in [operation, *collect(operation, lambda op: op.name == UPDATE)]:
-            if update.name != UPDATE:
-                continue
+        updates = collect(operation, lambda op: op.name == UPDATE) + ([operation] if operation.name == UPDATE else [])
+        for update in updates:
             target, row = update.operands[0], update.operands[1]
             with ir.InsertionPoint(update), update.location:
                 if not isinstance(row.owner, ir.Block) and row.owner.name != BARRIER:
