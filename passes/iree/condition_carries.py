@@ -1,7 +1,8 @@
 """``s4tf-tie-condition-carries``: a host-stepped ``stablehlo.while`` whose body replaces a
 carry without reading it, or with a value that does not depend on the carries (zeros, a
-constant), gets the new value through an ``optimization_barrier`` beside the carry it
-replaces, so the body reads it and the value depends on it.
+constant), gets the new value through an ``optimization_barrier`` beside a value computed
+from the carry it replaces (its first element, negated), so the body reads it and the
+value depends on it.
 
 IREE-3.13-WORKAROUND: IREE 3.13 rotates such a loop into an ``if`` around a do-while whose
 ``before`` region no longer takes that carry; its stream conversion of the ``scf.while``
@@ -10,14 +11,19 @@ after conversion"; "region branch point has 6 operands, but region successor nee
 inputs") or crashes (tests/lit/iree_reproducers/while_condition_only_carry.mlir): a
 ``while_loop`` returning the residual it stops on, host-stepped (on ``vmvx``, or over a
 vector past the one-dispatch limit on ``cpu``), did not compile, nor did its gradient,
-whose backward loop sets the residual's cotangent to zero after the first step. A
-barrier's results are its operands: the values do not change.
+whose backward loop sets the residual's cotangent to zero after the first step. The
+barrier must hold a value an op computes from the carry: with the carry itself beside
+the new value, two or more such carries compile to a module that fails at run time
+("ref is null", "indirect buffer reference slot 0 is out range";
+tests/lit/iree_reproducers/while_carries_read_by_barriers_only.mlir). A barrier's results
+are its operands: the values do not change.
 
 ```mlir
 %r:2 = stablehlo.while(%err = %one, %v = %x) ... cond { %err > %eps } do {
     %w = f(%v); %m = g(%w); stablehlo.return %m, %w }
 // becomes, in the body
-    %t:2 = stablehlo.optimization_barrier %m, %err : tensor<f32>, tensor<f32>
+    %read = stablehlo.negate %err : tensor<f32>
+    %t:2 = stablehlo.optimization_barrier %m, %read : tensor<f32>, tensor<f32>
     stablehlo.return %t#0, %w
 ```
 """
@@ -27,6 +33,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from s4tf.core.mlir import ir
+from s4tf.dialects import hlo
+from s4tf.dialects.types import TensorType
 from s4tf.passes.iree.unroll_host_loops import BARRIER, DISPATCH_REGION, WHILE
 from s4tf.passes.ir_walk import collect
 from s4tf.passes.registry import ModulePass, register
@@ -79,6 +87,19 @@ def tie_condition_carries(module: ir.Operation) -> None:
             if replaced == carried or (list(carried.uses) and _varies(replaced, loop, body)):
                 continue
             with ir.InsertionPoint(terminator), terminator.location:
-                tied = ir.Operation.create(BARRIER, results=[replaced.type, carried.type],
-                                           operands=[replaced, carried])
+                read = _read(carried)
+                tied = ir.Operation.create(BARRIER, results=[replaced.type, read.type], operands=[replaced, read])
             terminator.operands[index] = tied.results[0]
+
+
+def _read(carried: ir.Value) -> ir.Value:
+    """A value one op computes from ``carried``: its first element negated (``not`` for
+    integers and booleans)."""
+    carried_type = TensorType.from_mlir(carried.type)
+    if carried_type.size > 1:
+        ones = [1] * carried_type.rank
+        carried_type = TensorType(tuple(ones), carried_type.dtype)
+        carried = hlo.value("slice", [carried], carried_type, start_indices=hlo.i64_array([0] * len(ones)),
+                            limit_indices=hlo.i64_array(ones), strides=hlo.i64_array(ones))
+    integer = isinstance(ir.RankedTensorType(carried.type).element_type, ir.IntegerType)
+    return hlo.value("not" if integer else "negate", [carried], carried_type)

@@ -500,3 +500,39 @@ def test_grad_of_a_while_loop_returning_the_residual_it_stops_on_equals_jaxs():
     with jax.enable_x64(False):
         theirs = jax.jacfwd(_halve_until_small(jnp, jax.lax.while_loop))(x)  # JAX cannot reverse a while_loop
     np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-5)
+
+
+def _relax_with_flags(np_, while_loop):
+    """A relaxation stopping on a flag and a residual its body computes without reading them,
+    beside an index it replaces likewise: float, bool and int carries of several kinds."""
+    def f(x):
+        def keep_going(state):
+            return (state["k"] < 15) & (state["err"] > 1e-3) & ~state["done"]
+
+        def body(state):
+            v = state["v"] - 0.3 * (state["v"] - x * x)
+            err = np_.max(np_.abs(v - x * x))
+            return {"k": state["k"] + 1, "v": v, "err": err, "done": err < 2e-3, "at": np_.argmax(v)}
+
+        start = {"k": 0, "v": x, "err": np_.asarray(1.0, x.dtype), "done": np_.asarray(False), "at": 0}
+        state = while_loop(keep_going, body, start)
+        return np_.sum(state["v"]) + state["err"] + state["at"].astype(x.dtype) + state["done"].astype(x.dtype)
+
+    return f
+
+
+@pytest.mark.parametrize("target", ["vmvx", "cpu"])
+def test_jvp_of_jvp_of_a_while_loop_over_a_dict_stopping_on_what_it_replaces_equals_jaxs(target):
+    """The forward-over-forward loop replaces four residual carries (the value and three
+    tangents) without reading them; with each beside itself in a barrier IREE 3.13's module
+    failed at run time on ``vmvx`` ("indirect buffer reference slot 0 is out range";
+    tests/lit/iree_reproducers/while_carries_read_by_barriers_only.mlir)."""
+    x = np.linspace(0.2, 1.1, 8).astype(np.float32) * np.where(np.arange(8) % 2, 1, -1).astype(np.float32) + 0.05
+    f, f_jax = _relax_with_flags(s4tf, s4tf.while_loop), _relax_with_flags(jnp, jax.lax.while_loop)
+    ours = s4tf.function(lambda x: s4tf.jvp(lambda y: s4tf.jvp(f, (y,), (s4tf.ones_like(y),))[1], (x,), (s4tf.ones_like(x),))[1],
+                         target=target)
+    with jax.enable_x64(False):
+        theirs = jax.jit(lambda x: jax.jvp(lambda y: jax.jvp(f_jax, (y,), (jnp.ones_like(y),))[1], (x,), (jnp.ones_like(x),))[1])
+        np.testing.assert_allclose(np.asarray(ours(x)), np.asarray(theirs(x)), rtol=1e-5)
+        value = s4tf.function(f, target=target)
+        np.testing.assert_allclose(np.asarray(value(x)), np.asarray(jax.jit(f_jax)(x)), rtol=1e-6)

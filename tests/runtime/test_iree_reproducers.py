@@ -27,6 +27,17 @@ def test_a_float64_backward_loop_from_a_constant_count_fails_at_run_time(tmp_pat
         module.invoke("_lambda_", [np.array([1.0, 2.0, 3.0])])
 
 
+def test_carries_read_by_barriers_alone_fail_at_run_time(tmp_path, monkeypatch):
+    monkeypatch.setenv("S4TF_CACHE_DIR", str(tmp_path))
+    text = (REPRODUCERS / "while_carries_read_by_barriers_only.mlir").read_text()
+    x = np.arange(1, 9, dtype=np.float32)
+    with pytest.raises(InvocationError, match="ref is null"):
+        compile_and_load(text).invoke("main", [x])
+    read = text.replace("optimization_barrier %s, %a", "optimization_barrier %s, %na").replace(
+        "    %u:2", "    %na = stablehlo.negate %a : tensor<f32>\n    %u:2")  # the workaround's form
+    assert np.asarray(compile_and_load(read).invoke("main", [x])[0]) == np.float32(5.4961815e-4)
+
+
 def test_a_constant_carried_into_nested_loops_crashes_the_compiler(tmp_path, monkeypatch):
     monkeypatch.setenv("S4TF_CACHE_DIR", str(tmp_path))
     with pytest.raises(CompilationError, match="crashed .* in .*ResourceType::getLifetime"):
