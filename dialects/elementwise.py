@@ -830,7 +830,23 @@ class CompareOp(BinaryOp):
 
     @classmethod
     def lower_broadcast(cls, lowering, operands):
-        return hlo.compare(*operands, cls.direction, lowering.operand_types[0].dtype, lowering.result_type)
+        lhs, rhs = operands
+        dtype = lowering.operand_types[0].dtype
+        if cls.direction in ("EQ", "NE") and lhs == rhs and is_float(dtype):
+            return _self_compare(lhs, lowering.operand_types[0], lowering.result_type, cls.direction == "NE")
+        return hlo.compare(lhs, rhs, cls.direction, dtype, lowering.result_type)
+
+
+def _self_compare(x, x_type: TensorType, flags: TensorType, not_equal: bool):
+    """``x == x`` (``x != x``: NaN) as "``|x| < inf`` or ``|x| == inf``" (its negation).
+    IREE-3.13-WORKAROUND: on ``vmvx`` a float comparison of a value with itself is false
+    for NaN whatever the direction (``x != x``, so ``isnan`` written that way and the test
+    for equal infinities in ``logaddexp``)."""
+    magnitude = hlo.value("abs", [x], x_type)
+    infinity = hlo.splat(np.inf, x_type)
+    ordered = hlo.value("or", [hlo.compare(magnitude, infinity, "LT", x_type.dtype, flags),
+                               hlo.compare(magnitude, infinity, "EQ", x_type.dtype, flags)], flags)
+    return hlo.value("not", [ordered], flags) if not_equal else ordered
 
 
 def _compare(name, numpy, direction, doc):

@@ -21,7 +21,7 @@ from s4tf.dialects.types import BOOL_DTYPE, is_float, is_integer
 from s4tf.core.errors import DTypeError
 from s4tf.arrays.numpy_api import (  # noqa: A004  (NumPy's names: abs)
     _as_operand, _elementwise, _float_operand, _result_dtype, _tensor, _unary_float, _weak_if_all_weak, abs, add,
-    ceil, dtype_of, equal, exp, floor, full, less, log, log1p, logical_and, logical_not, logical_or, maximum, negative,
+    ceil, dtype_of, equal, exp, floor, full, less, log, log1p, logical_and, logical_or, maximum, negative,
     not_equal, sqrt, stop_gradient, subtract, where,
 )
 
@@ -94,14 +94,12 @@ def logaddexp(x1, x2):
 
 
 def isnan(x):
-    """Neither finite nor infinite: ``|x| < inf`` and ``|x| == inf`` both false.
-    IREE-3.13-WORKAROUND: ``x != x`` is false for NaN on IREE's ``vmvx`` backend (its float
-    equality compares bits)."""
+    """``x != x`` (lowered as neither ``|x| < inf`` nor ``|x| == inf``, which IREE's
+    ``vmvx`` gets right: dialects/elementwise.py ``_self_compare``)."""
     x = _tensor(x)
     if not is_float(dtype_of(x)):
         return _full_bool(x, False)
-    magnitude = abs(x)
-    return logical_not(logical_or(less(magnitude, math.inf), equal(magnitude, math.inf)))
+    return not_equal(x, x)
 
 
 def isinf(x):

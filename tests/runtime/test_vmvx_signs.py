@@ -1,7 +1,7 @@
 """``sign`` (and so the derivative of ``abs``) and ``isnan`` on ``cpu`` and ``vmvx``
 against NumPy: IREE 3.13 lowers ``stablehlo.sign`` to ``math.copysign``, which ``vmvx``
-cannot compile, and ``vmvx`` compares floats for equality by their bits (``NaN != NaN`` is
-false there)."""
+cannot compile, and on ``vmvx`` a comparison of a float with itself is false for NaN
+(``x != x``, ``logaddexp``'s test for equal infinities)."""
 
 from __future__ import annotations
 
@@ -31,3 +31,13 @@ def test_the_derivative_of_abs_is_the_sign(target):
     x = np.array([0.5, -1.0, 2.0, -0.25], np.float32)
     got = s4tf.function(s4tf.grad(lambda x: s4tf.sum(s4tf.abs(x) * x)), target=target)(x)
     np.testing.assert_allclose(np.asarray(got), 2 * np.abs(x), rtol=1e-6)
+
+
+@pytest.mark.parametrize("target", ["cpu", "vmvx"])
+def test_a_float_compared_with_itself_and_logaddexp_of_equal_infinities_equal_numpys(target):
+    np.testing.assert_array_equal(np.asarray(s4tf.function(lambda x: x != x, target=target)(X)), X != X)
+    np.testing.assert_array_equal(np.asarray(s4tf.function(lambda x: x == x, target=target)(X)), X == X)
+    y = np.array([np.inf, -np.inf, 1.0, np.nan], np.float32)
+    with np.errstate(invalid="ignore"):
+        want = np.logaddexp(y, y)
+    np.testing.assert_array_equal(np.asarray(s4tf.function(s4tf.logaddexp, target=target)(y, y)), want)

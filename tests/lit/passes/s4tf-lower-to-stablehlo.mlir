@@ -533,6 +533,29 @@ func.func @signbit(%x: tensor<4xf32>) -> tensor<4xi1> {
   return %0 : tensor<4xi1>
 }
 
+// A float compared with itself for (in)equality, x != x the NaN test, is "|x| < inf or
+// |x| == inf" (negated for !=): IREE 3.13's vmvx gives false for NaN in any comparison of a
+// value with itself. Two different operands keep one comparison.
+
+// NONE-LABEL: func.func @self_compare
+// NONE-NOT:   s4tf.
+// CHECK-LABEL: func.func @self_compare
+// CHECK-SAME:    (%[[X:.*]]: tensor<4xf32>, %[[Y:.*]]: tensor<4xf32>)
+// CHECK:         %[[A:.*]] = stablehlo.abs %[[X]] : tensor<4xf32>
+// CHECK:         %[[INF:.*]] = stablehlo.broadcast_in_dim %{{.*}}, dims = [] : (tensor<f32>) -> tensor<4xf32>
+// CHECK-NEXT:    %[[LT:.*]] = stablehlo.compare LT, %[[A]], %[[INF]], FLOAT
+// CHECK-NEXT:    %[[EQ:.*]] = stablehlo.compare EQ, %[[A]], %[[INF]], FLOAT
+// CHECK-NEXT:    %[[ORD:.*]] = stablehlo.or %[[LT]], %[[EQ]] : tensor<4xi1>
+// CHECK-NEXT:    %[[NAN:.*]] = stablehlo.not %[[ORD]] : tensor<4xi1>
+// CHECK:         stablehlo.compare EQ, %[[X]], %[[Y]], FLOAT
+// CHECK:         return %[[NAN]], %[[ORD2:.*]], %{{.*}}
+func.func @self_compare(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xi1>, tensor<4xi1>, tensor<4xi1>) {
+  %0 = "s4tf.ne"(%x, %x) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %1 = "s4tf.eq"(%x, %x) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %2 = "s4tf.eq"(%x, %y) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  return %0, %1, %2 : tensor<4xi1>, tensor<4xi1>, tensor<4xi1>
+}
+
 // Threefry-2x32 is twenty rounds of add, rotate (two shifts and an or) and xor on i32 words
 // read as unsigned; random_bits runs it on the key and a counter iota.
 
