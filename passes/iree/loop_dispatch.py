@@ -52,7 +52,9 @@ dispatch, distribute that, and refuse the region's own writes:
 :func:`~s4tf.passes.iree.loop_dispatch_criterion.widening_convert`), and no tape is such a value;
 (5) all its vector values together take at most :data:`MAX_STACK_BYTES` for the target
 (LLVM keeps large vectors on a worker thread's stack), and the tapes it writes that nobody
-reads after it at most :data:`MAX_SCRATCH_TAPE_BYTES`. Other loops stay host-stepped;
+reads after it, with the stack buffers of the tapes it makes
+(:attr:`~s4tf.passes.iree.loop_dispatch_emitter.Emitter.made_stack_bytes`), at most
+:data:`MAX_SCRATCH_TAPE_BYTES`. Other loops stay host-stepped;
 with ``remarks=true`` the pass says at each such loop why (a warning at its location).
 
 **Branches.** A ``stablehlo.if`` outside any loop that qualifies as a loop's body would
@@ -80,7 +82,7 @@ from typing import TYPE_CHECKING, Literal
 from s4tf.core.mlir import ir
 from s4tf.passes.iree.availability import TARGET_NAMES
 from s4tf.passes.iree.loop_dispatch_criterion import (  # noqa: F401  (the pass's public names)
-    DISPATCH_TARGETS, MADE_TAPE_STACK_COPIES, MAX_CARRIED_BYTES, MAX_DOT_PRODUCTS, MAX_DYNAMIC_VECTOR_BYTES, MAX_MEMORY_PRODUCTS,
+    DISPATCH_TARGETS, MAX_CARRIED_BYTES, MAX_DOT_PRODUCTS, MAX_DYNAMIC_VECTOR_BYTES, MAX_MEMORY_PRODUCTS,
     MAX_SCRATCH_TAPE_BYTES, MAX_SHUFFLE, MAX_SLICE, MAX_STACK_BYTES, MAX_TAPE_BYTES, MAX_TILE_BYTES, MAX_VALUE_BYTES, Kind,
     Unsupported,
 )
@@ -111,9 +113,10 @@ def dispatch_problem(emitter: Emitter, target: str) -> str | None:
             # those handed from one loop to the next and those made inside, took 512 KiB together
             return (f"the loops' tapes take {emitter.scratch_bytes + emitter.made_bytes} bytes together (at most "
                     f"{scratch // 2} in one region of several loops on target '{target}')")
-        if target not in MAX_SCRATCH_TAPE_BYTES and emitter.scratch_bytes + MADE_TAPE_STACK_COPIES * emitter.made_bytes > scratch:
-            return (f"the tapes it makes take {emitter.made_bytes} bytes, {MADE_TAPE_STACK_COPIES} copies of them and the "
-                    f"tapes nobody reads after it {emitter.scratch_bytes} more (at most {scratch} of stack on target '{target}')")
+        if emitter.scratch_bytes + emitter.made_stack_bytes > scratch:
+            return (f"the tapes it makes take {emitter.made_bytes} bytes, {emitter.made_stack_bytes} in stack buffers (one "
+                    f"for each and one for each loop starting from it), and the tapes nobody reads after it "
+                    f"{emitter.scratch_bytes} more (at most {scratch} of stack on target '{target}')")
         if emitter.scratch_bytes > scratch:
             return (f"the tapes it writes and nobody reads after it take {emitter.scratch_bytes} bytes (at most "
                     f"{scratch} on target '{target}', whose dispatches keep them on the stack of a worker thread)")

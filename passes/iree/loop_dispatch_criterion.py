@@ -39,11 +39,6 @@ MAX_STACK_BYTES = {"cpu": 320 * 1024, None: 48 * 1024}
 #: the backward loop of Newton's method on 1,000 float64s, counted as 540 KB of vectors
 #: and a 264,000-byte scratch tape here, has a stack frame of 347,264 bytes.)
 MAX_SCRATCH_TAPE_BYTES = {"cpu": 512 * 1024, None: 32 * 1024}
-#: Stack buffers a tape made inside a region takes where IREE's default limit holds (every
-#: target but ``cpu``): the gradient of nested loops for ``android-arm64`` made 16,400
-#: bytes of tapes and asked IREE 3.13 for 49,536 bytes of ``memref.alloca`` ("exceeded
-#: stack allocation limit of 32768 bytes").
-MADE_TAPE_STACK_COPIES = 3
 #: Elements one dynamic slice or update of a vector may have, and the bytes of the vector it
 #: indexes: LLVM lowers each element's dynamic ``insertelement`` through a stack copy of the
 #: whole vector. Reverse mode's 1,025-row tapes as vectors ran faster but compiled many

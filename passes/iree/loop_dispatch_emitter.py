@@ -70,8 +70,8 @@ class Emitter(OpRules):
         #: Bytes of the written tapes that are results of the loop nobody uses (see
         #: :data:`~s4tf.passes.iree.loop_dispatch_criterion.MAX_SCRATCH_TAPE_BYTES`).
         self.scratch_bytes = 0
-        #: Bytes of the tapes made inside the region (:meth:`filled_tape`).
-        self.made_bytes = 0
+        #: The tapes made inside the region (:meth:`filled_tape`) and their bytes.
+        self.made_tapes: list[tuple[ir.Value, int]] = []
         self.region: ir.Operation | None = None  # the region op being built (no results yet)
         #: The ops' results used after them, each with the value that replaces it: built in
         #: the region, or an input the op passes on unchanged.
@@ -126,7 +126,6 @@ class Emitter(OpRules):
         restricted to workgroup distributed contexts")."""
         if not ir.DenseElementsAttr(attribute).is_splat:
             raise Unsupported(f"a tape {kind.tensor} initialized with a constant that is not one value repeated")
-        self.made_bytes += kind.bytes
         row = ir.VectorType.get([1] + kind.shape[1:], kind.element_type)
         value = arith.ConstantOp(row, _elements(attribute, row), loc=location).result
         empty = tensor.EmptyOp(kind.shape, kind.element_type, loc=location).result
@@ -138,7 +137,21 @@ class Emitter(OpRules):
                                              minor_identity(len(kind.shape), len(kind.shape)),
                                              [True] * len(kind.shape), loc=location).result
             scf.YieldOp([written], loc=location)
+        self.made_tapes.append((loop.results[0], kind.bytes))
         return loop.results[0]
+
+    @property
+    def made_bytes(self) -> int:
+        """Bytes of the tapes made inside the region, each once."""
+        return sum(size for _, size in self.made_tapes)
+
+    @property
+    def made_stack_bytes(self) -> int:
+        """The stack buffers IREE 3.13 gives the tapes made inside the built region: each
+        once, and once more for each op that reads it (each loop starting from it writes a
+        buffer of its own; measured: 553,920 bytes for 110,700 of tapes read by four loops,
+        49,536 for 16,400 read by two)."""
+        return sum(size * (1 + len(list(value.uses))) for value, size in self.made_tapes)
 
     # -- the boundary: reading inputs, writing results -----------------------------------
     def read(self, value: ir.Value) -> tuple[ir.Value, Kind]:
