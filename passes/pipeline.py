@@ -27,6 +27,7 @@ from s4tf.passes.canonicalize import Canonicalize
 from s4tf.passes.diagnostics import Message, error_messages
 from s4tf.passes.iree.check_availability import CheckAvailability
 from s4tf.passes.iree.condition_carries import TieConditionCarries
+from s4tf.passes.iree.constant_carries import ConstantCarries
 from s4tf.passes.iree.conv_channels import PadConvChannels
 from s4tf.passes.iree.conv_filters import MaterializeConvFilters
 from s4tf.passes.iree.conv_taps import FullConvsToMatmul
@@ -207,11 +208,12 @@ LOWERING_PIPELINE = Pipeline([
 
 def lowering_pipeline(target: str) -> Pipeline:
     """:data:`LOWERING_PIPELINE` with the availability check for ``target`` first, so ops
-    ``target`` cannot run are reported at the user's lines before IREE sees them, and
+    ``target`` cannot run are reported at the user's lines before IREE sees them, loops
+    read their constant pass-through carries as the constants, and
     small elementwise loops run inside one dispatch where ``target`` can; then the loops
     left on the host run several iterations a trip where their trip count is known, and
     start from run-time tensors, and their bodies read the carries they replace, where
     IREE 3.13 needs it (after the dispatches: a loop inside one keeps its
     constant tapes)."""
-    return Pipeline([CheckAvailability(target=target), *LOWERING_PIPELINE, LoopsToDispatch(target=target), UnrollHostLoops(),
-                     RuntimeLoopInits(), TieConditionCarries()])
+    return Pipeline([CheckAvailability(target=target), *LOWERING_PIPELINE, ConstantCarries(), LoopsToDispatch(target=target),
+                     UnrollHostLoops(), RuntimeLoopInits(), TieConditionCarries()])

@@ -563,3 +563,33 @@ def test_grad_of_the_sum_of_a_vmap_of_a_while_in_a_fori_loop_equals_jaxs():
     with jax.enable_x64(False):
         theirs = jax.jit(jax.jacfwd(lambda xs: jnp.sum(jax.vmap(f_jax)(xs))))(xs)  # JAX cannot reverse a while_loop
     np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-5, atol=1e-7)
+
+
+def _walk_until(np_, lax):
+    """A search whose int result indexes the data after the loop."""
+    def f(x):
+        def keep_going(state):
+            return (state[0] < 7) & (state[1] < 1.5)
+
+        def body(state):
+            return state[0] + 1, state[1] + np_.abs(x[state[0]])
+
+        i, total = lax.while_loop(keep_going, body, (0, np_.asarray(0.0, x.dtype)))
+        return total * x[i] + x[(i + 1) % 8] ** 2
+
+    return f
+
+
+@pytest.mark.parametrize("target", ["cpu", "vmvx"])
+def test_jvp_of_jvp_of_a_while_loop_whose_result_indexes_the_data_equals_jaxs(target):
+    """The loop carries the tangents of constants (zeros) unchanged and reads their elements
+    at the counter; the barrier around such an element made IREE 3.13's module fail at run
+    time ("binding table slot requires a buffer but none was provided"):
+    ``s4tf-constant-carries`` reads them from the constants, without the barrier."""
+    x = np.linspace(0.2, 1.1, 8).astype(np.float32) * np.where(np.arange(8) % 2, 1, -1).astype(np.float32) + 0.05
+    f, f_jax = _walk_until(s4tf, s4tf.lax), _walk_until(jnp, jax.lax)
+    ours = s4tf.function(lambda x: s4tf.jvp(lambda y: s4tf.jvp(f, (y,), (s4tf.ones_like(y),))[1], (x,), (s4tf.ones_like(x),))[1],
+                         target=target)
+    with jax.enable_x64(False):
+        theirs = jax.jit(lambda x: jax.jvp(lambda y: jax.jvp(f_jax, (y,), (jnp.ones_like(y),))[1], (x,), (jnp.ones_like(x),))[1])
+        np.testing.assert_allclose(np.asarray(ours(x)), np.asarray(theirs(x)), rtol=1e-6)

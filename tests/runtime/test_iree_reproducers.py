@@ -38,6 +38,22 @@ def test_carries_read_by_barriers_alone_fail_at_run_time(tmp_path, monkeypatch):
     assert np.asarray(compile_and_load(read).invoke("main", [x])[0]) == np.float32(5.4961815e-4)
 
 
+def test_a_barrier_around_an_element_of_a_carried_zero_vector_fails_at_run_time(tmp_path, monkeypatch):
+    monkeypatch.setenv("S4TF_CACHE_DIR", str(tmp_path))
+    from s4tf.passes.iree.constant_carries import constant_carries
+    from s4tf.core.mlir import ir, new_context
+
+    text = (REPRODUCERS / "while_barrier_of_a_zero_carry_element.mlir").read_text()
+    x = np.array([-0.15, 0.39, -0.44, 0.54, -0.66, 0.84, -0.91, 1.15], np.float32)
+    with pytest.raises(InvocationError, match="binding table slot requires a buffer"):
+        compile_and_load(text).invoke("_lambda_", [x])
+    with new_context():
+        module = ir.Module.parse(text)
+        constant_carries(module.operation)
+        rewritten = str(module)
+    assert np.asarray(compile_and_load(rewritten).invoke("_lambda_", [x])[0]) == np.float32(np.abs(x[:4]).sum())
+
+
 def test_a_constant_carried_into_nested_loops_crashes_the_compiler(tmp_path, monkeypatch):
     monkeypatch.setenv("S4TF_CACHE_DIR", str(tmp_path))
     with pytest.raises(CompilationError, match="crashed .* in .*ResourceType::getLifetime"):
