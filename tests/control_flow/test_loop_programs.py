@@ -593,3 +593,27 @@ def test_jvp_of_jvp_of_a_while_loop_whose_result_indexes_the_data_equals_jaxs(ta
     with jax.enable_x64(False):
         theirs = jax.jit(lambda x: jax.jvp(lambda y: jax.jvp(f_jax, (y,), (jnp.ones_like(y),))[1], (x,), (jnp.ones_like(x),))[1])
         np.testing.assert_allclose(np.asarray(ours(x)), np.asarray(theirs(x)), rtol=1e-6)
+
+
+def _windows(np_, lax):
+    def f(x):
+        def body(i, acc):
+            return acc + np_.prod(np_.tanh(lax.dynamic_slice(x, (i,), (3,)))) * np_.cos(acc)
+
+        return lax.fori_loop(0, 6, body, np_.asarray(0.0, x.dtype))
+
+    return f
+
+
+@pytest.mark.parametrize("target, dtype", [("cpu", np.float64), ("cpu", np.float32), ("vmvx", np.float32)])
+def test_jvp_of_jvp_of_a_fori_loop_over_windows_equals_jaxs(target, dtype):
+    """Unrolled into straight-line code, IREE 3.13's fusion of producers with several uses gave
+    1.9784 for 1.9749 (tests/lit/iree_reproducers/fuse_multi_use_wrong_result.mlir);
+    runtime/targets.py turns it off."""
+    x = (np.linspace(0.2, 1.1, 8).astype(np.float32) * np.where(np.arange(8) % 2, 1, -1).astype(np.float32) + 0.05).astype(dtype)
+    f, f_jax = _windows(s4tf, s4tf.lax), _windows(jnp, jax.lax)
+    ours = s4tf.function(lambda x: s4tf.jvp(lambda y: s4tf.jvp(f, (y,), (s4tf.ones_like(y),))[1], (x,), (s4tf.ones_like(x),))[1],
+                         target=target)
+    with jax.enable_x64(dtype == np.float64):
+        theirs = jax.jit(lambda x: jax.jvp(lambda y: jax.jvp(f_jax, (y,), (jnp.ones_like(y),))[1], (x,), (jnp.ones_like(x),))[1])
+        np.testing.assert_allclose(np.asarray(ours(x)), np.asarray(theirs(x)), rtol=1e-10 if dtype == np.float64 else 1e-5)

@@ -15,16 +15,22 @@ from iree import compiler as iree_compiler
 
 from s4tf.core.errors import CompilationError
 from s4tf.runtime.compile_and_load import compile_and_load
+from s4tf.runtime.compiler import compile_stablehlo
 from s4tf.runtime.device import InvocationError
 
 REPRODUCERS = Path(__file__).resolve().parents[1] / "lit" / "iree_reproducers"
 
 
-def test_a_float64_backward_loop_from_a_constant_count_fails_at_run_time(tmp_path, monkeypatch):
+def test_a_float64_backward_loop_from_a_constant_count_fails_at_run_time_with_multi_use_fusion(tmp_path, monkeypatch):
+    """With IREE's default fusion of producers with several uses; s4tf's flags turn it off
+    (runtime/targets.py), and the module then runs."""
     monkeypatch.setenv("S4TF_CACHE_DIR", str(tmp_path))
-    module = compile_and_load((REPRODUCERS / "while_constant_count_f64.mlir").read_text())
+    text = (REPRODUCERS / "while_constant_count_f64.mlir").read_text()
+    x = np.array([1.0, 2.0, 3.0])
+    fused = compile_stablehlo(text, "cpu", extra_flags=["--iree-dispatch-creation-fuse-multi-use=true"])
     with pytest.raises(InvocationError, match="indirect buffer reference slot 0"):
-        module.invoke("_lambda_", [np.array([1.0, 2.0, 3.0])])
+        compile_and_load(text, vmfb=fused).invoke("_lambda_", [x])
+    np.testing.assert_array_equal(np.asarray(compile_and_load(text).invoke("_lambda_", [x])[0]), [20.0, 18.0, 12.0])
 
 
 def test_carries_read_by_barriers_alone_fail_at_run_time(tmp_path, monkeypatch):
@@ -159,3 +165,28 @@ def test_an_update_of_a_constant_behind_a_barrier_writes_into_the_constant():
     x = np.ones(8, np.float32)
     sums = [float(np.asarray(context.modules.module["main"](x, np.int32(row))[0])) for row in (5, 4)]
     assert sums == [23.0, 19.0]  # should be 28 and 28 (XLA's): rows 5, then 4 and 5, of iota zeroed
+
+
+def test_the_fusion_of_producers_with_several_uses_gives_a_wrong_second_derivative():
+    """The module is ``jvp`` of ``jvp`` (along ones) of a ``fori_loop`` over windows, unrolled
+    and cut down; its value is that second derivative, which JAX computes from the program."""
+    import jax
+    import jax.numpy as jnp
+
+    def program(x):
+        def body(i, acc):
+            return acc + jnp.prod(jnp.tanh(jax.lax.dynamic_slice(x, (i,), (3,)))) * jnp.cos(acc)
+        return jax.lax.fori_loop(0, 6, body, jnp.zeros((), x.dtype))
+
+    x = np.array([-0.15000000596046448, 0.37857145071029663, -0.40714284777641296, 0.6357142925262451,
+                  -0.6642857193946838, 0.8928571343421936, -0.9214285612106323, 1.149999976158142])  # the report's input
+    with jax.enable_x64(True):
+        ones = jnp.ones_like(x)
+        want = float(jax.jvp(lambda y: jax.jvp(program, (y,), (ones,))[1], (x,), (ones,))[1])
+    text = (REPRODUCERS / "fuse_multi_use_wrong_result.mlir").read_text()
+    results = []
+    for fuse in ("true", "false"):  # s4tf's flags (float64 math from libm) with IREE's default, then s4tf's
+        vmfb = compile_stablehlo(text, "cpu", extra_flags=[f"--iree-dispatch-creation-fuse-multi-use={fuse}"])
+        results.append(float(np.asarray(compile_and_load(text, "cpu", vmfb=vmfb).invoke("_lambda_", [x])[0])))
+    assert abs(results[0] - want) > 0.1  # IREE 3.13's default fusion
+    np.testing.assert_allclose(results[1], want, rtol=1e-12)
