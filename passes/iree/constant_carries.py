@@ -29,10 +29,8 @@ from dataclasses import dataclass
 
 from s4tf.core.mlir import ir
 from s4tf.passes.ir_walk import collect, defining_op, has_uses
+from s4tf.passes.iree.unroll_host_loops import BARRIER, WHILE
 from s4tf.passes.registry import ModulePass, register
-
-WHILE = "stablehlo.while"
-BARRIER = "stablehlo.optimization_barrier"
 
 
 @register
