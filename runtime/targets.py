@@ -17,13 +17,8 @@ from dataclasses import dataclass
 from s4tf.core.errors import S4tfError
 from s4tf.runtime.cpu import Cpu, host_cpu, resolve_cpu
 
-#: Flags for every target: keep f64 as f64 (IREE demotes it to f32 by default), and no
-#: fusion of a producer with several uses into its consumers' dispatch.
-#: IREE-3.13-WORKAROUND: that fusion gave a wrong number (``jvp`` of ``jvp`` of a
-#: ``fori_loop`` over windows of ``prod(tanh(w)) * cos(acc)``: 1.9784 for XLA's 1.9749;
-#: tests/lit/iree_reproducers/fuse_multi_use_wrong_result.mlir). Without it the
-#: benchmarks' steps took as long (docs/benchmarks.md, "Compile flags").
-COMMON_FLAGS = ("--iree-input-demote-f64-to-f32=false", "--iree-dispatch-creation-fuse-multi-use=false")
+#: Flags for every target: keep f64 as f64 (IREE demotes it to f32 by default).
+COMMON_FLAGS = ("--iree-input-demote-f64-to-f32=false",)
 
 #: Run-time devices: the name users give (``s4tf-run --device``) and the IREE driver behind it.
 DEVICES = {"cpu": "local-task", "vulkan": "vulkan", "cuda": "cuda"}

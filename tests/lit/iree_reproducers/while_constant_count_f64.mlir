@@ -19,8 +19,7 @@
 // index (%14#8) fails the same way; starting it from the result of a separate loop that
 // counts the iterations works, which is what s4tf's reverse mode does
 // (passes/autodiff/region_derivatives.py, `_counted`). Found with a sweep of scan lengths
-// (every float64 scan of 3 or more steps failed). With --iree-dispatch-creation-fuse-multi-use=false
-// (which s4tf passes for another bug: fuse_multi_use_wrong_result.mlir) it runs.
+// (every float64 scan of 3 or more steps failed).
 module {
   func.func @_lambda_(%arg0: tensor<3xf64>) -> tensor<3xf64> {
     %cst = stablehlo.constant dense<1.000000e+00> : tensor<f64>
