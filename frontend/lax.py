@@ -37,6 +37,21 @@ from s4tf.staging.structured_control import cond, fori_loop, switch, while_loop
 from s4tf.transforms.scan import scan
 from s4tf.tree_util import tree_flatten, tree_unflatten
 
+#: JAX's names (``from s4tf.lax import *`` brings these, not the module's own imports).
+__all__ = [
+    "abs", "add", "argmax", "argmin", "associative_scan", "atan2", "batch_matmul", "broadcast",
+    "broadcast_in_dim", "broadcasted_iota", "cbrt", "ceil", "clamp", "concatenate", "cond",
+    "conv_general_dilated", "conv_transpose", "convert_element_type", "cos", "cumlogsumexp",
+    "cummax", "cummin", "cumprod", "cumsum", "div", "dot", "dot_general", "dynamic_index_in_dim",
+    "dynamic_slice", "dynamic_slice_in_dim", "dynamic_update_slice", "dynamic_update_slice_in_dim",
+    "eq", "erf", "erfc", "exp", "expand_dims", "expm1", "floor", "fori_loop", "gather", "ge", "gt",
+    "index_in_dim", "integer_pow", "iota", "is_finite", "le", "log", "log1p", "logistic", "lt",
+    "map", "max", "min", "mul", "ne", "neg", "pad", "pow", "reduce_max", "reduce_min",
+    "reduce_prod", "reduce_sum", "reduce_window", "rem", "reshape", "rev", "rsqrt", "scan",
+    "scatter", "select", "select_n", "sign", "sin", "slice", "sort", "sqrt", "square", "squeeze",
+    "stop_gradient", "sub", "switch", "tan", "tanh", "top_k", "transpose", "while_loop",
+]
+
 eq, ne, lt, le, gt, ge = snp.equal, snp.not_equal, snp.less, snp.less_equal, snp.greater, snp.greater_equal
 
 

@@ -207,3 +207,12 @@ def test_bad_arguments_name_the_users_line():
         lax.select_n(np.array([0.5]), np.ones(1), np.ones(1))
     with pytest.raises(s4tf.ShapeError, match=rf"{here}.*associative_scan needs elems of one length along axis 0"):
         lax.associative_scan(lax.add, (np.ones(3), np.ones(2)))
+
+
+def test_a_star_import_brings_jaxs_names_and_not_the_modules_imports():
+    names = {}
+    exec("from s4tf.lax import *", names)
+    public = {name for name in dir(lax) if not name.startswith("_") and hasattr(jax.lax, name)}
+    assert public <= set(names), public - set(names)  # every JAX name s4tf.lax has
+    assert set(lax.__all__) <= set(dir(jax.lax)), set(lax.__all__) - set(dir(jax.lax))
+    assert not {"np", "snp", "builtins", "itertools", "tree_flatten", "preferred"} & set(names)
