@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from s4tf.core.mlir import ir
 from s4tf.dialects import hlo
-from s4tf.dialects.types import TensorType
+from s4tf.dialects.types import TensorType, is_float
 from s4tf.passes.iree.unroll_host_loops import BARRIER, DISPATCH_REGION, WHILE
 from s4tf.passes.ir_walk import collect
 from s4tf.passes.registry import ModulePass, register
@@ -101,5 +101,4 @@ def _read(carried: ir.Value) -> ir.Value:
         carried_type = TensorType(tuple(ones), carried_type.dtype)
         carried = hlo.value("slice", [carried], carried_type, start_indices=hlo.i64_array([0] * len(ones)),
                             limit_indices=hlo.i64_array(ones), strides=hlo.i64_array(ones))
-    integer = isinstance(ir.RankedTensorType(carried.type).element_type, ir.IntegerType)
-    return hlo.value("not" if integer else "negate", [carried], carried_type)
+    return hlo.value("negate" if is_float(carried_type.dtype) else "not", [carried], carried_type)

@@ -94,12 +94,16 @@ def _scanned_sum(np_, scan):
     return loss
 
 
+def _jvp_of_jvp(jvp, ones_like, f):
+    """``f``'s second derivative along ones, as ``jvp`` of ``jvp`` (s4tf's or JAX's)."""
+    return lambda x: jvp(lambda y: jvp(f, (y,), (ones_like(y),))[1], (x,), (ones_like(x),))[1]
+
+
 COMPOSITIONS = {
     "grad": (lambda f: s4tf.grad(f), lambda f: jax.grad(f)),
     "jacfwd of jacfwd": (lambda f: s4tf.jacfwd(s4tf.jacfwd(f)), lambda f: jax.jacfwd(jax.jacfwd(f))),
     "hessian": (lambda f: s4tf.hessian(f), lambda f: jax.hessian(f)),
-    "jvp of jvp": (lambda f: lambda x: s4tf.jvp(lambda y: s4tf.jvp(f, (y,), (s4tf.ones_like(y),))[1], (x,), (s4tf.ones_like(x),))[1],
-                   lambda f: lambda x: jax.jvp(lambda y: jax.jvp(f, (y,), (jnp.ones_like(x),))[1], (x,), (jnp.ones_like(x),))[1]),
+    "jvp of jvp": (lambda f: _jvp_of_jvp(s4tf.jvp, s4tf.ones_like, f), lambda f: _jvp_of_jvp(jax.jvp, jnp.ones_like, f)),
     "vmap of grad": (lambda f: s4tf.vmap(s4tf.grad(f)), lambda f: jax.vmap(jax.grad(f))),
 }
 
@@ -407,10 +411,9 @@ def test_jvp_of_jvp_through_a_scan_holding_a_cond_equals_jaxs(target):
     found equal, and it gave one of them the other's elements (261.67 for 265.70). Such loops
     now stay loops."""
     x = np.linspace(0.2, 1.1, 8).astype(np.float32) * np.where(np.arange(8) % 2, 1, -1).astype(np.float32) + 0.05
-    twice = lambda jvp, ones, f: lambda x: jvp(lambda y: jvp(f, (y,), (ones(y),))[1], (x,), (ones(x),))[1]  # noqa: E731
-    ours = s4tf.function(twice(s4tf.jvp, s4tf.ones_like, _scan_holding_a_cond(s4tf, s4tf.lax)), target=target)(x)
+    ours = s4tf.function(_jvp_of_jvp(s4tf.jvp, s4tf.ones_like, _scan_holding_a_cond(s4tf, s4tf.lax)), target=target)(x)
     with jax.enable_x64(True):
-        exact = twice(jax.jvp, jnp.ones_like, _scan_holding_a_cond(jnp, jax.lax))(x.astype(np.float64))
+        exact = _jvp_of_jvp(jax.jvp, jnp.ones_like, _scan_holding_a_cond(jnp, jax.lax))(x.astype(np.float64))
     np.testing.assert_allclose(np.asarray(ours), np.asarray(exact), rtol=1e-5)
 
 
@@ -529,10 +532,9 @@ def test_jvp_of_jvp_of_a_while_loop_over_a_dict_stopping_on_what_it_replaces_equ
     tests/lit/iree_reproducers/while_carries_read_by_barriers_only.mlir)."""
     x = np.linspace(0.2, 1.1, 8).astype(np.float32) * np.where(np.arange(8) % 2, 1, -1).astype(np.float32) + 0.05
     f, f_jax = _relax_with_flags(s4tf, s4tf.while_loop), _relax_with_flags(jnp, jax.lax.while_loop)
-    ours = s4tf.function(lambda x: s4tf.jvp(lambda y: s4tf.jvp(f, (y,), (s4tf.ones_like(y),))[1], (x,), (s4tf.ones_like(x),))[1],
-                         target=target)
+    ours = s4tf.function(_jvp_of_jvp(s4tf.jvp, s4tf.ones_like, f), target=target)
     with jax.enable_x64(False):
-        theirs = jax.jit(lambda x: jax.jvp(lambda y: jax.jvp(f_jax, (y,), (jnp.ones_like(y),))[1], (x,), (jnp.ones_like(x),))[1])
+        theirs = jax.jit(_jvp_of_jvp(jax.jvp, jnp.ones_like, f_jax))
         np.testing.assert_allclose(np.asarray(ours(x)), np.asarray(theirs(x)), rtol=1e-5)
         value = s4tf.function(f, target=target)
         np.testing.assert_allclose(np.asarray(value(x)), np.asarray(jax.jit(f_jax)(x)), rtol=1e-6)
@@ -588,10 +590,9 @@ def test_jvp_of_jvp_of_a_while_loop_whose_result_indexes_the_data_equals_jaxs(ta
     ``s4tf-constant-carries`` reads them from the constants, without the barrier."""
     x = np.linspace(0.2, 1.1, 8).astype(np.float32) * np.where(np.arange(8) % 2, 1, -1).astype(np.float32) + 0.05
     f, f_jax = _walk_until(s4tf, s4tf.lax), _walk_until(jnp, jax.lax)
-    ours = s4tf.function(lambda x: s4tf.jvp(lambda y: s4tf.jvp(f, (y,), (s4tf.ones_like(y),))[1], (x,), (s4tf.ones_like(x),))[1],
-                         target=target)
+    ours = s4tf.function(_jvp_of_jvp(s4tf.jvp, s4tf.ones_like, f), target=target)
     with jax.enable_x64(False):
-        theirs = jax.jit(lambda x: jax.jvp(lambda y: jax.jvp(f_jax, (y,), (jnp.ones_like(y),))[1], (x,), (jnp.ones_like(x),))[1])
+        theirs = jax.jit(_jvp_of_jvp(jax.jvp, jnp.ones_like, f_jax))
         np.testing.assert_allclose(np.asarray(ours(x)), np.asarray(theirs(x)), rtol=1e-6)
 
 
@@ -614,8 +615,7 @@ def test_jvp_of_jvp_of_a_fori_loop_over_windows_equals_jaxs(target, dtype):
     loops of the same body, kept as loops."""
     x = (np.linspace(0.2, 1.1, 8).astype(np.float32) * np.where(np.arange(8) % 2, 1, -1).astype(np.float32) + 0.05).astype(dtype)
     f, f_jax = _windows(s4tf, s4tf.lax), _windows(jnp, jax.lax)
-    ours = s4tf.function(lambda x: s4tf.jvp(lambda y: s4tf.jvp(f, (y,), (s4tf.ones_like(y),))[1], (x,), (s4tf.ones_like(x),))[1],
-                         target=target)
+    ours = s4tf.function(_jvp_of_jvp(s4tf.jvp, s4tf.ones_like, f), target=target)
     with jax.enable_x64(dtype == np.float64):
-        theirs = jax.jit(lambda x: jax.jvp(lambda y: jax.jvp(f_jax, (y,), (jnp.ones_like(y),))[1], (x,), (jnp.ones_like(x),))[1])
+        theirs = jax.jit(_jvp_of_jvp(jax.jvp, jnp.ones_like, f_jax))
         np.testing.assert_allclose(np.asarray(ours(x)), np.asarray(theirs(x)), rtol=1e-10 if dtype == np.float64 else 1e-5)
