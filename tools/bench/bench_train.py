@@ -43,6 +43,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from busy_neighbour import busy_neighbour  # noqa: E402
 from peak_memory import in_fresh_process, peak_bytes_above_resident  # noqa: E402
 
 MEMORY_TAG = "training-memory-bytes:"
@@ -94,10 +95,10 @@ def first_step_memory(peer: str, kind: str, batch: int, donate: bool) -> int | N
     return peak_bytes_above_resident(lambda: np.asarray(step(*args)[2]))
 
 
-def step_times(kind: str, model, x, y, step, opt, steps: int, rounds: int) -> tuple[dict, float]:
+def step_times(kind: str, model, x, y, step, opt, steps: int, rounds: int, busy: bool = False) -> tuple[dict, float]:
     """``({peer: [(wall, CPU) seconds per step, per round]}, first loss)``: s4tf's ``step``
-    and JAX-jit's of the same ``kind`` from ``model``'s weights, alternating; the first
-    losses and accuracies are checked to agree."""
+    and JAX-jit's of the same ``kind`` from ``model``'s weights, alternating (beside one
+    other CPU-bound process when ``busy``); the first losses and accuracies are checked to agree."""
     state = opt.init(model)
     peers = {}
     _, _, first_loss, first_accuracy = step(model, state, x, y)
@@ -133,22 +134,24 @@ def step_times(kind: str, model, x, y, step, opt, steps: int, rounds: int) -> tu
     for run in peers.values():
         run()  # warm-up
     times = {name: [] for name in peers}  # (wall, CPU) seconds per step, per round
-    for _ in range(rounds):
-        for name, run in peers.items():
-            cpu = time.process_time()
-            wall = _time(run)
-            times[name].append((wall / steps, (time.process_time() - cpu) / steps))
+    with busy_neighbour(busy):
+        for _ in range(rounds):
+            for name, run in peers.items():
+                cpu = time.process_time()
+                wall = _time(run)
+                times[name].append((wall / steps, (time.process_time() - cpu) / steps))
     return times, s4tf_loss
 
 
-def benchmark(kind: str, batch: int, steps: int, rounds: int, peak: float) -> None:
+def benchmark(kind: str, batch: int, steps: int, rounds: int, peak: float, busy: bool = False) -> None:
     flops, x, y, step, opt = problem(kind, batch)
     model = fresh_model(kind)
     params_and_state_bytes = 3 * sum(w.nbytes + b.nbytes for w, b in model_leaves(model))
-    times, s4tf_loss = step_times(kind, model, x, y, step, opt, steps, rounds)
+    times, s4tf_loss = step_times(kind, model, x, y, step, opt, steps, rounds, busy)
     memory = {(peer, donate): measure_in_subprocess(peer, kind, batch, donate) for peer in ("s4tf", "JAX jit")
               for donate in (True, False) if peer == "s4tf" or "JAX jit" in times}
-    print(f"\n{kind}, batch {batch}: {flops / 1e9:.3f} GFLOP per step, first loss {s4tf_loss:.4f} (peers agree)")
+    beside = ", beside one CPU-bound process" if busy else ""
+    print(f"\n{kind}, batch {batch}: {flops / 1e9:.3f} GFLOP per step, first loss {s4tf_loss:.4f} (peers agree){beside}")
     print(f"{'peer':<10}{'ms/step':>10}{'GFLOP/s':>10}{'% of sgemm':>12}{'ratio s4tf/peer':>17}"
           f"{'CPU ms/step':>13}{'CPU ratio':>11}")
     ours, ours_cpu = (statistics.median(t[i] for t in times["s4tf"]) for i in (0, 1))
@@ -170,6 +173,7 @@ def main(argv=None) -> None:
     parser.add_argument("--models", default="mlp,lenet,transformer",
                         help="comma-separated: mlp (batch 128), lenet (batch 64), transformer (batch 8)")
     parser.add_argument("--batch-scale", type=float, default=1.0, help="scale the batch sizes (for quick runs)")
+    parser.add_argument("--busy", action="store_true", help="time the steps beside one other CPU-bound process")
     parser.add_argument("--memory-of", choices=("mlp", "lenet", "transformer"), help=argparse.SUPPRESS)  # the subprocess's job
     parser.add_argument("--batch", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--peer", choices=("s4tf", "JAX jit"), default="s4tf", help=argparse.SUPPRESS)
@@ -182,7 +186,7 @@ def main(argv=None) -> None:
     print(f"sgemm peak (NumPy, 2048x2048 float32): {peak:.1f} GFLOP/s")
     for kind, batch in BATCH.items():
         if kind in options.models.split(","):
-            benchmark(kind, max(1, round(batch * options.batch_scale)), options.steps, options.rounds, peak)
+            benchmark(kind, max(1, round(batch * options.batch_scale)), options.steps, options.rounds, peak, options.busy)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ batches, in one process.
 python tools/bench/bench_zoo.py                          # every model, the "bench" sizes
 python tools/bench/bench_zoo.py --models resnet20,vae --steps 10 --rounds 3
 python tools/bench/bench_zoo.py --config test --steps 2 --rounds 1   # the smoke run of the tests
+python tools/bench/bench_zoo.py --busy                   # the steps timed beside one CPU-bound process
 ```
 
 *first step*: the first call of a new step, from an empty ``$S4TF_CACHE_DIR`` (trace, passes,
@@ -13,12 +14,15 @@ IREE's compile, load, run, the loss copied to the host) against the first call o
 JAX step's ``jax.jit`` (trace, XLA's compile, run; JAX's persistent cache is off), wall and
 CPU seconds (``bench_compile.cpu_seconds``: this process and its finished children).
 *step*: the median over rounds of the mean step time of ``--steps`` steps, the two peers
-alternating round by round, each step's loss read back (so each step finishes).
+alternating round by round, each step's loss read back (so each step finishes); with
+``--busy``, beside one other CPU-bound process (``busy_neighbour.py``; the first steps are
+timed without it). The last line is the geometric mean of the models' step ratios.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import statistics
 import tempfile
@@ -28,6 +32,7 @@ import numpy as np
 from tqdm import tqdm
 
 from bench_compile import timed
+from busy_neighbour import busy_neighbour
 from zoo_models import load_zoo_model, zoo_names
 
 
@@ -71,7 +76,7 @@ def _read(loss) -> float:
     return float(np.asarray(first))
 
 
-def measure(name: str, config_name: str, steps: int, rounds: int) -> dict:
+def measure(name: str, config_name: str, steps: int, rounds: int, busy: bool = False) -> dict:
     zoo = load_zoo_model(name)
     config = zoo.CONFIGS[config_name]
     with tempfile.TemporaryDirectory() as cache:
@@ -90,12 +95,13 @@ def measure(name: str, config_name: str, steps: int, rounds: int) -> dict:
     jax_first = timed(lambda: _read(jax_step(batch0)))
     batches = [zoo.make_batch(config, i) for i in range(1, steps + 1)]
     times = {"s4tf": [], "jax": []}
-    for _ in range(rounds):
-        for peer, run in (("s4tf", s4tf_step), ("jax", jax_step)):
-            start = time.perf_counter()
-            for batch in batches:
-                _read(run(batch))
-            times[peer].append((time.perf_counter() - start) / steps)
+    with busy_neighbour(busy):
+        for _ in range(rounds):
+            for peer, run in (("s4tf", s4tf_step), ("jax", jax_step)):
+                start = time.perf_counter()
+                for batch in batches:
+                    _read(run(batch))
+                times[peer].append((time.perf_counter() - start) / steps)
     s4tf_ms, jax_ms = (statistics.median(times[p]) * 1e3 for p in ("s4tf", "jax"))
     return {"model": name, "s4tf_ms": s4tf_ms, "jax_ms": jax_ms, "s4tf_first": s4tf_first, "jax_first": jax_first}
 
@@ -106,16 +112,21 @@ def main(argv=None) -> None:
     parser.add_argument("--config", default="bench", choices=("bench", "test"))
     parser.add_argument("--steps", type=int, default=20, help="timed steps per round and peer")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--busy", action="store_true", help="time the steps beside one other CPU-bound process")
     options = parser.parse_args(argv)
     names = [n for n in options.models.split(",") if n]
-    print(f"load average {os.getloadavg()[0]:.1f}; config {options.config}; {options.steps} steps x {options.rounds} rounds")
+    beside = "; beside one CPU-bound process" if options.busy else ""
+    print(f"load average {os.getloadavg()[0]:.1f}; config {options.config}; {options.steps} steps x {options.rounds} rounds{beside}")
     print("| model | s4tf step ms | JAX step ms | step s4tf/JAX | first step s4tf s (CPU) | JAX s (CPU) | first step s4tf/JAX |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
+    ratios = []
     for name in tqdm(names, desc="models", leave=False):
-        r = measure(name, options.config, options.steps, options.rounds)
+        r = measure(name, options.config, options.steps, options.rounds, options.busy)
+        ratios.append(r["s4tf_ms"] / r["jax_ms"])
         (sw, sc), (jw, jc) = r["s4tf_first"], r["jax_first"]
         tqdm.write(f"| {name} | {r['s4tf_ms']:.2f} | {r['jax_ms']:.2f} | {r['s4tf_ms'] / r['jax_ms']:.2f} | "
                    f"{sw:.1f} ({sc:.1f}) | {jw:.1f} ({jc:.1f}) | {sw / jw:.2f} |")
+    print(f"geometric mean of the step ratios: {math.exp(statistics.fmean(map(math.log, ratios))):.2f}")
     print(f"load average at the end {os.getloadavg()[0]:.1f}")
 
 
