@@ -20,6 +20,8 @@ up to ``copies``, and the condition read once every ``k`` iterations:
 A loop of at most ``copies`` iterations (of none, too) becomes its body that many times,
 straight-line code: a small ``scan``'s reverse mode has no loop left for IREE 3.13 to fail
 at run time (the "indirect buffer reference slot 0" of a one-trip loop).
+The copies start from the loop's constant initial carries behind one
+``optimization_barrier``, so that IREE finds no constant expressions in them (below).
 
 Loops inside a dispatch (``s4tf-loops-to-dispatch``) step on the device and are left alone,
 as are loops nested in a host-stepped loop (their trips are cheaper than the copies' compile
@@ -125,17 +127,44 @@ def _outermost_on_host(root: ir.Operation, names: tuple[str, ...]) -> list[ir.Op
 
 
 def _inline(loop: ir.Operation, trips: int) -> None:
-    """Replace ``loop`` by ``trips`` copies of its body before it, their row updates
-    made safe from IREE 3.13's in-place writes and merged fills (:func:`_unshare_updates`)."""
+    """Replace ``loop`` by ``trips`` copies of its body before it, starting from its initial
+    carries with the constants among them made opaque (:func:`_opaque_starts`), their row
+    updates made safe from IREE 3.13's in-place writes and merged fills (:func:`_unshare_updates`)."""
     body = loop.regions[1].blocks[0]
     operations = [op.operation for op in body.operations]
-    current, copies = list(loop.operands), []
+    current, copies = _opaque_starts(loop), []
     for _ in range(trips):
         current = _copy(operations[:-1], operations[-1].operands, dict(zip(body.arguments, current)), loop, copies)
     for result, value in zip(loop.results, current):
         result.replace_all_uses_with(value)
     loop.erase()
     _unshare_updates(copies)
+
+
+def _opaque_starts(loop: ir.Operation) -> list[ir.Value]:
+    """``loop``'s initial carries, the constants among them from behind one
+    ``optimization_barrier``, so that nothing the copies compute from them is a constant
+    expression to IREE. IREE-3.13-WORKAROUND: straight-line copies of a body starting from
+    constants (the counter, a zero accumulator, the tangents of constants) compute many
+    values from constants alone; IREE 3.13 hoists such constant expressions into globals
+    and, beside its fusion of producers with several uses, got a module of them wrong
+    (tests/lit/iree_reproducers/fuse_multi_use_wrong_result.mlir): ``jvp`` of ``jvp`` of a
+    6-step ``fori_loop`` of ``acc + prod(tanh(x[i:i+3])) * cos(acc)`` gave 1.97835 for
+    JAX's 1.97489. (One barrier: a barrier for each constant failed to compile there,
+    "'linalg.generic' op expected type of bb argument ... to match".)"""
+    starts = list(loop.operands)
+    constants = [i for i, start in enumerate(starts) if _is_constant(start)]
+    if constants:
+        with ir.InsertionPoint(loop), loop.location:
+            barrier = hlo.op("optimization_barrier", [starts[i] for i in constants],
+                             [TensorType.from_mlir(starts[i].type) for i in constants])
+        for i, opaque in zip(constants, barrier.results):
+            starts[i] = opaque
+    return starts
+
+
+def _is_constant(value: ir.Value) -> bool:
+    return not isinstance(value.owner, ir.Block) and value.owner.name == "stablehlo.constant"
 
 
 def _unshare_updates(operations) -> None:

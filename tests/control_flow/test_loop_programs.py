@@ -606,13 +606,13 @@ def _windows(np_, lax):
     return f
 
 
-@pytest.mark.xfail(strict=True, reason="IREE 3.13's fusion of producers with several uses gives 1.9784 for 1.9749 "
-                   "(tests/lit/iree_reproducers/fuse_multi_use_wrong_result.mlir); turning it off breaks pooling")
 @pytest.mark.parametrize("target, dtype", [("cpu", np.float64), ("cpu", np.float32), ("vmvx", np.float32)])
 def test_jvp_of_jvp_of_a_fori_loop_over_windows_equals_jaxs(target, dtype):
-    """Unrolled into straight-line code (a loop of up to 8 steps), IREE 3.13 gets this wrong;
-    ``jacfwd`` of ``jacfwd`` and ``hessian`` of the same program are right, and so are longer
-    loops of the same body, kept as loops."""
+    """Inlined as straight-line code (a loop of up to 8 steps) starting from constants,
+    IREE 3.13 got this wrong (1.9784 for 1.9749): it hoists the constant expressions into
+    globals and fuses producers with several uses
+    (tests/lit/iree_reproducers/fuse_multi_use_wrong_result.mlir); s4tf-unroll-host-loops
+    starts the copies from the constants behind a barrier."""
     x = (np.linspace(0.2, 1.1, 8).astype(np.float32) * np.where(np.arange(8) % 2, 1, -1).astype(np.float32) + 0.05).astype(dtype)
     f, f_jax = _windows(s4tf, s4tf.lax), _windows(jnp, jax.lax)
     ours = s4tf.function(_jvp_of_jvp(s4tf.jvp, s4tf.ones_like, f), target=target)

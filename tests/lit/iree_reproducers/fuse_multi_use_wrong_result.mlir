@@ -1,7 +1,7 @@
 // IREE 3.13 bug report (not a lit test: tests/lit/lit.cfg.py excludes this folder).
 //
 // A straight-line float64 module gives a wrong result on llvm-cpu unless the fusion of
-// producers with several uses is off:
+// producers with several uses or the hoisting of constant expressions is off:
 //
 //   iree-compile --iree-input-type=stablehlo --iree-hal-target-backends=llvm-cpu \
 //     --iree-llvmcpu-target-cpu=generic --iree-input-demote-f64-to-f32=false \
@@ -10,15 +10,19 @@
 //     --input="8xf64=-0.15000000596046448 0.37857145071029663 -0.40714284777641296 0.6357142925262451 -0.6642857193946838 0.8928571343421936 -0.9214285612106323 1.149999976158142"
 //
 // gives 1.71187...; XLA gives 1.97489... (and so does IREE with
-// --iree-dispatch-creation-fuse-multi-use=false). In the flow IR the fused dispatch is a
-// linalg.generic of nine results computing the scalar sines and cosines of two steps; with
-// the fusion off it has three. Reduced (by cutting values to the constants XLA computes for
-// them, 712 ops to 162) from `jvp` of `jvp` of a 6-step `fori_loop` of
+// --iree-dispatch-creation-fuse-multi-use=false or with --iree-opt-const-expr-hoisting=false).
+// The bug needs both: the constant expressions (sines and reductions of constants) hoisted
+// into globals, and the fusion of producers with several uses; in the flow IR the fused
+// dispatch is a linalg.generic of nine results computing the scalar sines and cosines of two
+// steps (three with the fusion off). Reduced (by cutting values to the constants XLA computes
+// for them, 712 ops to 162) from `jvp` of `jvp` of a 6-step `fori_loop` of
 // `acc + prod(tanh(dynamic_slice(x, i, 3))) * cos(acc)`, unrolled into straight-line code.
-// Not worked around: s4tf cannot pass the flag for every module, since with it IREE 3.13
-// gives wrong numbers elsewhere (tests/dialects/test_linalg_ops.py's pooling in every float
-// dtype: one pooling result takes another's values). tests/control_flow/test_loop_programs.py
-// keeps the program as an expected failure.
+// Neither flag can be passed for every module: with the fusion off IREE 3.13 mixes up the
+// results of poolings in several dtypes (tests/dialects/test_linalg_ops.py), and without the
+// hoisting argsort (a sort of an iota beside the keys, the iota read again by a gather
+// after it) gives wrong indices (tests/dialects/test_sorting_ops.py). Worked around where the constant
+// expressions came from: s4tf-unroll-host-loops starts the straight-line copies of a loop's
+// body from its constant initial carries behind one optimization_barrier.
 module {
   func.func @_lambda_(%arg0: tensor<8xf64>) -> tensor<f64> {
     %cst = stablehlo.constant dense<[-0.23631359540877189, -0.68583417883128517, -0.025219609168656787]> : tensor<3xf64>

@@ -258,3 +258,39 @@ func.func @row_update_of_a_constant() -> tensor<4xf32> {
   }
   return %r#1 : tensor<4xf32>
 }
+
+// -----
+
+// Inlined, the copies start from the loop's constant initial carries behind one barrier,
+// the argument as it is: IREE 3.13 hoists what is computed from constants alone into
+// globals and, beside its fusion of producers with several uses, got such a module wrong
+// (tests/lit/iree_reproducers/fuse_multi_use_wrong_result.mlir).
+
+// CHECK-LABEL: func.func @constant_starts
+// CHECK:         %[[S:.*]]:2 = stablehlo.optimization_barrier %{{.*}}, %{{.*}} : tensor<i32>, tensor<f32>
+// CHECK-NOT:     stablehlo.while
+// CHECK:         stablehlo.reshape %[[S]]#0
+// CHECK:         "stablehlo.gather"(%arg0,
+// CHECK:         stablehlo.cosine %[[S]]#1
+// CHECK-NOT:     stablehlo.optimization_barrier
+// CHECK:         return
+func.func @constant_starts(%x: tensor<4xf32>) -> tensor<f32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %two = stablehlo.constant dense<2> : tensor<i32>
+  %start = stablehlo.constant dense<0.0> : tensor<f32>
+  %r:3 = stablehlo.while(%i = %zero, %acc = %start, %y = %x) : tensor<i32>, tensor<f32>, tensor<4xf32> attributes {s4tf.trip_count = 2 : i64}
+  cond {
+    %c = stablehlo.compare LT, %i, %two : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %at = stablehlo.reshape %i : (tensor<i32>) -> tensor<1xi32>
+    %g = "stablehlo.gather"(%y, %at) <{dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [0], start_index_map = [0]>, indices_are_sorted = false, slice_sizes = array<i64: 1>}> : (tensor<4xf32>, tensor<1xi32>) -> tensor<f32>
+    %cos = stablehlo.cosine %acc : tensor<f32>
+    %m = stablehlo.multiply %g, %cos : tensor<f32>
+    %acc2 = stablehlo.add %acc, %m : tensor<f32>
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i2, %acc2, %y : tensor<i32>, tensor<f32>, tensor<4xf32>
+  }
+  return %r#1 : tensor<f32>
+}
