@@ -64,13 +64,18 @@ class Sort(Op):
     def lower(lowering, keys, values, *, axis, descending):
         """A ``stablehlo.sort`` of keys and positions, whose sorted positions then gather the
         values. Ties are broken by position, since IREE's CPU sort is not stable even when
-        asked to be; and only the positions, a fresh iota, are used sorted, since IREE sorts
-        in place in the buffer of a function argument whose sorted result is used."""
+        asked to be; and only the positions are used sorted, since IREE sorts in place in the
+        buffer of a function argument whose sorted result is used. IREE-3.13-WORKAROUND: the
+        positions are an iota copied by :func:`s4tf.dialects.hlo.unshared`, since IREE 3.13
+        also sorts in place in an iota that other ops read (``cse`` merges equal iotas:
+        ``argsort``'s values are one) unless it hoisted the iota into a global, which it does
+        not in a loop's body (``argsort`` in a ``fori_loop`` of a run-time trip count gave
+        wrong indices)."""
         keys_type, values_type = lowering.operand_types
         if 0 in keys_type.shape:  # nothing to order (IREE's gather of no positions would not verify)
             return values
         positions_type = keys_type.with_dtype("i32")
-        positions = hlo.value("iota", [], positions_type, iota_dimension=INT.to_mlir(axis))
+        positions = hlo.unshared(hlo.value("iota", [], positions_type, iota_dimension=INT.to_mlir(axis)), positions_type)
         sort = hlo.op(
             "sort", [keys, positions], [keys_type, positions_type], regions=1,
             dimension=INT.to_mlir(axis), is_stable=ir.BoolAttr.get(True),

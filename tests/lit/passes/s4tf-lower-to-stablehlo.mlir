@@ -415,8 +415,8 @@ func.func @huge_splats() -> (tensor<100000x100000xbf16>, tensor<100000x100000xi1
 // keeping the sign of zero (a select on x < 0 or 1/x < 0) and C's angles where both
 // operands are infinite or zero, bitwise xor and shifts, the
 // product reduction, scans as reduce_window (a reversed scan pads on the other side), and a
-// stable sort of a fresh iota (IREE sorts argument buffers in place) whose permutation
-// gathers the values.
+// stable sort of a copy of an iota (IREE sorts in place in argument buffers, and in an iota
+// other ops read) whose permutation gathers the values.
 
 // NONE-LABEL: func.func @array_api_families
 // NONE-NOT:   s4tf.
@@ -455,7 +455,8 @@ func.func @huge_splats() -> (tensor<100000x100000xbf16>, tensor<100000x100000xi1
 // CHECK:         "stablehlo.reduce_window"(%[[X]], %{{.*}}) <{padding = dense<{{\[\[}}0, 3]]>
 // CHECK:           stablehlo.multiply
 // CHECK:         %[[IOTA:.*]] = stablehlo.iota dim = 0 : tensor<4xi32>
-// CHECK-NEXT:    %[[SORTED:.*]]:2 = "stablehlo.sort"(%[[X]], %[[IOTA]]) <{dimension = 0 : i64, is_stable = true}>
+// CHECK:         %[[COPY:.*]] = stablehlo.select %{{.*}}, %[[IOTA]], %{{.*}} : tensor<4xi1>, tensor<4xi32>
+// CHECK-NEXT:    %[[SORTED:.*]]:2 = "stablehlo.sort"(%[[X]], %[[COPY]]) <{dimension = 0 : i64, is_stable = true}>
 // CHECK:         %[[PERM:.*]] = stablehlo.reshape %[[SORTED]]#1
 // CHECK-NEXT:    "stablehlo.gather"(%[[Y]], %[[PERM]])
 func.func @array_api_families(%x: tensor<4xf32>, %y: tensor<4xf32>, %i: tensor<4xi32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<f32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
