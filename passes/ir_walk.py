@@ -36,5 +36,11 @@ def defining_op(value: ir.Value) -> ir.Operation | None:
     return owner.operation if isinstance(owner, ir.OpView) or isinstance(owner, ir.Operation) else None
 
 
+def is_hlo_constant(value: ir.Value) -> bool:
+    """Whether ``value`` is a ``stablehlo.constant``'s result."""
+    producer = defining_op(value)
+    return producer is not None and producer.name == "stablehlo.constant"
+
+
 def has_uses(value: ir.Value) -> bool:
     return any(True for _ in value.uses)

@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from s4tf.core.mlir import ir
-from s4tf.passes.ir_walk import collect, defining_op, has_uses
+from s4tf.passes.ir_walk import collect, defining_op, has_uses, is_hlo_constant
 from s4tf.passes.iree.unroll_host_loops import BARRIER, WHILE
 from s4tf.passes.registry import ModulePass, register
 
@@ -43,18 +43,13 @@ class ConstantCarries(ModulePass):
         constant_carries(module)
 
 
-def _is_constant(value: ir.Value) -> bool:
-    producer = defining_op(value)
-    return producer is not None and producer.name == "stablehlo.constant"
-
-
 def constant_carries(module: ir.Operation) -> None:
     for loop in collect(module, lambda op: op.name == WHILE):
         condition, body = (region.blocks[0] for region in loop.regions)
         terminator = list(body.operations)[-1]
         for index, carried in enumerate(body.arguments):
             initial = loop.operands[index]
-            if terminator.operands[index] != carried or not _is_constant(initial):
+            if terminator.operands[index] != carried or not is_hlo_constant(initial):
                 continue
             for argument in (carried, condition.arguments[index]):
                 for owner, number in [(use.owner, use.operand_number) for use in argument.uses if use.owner != terminator]:
@@ -63,6 +58,6 @@ def constant_carries(module: ir.Operation) -> None:
                 loop.results[index].replace_all_uses_with(initial)
     for barrier in collect(module, lambda op: op.name == BARRIER and len(op.operands) == 1):
         gathered = defining_op(barrier.operands[0])
-        if gathered is not None and gathered.name == "stablehlo.gather" and _is_constant(gathered.operands[0]):
+        if gathered is not None and gathered.name == "stablehlo.gather" and is_hlo_constant(gathered.operands[0]):
             barrier.results[0].replace_all_uses_with(barrier.operands[0])
             barrier.erase()

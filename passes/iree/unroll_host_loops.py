@@ -52,7 +52,7 @@ from s4tf.core.mlir import ir
 from s4tf.dialects import hlo
 from s4tf.dialects.control_flow import mark_trip_count, trip_count
 from s4tf.dialects.types import TensorType
-from s4tf.passes.ir_walk import collect
+from s4tf.passes.ir_walk import collect, is_hlo_constant
 from s4tf.passes.pass_options import PipelineError
 from s4tf.passes.registry import ModulePass, register
 
@@ -153,7 +153,7 @@ def _opaque_starts(loop: ir.Operation) -> list[ir.Value]:
     JAX's 1.97489. (One barrier: a barrier for each constant failed to compile there,
     "'linalg.generic' op expected type of bb argument ... to match".)"""
     starts = list(loop.operands)
-    constants = [i for i, start in enumerate(starts) if _is_constant(start)]
+    constants = [i for i, start in enumerate(starts) if is_hlo_constant(start)]
     if constants:
         with ir.InsertionPoint(loop), loop.location:
             barrier = hlo.op("optimization_barrier", [starts[i] for i in constants],
@@ -161,10 +161,6 @@ def _opaque_starts(loop: ir.Operation) -> list[ir.Value]:
         for i, opaque in zip(constants, barrier.results):
             starts[i] = opaque
     return starts
-
-
-def _is_constant(value: ir.Value) -> bool:
-    return not isinstance(value.owner, ir.Block) and value.owner.name == "stablehlo.constant"
 
 
 def _unshare_updates(operations) -> None:
