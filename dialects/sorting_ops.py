@@ -66,11 +66,11 @@ class Sort(Op):
         values. Ties are broken by position, since IREE's CPU sort is not stable even when
         asked to be; and only the positions are used sorted, since IREE sorts in place in the
         buffer of a function argument whose sorted result is used. IREE-3.13-WORKAROUND: the
-        positions are an iota copied by :func:`s4tf.dialects.hlo.unshared`, since IREE 3.13
-        also sorts in place in an iota that other ops read (``cse`` merges equal iotas:
-        ``argsort``'s values are one) unless it hoisted the iota into a global, which it does
-        not in a loop's body (``argsort`` in a ``fori_loop`` of a run-time trip count gave
-        wrong indices)."""
+        positions are an iota copied by :func:`s4tf.dialects.hlo.unshared`: in a loop's body
+        IREE 3.13 sorted in place in the iota that the gather reads again (``cse`` merges
+        ``argsort``'s values, an equal iota, with the positions), so ``argsort`` in a
+        ``fori_loop`` of a run-time trip count gave wrong indices. (With IREE's hoisting of
+        constant expressions turned off, sorts go wrong outside loops too, copy or not.)"""
         keys_type, values_type = lowering.operand_types
         if 0 in keys_type.shape:  # nothing to order (IREE's gather of no positions would not verify)
             return values
