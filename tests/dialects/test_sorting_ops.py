@@ -53,9 +53,9 @@ def test_sorting_leaves_its_operand_unchanged():
 @pytest.mark.parametrize("target", ["cpu", "vmvx"])
 def test_sort_and_argsort_in_a_loop_body_match_numpy(target):
     """In a loop's body (a run-time trip count: the loop stays a loop), ``argsort``'s
-    positions and values are one iota after ``cse``, which IREE 3.13 does not hoist there and
-    sorted in place, so the gather read sorted positions (wrong indices); and the keys, read
-    again after the sort, must be the unsorted ones."""
+    positions and values are one iota after ``cse``, which IREE 3.13 sorted in place there,
+    so the gather read sorted positions (wrong indices); and the keys, read again after the
+    sort, must be the unsorted ones."""
     x = np.random.default_rng(1).standard_normal((3, 6)).astype(np.float32)
 
     def step(np_, sort, argsort, i, acc):

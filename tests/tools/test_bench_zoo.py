@@ -14,10 +14,10 @@ def test_bench_zoo_prints_a_row_per_model(capsys):
     out = capsys.readouterr().out.splitlines()
     rows = [line for line in out if line.startswith("| vae") or line.startswith("| neumf")]
     assert len(rows) == 2
-    for row in rows:
-        cells = [c.strip() for c in row.strip("|").split("|")]
-        assert float(cells[1]) > 0 and float(cells[2]) > 0 and float(cells[3]) > 0
-    ratios = [float(row.strip("|").split("|")[3]) for row in rows]
+    cells = [[c.strip() for c in row.strip("|").split("|")] for row in rows]
+    for row in cells:
+        assert float(row[1]) > 0 and float(row[2]) > 0 and float(row[3]) > 0
+    ratios = [float(row[3]) for row in cells]
     mean = float(next(line for line in out if line.startswith("geometric mean")).split(":")[1])
     assert mean == pytest.approx((ratios[0] * ratios[1]) ** 0.5, rel=0.02)  # of the rows' rounded ratios
 
