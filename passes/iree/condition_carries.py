@@ -75,11 +75,7 @@ def _varies(value: ir.Value, loop: ir.Operation, body: ir.Block) -> bool:
 
 
 def tie_condition_carries(module: ir.Operation) -> None:
-    inside_regions = {id(loop) for region in collect(module, lambda op: op.name == DISPATCH_REGION)
-                      for loop in collect(region, lambda op: op.name == WHILE)}
-    for loop in collect(module, lambda op: op.name == WHILE):
-        if id(loop) in inside_regions:
-            continue
+    for loop in collect(module, lambda op: op.name == WHILE and not _in_dispatch(op)):
         body = loop.regions[1].blocks[0]
         terminator = list(body.operations)[-1]
         for index, carried in enumerate(body.arguments):
@@ -90,6 +86,14 @@ def tie_condition_carries(module: ir.Operation) -> None:
                 read = _read(carried)
                 tied = ir.Operation.create(BARRIER, results=[replaced.type, read.type], operands=[replaced, read])
             terminator.operands[index] = tied.results[0]
+
+
+def _in_dispatch(operation: ir.Operation) -> bool:
+    """Whether ``operation`` is nested in a dispatch region (a loop s4tf's emitter built)."""
+    parent = operation.parent
+    while parent is not None and parent.name != DISPATCH_REGION:
+        parent = parent.parent
+    return parent is not None
 
 
 def _read(carried: ir.Value) -> ir.Value:
