@@ -145,7 +145,7 @@ def mlp_case():
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--calls", type=int, default=2000, help="calls in a row per round (the MLP step: a tenth)")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--skip-mlp", action="store_true", help="leave out the MLP Adam step")

@@ -107,7 +107,7 @@ def measure(batch: int, rounds: int) -> dict[str, list[tuple[float, float]]]:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--rounds", type=int, default=7)
     options = parser.parse_args(argv)

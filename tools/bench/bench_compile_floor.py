@@ -78,7 +78,7 @@ def measure(name: str, config_name: str, rounds: int, folder: Path) -> dict[str,
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", default="resnet20,char_gpt", help="zoo models, comma-separated")
     parser.add_argument("--config", default="bench", help="the models' configuration (bench, test)")
     parser.add_argument("--rounds", type=int, default=2, help="compiles of each kind (the best is printed)")

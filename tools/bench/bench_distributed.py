@@ -38,7 +38,7 @@ import numpy as np
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ranks", default="1,2,4", help="comma-separated rank counts")
     parser.add_argument("--batch", type=int, default=64, help="global batch size (divisible by every rank count)")
     parser.add_argument("--widths", default="512,512,512,512", help="hidden layer widths of the MLP (784 inputs, 10 classes)")

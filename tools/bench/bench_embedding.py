@@ -207,7 +207,7 @@ def measure(vocabs, batches, dim: int, repeats: int, warmup: int, jax) -> dict:
 
 
 def argument_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--vocab", type=positive_int, nargs="+", default=[1000, 100000], help="table rows V (default: 1000 100000)")
     parser.add_argument("--batch", type=positive_int, nargs="+", default=[256, 4096], help="ids per call B (default: 256 4096)")
     parser.add_argument("--dim", type=positive_int, default=64, help="embedding width D (default: 64)")

@@ -41,7 +41,7 @@ SORT_PROBE = 1 << 20
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", type=int, default=384, help="matrix size of the device work")
     parser.add_argument("--device-ms", type=float, default=100.0, help="length of the device part")
     parser.add_argument("--host-ms", type=float, default=100.0, help="length of the host part")

@@ -124,7 +124,7 @@ def measure(batch: int, rounds: int, count: int) -> dict:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--calls", type=int, default=10)

@@ -160,7 +160,7 @@ def benchmark(title: str, make_loss, params, x, labels, options, jax) -> None:
 
 
 def argument_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--batch", type=positive_int, default=128, help="MLP batch (default: 128)")
     parser.add_argument("--conv-batch", type=positive_int, default=32, help="conv net batch (default: 32)")
     parser.add_argument("--repeats", type=positive_int, default=100, help="timed calls per peer (default: 100)")

@@ -175,7 +175,7 @@ def report(seconds: dict[str, list[float]], stats_before, stats_after) -> None:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--sizes", default="784,256,256,10", help="layer sizes, comma-separated")
     parser.add_argument("--steps", type=int, default=100, help="steps per round of lazy, staged and JAX")

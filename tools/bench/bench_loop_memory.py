@@ -35,7 +35,7 @@ def descend(w, v, n):
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", nargs="+", default=["600x16", "2000x32", "4000x64", "8000x64"],
                         help="rows x columns of w")
     parser.add_argument("--steps", type=int, default=50)

@@ -173,7 +173,7 @@ def per_iteration_overhead(repeats: int, relax_steps: int, rnn_steps: int) -> No
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--gradient-repeats", type=int, default=3, help="rounds for the gradients (seconds each)")
     parser.add_argument("--relax-steps", type=int, default=10_000, help="iterations of relax")

@@ -325,7 +325,7 @@ def first_call_seconds(fn, args) -> tuple[float, np.ndarray]:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--small", action="store_true", help="small sizes (a smoke run)")
     parser.add_argument("--repeats", type=int, default=10, help="timed rounds per program (default 10)")
     parser.add_argument("--only", default="", help="run the programs whose name holds this text")

@@ -227,7 +227,7 @@ def positive_int(text: str) -> int:
 
 
 def argument_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--batch", type=positive_int, default=128, help="rows of the input batch (default: 128)")
     parser.add_argument("--repeats", type=positive_int, default=200, help="timed calls per peer (default: 200)")
     parser.add_argument("--warmup", type=int, default=10, help="untimed calls before each block of timed calls (default: 10)")

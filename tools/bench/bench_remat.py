@@ -120,7 +120,7 @@ def call_memory(name: str, params, x) -> int | None:
 
 
 def argument_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--depth", type=positive_int, default=16, help="blocks (default: 16)")
     parser.add_argument("--width", type=positive_int, default=256, help="units per block (default: 256)")
     parser.add_argument("--batch", type=positive_int, default=1024, help="batch (default: 1024)")

@@ -86,7 +86,7 @@ def report_growth(medians, sizes, reads_counts) -> None:
 
 
 def argument_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=positive_int, nargs="+", default=[1000, 10000, 100000, 1000000],
                         help="vector lengths n (default: 1000 10000 100000 1000000)")
     parser.add_argument("--reads", type=positive_int, nargs="+", default=[1, 10, 100],

@@ -191,7 +191,7 @@ def cpu_per_call(fn, params, data, calls: int = 3) -> tuple[float, float, float]
 
 
 def argument_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--batch", type=positive_int, default=128, help="examples of the per-example gradients (default: 128)")
     parser.add_argument("--jacobian-size", type=positive_int, default=256, help="inputs and outputs of the tanh layer (default: 256)")
     parser.add_argument("--hessian-size", type=positive_int, default=64, help="parameters of the Hessian's function (default: 64)")

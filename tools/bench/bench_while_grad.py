@@ -108,7 +108,7 @@ def run(steps_list, size: int, repeats: int) -> None:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--size", type=int, default=1000, help="floats carried by the loop")
     parser.add_argument("--repeats", type=int, default=20)

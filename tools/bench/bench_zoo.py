@@ -107,7 +107,7 @@ def measure(name: str, config_name: str, steps: int, rounds: int, busy: bool = F
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", default=",".join(zoo_names()), help="comma-separated zoo models (default: all)")
     parser.add_argument("--config", default="bench", choices=("bench", "test"))
     parser.add_argument("--steps", type=int, default=20, help="timed steps per round and peer")

@@ -45,7 +45,7 @@ def run(signatures: int, every: int) -> list[tuple[int, float, int]]:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--signatures", type=int, default=800, help="how many distinct (op, shape) to run")
     parser.add_argument("--every", type=int, default=100, help="print the resident set after this many")
     args = parser.parse_args(argv)
