@@ -207,8 +207,17 @@ class Emitter(OpRules):
         return self.names[value]
 
     def read_tensor(self, value: ir.Value, kind: Kind) -> tuple[ir.Value, Kind]:
-        if kind.scalar:
+        """``value``'s elements as ``kind.type``. IREE-3.13-WORKAROUND: an integer scalar is
+        read as a 0-d vector: IREE 3.13 moves a ``tensor.extract`` of an integer at the top
+        of a dispatch region out of it (``iree-dispatch-creation-hoist-uniform-scalar-compute``),
+        which makes the host wait for the value before it starts the dispatch (GradBench's
+        saddle: its loop's first ``done`` flag, 40 against 25 us a call on ``local-sync``)."""
+        if kind.scalar and kind.is_float:
             return tensor.ExtractOp(value, []).result, kind
+        if kind.scalar:
+            zero_d = ir.VectorType.get([], kind.element_type)
+            read = vector.TransferReadOp(zero_d, value, [], minor_identity(0, 0), self.zero(kind), []).result
+            return vector.ExtractOp(read, [], []).result, kind
         rank = len(kind.shape)
         zero = self.index_zero()
         pad = self.zero(kind.element_kind)

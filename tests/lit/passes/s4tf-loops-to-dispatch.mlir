@@ -5,11 +5,13 @@
 // A loop whose state is small and whose body is elementwise becomes one dispatch region:
 // an scf.while over a vector (the tensor<2xf32>) and a scalar (the tensor<i32> counter),
 // read before it and written after it; outside constants (the counter's start) are made
-// again inside, other outside values (the bound) are read.
+// again inside, other outside values (the bound) are read; an integer scalar through a
+// 0-d vector, which IREE does not move out of the region to read on the host.
 // CHECK-LABEL: func.func @relax
 // CHECK:         %[[R:.*]] = flow.dispatch.region -> (tensor<2xf32>) {
 // CHECK-DAG:       %[[I0:.*]] = arith.constant 1 : i32
-// CHECK-DAG:       %[[N:.*]] = tensor.extract %arg1[] : tensor<i32>
+// CHECK-DAG:       %[[N0:.*]] = vector.transfer_read %arg1[], %{{.*}} : tensor<i32>, vector<i32>
+// CHECK-DAG:       %[[N:.*]] = vector.extract %[[N0]][] : i32 from vector<i32>
 // CHECK-DAG:       %[[X0:.*]] = vector.transfer_read %arg0[%{{.*}}], %{{.*}} : tensor<2xf32>, vector<2xf32>
 // CHECK-DAG:       %[[A:.*]] = arith.constant 9.99{{.*}} : f32
 // CHECK:           %[[W:.*]]:2 = scf.while (%[[I:.*]] = %[[I0]], %[[X:.*]] = %[[X0]]) : (i32, vector<2xf32>) -> (i32, vector<2xf32>) {
