@@ -71,6 +71,11 @@ MAX_TAPE_BYTES = 64 * 1024 * 1024
 #: ones (:mod:`s4tf.runtime.targets`).
 DISPATCH_TARGETS = ("cpu", "android-arm64", "linux-arm64")
 
+#: Vectors of more elements than this have a power of two of lanes inside a dispatch, the
+#: elements first and copies after them (:attr:`Kind.lanes`): LLVM 3.13's x86 backend splits
+#: a longer vector of another length into pieces it then shuffles together, element by
+#: element (a loop on 1,000 float32s: 0.53 us an iteration, on 1,024: 0.056 us).
+MAX_UNPADDED_LANES = 16
 ELEMENT_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8}
 FLOATS = ("f16", "f32", "f64")
 
@@ -106,8 +111,9 @@ class Kind:
         self.memory = memory
         if memory and self.bytes > MAX_TAPE_BYTES:
             raise Unsupported(f"a tape of {self.bytes} bytes ({tensor_type}; at most {MAX_TAPE_BYTES})")
-        if not memory and self.bytes > MAX_VALUE_BYTES:
-            raise Unsupported(f"a value of {self.bytes} bytes ({tensor_type}; at most {MAX_VALUE_BYTES})")
+        if not memory and self.lanes * ELEMENT_BYTES[self.element] > MAX_VALUE_BYTES:
+            raise Unsupported(f"a value of {self.bytes} bytes ({tensor_type}; at most {MAX_VALUE_BYTES}, "
+                              f"{self.lanes} elements in a vector)")
         if self.count == 0:
             raise Unsupported(f"an empty tensor {tensor_type}")
 
@@ -116,13 +122,33 @@ class Kind:
         return not self.shape
 
     @property
+    def lanes(self) -> int:
+        """The length of the vector holding the elements: their count, or past
+        :data:`MAX_UNPADDED_LANES` the next power of two (the lanes after the elements hold
+        copies of elements, never read as elements). It depends on the count alone, so a
+        comparison's booleans and the values a select picks between have the same lanes."""
+        if self.count <= MAX_UNPADDED_LANES:
+            return self.count
+        return 1 << (self.count - 1).bit_length()
+
+    @property
+    def padded(self) -> bool:
+        """Whether the vector has lanes past the elements (:attr:`lanes`)."""
+        return not self.scalar and not self.memory and self.lanes != self.count
+
+    @property
     def type(self) -> ir.Type:
-        """A scalar, or a 1-D vector of all elements: LLVM cannot carry n-D vectors through
-        ``scf.while`` (an unrealized cast remains), and elementwise ops ignore the shape; a
-        tape is its tensor type."""
+        """A scalar, or a 1-D vector of all elements (:attr:`lanes` long): LLVM cannot carry
+        n-D vectors through ``scf.while`` (an unrealized cast remains), and elementwise ops
+        ignore the shape; a tape is its tensor type."""
         if self.memory:
             return self.tensor
-        return self.element_type if self.scalar else ir.VectorType.get([self.count], self.element_type)
+        return self.element_type if self.scalar else ir.VectorType.get([self.lanes], self.element_type)
+
+    @property
+    def flat(self) -> ir.Type:
+        """The 1-D vector of the elements alone (``count`` long)."""
+        return ir.VectorType.get([self.count], self.element_type)
 
     @property
     def shaped(self) -> ir.Type:
@@ -140,7 +166,7 @@ class Kind:
 
     @property
     def vector_bytes(self) -> int:
-        return 0 if self.scalar or self.memory else self.bytes
+        return 0 if self.scalar or self.memory else self.lanes * ELEMENT_BYTES[self.element]
 
     @property
     def is_float(self) -> bool:

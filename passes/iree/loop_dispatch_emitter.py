@@ -42,7 +42,9 @@ def _elements(attribute: ir.Attribute, result_type: ir.Type) -> ir.Attribute:
     if dense.is_splat:
         scalar = dense.get_splat_value()
         return ir.DenseElementsAttr.get_splat(result_type, scalar) if isinstance(result_type, ir.VectorType) else scalar
-    return ir.DenseElementsAttr.get(np.array(dense).reshape(-1), type=result_type)
+    elements = np.array(dense).reshape(-1)
+    lanes = ir.VectorType(result_type).shape[0]
+    return ir.DenseElementsAttr.get(np.resize(elements, lanes), type=result_type)  # copies in the lanes past them
 
 
 class Emitter(OpRules):
@@ -226,16 +228,29 @@ class Emitter(OpRules):
         return self.flatten(shaped, kind), kind
 
     def flatten(self, shaped: ir.Value, kind: Kind) -> ir.Value:
-        """The n-D vector ``shaped`` as ``kind.type``."""
-        if kind.shaped == kind.type:
-            return shaped
-        return vector.ShapeCastOp(kind.type, shaped).result
+        """The n-D vector ``shaped`` (of ``kind``'s elements, in any shape) as ``kind.type``."""
+        flat = shaped if shaped.type == kind.flat else vector.ShapeCastOp(kind.flat, shaped).result
+        return self.pad(flat, kind)
 
     def unflatten(self, value: ir.Value, kind: Kind) -> ir.Value:
         """``value`` (of ``kind.type``) as the n-D vector ``kind.shaped``."""
-        if kind.shaped == kind.type:
+        flat = self.unpad(value, kind)
+        return flat if kind.shaped == kind.flat else vector.ShapeCastOp(kind.shaped, flat).result
+
+    @staticmethod
+    def pad(flat: ir.Value, kind: Kind) -> ir.Value:
+        """The elements ``flat`` (``kind.flat``) as ``kind.type``: its :attr:`~Kind.lanes`,
+        the first element copied into those past the elements."""
+        if not kind.padded:
+            return flat
+        return vector.ShuffleOp(flat, flat, list(range(kind.count)) + [0] * (kind.lanes - kind.count)).result
+
+    @staticmethod
+    def unpad(value: ir.Value, kind: Kind) -> ir.Value:
+        """The elements of ``value`` (``kind.type``) alone, as ``kind.flat``."""
+        if not kind.padded:
             return value
-        return vector.ShapeCastOp(kind.shaped, value).result
+        return vector.ShuffleOp(value, value, list(range(kind.count))).result
 
     def write(self, value: ir.Value, kind: Kind) -> tuple[ir.Value, Kind]:
         """Write ``value`` into a tensor; i1 as i8 (converted back outside the region); a tape

@@ -92,7 +92,16 @@ class OpRules:
         if name not in table or (name == "abs" and operands[0][1].element == "i1"):
             raise Unsupported(f"'{op.name}' on {operands[0][1].element if operands else kind.element} "
                               "(not an elementwise op this pass knows)", op)
-        return [table[name](*(v for v, _ in operands), loc=op.location).result]
+        values = [v for v, _ in operands]
+        if table is INTEGER_OPS and name in ("divide", "remainder") and kind.padded:
+            values[1] = self.past_elements(values[1], kind, 1)  # no division by zero in the lanes past them
+        return [table[name](*values, loc=op.location).result]
+
+    def past_elements(self, value: ir.Value, kind: Kind, number) -> ir.Value:
+        """``value`` (``kind.type``) with ``number`` in the lanes past the elements."""
+        mask_type = ir.VectorType.get([kind.lanes], ir.IntegerType.get_signless(1))
+        mask = ir.DenseElementsAttr.get(np.arange(kind.lanes) < kind.count, type=mask_type)
+        return arith.SelectOp(arith.ConstantOp(mask_type, mask).result, value, self.splat(number, kind)).result
 
     def op_optimization_barrier(self, op):
         """The identity: its operands' vectors. (Reverse mode's barriers shape IREE's host-side
@@ -224,7 +233,7 @@ class OpRules:
             row = Kind(ir.RankedTensorType.get([depth], target.element_type))
             product = arith.MulFOp(self.shuffle(left, left_kind, left_at[0], row, location),
                                    self.shuffle(right, right_kind, right_at[0], row, location), loc=location)
-            return vector.ReductionOp(target.element_type, vector.CombiningKind.ADD, product.result,
+            return vector.ReductionOp(target.element_type, vector.CombiningKind.ADD, self.unpad(product.result, row),
                                       loc=location).result
         total = None
         for column in range(depth):
@@ -425,7 +434,7 @@ class OpRules:
             return vector.BroadcastOp(target.type, element, loc=location).result
         if len(indices) > MAX_SHUFFLE:
             raise Unsupported(f"a broadcast or reduction making {len(indices)} elements (at most {MAX_SHUFFLE})")
-        return vector.ShuffleOp(value, value, [int(i) for i in indices], loc=location).result
+        return vector.ShuffleOp(value, value, [int(i) for i in np.resize(indices, target.lanes)], loc=location).result
 
     def op_slice(self, op):
         """The elements a static slice keeps, by one shuffle."""
@@ -456,13 +465,15 @@ class OpRules:
             if kind.scalar:
                 raise Unsupported("a concatenation of scalars", op)
             parts.append(offset + np.arange(kind.count).reshape(kind.shape))
+            value = self.unpad(value, kind)
             joined = value if joined is None else vector.ShuffleOp(joined, value, list(range(offset + kind.count)),
                                                                    loc=op.location).result
             offset += kind.count
         order = np.concatenate(parts, axis=axis).ravel()
-        if np.array_equal(order, np.arange(target.count)):
+        if np.array_equal(order, np.arange(target.count)) and not target.padded:
             return [joined]
-        return [vector.ShuffleOp(joined, joined, [int(i) for i in order], loc=op.location).result]
+        return [vector.ShuffleOp(joined, joined, [int(i) for i in np.resize(order, target.lanes)],
+                                 loc=op.location).result]
 
     def op_reshape(self, op):
         (value, source) = self.value(op.operands[0])
@@ -490,7 +501,8 @@ class OpRules:
         if source.scalar:  # a 0-d tensor reduced over no axes: its one element combined with the initial value
             return [combine(initial, value, loc=op.location).result]
         if target.scalar:
-            return [vector.ReductionOp(source.element_type, table[combiner], value, acc=initial, loc=op.location).result]
+            return [vector.ReductionOp(source.element_type, table[combiner], self.unpad(value, source), acc=initial,
+                                       loc=op.location).result]
         # a reduction over some axes: one shuffle per position along them, combined in turn
         kept = [axis for axis in range(len(source.shape)) if axis not in dimensions]
         indices = np.arange(source.count).reshape(source.shape).transpose(kept + dimensions).reshape(target.count, -1)
@@ -546,24 +558,20 @@ class OpRules:
                                            [True] * len(sizes), loc=op.location).result
             if target.scalar:
                 return [vector.ExtractOp(shaped, [], [0] * len(sizes), loc=op.location).result]
-            if row != target.type:
-                return [vector.ShapeCastOp(target.type, shaped, loc=op.location).result]
-            return [shaped]
+            return [self.flatten(shaped, target)]
         positions = self.slice_positions(source, sizes, starts, op)
         elements = [vector.ExtractOp(value, [position], [_DYNAMIC], loc=op.location).result for position in positions]
         if target.scalar:
             return elements
-        return [vector.FromElementsOp(target.type, elements, loc=op.location).result]
+        return [vector.FromElementsOp(target.type, (elements * target.lanes)[:target.lanes], loc=op.location).result]
 
     def op_dynamic_update_slice(self, op):
         (value, source), (update, update_kind), *starts = (self.value(v) for v in op.operands)
         if source.memory:  # written in place into the tape in memory
             sizes = update_kind.shape
             row = ir.VectorType.get(sizes, source.element_type)
-            shaped = update
-            if row != update_kind.type:
-                cast = vector.BroadcastOp if update_kind.scalar else vector.ShapeCastOp
-                shaped = cast(row, update, loc=op.location).result
+            shaped = vector.BroadcastOp(row, update, loc=op.location).result if update_kind.scalar \
+                else self.unflatten(update, update_kind)
             indices = self.clamped_starts(source, sizes, starts)
             return [vector.TransferWriteOp(source.tensor, shaped, value, indices,
                                            minor_identity(len(source.shape), len(sizes)), [True] * len(sizes),
@@ -587,9 +595,9 @@ class OpRules:
         vectors joined) inside the window."""
         if source.count > MAX_SHUFFLE:
             raise Unsupported(f"an update of a {source.count}-element vector (at most {MAX_SHUFFLE})", op)
-        order = np.arange(source.count)
+        order = np.arange(source.lanes)  # position k of update is lanes + k of the two vectors joined
         order[flat_positions(source.shape, (slice(a, a + n) for a, n in zip(starts, update_kind.shape)))] = \
-            source.count + np.arange(update_kind.count)
+            source.lanes + np.arange(update_kind.count)
         return vector.ShuffleOp(value, update, [int(i) for i in order], loc=op.location).result
 
     def clamped_starts(self, source: Kind, sizes, starts) -> list[ir.Value]:

@@ -757,3 +757,50 @@ def test_tapes_made_inside_a_region_count_against_a_phones_stack():
         assert s4tf.compile(s4tf.grad(nested), (x,), target="android-arm64")
     lowered = s4tf.function(s4tf.grad(nested)).lower(x)
     assert op_counts(lowered.stablehlo(lowering_pipeline("cpu"))).get("flow.dispatch.region", 0) >= 1
+
+
+def mix_padded(x, k, w, n):
+    """Ops that move elements between lanes, on vectors of more than 16 elements (held in a
+    power of two of lanes): full and per-row sums, integer division and remainder, slices,
+    a transpose, a concatenation, a row read and a row write at the counter, a
+    matrix-vector product, a comparison and a select."""
+    i = n * 0
+    while i < n:
+        row = x[i % x.shape[0]]
+        scaled = s4tf.concatenate([row[1:], row[:1]]) * 0.5 + s4tf.matmul(w, row) * 0.125
+        x = x.at[(i + 1) % x.shape[0]].set(scaled)
+        x = x - x.mean(axis=1, keepdims=True) * 0.25 + s4tf.transpose(x)[:1].T * 0.0625
+        x = s4tf.where(x > x.sum() / x.size, x * 0.75, x)
+        k = k // 2 + k % 3
+        i = i + 1
+    return x, k
+
+
+def mix_padded_numpy(x, k, w, n):
+    x, k = x.astype(np.float64), k.copy()
+    for i in range(n):
+        row = x[i % x.shape[0]]
+        x[(i + 1) % x.shape[0]] = np.concatenate([row[1:], row[:1]]) * 0.5 + (w @ row) * 0.125
+        x = x - x.mean(axis=1, keepdims=True) * 0.25 + x[:, :1] * 0.0625
+        x = np.where(x > x.sum() / x.size, x * 0.75, x)
+        k = k // 2 + k % 3
+    return x, k
+
+
+@pytest.mark.parametrize("rows, columns", [(3, 7), (5, 20), (4, 33)])
+def test_vectors_of_more_than_16_elements_in_a_power_of_two_of_lanes_match_numpy(rows, columns):
+    """The state's 21, 100 and 132 elements (and a row's 20 and 33, the 37 integers) are
+    held in 32, 128 and 256 lanes (32, 64; 64) inside the dispatch; the results are the
+    host-stepped loop's and NumPy's."""
+    rng = np.random.default_rng(rows * columns)
+    x = rng.normal(size=(rows, columns)).astype(np.float32)
+    k = rng.integers(-50, 50, size=37).astype(np.int32)
+    w = (rng.normal(size=(columns, columns)) / columns).astype(np.float32)
+    trips = [0, 1, 9]
+    results = run_both(mix_padded, [(x, k, w, np.int32(n)) for n in trips])
+    for n, ((host_x, host_k), (got_x, got_k)) in zip(trips, results):
+        want_x, want_k = mix_padded_numpy(x, k, w, n)
+        np.testing.assert_array_equal(got_k, host_k)
+        np.testing.assert_array_equal(got_k, want_k)
+        np.testing.assert_allclose(got_x, host_x, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(got_x, want_x, rtol=1e-4, atol=1e-5)
