@@ -89,7 +89,7 @@ _ARM64_FLAGS = ("--iree-llvmcpu-target-cpu=generic",)
 #: tapes of reverse mode's loops inside dispatches
 #: (:data:`s4tf.passes.iree.loop_dispatch.MAX_SCRATCH_TAPE_BYTES`); s4tf's runtime gives the
 #: worker threads 2 MiB (:data:`s4tf.runtime.device.WORKER_STACK_BYTES`).
-CPU_STACK_ALLOCATION_BYTES = 512 * 1024
+CPU_STACK_ALLOCATION_BYTES = 1024 * 1024
 
 TARGETS = {
     target.name: target

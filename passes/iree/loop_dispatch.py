@@ -66,7 +66,7 @@ does not qualify stays, without a remark.
 (no regions, no constants, results within :data:`MAX_VALUE_BYTES`), are tried as one
 region first (the longest run, then shorter ones): a value one of them hands the next stays
 inside, and only values used after the run are written out. The tapes handed on inside
-and made inside may then take half of :data:`MAX_SCRATCH_TAPE_BYTES` together (the stack).
+and made inside may then take :data:`MAX_REGION_TAPE_BYTES` together.
 
 **Modules.** The limits, :class:`Kind` and the analyses of a loop:
 :mod:`s4tf.passes.iree.loop_dispatch_criterion`; the builder of the region:
@@ -83,7 +83,7 @@ from s4tf.core.mlir import ir
 from s4tf.passes.iree.availability import TARGET_NAMES
 from s4tf.passes.iree.loop_dispatch_criterion import (  # noqa: F401  (the pass's public names)
     DISPATCH_TARGETS, MAX_CARRIED_BYTES, MAX_DOT_PRODUCTS, MAX_DYNAMIC_VECTOR_BYTES, MAX_MEMORY_PRODUCTS,
-    MAX_SCRATCH_TAPE_BYTES, MAX_SHUFFLE, MAX_SLICE, MAX_STACK_BYTES, MAX_TAPE_BYTES, MAX_TILE_BYTES, MAX_VALUE_BYTES, Kind,
+    MAX_REGION_TAPE_BYTES, MAX_SCRATCH_TAPE_BYTES, MAX_SHUFFLE, MAX_SLICE, MAX_STACK_BYTES, MAX_TAPE_BYTES, MAX_TILE_BYTES, MAX_VALUE_BYTES, Kind,
     Unsupported,
 )
 from s4tf.passes.registry import ModulePass, emit_warning, register
@@ -108,11 +108,9 @@ def dispatch_problem(emitter: Emitter, target: str) -> str | None:
             return (f"the loop's vectors take {emitter.vector_bytes} bytes (at most {limit} on target '{target}', "
                     "whose dispatches keep them on the stack of a worker thread)")
         scratch = MAX_SCRATCH_TAPE_BYTES.get(target, MAX_SCRATCH_TAPE_BYTES[None])
-        if len(emitter.operations) > 1 and emitter.scratch_bytes + emitter.made_bytes > scratch // 2:
-            # IREE-3.13-WORKAROUND: iree-compile crashed (signal 11, reporting an error) on a region whose tapes,
-            # those handed from one loop to the next and those made inside, took 512 KiB together
+        if len(emitter.operations) > 1 and emitter.scratch_bytes + emitter.made_bytes > MAX_REGION_TAPE_BYTES:
             return (f"the loops' tapes take {emitter.scratch_bytes + emitter.made_bytes} bytes together (at most "
-                    f"{scratch // 2} in one region of several loops on target '{target}')")
+                    f"{MAX_REGION_TAPE_BYTES} in one region of several loops on target '{target}')")
         if emitter.scratch_bytes + emitter.made_stack_bytes > scratch:
             return (f"the tapes it makes take {emitter.made_bytes} bytes, {emitter.made_stack_bytes} in stack buffers (one "
                     f"for each and one for each loop starting from it), and the tapes nobody reads after it "

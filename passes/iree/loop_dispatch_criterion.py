@@ -34,11 +34,18 @@ MAX_STACK_BYTES = {"cpu": 320 * 1024, None: 48 * 1024}
 #: The bytes of the tapes a loop writes but nobody reads after it (the backward pass's
 #: second tape): IREE drops such results of a dispatch, and the tape becomes a
 #: ``memref.alloca`` on the worker's stack. IREE allows 32 KiB of those by default; the
-#: ``cpu`` target raises it to 512 KiB (``--iree-llvmcpu-stack-allocation-limit``,
+#: ``cpu`` target raises it to 1 MiB (``--iree-llvmcpu-stack-allocation-limit``,
 #: :mod:`s4tf.runtime.targets`) and s4tf's runtime gives workers 2 MiB of stack. (Measured:
 #: the backward loop of Newton's method on 1,000 float64s, counted as 540 KB of vectors
-#: and a 264,000-byte scratch tape here, has a stack frame of 347,264 bytes.)
-MAX_SCRATCH_TAPE_BYTES = {"cpu": 512 * 1024, None: 32 * 1024}
+#: and a 264,000-byte scratch tape here, has a stack frame of 347,264 bytes.) With 512 KiB,
+#: the recording loop of the gradient of a loop over 1,000 float32s (a 264,000-byte
+#: checkpoint tape, twice in stack buffers) stayed host-stepped: 46 ms a gradient against
+#: 0.8 ms inside dispatches (tools/bench/bench_while_grad.py).
+MAX_SCRATCH_TAPE_BYTES = {"cpu": 1024 * 1024, None: 32 * 1024}
+#: The tapes of a region holding several loops (those handed from one loop to the next and
+#: those made inside) together. IREE-3.13-WORKAROUND: iree-compile crashed (signal 11,
+#: reporting an error) on a region whose tapes took 512 KiB together.
+MAX_REGION_TAPE_BYTES = 256 * 1024
 #: Elements one dynamic slice or update of a vector may have, and the bytes of the vector it
 #: indexes: LLVM lowers each element's dynamic ``insertelement`` through a stack copy of the
 #: whole vector. Reverse mode's 1,025-row tapes as vectors ran faster but compiled many
