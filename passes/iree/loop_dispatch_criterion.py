@@ -87,6 +87,15 @@ ELEMENT_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1, "i16
 FLOATS = ("f16", "f32", "f64")
 
 
+def lanes(count: int) -> int:
+    """The length of a vector holding ``count`` elements inside a dispatch: ``count``, or past
+    :data:`MAX_UNPADDED_LANES` the next power of two. The lanes past the elements hold
+    anything (the pad of a read, what ops made of it), never read as elements. It depends on
+    the count alone, so a comparison's booleans and the values a select picks between have
+    the same lanes."""
+    return count if count <= MAX_UNPADDED_LANES else 1 << (count - 1).bit_length()
+
+
 class Unsupported(Exception):
     """Why a loop stays host-stepped, and the op that decided it."""
 
@@ -130,13 +139,8 @@ class Kind:
 
     @property
     def lanes(self) -> int:
-        """The length of the vector holding the elements: their count, or past
-        :data:`MAX_UNPADDED_LANES` the next power of two (the lanes after the elements hold
-        copies of elements, never read as elements). It depends on the count alone, so a
-        comparison's booleans and the values a select picks between have the same lanes."""
-        if self.count <= MAX_UNPADDED_LANES:
-            return self.count
-        return 1 << (self.count - 1).bit_length()
+        """The length of the vector holding the elements (:func:`lanes`)."""
+        return lanes(self.count)
 
     @property
     def padded(self) -> bool:

@@ -223,34 +223,34 @@ class Emitter(OpRules):
         rank = len(kind.shape)
         zero = self.index_zero()
         pad = self.zero(kind.element_kind)
+        if kind.padded:  # the elements in a row, read into the lanes at once (the lanes past them: pad)
+            return vector.TransferReadOp(kind.type, self.collapse(value, kind), [zero], minor_identity(1, 1), pad,
+                                         [False]).result, kind
         shaped = vector.TransferReadOp(kind.shaped, value, [zero] * rank, minor_identity(rank, rank), pad,
                                        [False] * rank).result
         return self.flatten(shaped, kind), kind
 
-    def flatten(self, shaped: ir.Value, kind: Kind) -> ir.Value:
-        """The n-D vector ``shaped`` (of ``kind``'s elements, in any shape) as ``kind.type``."""
-        flat = shaped if shaped.type == kind.flat else vector.ShapeCastOp(kind.flat, shaped).result
-        return self.pad(flat, kind)
-
-    def unflatten(self, value: ir.Value, kind: Kind) -> ir.Value:
-        """``value`` (of ``kind.type``) as the n-D vector ``kind.shaped``."""
-        flat = self.unpad(value, kind)
-        return flat if kind.shaped == kind.flat else vector.ShapeCastOp(kind.shaped, flat).result
-
     @staticmethod
-    def pad(flat: ir.Value, kind: Kind) -> ir.Value:
-        """The elements ``flat`` (``kind.flat``) as ``kind.type``: its :attr:`~Kind.lanes`,
-        the first element copied into those past the elements."""
+    def collapse(value: ir.Value, kind: Kind) -> ir.Value:
+        """The tensor ``value`` (of ``kind``) as a 1-D tensor of its elements."""
+        if len(kind.shape) == 1:
+            return value
+        return tensor.CollapseShapeOp(ir.RankedTensorType.get([kind.count], kind.element_type), value,
+                                      [list(range(len(kind.shape)))]).result
+
+    def flatten(self, shaped: ir.Value, kind: Kind) -> ir.Value:
+        """The n-D vector ``shaped`` (of ``kind``'s elements, in any shape) as ``kind.type``
+        (a shuffle into the lanes past the elements: a row read straight into them is faster
+        to compile)."""
+        flat = shaped if shaped.type == kind.flat else vector.ShapeCastOp(kind.flat, shaped).result
         if not kind.padded:
             return flat
         return vector.ShuffleOp(flat, flat, list(range(kind.count)) + [0] * (kind.lanes - kind.count)).result
 
-    @staticmethod
-    def unpad(value: ir.Value, kind: Kind) -> ir.Value:
-        """The elements of ``value`` (``kind.type``) alone, as ``kind.flat``."""
-        if not kind.padded:
-            return value
-        return vector.ShuffleOp(value, value, list(range(kind.count))).result
+    def unflatten(self, value: ir.Value, kind: Kind) -> ir.Value:
+        """``value`` (of ``kind.type``) as the n-D vector ``kind.shaped``: its elements alone."""
+        flat = vector.ShuffleOp(value, value, list(range(kind.count))).result if kind.padded else value
+        return flat if kind.shaped == kind.flat else vector.ShapeCastOp(kind.shaped, flat).result
 
     def write(self, value: ir.Value, kind: Kind) -> tuple[ir.Value, Kind]:
         """Write ``value`` into a tensor; i1 as i8 (converted back outside the region); a tape
@@ -266,6 +266,14 @@ class Emitter(OpRules):
     def write_tensor(self, value: ir.Value, kind: Kind) -> ir.Value:
         if kind.scalar:
             return tensor.FromElementsOp(kind.tensor, [value]).result
+        if kind.padded:  # the lanes written into a row of the elements (those past it dropped), then shaped
+            flat_tensor = ir.RankedTensorType.get([kind.count], kind.element_type)
+            empty = tensor.EmptyOp([kind.count], kind.element_type).result
+            row = vector.TransferWriteOp(flat_tensor, value, empty, [self.index_zero()], minor_identity(1, 1),
+                                         [False]).result
+            if len(kind.shape) == 1:
+                return row
+            return tensor.ExpandShapeOp(kind.tensor, row, [list(range(len(kind.shape)))], [], kind.shape).result
         shaped = self.unflatten(value, kind)
         empty = tensor.EmptyOp(kind.shape, kind.element_type).result
         rank = len(kind.shape)

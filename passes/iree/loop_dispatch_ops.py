@@ -18,7 +18,7 @@ import numpy as np
 
 from s4tf.core.mlir import arith, ir, math, scf, tensor, vector
 from s4tf.passes.iree.loop_dispatch_criterion import ELEMENT_BYTES, MAX_DOT_PRODUCTS, MAX_DYNAMIC_VECTOR_BYTES, \
-    MAX_MEMORY_PRODUCTS, MAX_SHUFFLE, MAX_SLICE, MAX_TILE_BYTES, Kind, Unsupported, constant_starts
+    MAX_MEMORY_PRODUCTS, MAX_SHUFFLE, MAX_SLICE, MAX_TILE_BYTES, Kind, Unsupported, constant_starts, lanes
 
 #: StableHLO elementwise op -> the arith/math op computing it on float scalars or vectors.
 FLOAT_OPS = {
@@ -94,14 +94,26 @@ class OpRules:
                               "(not an elementwise op this pass knows)", op)
         values = [v for v, _ in operands]
         if table is INTEGER_OPS and name in ("divide", "remainder") and kind.padded:
-            values[1] = self.past_elements(values[1], kind, 1)  # no division by zero in the lanes past them
+            values[1] = self.past_elements(values[1], kind, self.splat(1, kind))  # no division by zero past them
         return [table[name](*values, loc=op.location).result]
 
-    def past_elements(self, value: ir.Value, kind: Kind, number) -> ir.Value:
-        """``value`` (``kind.type``) with ``number`` in the lanes past the elements."""
+    def past_elements(self, value: ir.Value, kind: Kind, fill: ir.Value) -> ir.Value:
+        """``value`` (``kind.type``) with the lanes past the elements taken from ``fill``."""
         mask_type = ir.VectorType.get([kind.lanes], ir.IntegerType.get_signless(1))
         mask = ir.DenseElementsAttr.get(np.arange(kind.lanes) < kind.count, type=mask_type)
-        return arith.SelectOp(arith.ConstantOp(mask_type, mask).result, value, self.splat(number, kind)).result
+        return arith.SelectOp(arith.ConstantOp(mask_type, mask).result, value, fill).result
+
+    def reduced(self, value: ir.Value, kind: Kind, combiner: str, location) -> ir.Value:
+        """``value`` with lanes past the elements that do not change its reduction by
+        ``combiner``: the identity of add, or, xor and multiply, the first element for the
+        others (maximum, minimum, and)."""
+        if not kind.padded:
+            return value
+        if combiner in ("add", "or", "xor", "multiply"):
+            fill = self.splat(1 if combiner == "multiply" else 0, kind)
+        else:
+            fill = vector.BroadcastOp(kind.type, vector.ExtractOp(value, [], [0], loc=location).result).result
+        return self.past_elements(value, kind, fill)
 
     def op_optimization_barrier(self, op):
         """The identity: its operands' vectors. (Reverse mode's barriers shape IREE's host-side
@@ -233,8 +245,8 @@ class OpRules:
             row = Kind(ir.RankedTensorType.get([depth], target.element_type))
             product = arith.MulFOp(self.shuffle(left, left_kind, left_at[0], row, location),
                                    self.shuffle(right, right_kind, right_at[0], row, location), loc=location)
-            return vector.ReductionOp(target.element_type, vector.CombiningKind.ADD, self.unpad(product.result, row),
-                                      loc=location).result
+            return vector.ReductionOp(target.element_type, vector.CombiningKind.ADD,
+                                      self.reduced(product.result, row, "add", location), loc=location).result
         total = None
         for column in range(depth):
             left_part = self.shuffle(left, left_kind, left_at[:, column], target, location)
@@ -465,12 +477,16 @@ class OpRules:
             if kind.scalar:
                 raise Unsupported("a concatenation of scalars", op)
             parts.append(offset + np.arange(kind.count).reshape(kind.shape))
-            value = self.unpad(value, kind)
-            joined = value if joined is None else vector.ShuffleOp(joined, value, list(range(offset + kind.count)),
-                                                                   loc=op.location).result
+            if joined is None:
+                joined = value
+            else:  # the elements so far, then these (the second vector's lanes start at the first's length)
+                width = ir.VectorType(joined.type).shape[0]
+                order = list(range(offset)) + list(range(width, width + kind.count))
+                joined = vector.ShuffleOp(joined, value, np.resize(order, lanes(offset + kind.count)).tolist(),
+                                          loc=op.location).result
             offset += kind.count
         order = np.concatenate(parts, axis=axis).ravel()
-        if np.array_equal(order, np.arange(target.count)) and not target.padded:
+        if np.array_equal(order, np.arange(target.count)):
             return [joined]
         return [vector.ShuffleOp(joined, joined, [int(i) for i in np.resize(order, target.lanes)],
                                  loc=op.location).result]
@@ -501,8 +517,8 @@ class OpRules:
         if source.scalar:  # a 0-d tensor reduced over no axes: its one element combined with the initial value
             return [combine(initial, value, loc=op.location).result]
         if target.scalar:
-            return [vector.ReductionOp(source.element_type, table[combiner], self.unpad(value, source), acc=initial,
-                                       loc=op.location).result]
+            return [vector.ReductionOp(source.element_type, table[combiner], self.reduced(value, source, combiner, op.location),
+                                       acc=initial, loc=op.location).result]
         # a reduction over some axes: one shuffle per position along them, combined in turn
         kept = [axis for axis in range(len(source.shape)) if axis not in dimensions]
         indices = np.arange(source.count).reshape(source.shape).transpose(kept + dimensions).reshape(target.count, -1)
@@ -552,12 +568,16 @@ class OpRules:
         """The slice of ``sizes`` of ``value`` at ``starts`` (clamped), as ``target``."""
         if source.memory:  # read from the tape in memory
             indices = self.clamped_starts(source, sizes, starts)
-            row = ir.VectorType.get(sizes, source.element_type)
             pad = self.zero(source.element_kind)
+            padded_row = target.padded and all(size == 1 for size in sizes[:-1])
+            row = ir.VectorType.get(sizes[:-1] + [target.lanes] if padded_row else sizes, source.element_type)
+            in_bounds = [True] * (len(sizes) - 1) + [not padded_row]  # a row's lanes past it read the pad
             shaped = vector.TransferReadOp(row, value, indices, minor_identity(len(source.shape), len(sizes)), pad,
-                                           [True] * len(sizes), loc=op.location).result
+                                           in_bounds, loc=op.location).result
             if target.scalar:
                 return [vector.ExtractOp(shaped, [], [0] * len(sizes), loc=op.location).result]
+            if padded_row:
+                return [vector.ShapeCastOp(target.type, shaped, loc=op.location).result]
             return [self.flatten(shaped, target)]
         positions = self.slice_positions(source, sizes, starts, op)
         elements = [vector.ExtractOp(value, [position], [_DYNAMIC], loc=op.location).result for position in positions]
@@ -569,13 +589,18 @@ class OpRules:
         (value, source), (update, update_kind), *starts = (self.value(v) for v in op.operands)
         if source.memory:  # written in place into the tape in memory
             sizes = update_kind.shape
-            row = ir.VectorType.get(sizes, source.element_type)
-            shaped = vector.BroadcastOp(row, update, loc=op.location).result if update_kind.scalar \
-                else self.unflatten(update, update_kind)
+            padded_row = update_kind.padded and all(size == 1 for size in sizes[:-1])
+            if padded_row:  # the row's lanes, those past it not written
+                row = ir.VectorType.get(sizes[:-1] + [update_kind.lanes], source.element_type)
+                shaped = vector.ShapeCastOp(row, update, loc=op.location).result
+            else:
+                row = ir.VectorType.get(sizes, source.element_type)
+                shaped = vector.BroadcastOp(row, update, loc=op.location).result if update_kind.scalar \
+                    else self.unflatten(update, update_kind)
             indices = self.clamped_starts(source, sizes, starts)
             return [vector.TransferWriteOp(source.tensor, shaped, value, indices,
-                                           minor_identity(len(source.shape), len(sizes)), [True] * len(sizes),
-                                           loc=op.location).result]
+                                           minor_identity(len(source.shape), len(sizes)),
+                                           [True] * (len(sizes) - 1) + [not padded_row], loc=op.location).result]
         static = constant_starts(op)
         if static is not None and not source.scalar:  # a static update: one shuffle of both vectors
             return [self.static_update(value, source, update, update_kind, static, op)]

@@ -786,9 +786,10 @@ def test_tapes_made_inside_a_region_count_against_a_phones_stack():
 
 def mix_padded(x, k, w, n):
     """Ops that move elements between lanes, on vectors of more than 16 elements (held in a
-    power of two of lanes): full and per-row sums, integer division and remainder, slices,
-    a transpose, a concatenation, a row read and a row write at the counter, a
-    matrix-vector product, a comparison and a select."""
+    power of two of lanes): full and per-row sums, maxima, minima, a product, any and all,
+    integer division and remainder, slices, a transpose, a concatenation, a row read and a
+    row write at the counter, a matrix-vector product, a dot product, a comparison and a
+    select."""
     i = n * 0
     while i < n:
         row = x[i % x.shape[0]]
@@ -796,7 +797,9 @@ def mix_padded(x, k, w, n):
         x = x.at[(i + 1) % x.shape[0]].set(scaled)
         x = x - x.mean(axis=1, keepdims=True) * 0.25 + s4tf.transpose(x)[:1].T * 0.0625
         x = s4tf.where(x > x.sum() / x.size, x * 0.75, x)
-        k = k // 2 + k % 3
+        x = x + (x.max() - x.min()) * 0.01 + s4tf.prod(1.0 + x[0] * 0.001) * 0.01 - s4tf.dot(row, row) * 0.001
+        x = s4tf.where(s4tf.any(x > 3.0) | s4tf.all(x > -3.0), x * 0.5, x)
+        k = k // 2 + k % 3 + s4tf.max(k) % 2 - s4tf.min(k) % 2
         i = i + 1
     return x, k
 
@@ -808,7 +811,9 @@ def mix_padded_numpy(x, k, w, n):
         x[(i + 1) % x.shape[0]] = np.concatenate([row[1:], row[:1]]) * 0.5 + (w @ row) * 0.125
         x = x - x.mean(axis=1, keepdims=True) * 0.25 + x[:, :1] * 0.0625
         x = np.where(x > x.sum() / x.size, x * 0.75, x)
-        k = k // 2 + k % 3
+        x = x + (x.max() - x.min()) * 0.01 + np.prod(1.0 + x[0] * 0.001) * 0.01 - np.dot(row, row) * 0.001
+        x = np.where(np.any(x > 3.0) | np.all(x > -3.0), x * 0.5, x)
+        k = k // 2 + k % 3 + k.max() % 2 - k.min() % 2
     return x, k
 
 

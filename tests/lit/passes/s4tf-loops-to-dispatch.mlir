@@ -686,35 +686,41 @@ func.func @tape_computed_between(%x: tensor<2xf32>, %n: tensor<i32>) -> tensor<2
 // -----
 
 // Vectors of more than 16 elements have a power of two of lanes (LLVM splits a long vector
-// of another length into pieces it shuffles together element by element): the 20 floats
-// are read into 32 lanes, the first element copied past them; a reduction and the write
-// take the 20 elements alone; an integer division divides by 1 in the lanes past them.
+// of another length into pieces it shuffles together element by element): the 4x5 floats
+// are read as one row into 32 lanes (the lanes past them: the pad) and written back from
+// them; a reduction reads the lanes past the elements as zeros, and an integer division
+// divides by 1 there.
 // CHECK-LABEL: func.func @padded_lanes
-// CHECK:         flow.dispatch.region -> (tensor<20xf32>, tensor<20xi32>) {
-// CHECK:           %[[X:.*]] = vector.transfer_read %arg0{{.*}} : tensor<20xf32>, vector<20xf32>
-// CHECK:           %[[X0:.*]] = vector.shuffle %[[X]], %[[X]] [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] : vector<20xf32>, vector<20xf32>
-// CHECK:           scf.while (%{{.*}} = %[[X0]], %{{.*}} = %{{.*}}) : (vector<32xf32>, vector<32xi32>) -> (vector<32xf32>, vector<32xi32>) {
-// CHECK:             %[[E:.*]] = vector.shuffle %[[V:.*]], %[[V]] [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19] : vector<32xf32>, vector<32xf32>
-// CHECK:             vector.reduction <add>, %[[E]]{{.*}} : vector<20xf32> into f32
+// CHECK:         flow.dispatch.region -> (tensor<4x5xf32>, tensor<20xi32>) {
+// CHECK:           %[[ROW:.*]] = tensor.collapse_shape %arg0 {{\[}}[0, 1]] : tensor<4x5xf32> into tensor<20xf32>
+// CHECK:           %[[X:.*]] = vector.transfer_read %[[ROW]][%{{.*}}], %{{.*}} : tensor<20xf32>, vector<32xf32>
+// CHECK:           %[[K:.*]] = vector.transfer_read %arg1[%{{.*}}], %{{.*}} : tensor<20xi32>, vector<32xi32>
+// CHECK:           %[[W:.*]]:2 = scf.while (%{{.*}} = %[[X]], %{{.*}} = %[[K]]) : (vector<32xf32>, vector<32xi32>) -> (vector<32xf32>, vector<32xi32>) {
+// CHECK-DAG:         %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : vector<32xf32>
+// CHECK-DAG:         %[[MASK:.*]] = arith.constant dense<[true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, false, false, false, false, false, false, false, false, false, false, false, false]> : vector<32xi1>
+// CHECK:             %[[E:.*]] = arith.select %[[MASK]], %{{.*}}, %[[ZEROS]] : vector<32xi1>, vector<32xf32>
+// CHECK:             vector.reduction <add>, %[[E]], %{{.*}} : vector<32xf32> into f32
 // CHECK:           } do {
-// CHECK:             %[[MASK:.*]] = arith.constant dense<[true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, false, false, false, false, false, false, false, false, false, false, false, false]> : vector<32xi1>
-// CHECK:             %[[D:.*]] = arith.select %[[MASK]], %{{.*}}, %{{.*}} : vector<32xi1>, vector<32xi32>
+// CHECK-DAG:         %[[ONES:.*]] = arith.constant dense<1> : vector<32xi32>
+// CHECK-DAG:         %[[MASK2:.*]] = arith.constant dense<[true, {{.*}}, false]> : vector<32xi1>
+// CHECK:             %[[D:.*]] = arith.select %[[MASK2]], %{{.*}}, %[[ONES]] : vector<32xi1>, vector<32xi32>
 // CHECK:             arith.divsi %{{.*}}, %[[D]] : vector<32xi32>
-// CHECK:           vector.shuffle %{{.*}}, %{{.*}} [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19] : vector<32xf32>, vector<32xf32>
-// CHECK:           vector.transfer_write %{{.*}} : vector<20xf32>, tensor<20xf32>
-func.func @padded_lanes(%x: tensor<20xf32>, %k: tensor<20xi32>) -> (tensor<20xf32>, tensor<20xi32>) {
+// CHECK:           %[[R:.*]] = vector.transfer_write %[[W]]#0, %{{.*}}[%{{.*}}] : vector<32xf32>, tensor<20xf32>
+// CHECK:           tensor.expand_shape %[[R]] {{\[}}[0, 1]] output_shape [4, 5] : tensor<20xf32> into tensor<4x5xf32>
+// CHECK:           vector.transfer_write %[[W]]#1, %{{.*}}[%{{.*}}] : vector<32xi32>, tensor<20xi32>
+func.func @padded_lanes(%x: tensor<4x5xf32>, %k: tensor<20xi32>) -> (tensor<4x5xf32>, tensor<20xi32>) {
   %zero = stablehlo.constant dense<0.0> : tensor<f32>
   %limit = stablehlo.constant dense<100.0> : tensor<f32>
-  %two = stablehlo.constant dense<2.0> : tensor<20xf32>
-  %r:2 = stablehlo.while(%v = %x, %d = %k) : tensor<20xf32>, tensor<20xi32>
+  %two = stablehlo.constant dense<2.0> : tensor<4x5xf32>
+  %r:2 = stablehlo.while(%v = %x, %d = %k) : tensor<4x5xf32>, tensor<20xi32>
   cond {
-    %s = stablehlo.reduce(%v init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<20xf32>, tensor<f32>) -> tensor<f32>
+    %s = stablehlo.reduce(%v init: %zero) applies stablehlo.add across dimensions = [0, 1] : (tensor<4x5xf32>, tensor<f32>) -> tensor<f32>
     %go = stablehlo.compare LT, %s, %limit, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
     stablehlo.return %go : tensor<i1>
   } do {
-    %w = stablehlo.multiply %v, %two : tensor<20xf32>
+    %w = stablehlo.multiply %v, %two : tensor<4x5xf32>
     %q = stablehlo.divide %d, %d : tensor<20xi32>
-    stablehlo.return %w, %q : tensor<20xf32>, tensor<20xi32>
+    stablehlo.return %w, %q : tensor<4x5xf32>, tensor<20xi32>
   }
-  return %r#0, %r#1 : tensor<20xf32>, tensor<20xi32>
+  return %r#0, %r#1 : tensor<4x5xf32>, tensor<20xi32>
 }
