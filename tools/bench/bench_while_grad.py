@@ -4,6 +4,7 @@ memory, and the gradient's time against the forward pass and against JAX.
 ```
 python tools/bench/bench_while_grad.py                        # 1,000 and 10,000 steps, 1,000 floats
 python tools/bench/bench_while_grad.py --steps 100 --size 10 --repeats 3
+python tools/bench/bench_while_grad.py --steps 10000 --size 384 512 1000 1024   # by the vector's length
 ```
 
 The loop is ``while i < n: x = x * 0.9999 + 0.001 * x * x`` on a float32 vector, ``n`` an
@@ -81,7 +82,7 @@ def run(steps_list, size: int, repeats: int) -> None:
     x = np.random.default_rng(0).uniform(0.5, 1.5, size).astype(np.float32)
     forward = s4tf.function(loss)
     gradient = s4tf.grad(loss)
-    print("steps  tape rows  stride  residual bytes")
+    print(f"{size} floats\nsteps  tape rows  stride  residual bytes")
     for steps in steps_list:
         n = np.int32(steps)
         figures = tape_figures(x, n)
@@ -110,10 +111,11 @@ def run(steps_list, size: int, repeats: int) -> None:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, nargs="+", default=[1000, 10000])
-    parser.add_argument("--size", type=int, default=1000, help="floats carried by the loop")
+    parser.add_argument("--size", type=int, nargs="+", default=[1000], help="floats carried by the loop (each in turn)")
     parser.add_argument("--repeats", type=int, default=20)
     args = parser.parse_args(argv)
-    run(args.steps, args.size, args.repeats)
+    for size in args.size:
+        run(args.steps, size, args.repeats)
 
 
 if __name__ == "__main__":
