@@ -517,8 +517,9 @@ class OpRules:
         if source.scalar:  # a 0-d tensor reduced over no axes: its one element combined with the initial value
             return [combine(initial, value, loc=op.location).result]
         if target.scalar:
-            return [vector.ReductionOp(source.element_type, table[combiner], self.reduced(value, source, combiner, op.location),
-                                       acc=initial, loc=op.location).result]
+            elements = self.reduced(value, source, combiner, op.location)
+            return [vector.ReductionOp(source.element_type, table[combiner], elements, acc=initial,
+                                       loc=op.location).result]
         # a reduction over some axes: one shuffle per position along them, combined in turn
         kept = [axis for axis in range(len(source.shape)) if axis not in dimensions]
         indices = np.arange(source.count).reshape(source.shape).transpose(kept + dimensions).reshape(target.count, -1)
