@@ -3,8 +3,9 @@
 A ``stablehlo.while`` (what ``s4tf.while``/``s4tf.fori_loop`` lower to) runs on IREE's
 host VM: one dispatch and one read of the condition per iteration. This pass rewrites a
 loop that qualifies into ONE ``flow.dispatch.region`` holding an ``scf.while`` whose
-carried values are ``vector``s (tensors of rank 0 become scalars), read with
-``vector.transfer_read``/``tensor.extract`` before the loop and written with
+carried values are ``vector``s (tensors of rank 0 become scalars; a vector of more than
+16 elements has a power of two of lanes: :func:`~s4tf.passes.iree.loop_dispatch_criterion.lanes`),
+read with ``vector.transfer_read``/``tensor.extract`` before the loop and written with
 ``vector.transfer_write``/``tensor.from_elements`` after it. ``stablehlo.if`` and
 ``stablehlo.while`` nested in the loop become ``scf.if``/``scf.while``. (Carrying tensors
 that ops compute as a whole through the ``scf.while`` fails IREE's bufferization:
@@ -18,7 +19,7 @@ bufferizes in place into the dispatch's output buffer.
 %r:2 = stablehlo.while(%i = %c0, %x = %x0) : tensor<i32>, tensor<2xf32> cond {...} do {...}
 // becomes
 %r:2 = flow.dispatch.region -> (tensor<i32>, tensor<2xf32>) {
-  %i0 = tensor.extract %c0[] : tensor<i32>
+  %i0 = arith.constant 0 : i32
   %x1 = vector.transfer_read %x0[%c0_0], %pad : tensor<2xf32>, vector<2xf32>
   %w:2 = scf.while (%a = %i0, %b = %x1) : (i32, vector<2xf32>) -> (i32, vector<2xf32>) {...} do {...}
   ...
