@@ -84,8 +84,8 @@ from s4tf.core.mlir import ir
 from s4tf.passes.iree.availability import TARGET_NAMES
 from s4tf.passes.iree.loop_dispatch_criterion import (  # noqa: F401  (the pass's public names)
     DISPATCH_TARGETS, MAX_CARRIED_BYTES, MAX_DOT_PRODUCTS, MAX_DYNAMIC_VECTOR_BYTES, MAX_MEMORY_PRODUCTS,
-    MAX_REGION_TAPE_BYTES, MAX_SCRATCH_TAPE_BYTES, MAX_SHUFFLE, MAX_SLICE, MAX_STACK_BYTES, MAX_TAPE_BYTES, MAX_TILE_BYTES, MAX_VALUE_BYTES, Kind,
-    Unsupported,
+    MAX_REGION_TAPE_BYTES, MAX_SCRATCH_TAPE_BYTES, MAX_SHUFFLE, MAX_SLICE, MAX_STACK_BYTES, MAX_TAPE_BYTES,
+    MAX_TILE_BYTES, MAX_VALUE_BYTES, Kind, Unsupported,
 )
 from s4tf.passes.registry import ModulePass, emit_warning, register
 

@@ -79,9 +79,9 @@ MAX_TAPE_BYTES = 64 * 1024 * 1024
 DISPATCH_TARGETS = ("cpu", "android-arm64", "linux-arm64")
 
 #: Vectors of more elements than this have a power of two of lanes inside a dispatch, the
-#: elements first and copies after them (:attr:`Kind.lanes`): LLVM 3.13's x86 backend splits
-#: a longer vector of another length into pieces it then shuffles together, element by
-#: element (a loop on 1,000 float32s: 0.53 us an iteration, on 1,024: 0.056 us).
+#: elements first (:func:`lanes`): the LLVM of IREE 3.13 splits a longer vector of another
+#: length into pieces it then shuffles together, element by element (a loop on 1,000
+#: float32s: 0.53 us an iteration, on 1,024: 0.056 us).
 MAX_UNPADDED_LANES = 16
 ELEMENT_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8}
 FLOATS = ("f16", "f32", "f64")
