@@ -281,6 +281,10 @@ def result_dtype(*values) -> str:
     """The dtype NumPy 2 computes an op on ``values`` in: ``np.result_type`` of the tensors'
     and arrays' dtypes, Python scalars weak (:func:`_with_weak`). Weak values alone give
     the dtype of the highest kind among them: s4tf's defaults for Python scalars."""
+    if all(isinstance(v, ArrayValue) and not v.weak for v in values):
+        dtypes = {v.tensor_type.dtype for v in values}
+        if len(dtypes) == 1:  # tensors of one dtype, none weak: the common case, quickly
+            return dtypes.pop()
     strong = [dtype_of(v) for v in values if not is_weak(v)]
     weak = [dtype_of(v) for v in values if is_weak(v)]
     if not strong:

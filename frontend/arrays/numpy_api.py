@@ -272,6 +272,8 @@ def matmul(x, y, *, precision=None, preferred_element_type=None):
             f"matmul: incompatible shapes {tuple(x.shape)} and {tuple(y.shape)}: "
             f"{x2.shape[-1]} columns against {y2.shape[-2]} rows"
         )
+    if y_rank == 2 and x_rank >= 2:  # (..., k) by (k, n): one product over all leading axes, the matrix not broadcast
+        return apply1("dot_general", x, y, lhs_batch=(), rhs_batch=(), lhs_contract=(x_rank - 1,), rhs_contract=(0,))
     try:
         batch = tuple(np.broadcast_shapes(tuple(x2.shape[:-2]), tuple(y2.shape[:-2])))
     except ValueError:
@@ -279,8 +281,6 @@ def matmul(x, y, *, precision=None, preferred_element_type=None):
             f"matmul: incompatible shapes {tuple(x.shape)} and {tuple(y.shape)}: "
             f"batch dimensions {tuple(x2.shape[:-2])} and {tuple(y2.shape[:-2])} do not broadcast"
         ) from None
-    if y_rank == 2 and x_rank > 2:  # (..., k) by (k, n): one product over all leading axes, the matrix not broadcast
-        return apply1("dot_general", x, y, lhs_batch=(), rhs_batch=(), lhs_contract=(x_rank - 1,), rhs_contract=(0,))
     nb = len(batch)
     if nb:
         x2 = broadcast_to(x2, batch + tuple(x2.shape[-2:]))

@@ -97,24 +97,23 @@ _direct_calls: OrderedDict[tuple, object] = OrderedDict()
 
 def _direct_key(op_name: str, operands, attrs: dict) -> tuple | None:
     """The key of :data:`_direct_calls` for these operands and attributes, or ``None`` when
-    an operand is not a Tensor or an attribute is not hashable (an array)."""
+    an operand is not a Tensor (an attribute that is not hashable, an array, makes the
+    lookup raise ``TypeError``)."""
     types = []
     for operand in operands:
         if type(operand) is not Tensor:
             return None
         types.append(operand.tensor_type)
-    key = (op_name, tuple((name, type(value), value) for name, value in attrs.items()), tuple(types))  # 1 == 1.0 == True
-    try:
-        hash(key)
-    except TypeError:
-        return None
-    return key
+    return (op_name, tuple((name, type(value), value) for name, value in attrs.items()), tuple(types))  # 1 == 1.0 == True
 
 
 def run_eagerly(op_name: str, operands, attrs: dict) -> list[Tensor]:
     key = _direct_key(op_name, operands, attrs)
     if key is not None:
-        direct = _direct_calls.get(key)
+        try:
+            direct = _direct_calls.get(key)
+        except TypeError:  # an attribute that is not hashable
+            key = direct = None
         results = direct(operands) if direct is not None else None
         if results is not None:
             return results
