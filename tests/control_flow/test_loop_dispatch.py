@@ -20,6 +20,7 @@ from s4tf.passes.iree.loop_dispatch import LoopsToDispatch
 from s4tf.passes.pipeline import LOWERING_PIPELINE, lowering_pipeline
 
 from bench_loop_memory import descend  # tools/bench: the loop it times
+from bench_while_grad import loss as quadratic_relax_loss  # tools/bench: the loop it times
 
 DISPATCH = LOWERING_PIPELINE + [LoopsToDispatch(target="cpu", remarks=True)]
 
@@ -435,11 +436,9 @@ def test_reverse_mode_through_a_loop_runs_all_its_loops_inside_dispatches():
 
 
 def quadratic_relax_gradient(x, n):
-    """The loop of tools/bench/bench_while_grad.py: its checkpoint tape on 1,000 float32s
-    takes 264,000 bytes, twice that in IREE 3.13's stack buffers."""
-    step = lambda x: x * 0.9999 + 0.001 * x * x
-    return s4tf.grad(lambda x: s4tf.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, step(c[1])),
-                                               (np.int32(0), x))[1].sum())(x)
+    """The gradient tools/bench/bench_while_grad.py times: its checkpoint tape on 1,000
+    float32s takes 264,000 bytes, twice that in IREE 3.13's stack buffers."""
+    return s4tf.grad(quadratic_relax_loss)(x, n)
 
 
 def test_reverse_mode_through_a_loop_over_1000_floats_runs_inside_dispatches():
