@@ -8,6 +8,7 @@ import pytest
 
 import s4tf
 from s4tf import nn
+from s4tf.dialects.types import TensorType
 
 pytestmark = pytest.mark.references  # outside the IREE sample: through the ops' references (tests/conftest.py)
 
@@ -89,3 +90,24 @@ def test_nn_is_reached_from_import_s4tf():
     code = "import s4tf; print(s4tf.nn.relu6, s4tf.nn.Dense)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("name", ["gelu", "gelu exact", "silu"])
+def test_reverse_mode_keeps_one_tensor_for_gelu_and_silu(name):
+    """Their derivative rules keep the slope alone (the composition kept three to six
+    tensors: IREE wrote each in the forward pass and read it in the backward one)."""
+    ours = PAIRS[name][0]
+    x = X[:12].astype(np.float32)
+    assert s4tf.saved_residuals(lambda v: ours(v).sum(), x) == [TensorType((12,), "f32")]
+
+
+@pytest.mark.parametrize("name, function, count", [("gelu", "tanh", 2), ("gelu exact", "erf", 2), ("silu", "exponential", 1)])
+def test_the_slope_of_gelu_and_silu_shares_no_op_with_the_value(name, function, count):
+    """The slope is written with other ops than the value, so that CSE leaves it one
+    function of ``x`` that IREE computes in the backward pass: the step keeps ``x`` alone,
+    not the value's intermediates too."""
+    ours = PAIRS[name][0]
+    x = X[:12].astype(np.float32)
+    stablehlo = s4tf.function(s4tf.value_and_grad(lambda v: ours(v).sum())).lower(x).stablehlo()
+    # gelu: the value's tanh (erf) and the slope's; silu: the slope's 1 / (1 + exp(-x)) beside the value's logistic
+    assert stablehlo.count(f"stablehlo.{function} ") + stablehlo.count(f"chlo.{function} ") == count, stablehlo
