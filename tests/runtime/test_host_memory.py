@@ -1,0 +1,45 @@
+"""Freed buffers stay in the process once a CPU device exists (runtime/host_memory.py):
+a block over glibc's 32 MiB mapping threshold, freed and allocated again, faults in no
+fresh pages; the user's own choice of malloc settings is left alone. Each case runs in a
+fresh process, since malloc's settings are the whole process's."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+#: Runs a staged call (making the CPU device), then frees and allocates a 64 MiB block
+#: again through malloc, as IREE does (NumPy asks for huge pages), and prints the page
+#: faults of the second block's first writes.
+PROGRAM = """
+import ctypes, resource
+import numpy as np
+import s4tf
+s4tf.function(lambda x: x + 1)(np.ones(4, np.float32))
+libc = ctypes.CDLL(None)
+libc.malloc.restype, libc.malloc.argtypes, libc.free.argtypes = ctypes.c_void_p, (ctypes.c_size_t,), (ctypes.c_void_p,)
+size = 1 << 26
+block = libc.malloc(size); ctypes.memset(block, 1, size); libc.free(block)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+block = libc.malloc(size); ctypes.memset(block, 1, size)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+"""
+
+PAGES = (1 << 26) // 4096  # pages of the 64 MiB block
+
+
+def faults_of_a_reused_block(**variables: str) -> int:
+    environment = {k: v for k, v in os.environ.items() if k not in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "GLIBC_TUNABLES")}
+    result = subprocess.run([sys.executable, "-c", PROGRAM], capture_output=True, text=True, env={**environment, **variables})
+    assert result.returncode == 0, result.stderr
+    return int(result.stdout.split()[-1])
+
+
+def test_a_freed_block_is_reused_without_faults_once_a_cpu_device_exists():
+    assert faults_of_a_reused_block() < PAGES // 10
+
+
+@pytest.mark.parametrize("variables", [{"S4TF_KEEP_FREED_MEMORY": "0"}, {"MALLOC_TRIM_THRESHOLD_": "131072"}])
+def test_the_users_choice_is_left_alone(variables):
+    assert faults_of_a_reused_block(**variables) >= PAGES  # glibc's default: a fresh mapping, every page faulted in
