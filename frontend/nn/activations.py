@@ -12,9 +12,10 @@ np.asarray(nn.gelu(x)), np.asarray(nn.gelu(x, approximate=False)), np.asarray(nn
 Each is a composition of ``s4tf`` functions, so its derivatives are theirs, except
 ``gelu`` and ``silu``: a forward-mode rule (``@s4tf.derivative(..., mode="jvp")``) gives their
 derivative as one function of ``x`` written with none of the value's intermediate ops, so
-reverse mode keeps ``x`` alone. Composed, each kept value of the chain (``tanh``, ``1 + tanh``,
-``0.5 * x``) is a tensor IREE writes in the forward pass and reads in the backward one: a
-character GPT's step spent 18 of 77 ms on them (docs/benchmarks.md).
+reverse mode keeps one tensor, which IREE computes from ``x`` in the backward pass. Composed,
+each kept value of the chain (``tanh``, ``1 + tanh``, ``0.5 * x``) is a tensor IREE writes in
+the forward pass and reads in the backward one: a character GPT's step spent 18 of 77 ms on
+them (docs/benchmarks.md).
 """
 
 from __future__ import annotations
