@@ -109,7 +109,7 @@ class BatchNorm:
         check_features("BatchNorm", x, self.scale.shape[0])
         if is_training(training):
             record_update(self, self.updated(x))
-            return _batch_normalize(x, self.scale, self.offset, np.float32(self.epsilon))
+            return _batch_normalize(x, self.scale, self.offset, self.epsilon)
         return (x - self.running_mean) * snp.rsqrt(self.running_var + self.epsilon) * self.scale + self.offset
 
     def updated(self, x):
@@ -136,7 +136,7 @@ class LayerNorm:
 
     def __call__(self, x):
         check_features("LayerNorm", x, self.scale.shape[0])
-        return _feature_normalize(x, self.scale, self.offset, np.float32(self.epsilon))
+        return _feature_normalize(x, self.scale, self.offset, self.epsilon)
 
 
 @dataclass(init=False)
