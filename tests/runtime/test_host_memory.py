@@ -9,6 +9,8 @@ import sys
 
 import pytest
 
+from s4tf.runtime.host_memory import USER_CHOICES
+
 #: Runs a staged call (making the CPU device), then frees and allocates a 64 MiB block
 #: again through malloc, as IREE does (NumPy asks for huge pages), and prints the page
 #: faults of the second block's first writes.
@@ -30,7 +32,7 @@ PAGES = (1 << 26) // 4096  # pages of the 64 MiB block
 
 
 def faults_of_a_reused_block(**variables: str) -> int:
-    environment = {k: v for k, v in os.environ.items() if k not in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "GLIBC_TUNABLES")}
+    environment = {k: v for k, v in os.environ.items() if k not in (*USER_CHOICES, "S4TF_KEEP_FREED_MEMORY")}
     result = subprocess.run([sys.executable, "-c", PROGRAM], capture_output=True, text=True, env={**environment, **variables})
     assert result.returncode == 0, result.stderr
     return int(result.stdout.split()[-1])
