@@ -32,6 +32,7 @@ import numpy as np
 from s4tf.dialects.types import BOOL_DTYPE, TensorType, canonical_dtype, is_float, is_integer, promote_dtypes, to_numpy_dtype
 from s4tf.core.errors import DeviceError, DTypeError, ShapeError
 from s4tf.core.locations import user_location
+from s4tf.dialects.op_def import lookup
 
 #: s4tf's default dtypes: of Python scalars alone, and of tensors created with no dtype.
 DEFAULT_FLOAT = "f32"
@@ -108,6 +109,9 @@ class ArrayValue:
     #: Whether it stands for a Python number (the index of a staged ``range`` loop), and so
     #: is promoted as a weak Python scalar is (NEP 50).
     weak = False
+    #: For a 0-d float value computed from Python numbers alone (``s4tf.log(2.0)``, a
+    #: float32 by s4tf's default): the float64 number it stands for (:func:`exact_value`).
+    exact = None
 
     @property
     def tensor_type(self) -> TensorType:
@@ -234,11 +238,12 @@ def asarray(value, dtype=None, *, device=None, copy=None):
     if isinstance(value, (list, tuple)) and _holds_tensor(value):
         stacked = stack([asarray(item) for item in value])
         return stacked if dtype is None else astype(stacked, dtype)
-    if dtype is None and is_python_scalar(value):
+    exact = dtype is None and is_python_scalar(value)
+    if exact:
         dtype = _scalar_dtype(value)
     array = np.asarray(value, dtype=None if dtype is None else to_numpy_dtype(canonical_dtype(dtype)))
     canonical_dtype(array.dtype)
-    return apply1("constant", value=array)
+    return _keeping_exact(apply1("constant", value=array), value) if exact else apply1("constant", value=array)
 
 
 def _holds_tensor(value) -> bool:
@@ -248,9 +253,14 @@ def _holds_tensor(value) -> bool:
 
 
 def as_operand(value, dtype: str):
-    """``value`` as an operand of ``dtype``: tensors are cast, host values converted."""
+    """``value`` as an operand of ``dtype``: tensors are cast, host values converted; a
+    value computed from Python numbers alone meets float64 as the number it stands for."""
     if isinstance(value, ArrayValue):
-        return value if value.tensor_type.dtype == dtype else apply1("cast", value, dtype=dtype)
+        if value.tensor_type.dtype == dtype:
+            return value
+        if dtype == NUMPY_FLOAT and value.exact is not None:
+            return np.asarray(value.exact, np.float64)
+        return apply1("cast", value, dtype=dtype)
     try:
         return np.asarray(value, dtype=to_numpy_dtype(dtype))
     except OverflowError:  # NumPy 2: a Python int that the dtype it meets cannot hold
@@ -301,8 +311,50 @@ def weak_if_all_weak(result, *values):
     return result.as_weak() if isinstance(result, ArrayValue) and all(map(is_weak, values)) else result
 
 
+def exact_value(value):
+    """The float64 number that ``value`` stands for where it is one computed from Python
+    numbers alone: a Python scalar itself, a value's :attr:`ArrayValue.exact`; else ``None``.
+
+    s4tf's default float is float32, so ``s4tf.log(2.0)`` is a float32; kept with its
+    float64 value, it meets a float64 tensor as NumPy's ``np.log(2.0)`` (and JAX's with
+    x64) would, to float64's precision, not rounded to float32's."""
+    if isinstance(value, ArrayValue):
+        return value.exact
+    return value if is_python_scalar(value) else None
+
+
+def _keeping_exact(result, exact):
+    result.exact = float(exact)
+    return result
+
+
+#: Ops whose float64 result, rounded, is not their result in a narrower float.
+_NOT_FOLDED = frozenset({"nextafter"})
+
+
+def _folded(op_name: str, values, dtype: str):
+    """``s4tf.<op_name>`` of ``values`` computed on the host in float64 where every value
+    stands for a Python number and the operands and result are floats narrower than
+    float64: a constant of ``dtype`` keeping the float64 number (:func:`exact_value`);
+    else ``None``."""
+    if not is_float(dtype) or dtype == NUMPY_FLOAT or op_name in _NOT_FOLDED:
+        return None
+    exact = [exact_value(v) for v in values]
+    if any(e is None for e in exact):
+        return None
+    with np.errstate(all="ignore"):
+        number = lookup(op_name).reference(*[np.float64(e) for e in exact])
+        if np.asarray(number).dtype != np.float64:  # a comparison's bool
+            return None
+        constant = np.asarray(number, to_numpy_dtype(dtype))
+    return _keeping_exact(apply1("constant", value=constant), number)
+
+
 def elementwise(op_name: str, *values, dtype: str | None = None):
     dtype = dtype or result_dtype(*values)
+    folded = _folded(op_name, values, dtype)
+    if folded is not None:
+        return _keeping_exact(weak_if_all_weak(folded, *values), folded.exact)
     return weak_if_all_weak(apply1(op_name, *[as_operand(v, dtype) for v in values]), *values)
 
 
@@ -322,7 +374,8 @@ def op(op_name: str, *operands, **attrs):
 
 def unary_float(op_name):
     def unary(x):
-        return apply1(op_name, float_operand(x))
+        folded = _folded(op_name, (x,), DEFAULT_FLOAT if is_python_scalar(x) else dtype_of(x))
+        return folded if folded is not None else apply1(op_name, float_operand(x))
 
     unary.__name__ = op_name
     unary.__doc__ = f"Elementwise ``s4tf.{op_name}``; integer inputs are converted to float32."

@@ -11,6 +11,7 @@ point and location.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,6 +63,19 @@ def compare(lhs: ir.Value, rhs: ir.Value, direction: str, dtype: str, result_typ
         comparison_direction=f"#stablehlo<comparison_direction {direction}>",
         compare_type=f"#stablehlo<comparison_type {kind}>",
     )
+
+
+def dot_dimensions(product: ir.Operation) -> dict[str, list[int]]:
+    """A ``stablehlo.dot_general``'s dimension numbers by name (``lhs_batching_dimensions``,
+    ``rhs_batching_dimensions``, ``lhs_contracting_dimensions``,
+    ``rhs_contracting_dimensions``; empty where absent), read from the attribute's text:
+    the IREE wheel has no Python class for it."""
+    text = str(product.attributes["dot_dimension_numbers"]) if "dot_dimension_numbers" in product.attributes else ""
+    return {
+        name: [int(n) for n in re.findall(r"\d+", found.group(1))] if (found := re.search(rf"{name} = \[([^\]]*)\]", text)) else []
+        for name in ("lhs_batching_dimensions", "rhs_batching_dimensions", "lhs_contracting_dimensions",
+                     "rhs_contracting_dimensions")
+    }
 
 
 def i64_array(values) -> ir.Attribute:

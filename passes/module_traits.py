@@ -17,10 +17,10 @@ ModuleTraits.parse(stablehlo_text).convolutions
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 
 from s4tf.core.mlir import ir, new_context
+from s4tf.dialects import hlo
 
 LOOP_OPS = frozenset({"stablehlo.while", "scf.while"})
 PRODUCT_OPS = frozenset({"stablehlo.dot_general", "stablehlo.dot"})
@@ -56,10 +56,7 @@ def _multiply_adds(product: ir.Operation) -> int:
     types = [value.type for value in (*product.operands[:2], product.results[0])]
     if not all(isinstance(t, ir.RankedTensorType) and t.has_static_shape for t in types):
         return 0
-    batch = 1
-    if "dot_dimension_numbers" in product.attributes:
-        found = re.search(r"lhs_batching_dimensions = \[([\d, ]*)\]", str(product.attributes["dot_dimension_numbers"]))
-        batch = math.prod(types[0].shape[int(axis)] for axis in found.group(1).split(",")) if found else 1
+    batch = math.prod(types[0].shape[axis] for axis in hlo.dot_dimensions(product)["lhs_batching_dimensions"])
     return math.isqrt(math.prod(math.prod(t.shape) for t in types) // batch)
 
 

@@ -32,6 +32,7 @@ from s4tf.passes.iree.conv_channels import PadConvChannels
 from s4tf.passes.iree.conv_filters import MaterializeConvFilters
 from s4tf.passes.iree.conv_taps import FullConvsToMatmul
 from s4tf.passes.iree.loop_dispatch import LoopsToDispatch
+from s4tf.passes.iree.reversed_slices import ReverseBeforeSlice
 from s4tf.passes.iree.runtime_loop_inits import RuntimeLoopInits
 from s4tf.passes.iree.unroll_host_loops import UnrollHostLoops
 from s4tf.passes.lower_to_stablehlo import LowerToStablehlo
@@ -202,7 +203,7 @@ def _stderr_into(lines: list[str]):
 #: The frontend's lowering of a staged module to StableHLO for IREE.
 LOWERING_PIPELINE = Pipeline([
     Verify(), Canonicalize(), SingleRowScatters(), LowerToStablehlo(), "inline", "canonicalize", "cse", "symbol-dce",
-    MaterializeConvFilters(), FullConvsToMatmul(), PadConvChannels(),
+    MaterializeConvFilters(), FullConvsToMatmul(), PadConvChannels(), ReverseBeforeSlice(),
 ])
 
 

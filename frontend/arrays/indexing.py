@@ -384,9 +384,18 @@ def update(x, index, value, kind: str):
     return np_api.reshape(_basic_update(expanded, outer, scattered, "set"), x.shape)
 
 
+#: The most elements of a tensor whose update through ints and slices is a ``select``
+#: rather than a scatter: IREE fuses the select with the ops around it (a chain of small
+#: updates, as a pose built element by element, is one dispatch instead of one a scatter),
+#: but it writes the whole tensor, where a scatter of one row into a large stack (a loop's
+#: outputs, unrolled) writes the row.
+SELECTED_UPDATE_ELEMENTS = 1 << 16
+
+
 def _basic_update(x, plan_: _Plan, value, kind: str):
-    """An update through ints and slices: one scatter at the positions they pick (in
-    ``x``'s own order, so negative steps need no reversal), whole axes left as windows."""
+    """An update through ints and slices: a select (:func:`_selected_update`) of a tensor of
+    at most :data:`SELECTED_UPDATE_ELEMENTS`, else one scatter at the positions they pick
+    (in ``x``'s own order, so negative steps need no reversal), whole axes left as windows."""
     positions, shape = [], []
     for axis, (item, size) in enumerate(zip(plan_.items, plan_.shape)):
         if isinstance(item, int):
@@ -397,16 +406,50 @@ def _basic_update(x, plan_: _Plan, value, kind: str):
         picked = np.arange(size)[item]
         shape.append(len(picked))
         positions.append(None if len(picked) == size and np.array_equal(picked, np.arange(size)) else picked)
+    one = value if int(np.prod(value.shape, dtype=np.int64)) == 1 else None
     value = _broadcast_value(value, shape)
     if all(p is None for p in positions):
         return np_api.broadcast_to(value, x.shape) if kind == "set" else _combine(kind, x, value)
     counts = [size if p is None else len(p) for p, size in zip(positions, plan_.shape)]
+    if int(np.prod(plan_.shape, dtype=np.int64)) <= SELECTED_UPDATE_ELEMENTS:
+        number = None if one is None else np_api.reshape(one, ())
+        return _selected_update(x, positions, np_api.reshape(value, counts), number, kind)
     axes = [a for a, p in enumerate(positions) if p is not None]
     grid = np.meshgrid(*(positions[a] for a in axes), indexing="ij")
     indices = np_api.asarray(np.stack(grid, axis=-1).astype(np.int64 if builtins.max(plan_.shape) >= 2**31 else np.int32))
     order = axes + [a for a in range(len(counts)) if a not in axes]
     updates = np_api.transpose(np_api.reshape(value, counts), order)
     return dispatch.apply1("scatter", x, indices, updates, axes=tuple(axes), kind=kind)
+
+
+def _selected_update(x, positions, value, number, kind: str):
+    """The update of :func:`_basic_update` as ``where(mask, update, x)`` with a constant
+    ``mask`` of the positions (``positions[a]``: ``None`` for a whole axis, else the evenly
+    stepped positions an int or a slice picks); the update is ``value`` padded to ``x``'s
+    shape (``number``, the one value it was broadcast from, broadcast), combined with ``x``
+    for kinds other than ``set``."""
+    window = []
+    for axis, picked in enumerate(positions):
+        if picked is None:
+            window.append((0, 1, x.shape[axis]))
+            continue
+        if len(picked) == 0:
+            return x
+        if len(picked) > 1 and picked[1] < picked[0]:  # a negative step: the same positions, ascending
+            picked, value = picked[::-1], np_api.flip(value, axis)
+        window.append((int(picked[0]), int(picked[1] - picked[0]) if len(picked) > 1 else 1, len(picked)))
+    mask = np.zeros(x.shape, bool)
+    mask[tuple(builtins.slice(start, start + step * (count - 1) + 1, step) for start, step, count in window)] = True
+    if number is not None:
+        padded = np_api.broadcast_to(number, x.shape)
+    else:
+        padded = dispatch.apply1(
+            "pad", value, np_api._tensor(np_api._as_operand(0, x.tensor_type.dtype)),
+            low=tuple(start for start, _, _ in window),
+            high=tuple(size - start - step * (count - 1) - 1 for (start, step, count), size in zip(window, x.shape)),
+            interior=tuple(step - 1 for _, step, _ in window),
+        )
+    return np_api.where(np_api.asarray(mask), _combine(kind, x, padded), x)
 
 
 def _broadcast_value(value, shape):

@@ -146,7 +146,10 @@ def nextafter(x1, x2):
 
 
 def reciprocal(x):
-    return 1 / _float_operand(x)
+    """``1 / x`` in a float dtype: integers become float32 first (a tensor, also for a
+    Python number)."""
+    x = _tensor(x)
+    return 1 / (x if is_float(dtype_of(x)) else _tensor(_float_operand(x)))
 
 
 def positive(x):

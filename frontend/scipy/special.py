@@ -15,6 +15,9 @@ import math
 import numpy as np
 
 from s4tf.arrays import numpy_api as snp
+from s4tf.core.errors import S4tfError
+from s4tf.core.locations import user_location
+from s4tf.dialects.composition import is_python_scalar
 from s4tf.arrays.math_functions import erf, isfinite
 from s4tf.arrays.numpy_api import logistic as expit
 from s4tf.arrays.numpy_math import erfc, polynomial
@@ -120,7 +123,13 @@ def ndtri(p):
 
 
 def gammaln(x):
-    """``log|gamma(x)|``: Lanczos' approximation, reflected below 0.5."""
+    """``log|gamma(x)|``: Lanczos' approximation, reflected below 0.5; of a Python number,
+    Python's ``math.lgamma`` (a float32 keeping its float64 value, as ``s4tf.log(2.0)``)."""
+    if is_python_scalar(x):
+        try:
+            return snp.asarray(math.lgamma(x))
+        except ValueError:  # a pole: 0, -1, -2, ...
+            return snp.asarray(math.inf)
     x = _float(x)
     reflect = x < 0.5
     z = snp.where(reflect, 1.0 - x, x) - 1.0
@@ -133,6 +142,17 @@ def gammaln(x):
     return snp.where(reflect, reflected, positive)
 
 
+def multigammaln(a, d):
+    """The log of the multivariate gamma function of dimension ``d`` (SciPy's and JAX's):
+    ``d (d - 1) / 4 log(pi) + sum(gammaln(a - j / 2) for j in range(d))``."""
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
+        raise S4tfError(f"multigammaln: the dimension d is a positive Python int, got {d!r}", str(user_location() or "") or None)
+    total = gammaln(a)
+    for j in range(1, int(d)):
+        total = total + gammaln(a - j / 2)
+    return total + d * (d - 1) / 4 * math.log(math.pi)
+
+
 def softmax(x, axis=None):
     """``exp(x)`` normalized over ``axis`` (all axes when ``None``, as SciPy's)."""
     return snp.exp(log_softmax(x, axis))
@@ -143,4 +163,4 @@ def log_softmax(x, axis=None):
     return x - logsumexp(x, axis=axis, keepdims=True)
 
 
-__all__ = ["erf", "erfc", "expit", "gammaln", "log_ndtr", "log_softmax", "logit", "logsumexp", "ndtr", "ndtri", "softmax", "xlog1py", "xlogy"]
+__all__ = ["erf", "erfc", "expit", "gammaln", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "softmax", "xlog1py", "xlogy"]

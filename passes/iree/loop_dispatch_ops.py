@@ -17,6 +17,7 @@ import re
 import numpy as np
 
 from s4tf.core.mlir import arith, ir, math, scf, tensor, vector
+from s4tf.dialects import hlo
 from s4tf.passes.iree.loop_dispatch_criterion import ELEMENT_BYTES, MAX_DOT_PRODUCTS, MAX_DYNAMIC_VECTOR_BYTES, \
     MAX_MEMORY_PRODUCTS, MAX_SHUFFLE, MAX_SLICE, MAX_TILE_BYTES, Kind, Unsupported, constant_starts, lanes
 
@@ -186,14 +187,9 @@ class OpRules:
                               f"{target.element} (floats of one type only)", op)
         if left_kind.scalar or right_kind.scalar:
             raise Unsupported("a matrix product of a scalar", op)
-        numbers = str(op.attributes["dot_dimension_numbers"])
-
-        def dims(name):
-            found = re.search(rf"{name} = \[([^\]]*)\]", numbers)
-            return [int(n) for n in re.findall(r"\d+", found.group(1))] if found else []
-
-        batch = list(zip(dims("lhs_batching_dimensions"), dims("rhs_batching_dimensions")))
-        contracting = list(zip(dims("lhs_contracting_dimensions"), dims("rhs_contracting_dimensions")))
+        dims = hlo.dot_dimensions(op)
+        batch = list(zip(dims["lhs_batching_dimensions"], dims["rhs_batching_dimensions"]))
+        contracting = list(zip(dims["lhs_contracting_dimensions"], dims["rhs_contracting_dimensions"]))
         depth = int(np.prod([left_kind.shape[a] for a, _ in contracting] or [1]))
         if left_kind.memory or right_kind.memory:
             return [self.tiled_product((left, left_kind), (right, right_kind), target, batch, contracting, op)]

@@ -76,6 +76,8 @@ def test_a_dot_product_fused_with_scalar_reads_at_run_time_indices_crashes_the_c
     ("descending_splat_updates_fail.mlir", "'stream.async.fill' op has invalid Write access range"),
     # a `while` whose body replaces the carry its condition reads
     ("while_condition_only_carry.mlir", "failed to legalize unresolved source materialization"),
+    # a reverse of a slice strided on its innermost axis
+    ("reverse_of_a_strided_slice.mlir", "LLVM Translation failed for operation: builtin.unrealized_conversion_cast"),
 ])
 def test_valid_modules_fail_to_compile(reproducer, message):
     with pytest.raises(iree_compiler.CompilerToolError, match=message):
