@@ -34,6 +34,7 @@ from s4tf.passes.iree.conv_taps import FullConvsToMatmul
 from s4tf.passes.iree.loop_dispatch import LoopsToDispatch
 from s4tf.passes.iree.reversed_slices import ReverseBeforeSlice
 from s4tf.passes.iree.runtime_loop_inits import RuntimeLoopInits
+from s4tf.passes.iree.stacked_pieces import SelectStackedPieces
 from s4tf.passes.iree.unroll_host_loops import UnrollHostLoops
 from s4tf.passes.lower_to_stablehlo import LowerToStablehlo
 from s4tf.passes.pass_options import PipelineError
@@ -211,10 +212,11 @@ def lowering_pipeline(target: str) -> Pipeline:
     """:data:`LOWERING_PIPELINE` with the availability check for ``target`` first, so ops
     ``target`` cannot run are reported at the user's lines before IREE sees them, loops
     read their constant pass-through carries as the constants, and
-    small elementwise loops run inside one dispatch where ``target`` can; then the loops
+    small elementwise loops run inside one dispatch where ``target`` can; then small stacks
+    are selects IREE fuses with their pieces, the loops
     left on the host run several iterations a trip where their trip count is known, and
     start from run-time tensors, and their bodies read the carries they replace, where
     IREE 3.13 needs it (after the dispatches: a loop inside one keeps its
     constant tapes)."""
     return Pipeline([CheckAvailability(target=target), *LOWERING_PIPELINE, ConstantCarries(), LoopsToDispatch(target=target),
-                     UnrollHostLoops(), RuntimeLoopInits(), TieConditionCarries()])
+                     SelectStackedPieces(), UnrollHostLoops(), RuntimeLoopInits(), TieConditionCarries()])

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from s4tf.core.mlir import ir
 from s4tf.dialects import hlo
 from s4tf.dialects.types import TensorType, is_float
-from s4tf.passes.iree.unroll_host_loops import BARRIER, DISPATCH_REGION, WHILE
+from s4tf.passes.iree.unroll_host_loops import BARRIER, WHILE, in_dispatch_region
 from s4tf.passes.ir_walk import collect
 from s4tf.passes.registry import ModulePass, register
 
@@ -75,7 +75,7 @@ def _varies(value: ir.Value, loop: ir.Operation, body: ir.Block) -> bool:
 
 
 def tie_condition_carries(module: ir.Operation) -> None:
-    for loop in collect(module, lambda op: op.name == WHILE and not _in_dispatch(op)):
+    for loop in collect(module, lambda op: op.name == WHILE and not in_dispatch_region(op)):
         body = loop.regions[1].blocks[0]
         terminator = list(body.operations)[-1]
         for index, carried in enumerate(body.arguments):
@@ -86,14 +86,6 @@ def tie_condition_carries(module: ir.Operation) -> None:
                 read = _read(carried)
                 tied = ir.Operation.create(BARRIER, results=[replaced.type, read.type], operands=[replaced, read])
             terminator.operands[index] = tied.results[0]
-
-
-def _in_dispatch(operation: ir.Operation) -> bool:
-    """Whether ``operation`` is nested in a dispatch region (a loop s4tf's emitter built)."""
-    parent = operation.parent
-    while parent is not None and parent.name != DISPATCH_REGION:
-        parent = parent.parent
-    return parent is not None
 
 
 def _read(carried: ir.Value) -> ir.Value:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from s4tf.core.mlir import ir
 from s4tf.dialects import hlo
 from s4tf.dialects.types import TensorType
-from s4tf.passes.ir_walk import collect
+from s4tf.passes.ir_walk import collect, defining_op, has_uses
 from s4tf.passes.registry import ModulePass, register
 
 
@@ -44,14 +44,8 @@ class ReverseBeforeSlice(ModulePass):
             reverse.results[0].replace_all_uses_with(result)
             reverse.erase()
             for op in (reshape, piece):
-                if op is not None and not list(op.results[0].uses):
+                if op is not None and not has_uses(op.results[0]):
                     op.erase()
-
-
-def _producer(operation: ir.Operation) -> ir.Operation | None:
-    """The op whose result is ``operation``'s first operand (``None``: a block argument)."""
-    owner = operation.operands[0].owner
-    return None if isinstance(owner, ir.Block) else owner.operation
 
 
 def _shape(value: ir.Value) -> tuple:
@@ -62,10 +56,10 @@ def _reversed_slice(reverse: ir.Operation):
     """``(slice, reshape)`` where ``reverse`` reverses a slice of static nonempty shapes,
     directly (``reshape``: ``None``) or through a reshape that only adds or drops axes of
     1 (how an int index reads: ``x[0, ::2]``); else ``None``."""
-    source = _producer(reverse)
+    source = defining_op(reverse.operands[0])
     reshape = None
     if source is not None and source.name == "stablehlo.reshape":
-        reshape, source = source, _producer(source)
+        reshape, source = source, defining_op(source.operands[0])
         if source is not None and [d for d in _shape(reshape.operands[0]) if d != 1] != [d for d in _shape(reshape.results[0]) if d != 1]:
             return None
     if source is None or source.name != "stablehlo.slice":

@@ -64,6 +64,14 @@ UPDATE = "stablehlo.dynamic_update_slice"
 BARRIER = "stablehlo.optimization_barrier"
 
 
+def in_dispatch_region(operation: ir.Operation) -> bool:
+    """Whether ``operation`` is nested in a dispatch region (a loop s4tf's emitter built)."""
+    parent = operation.parent
+    while parent is not None and parent.name != DISPATCH_REGION:
+        parent = parent.parent
+    return parent is not None
+
+
 @register
 @dataclass(frozen=True)
 class UnrollHostLoops(ModulePass):
