@@ -238,8 +238,8 @@ def asarray(value, dtype=None, *, device=None, copy=None):
     if isinstance(value, (list, tuple)) and _holds_tensor(value):
         stacked = stack([asarray(item) for item in value])
         return stacked if dtype is None else astype(stacked, dtype)
-    exact = dtype is None and is_python_scalar(value)
-    if exact:
+    exact = dtype is None and is_python_scalar(value) and isinstance(value, float)
+    if dtype is None and is_python_scalar(value):
         dtype = _scalar_dtype(value)
     array = np.asarray(value, dtype=None if dtype is None else to_numpy_dtype(canonical_dtype(dtype)))
     canonical_dtype(array.dtype)

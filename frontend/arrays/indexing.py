@@ -388,8 +388,8 @@ def update(x, index, value, kind: str):
 #: rather than a scatter: IREE fuses the select with the ops around it (a chain of small
 #: updates, as a pose built element by element, is one dispatch instead of one a scatter),
 #: but it writes the whole tensor, where a scatter of one row into a large stack (a loop's
-#: outputs, unrolled) writes the row.
-SELECTED_UPDATE_ELEMENTS = 1 << 16
+#: outputs, unrolled) writes the row, and its mask is a constant of the tensor's shape.
+SELECTED_UPDATE_ELEMENTS = 4096
 
 
 def _basic_update(x, plan_: _Plan, value, kind: str):
