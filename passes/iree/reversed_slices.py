@@ -6,9 +6,10 @@ stride on the innermost axis ("LLVM Translation failed for operation:
 builtin.unrealized_conversion_cast"; tests/lit/iree_reproducers/reverse_of_a_strided_slice.mlir):
 ``x[::2][::-1]``, ``s4tf.flip(x[::2])``, and reverse mode of ``x.at[::2, ::-2].set(v)``. The
 other order compiles (it is how s4tf reads ``x[::-2]``). A reshape between them that only
-adds or drops axes of 1 (an int index: ``x[0, ::2][::-1]``) stays after the new slice. Along a reversed axis of size ``n``,
-the slice ``start:limit:stride`` of ``c`` elements, whose last is ``start + stride (c - 1)``,
-is ``n - 1 - last : n - start : stride`` of the reversed operand:
+adds or drops axes of 1 (an int index: ``x[0, ::2][::-1]``) stays after the new slice.
+Along a reversed axis of size ``n``, the slice ``start:limit:stride`` of ``c`` elements,
+whose last is ``start + stride (c - 1)``, is ``n - 1 - last : n - start : stride`` of the
+reversed operand:
 
 ```mlir
 %s = stablehlo.slice %x [0:5:2] : (tensor<5xf32>) -> tensor<3xf32>        // x[0], x[2], x[4]
@@ -37,8 +38,11 @@ class ReverseBeforeSlice(ModulePass):
     description = "Write each reverse of a slice as a slice of the reversed operand"
 
     def apply(self, module: ir.Operation) -> None:
-        for reverse in collect(module, lambda op: op.name == "stablehlo.reverse" and _reversed_slice(op) is not None):
-            piece, reshape = _reversed_slice(reverse)
+        for reverse in collect(module, lambda op: op.name == "stablehlo.reverse"):
+            found = _reversed_slice(reverse)
+            if found is None:
+                continue
+            piece, reshape = found
             with ir.InsertionPoint(reverse), reverse.location:
                 result = _slice_of_reversed(reverse, piece, reshape)
             reverse.results[0].replace_all_uses_with(result)

@@ -31,6 +31,13 @@ def _leaves(result) -> list[np.ndarray]:
     return [np.asarray(leaf) for leaf in jax.tree_util.tree_leaves(result)]
 
 
+def _calls(fn, args, calls: int) -> np.ndarray:
+    """The first array of the last of ``calls`` calls, each finished on the host."""
+    for _ in range(calls):
+        leaves = _leaves(fn(*args))
+    return leaves[0]
+
+
 def _first_call(fn, args) -> tuple[float, list[np.ndarray]]:
     start = time.perf_counter()
     leaves = _leaves(fn(*args))
@@ -54,8 +61,7 @@ def main(argv=None) -> None:
             for result, expected in zip(ours_result, theirs_result, strict=True):
                 np.testing.assert_allclose(result, expected, rtol=1e-12, atol=1e-12, err_msg=name)
             ours_time, theirs_time = (seconds / options.calls for seconds in median_seconds(
-                [lambda fn=fn: [_leaves(fn(*args)) for _ in range(options.calls)][-1][0] for fn in (ours, theirs)],
-                options.repeats))
+                [lambda fn=fn: _calls(fn, args, options.calls) for fn in (ours, theirs)], options.repeats))
             print(f"{name}: s4tf {ours_time * 1e3:.3f} ms, JAX {theirs_time * 1e3:.3f} ms, "
                   f"s4tf / JAX {ours_time / theirs_time:.2f}; first call s4tf {ours_first:.2f} s, "
                   f"JAX {theirs_first:.2f} s, s4tf / JAX {ours_first / theirs_first:.2f}", flush=True)
