@@ -240,8 +240,9 @@ def stage_while(cond_fn, body_fn, init, names=None, construct: str = "s4tf.while
         results, changed = _try_while(scope, cond_fn, body_fn, tree, start, weak, names, construct, location)
         if not changed:
             return pytree.unflatten(tree, results)
-        with scope.building():
-            start = [numpy_api.astype(numpy_api.broadcast_to(v, changed[i].shape), changed[i].dtype) if i in changed else v for i, v in enumerate(start)]
+        with scope.building():  # a Python number made again in its new dtype, never through float32
+            start = [numpy_api.broadcast_to(numpy_api.asarray(leaves[i], to_numpy_dtype(changed[i].dtype)), changed[i].shape)
+                     if i in changed else v for i, v in enumerate(start)]
     raise StagingError(f"the loop variables of a staged {construct} keep changing type", location_text(location))
 
 

@@ -47,6 +47,35 @@ def _elements(attribute: ir.Attribute, result_type: ir.Type) -> ir.Attribute:
     return ir.DenseElementsAttr.get(np.resize(elements, lanes), type=result_type)  # copies in the lanes past them
 
 
+#: Ops whose result holds only elements of their first operand.
+_ELEMENTS_OF_OPERAND = ("stablehlo.gather", "stablehlo.dynamic_slice", "stablehlo.slice", "stablehlo.reshape",
+                        "stablehlo.broadcast_in_dim", "stablehlo.transpose")
+
+
+def _constant_value(producer: ir.Operation | None) -> ir.Attribute | None:
+    """The elements ``producer`` makes when they are known: a constant's, or one value
+    repeated that a gather, slice, reshape, broadcast or transpose (at any index) takes from
+    a constant of one value repeated. IREE-3.13-WORKAROUND: IREE folds the latter into a
+    ``linalg.fill`` and clones it into the dispatch that reads it, whose other writes it then
+    refuses ("'memref.store' op write affecting operations on global resources are
+    restricted to workgroup distributed contexts"; ``jvp`` of ``grad`` through a ``scan``
+    holding a ``map``, whose zero cotangent rows the backward loop gathers)."""
+    if producer is None:
+        return None
+    if producer.name == "stablehlo.constant":
+        return producer.attributes["value"]
+    if producer.name not in _ELEMENTS_OF_OPERAND:
+        return None
+    source = _constant_value(defining_op(producer.operands[0]))
+    try:
+        elements = ir.DenseElementsAttr(source) if source is not None else None
+    except ValueError:  # not dense elements (a resource)
+        return None
+    if elements is None or not elements.is_splat:
+        return None
+    return ir.DenseElementsAttr.get_splat(producer.results[0].type, elements.get_splat_value())
+
+
 class Emitter(OpRules):
     """Builds the dispatch region of one loop, one op of the loop at a time (the op rules:
     :class:`~s4tf.passes.iree.loop_dispatch_ops.OpRules`)."""
@@ -162,10 +191,11 @@ class Emitter(OpRules):
         else is read."""
         kind = self.kind(value)
         producer = defining_op(value)
-        if producer is not None and producer.name == "stablehlo.constant":
+        constant = _constant_value(producer)
+        if constant is not None:
             if kind.memory:
-                return self.filled_tape(producer.attributes["value"], kind, producer.location), kind
-            return self.constant(producer.attributes["value"], kind, producer.location), kind
+                return self.filled_tape(constant, kind, producer.location), kind
+            return self.constant(constant, kind, producer.location), kind
         folded = producer is not None and from_constants(value, self.constants)
         if folded or widening_convert(producer):
             if kind.memory:
@@ -368,7 +398,11 @@ class Emitter(OpRules):
         cond, body = (region.blocks[0] for region in loop.regions)
         every_kind = [self.kind(v) for v in loop.operands]
         same = unchanged(loop)
-        carried = [i for i in range(len(every_kind)) if i not in same]
+        # tapes first: IREE 3.13's canonicalization drops a carried predicate from the values
+        # the condition forwards, and its bufferization then pairs the tensors after it with
+        # the wrong arguments ("Condition arg #7 is not equivalent to the corresponding iter
+        # bbArg": jvp of grad through a while_loop)
+        carried = sorted((i for i in range(len(every_kind)) if i not in same), key=lambda i: not every_kind[i].memory)
         if not carried:
             raise Unsupported("a loop whose body changes none of its values")
         for index in set(range(len(every_kind))) - set(carried):

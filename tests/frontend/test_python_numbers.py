@@ -53,3 +53,16 @@ def test_traced_values_are_not_folded(dtype):
     f = s4tf.function(lambda a: s4tf.log(a) * 2.0)
     assert '"s4tf.log"' in str(f.lower(dtype(0.5))) and '"s4tf.log"' in str(f.lower(0.5))
     assert '"s4tf.log"' not in str(s4tf.function(lambda x: x * s4tf.log(0.5)).lower(X64.astype(dtype)))
+
+
+@pytest.mark.parametrize("loop", ["while_loop", "fori_loop"])
+def test_a_loop_started_from_a_python_float_carries_it_in_float64(loop):
+    """A carry that starts as a Python float and becomes float64 in the body starts as the
+    float64 number (3.1), not a float32 rounding of it (3.100000001490116)."""
+    add = lambda c: c + s4tf.sum(s4tf.ones(3, np.float64))  # noqa: E731
+    if loop == "while_loop":
+        f = lambda: s4tf.lax.while_loop(lambda c: c[0] < 1, lambda c: (c[0] + 1, add(c[1])), (0, 0.1))[1]  # noqa: E731
+    else:
+        f = lambda: s4tf.lax.fori_loop(0, 1, lambda i, c: add(c), 0.1)  # noqa: E731
+    result = s4tf.function(f)()
+    assert result.dtype == np.float64 and float(result) == 0.1 + 3.0

@@ -88,3 +88,33 @@ func.func @from_constants_too_large(%x: tensor<64xf32>, %n: tensor<i32>) -> tens
   }
   return %r#1 : tensor<64xf32>
 }
+
+// -----
+
+// A dynamic slice (or gather) of a constant of one value repeated, at any index, is that
+// value repeated: IREE folds it into a linalg.fill and clones it into the region, so the
+// region makes it as a constant instead of reading it (`jvp` of `grad` through a `scan`
+// holding a `map`: the backward loop's zero cotangent rows).
+// CHECK-LABEL: func.func @slice_of_a_splat
+// CHECK:         flow.dispatch.region
+// CHECK-NOT:       vector.transfer_read %{{[0-9]+}}[
+// CHECK:           %[[Z:.*]] = arith.constant dense<2.500000e-01> : vector<4xf32>
+// CHECK:           scf.while
+// CHECK:             arith.addf %{{.*}}, %[[Z]] : vector<4xf32>
+func.func @slice_of_a_splat(%x: tensor<4xf32>, %n: tensor<i32>, %k: tensor<i32>) -> tensor<4xf32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %rows = stablehlo.constant dense<0.25> : tensor<3x4xf32>
+  %row = stablehlo.dynamic_slice %rows, %k, %zero, sizes = [1, 4] : (tensor<3x4xf32>, tensor<i32>, tensor<i32>) -> tensor<1x4xf32>
+  %w = stablehlo.reshape %row : (tensor<1x4xf32>) -> tensor<4xf32>
+  %r:2 = stablehlo.while(%i = %zero, %v = %x) : tensor<i32>, tensor<4xf32>
+  cond {
+    %c = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %y = stablehlo.add %v, %w : tensor<4xf32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %y : tensor<i32>, tensor<4xf32>
+  }
+  return %r#1 : tensor<4xf32>
+}
