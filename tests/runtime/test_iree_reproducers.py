@@ -189,3 +189,24 @@ def test_hoisted_constant_expressions_and_multi_use_fusion_give_a_wrong_second_d
         results.append(float(np.asarray(compile_and_load(text, "cpu", vmfb=vmfb).invoke("_lambda_", [x])[0])))
     assert abs(results[0] - want) > 0.1
     np.testing.assert_allclose(results[1:], [want, want], rtol=1e-12)
+
+
+def test_a_loop_updating_a_large_tape_beside_an_if_gives_a_wrong_result():
+    from iree import runtime as iree_runtime
+    from s4tf.core.mlir import ir, new_context
+    from s4tf.passes.iree.branch_selects import BranchesToSelects
+
+    text = (REPRODUCERS / "while_tape_beside_an_if.mlir").read_text()
+    x = np.full(100_000, 0.3, np.float32)
+
+    def run(module_text):
+        context = iree_runtime.SystemContext(config=iree_runtime.Config("local-sync"))
+        context.add_vm_module(iree_runtime.VmModule.copy_buffer(context.instance, _cpu_module(module_text)))
+        return np.asarray(context.modules.module["main"](x))
+
+    np.testing.assert_allclose(run(text), np.float32(0.3 * 1.1), rtol=1e-6)  # should be 0.3 * 1.1 * 1.2 * 1.3
+    with new_context():
+        module = ir.Module.parse(text)
+        BranchesToSelects().apply(module.operation)
+        selected = str(module)
+    np.testing.assert_allclose(run(selected), np.float32(0.3 * 1.1 * 1.2 * 1.3), rtol=1e-6)
