@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import s4tf
+from s4tf.runtime.device import InvocationError
 
 jax.config.update("jax_enable_x64", True)
 
@@ -692,3 +693,15 @@ def test_jvp_of_grad_through_a_scan_holding_a_map_equals_jaxs():
     ours = s4tf.function(_jvp_of_grad(s4tf.jvp, s4tf.grad, s4tf.ones_like, _scan_holding_a_map(s4tf, s4tf.lax)))(x)
     exact = _jvp_of_grad(jax.jvp, jax.grad, jnp.ones_like, _scan_holding_a_map(jnp, jax.lax))(x)
     np.testing.assert_allclose(np.asarray(ours), np.asarray(exact), rtol=1e-12)
+
+
+@pytest.mark.xfail(strict=True, raises=InvocationError, reason="IREE 3.13: 'indirect buffer reference slot 0 is out "
+                   "range' at run time, with the loops host-stepped (vmvx; cpu over vectors past the one-dispatch limit)")
+def test_jvp_of_grad_through_a_host_stepped_data_dependent_while_loop():
+    """Known failure, kept so that it is seen when IREE fixes it: forward over reverse mode
+    of a ``while_loop`` that stops on its values, with its loops stepped from the host."""
+    x = np.array([0.7, 1.3, 2.2, 0.4], np.float32)
+    ours = s4tf.function(_jvp_of_grad(s4tf.jvp, s4tf.grad, s4tf.ones_like, _descent_with_a_flag(s4tf, s4tf.lax)),
+                         target="vmvx")(x)
+    exact = _jvp_of_grad(jax.jvp, jax.jacfwd, jnp.ones_like, _descent_with_a_flag(jnp, jax.lax))(x.astype(np.float64))
+    np.testing.assert_allclose(np.asarray(ours), np.asarray(exact), rtol=1e-5)
