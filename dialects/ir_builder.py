@@ -49,7 +49,7 @@ class Value(ArrayValue):
     def as_weak(self) -> "Value":
         """The same value, standing for a Python number."""
         weak = type(self)(self.value, self.builder, self._tensor_type)
-        weak.weak = True
+        weak.weak, weak.exact = True, self.exact
         return weak
 
     def __bool__(self):

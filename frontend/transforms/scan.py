@@ -25,6 +25,7 @@ from s4tf.dialects.types import shape_str
 from s4tf.core.errors import S4tfError, ShapeError
 from s4tf.core.locations import user_location
 from s4tf.staging.structured_control import stage_fori
+from s4tf.staging.tensor import is_python_scalar
 from s4tf.staging.tracing import Static, current_scope, leaf_spec
 
 
@@ -62,7 +63,7 @@ def scan(f, init, xs, length=None, reverse=False, unroll=1):
         columns = zip(*(pytree.flatten(y)[0] for y in ys))
         return carry, pytree.unflatten(y_tree, [numpy_api.stack([numpy_api.asarray(v) for v in c]) for c in columns])
     xs_leaves[:] = [numpy_api.asarray(leaf) for leaf in xs_leaves]  # NumPy leaves, indexed by the loop's traced i
-    carry, y = step(init, order[0])
+    carry, y = _first_step(step, init, carry_tree, order[0])
     y_leaves, y_tree = pytree.flatten(y)
     y_leaves = [numpy_api.asarray(v) for v in y_leaves]
     stacks = [_stack_for(v, n).at[order[0]].set(v) for v in y_leaves]
@@ -80,6 +81,24 @@ def scan(f, init, xs, length=None, reverse=False, unroll=1):
 
     carry, stacks = stage_fori(1, n, body, (carry, stacks), construct="s4tf.scan", unroll=unroll)
     return carry, pytree.unflatten(y_tree, list(stacks))
+
+
+def _first_step(step, init, carry_tree, index):
+    """The first step's ``(carry, y)``. A Python number in ``init`` is a weak tensor there, as
+    JAX's is, of the dtype the step makes of it: a carry ``0.1`` that becomes float64
+    (``c + x`` of a float64 ``x``) starts as the float64 0.1, and its outputs are float64."""
+    leaves, _ = pytree.flatten(init)
+    numbers = {i for i, v in enumerate(leaves) if is_python_scalar(v)}
+    dtypes = {}
+    for _ in range(2):
+        start = [numpy_api.asarray(v, dtypes.get(i)).as_weak() if i in numbers else v for i, v in enumerate(leaves)]
+        carry, y = step(pytree.unflatten(carry_tree, start), index)
+        made = {i: numpy_api.asarray(v).dtype for i, v in enumerate(pytree.flatten(carry)[0]) if i in numbers}
+        changed = {i: d for i, d in made.items() if d != start[i].dtype}
+        if not changed:
+            break
+        dtypes.update(changed)
+    return carry, y
 
 
 def _length(xs_leaves, length) -> int:

@@ -254,3 +254,18 @@ def test_the_backward_loop_passes_the_stacks_cotangent_through(steps):
     assert backward_writes(set_by_hand) != []
     np.testing.assert_allclose(np.asarray(s4tf.function(s4tf.grad(scanned))(h0, xs)),
                                np.asarray(s4tf.function(s4tf.grad(set_by_hand))(h0, xs)), rtol=1e-12, atol=1e-12)
+
+
+def test_a_python_number_carry_is_a_weak_tensor_in_the_step():
+    """As in JAX: the step may call tensor methods on it, an int carry times a float32 ``x``
+    is float32, and a float carry that becomes float64 starts as the float64 number, its
+    outputs float64 (they were float32, 1.1000000238 for 1.1)."""
+    def counting(c, x):
+        return c + 1, c.astype(x.dtype) * x
+
+    count, ys = s4tf.function(lambda xs: s4tf.scan(counting, 0, xs))(np.ones(3, np.float32))
+    assert int(count) == 3 and ys.dtype == np.float32
+    np.testing.assert_array_equal(np.asarray(ys), [0.0, 1.0, 2.0])
+    total, partial = s4tf.function(lambda xs: s4tf.scan(lambda c, x: (c + x, c), 0.1, xs))(np.ones(3))
+    assert total.dtype == partial.dtype == np.float64
+    assert float(total) == 0.1 + 3.0 and list(np.asarray(partial)) == [0.1, 0.1 + 1.0, 0.1 + 2.0]
