@@ -388,7 +388,7 @@ def update(x, index, value, kind: str):
 #: rather than a scatter: IREE fuses the select with the ops around it (a chain of small
 #: updates, as a pose built element by element, is one dispatch instead of one a scatter),
 #: but it writes the whole tensor, where a scatter of one row into a large stack (a loop's
-#: outputs, unrolled) writes the row, and its mask is a constant of the tensor's shape.
+#: outputs, unrolled) writes the row, and its mask is computed over the tensor's shape.
 SELECTED_UPDATE_ELEMENTS = 4096
 
 
@@ -423,8 +423,8 @@ def _basic_update(x, plan_: _Plan, value, kind: str):
 
 
 def _selected_update(x, positions, value, number, kind: str):
-    """The update of :func:`_basic_update` as ``where(mask, update, x)`` with a constant
-    ``mask`` of the positions (``positions[a]``: ``None`` for a whole axis, else the evenly
+    """The update of :func:`_basic_update` as ``where(mask, update, x)`` with a ``mask`` of
+    the positions (``positions[a]``: ``None`` for a whole axis, else the evenly
     stepped positions an int or a slice picks); the update is ``value`` padded to ``x``'s
     shape (``number``, the one value it was broadcast from, broadcast), combined with ``x``
     for kinds other than ``set``."""
@@ -438,8 +438,7 @@ def _selected_update(x, positions, value, number, kind: str):
         if len(picked) > 1 and picked[1] < picked[0]:  # a negative step: the same positions, ascending
             picked, value = picked[::-1], np_api.flip(value, axis)
         window.append((int(picked[0]), int(picked[1] - picked[0]) if len(picked) > 1 else 1, len(picked)))
-    mask = np.zeros(x.shape, bool)
-    mask[tuple(builtins.slice(start, start + step * (count - 1) + 1, step) for start, step, count in window)] = True
+    mask = _positions_mask(x.shape, window)
     if number is not None:
         padded = np_api.broadcast_to(number, x.shape)
     else:
@@ -449,7 +448,26 @@ def _selected_update(x, positions, value, number, kind: str):
             high=tuple(size - start - step * (count - 1) - 1 for (start, step, count), size in zip(window, x.shape)),
             interior=tuple(step - 1 for _, step, _ in window),
         )
-    return np_api.where(np_api.asarray(mask), _combine(kind, x, padded), x)
+    updated = _combine(kind, x, padded)
+    return updated if mask is None else np_api.where(mask, updated, x)
+
+
+def _positions_mask(shape, window):
+    """Whether each position of ``shape`` is in the windows ``(start, step, count)`` of every
+    axis (``None``: every position is), computed from iotas (IREE fuses them with the select). IREE-3.13-WORKAROUND: a
+    select on a constant boolean mask of more than one value gives wrong results on
+    ``android-arm64`` (the mask's true positions read as false: ``x.at[5].set(v)``, a
+    reversed ``scan``'s first row)."""
+    mask = None
+    for axis, (start, step, count) in enumerate(window):
+        if (start, step, count) == (0, 1, shape[axis]):
+            continue
+        at = np_api.iota(tuple(shape), dimension=axis, dtype=np.int32)
+        picked = np_api.logical_and(at >= start, at <= start + step * (count - 1))
+        if step > 1:
+            picked = np_api.logical_and(picked, (at - start) % step == 0)
+        mask = picked if mask is None else np_api.logical_and(mask, picked)
+    return mask
 
 
 def _broadcast_value(value, shape):

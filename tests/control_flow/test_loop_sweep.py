@@ -4,7 +4,7 @@ stopping on its values or on a flag, ``cond``/``switch``/``map``/``remat`` insid
 nested scans, ``associative_scan``, cumulative ops, sorts, scatters, ``reduce_window``,
 ``vmap`` of a loop with per-example trip counts) under value, ``grad``, ``jacfwd``,
 ``jacrev``, ``hessian``, ``vmap`` of ``grad`` and ``jvp`` of ``grad``, on ``cpu`` in
-float64 and ``vmvx`` in float32, against JAX in float64 (forward mode for every derivative:
+float64, and ``vmvx`` and ``android-arm64`` (under qemu) in float32, against JAX in float64 (forward mode for every derivative:
 JAX cannot reverse-differentiate ``while_loop``).
 
 Minutes of compiling: run only when ``-m`` names ``loop_sweep`` (``python -m pytest -m
@@ -266,10 +266,10 @@ COMPOSITIONS = {
 HOST_STEPPED_JVP_OF_GRAD = {("newton_while", "vmvx"), ("while_bool_flag", "vmvx"), ("vmap_while_batched_trip", "vmvx")}
 
 
-@pytest.mark.parametrize("target", ["cpu", "vmvx"])
+@pytest.mark.parametrize("target", ["cpu", "vmvx", "android-arm64"])
 @pytest.mark.parametrize("composition", list(COMPOSITIONS))
 @pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.__name__)
-def test_equals_jaxs(program, composition, target):
+def test_equals_jaxs(program, composition, target, request, tmp_path):
     ours, theirs = COMPOSITIONS[composition]
     ours_f, shape, *positive = program(S4TF)
     rng = np.random.default_rng(0)
@@ -281,6 +281,12 @@ def test_equals_jaxs(program, composition, target):
     if composition == "jvp of grad" and (program.__name__, target) in HOST_STEPPED_JVP_OF_GRAD:
         pytest.xfail("IREE 3.13: 'indirect buffer reference slot 0' with the loops host-stepped")
     exact = np.asarray(theirs(program(JAX)[0])(x))
-    got = np.asarray(s4tf.function(ours(ours_f), target=target)(x.astype(np.float64 if target == "cpu" else np.float32)))
+    given = x.astype(np.float64 if target == "cpu" else np.float32)
+    if target == "android-arm64":  # a phone's module under qemu (skips without it)
+        runner = request.getfixturevalue("arm64_runner")
+        module = s4tf.compile(ours(ours_f), (given,), target=target)
+        (got,) = runner.invoke(module.save(tmp_path / "module.vmfb"), module.entry_points[0], [given])
+    else:
+        got = np.asarray(s4tf.function(ours(ours_f), target=target)(given))
     assert got.shape == exact.shape
     np.testing.assert_allclose(got, exact, rtol=1e-9 if target == "cpu" else 3e-3, atol=1e-12 if target == "cpu" else 3e-5)

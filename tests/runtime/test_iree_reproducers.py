@@ -210,3 +210,12 @@ def test_a_loop_updating_a_large_tape_beside_an_if_gives_a_wrong_result():
         BranchesToSelects().apply(module.operation)
         selected = str(module)
     np.testing.assert_allclose(run(selected), np.float32(0.3 * 1.1 * 1.2 * 1.3), rtol=1e-6)
+
+
+@pytest.mark.arm64
+def test_a_select_on_a_constant_mask_is_wrong_on_arm64(arm64_runner, tmp_path):
+    module = tmp_path / "select.vmfb"
+    module.write_bytes(compile_stablehlo((REPRODUCERS / "select_on_a_constant_mask_arm64.mlir").read_text(), "android-arm64"))
+    x = np.ones((6, 3), np.float32)
+    (got,) = arm64_runner.invoke(module, "main", [x])
+    np.testing.assert_array_equal(got, np.zeros((6, 3), np.float32))  # should be x's last row below zeros
