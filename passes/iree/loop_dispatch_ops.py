@@ -547,7 +547,7 @@ class OpRules:
         vector_dim = re.search(r"index_vector_dim = (\d+)", numbers)
         target = Kind(op.results[0].type)
         if index_kind.scalar or len(index_kind.shape) != 1 or (vector_dim and int(vector_dim.group(1)) != 0) \
-                or fields.get("operand_batching_dims") or fields.get("offset_dims") != list(range(len(target.shape))):
+                or fields.get("operand_batching_dims") or fields.get("offset_dims", []) != list(range(len(target.shape))):
             raise Unsupported("a gather of more than one slice (one start index vector only)", op)
         starts, zero = [], None
         positions = fields.get("start_index_map", [])

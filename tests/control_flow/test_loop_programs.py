@@ -705,3 +705,33 @@ def test_jvp_of_grad_through_a_host_stepped_data_dependent_while_loop():
                          target="vmvx")(x)
     exact = _jvp_of_grad(jax.jvp, jax.jacfwd, jnp.ones_like, _descent_with_a_flag(jnp, jax.lax))(x.astype(np.float64))
     np.testing.assert_allclose(np.asarray(ours), np.asarray(exact), rtol=1e-5)
+
+
+def _running(xs):
+    return s4tf.scan(lambda c, x: (c + x, c * x), xs[0] * 0, xs)
+
+
+@pytest.mark.parametrize("steps", [16, 1000])
+def test_a_scan_over_the_elements_of_a_vector_runs_inside_one_dispatch_as_numpy(steps):
+    """Each step reads one element (``xs[i]``: a gather without offset dimensions, which the
+    one-dispatch path refused); stepped from the host several steps a trip, IREE 3.13 failed
+    such a scan of 16 steps at run time ("indirect buffer reference slot 0 is out range")."""
+    from s4tf.passes.pipeline import lowering_pipeline
+
+    xs = np.linspace(0.0, 1.0, steps)
+    text = s4tf.function(_running).lower(xs).stablehlo(lowering_pipeline("cpu"))
+    if steps == 16:  # (1,000 outputs are a tape made outside the loop: host-stepped, one step a trip)
+        assert "flow.dispatch.region" in text and "stablehlo.while" not in text
+    total, products = (np.asarray(r) for r in s4tf.function(_running)(xs))
+    sums = np.concatenate([[0.0], np.cumsum(xs)[:-1]])
+    np.testing.assert_allclose(total, xs.sum(), rtol=1e-12)
+    np.testing.assert_allclose(products, sums * xs, rtol=1e-12)
+
+
+def test_a_scan_over_the_elements_of_a_vector_on_vmvx():
+    """On vmvx the loop is stepped from the host; several steps a trip, IREE 3.13 failed it
+    at run time ("indirect buffer reference slot 0"), so it keeps one step a trip
+    (s4tf-unroll-host-loops), as on cpu a scan over 1,000 elements."""
+    xs = np.linspace(0.0, 1.0, 17).astype(np.float32)
+    total, _ = s4tf.function(_running, target="vmvx")(xs)
+    np.testing.assert_allclose(np.asarray(total), xs.sum(), rtol=1e-6)

@@ -269,3 +269,4 @@ def test_a_python_number_carry_is_a_weak_tensor_in_the_step():
     total, partial = s4tf.function(lambda xs: s4tf.scan(lambda c, x: (c + x, c), 0.1, xs))(np.ones(3))
     assert total.dtype == partial.dtype == np.float64
     assert float(total) == 0.1 + 3.0 and list(np.asarray(partial)) == [0.1, 0.1 + 1.0, 0.1 + 2.0]
+
