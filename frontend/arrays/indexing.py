@@ -454,10 +454,10 @@ def _selected_update(x, positions, value, number, kind: str):
 
 def _positions_mask(shape, window):
     """Whether each position of ``shape`` is in the windows ``(start, step, count)`` of every
-    axis (``None``: every position is), computed from iotas (IREE fuses them with the select). IREE-3.13-WORKAROUND: a
-    select on a constant boolean mask of more than one value gives wrong results on
-    ``android-arm64`` (the mask's true positions read as false: ``x.at[5].set(v)``, a
-    reversed ``scan``'s first row)."""
+    axis (``None``: every position is), computed from iotas (IREE fuses them with the
+    select). IREE-3.13-WORKAROUND: a select on a constant boolean mask of more than one value
+    gives wrong results on ``android-arm64`` (the mask's true positions read as false:
+    ``x.at[5].set(v)``, a reversed ``scan``'s first row)."""
     mask = None
     for axis, (start, step, count) in enumerate(window):
         if (start, step, count) == (0, 1, shape[axis]):

@@ -67,13 +67,13 @@ def _constant_value(producer: ir.Operation | None) -> ir.Attribute | None:
     if producer.name not in _ELEMENTS_OF_OPERAND:
         return None
     source = _constant_value(defining_op(producer.operands[0]))
+    if source is None:
+        return None
     try:
-        elements = ir.DenseElementsAttr(source) if source is not None else None
+        elements = ir.DenseElementsAttr(source)
     except ValueError:  # not dense elements (a resource)
         return None
-    if elements is None or not elements.is_splat:
-        return None
-    return ir.DenseElementsAttr.get_splat(producer.results[0].type, elements.get_splat_value())
+    return ir.DenseElementsAttr.get_splat(producer.results[0].type, elements.get_splat_value()) if elements.is_splat else None
 
 
 class Emitter(OpRules):
