@@ -25,6 +25,7 @@ from s4tf.core.errors import CompilationError
 from s4tf.core.mlir import ir, passmanager
 from s4tf.passes.canonicalize import Canonicalize
 from s4tf.passes.diagnostics import Message, error_messages
+from s4tf.passes.iree.bool_constants import AARCH64_TARGETS, BoolConstantsBehindBarriers
 from s4tf.passes.iree.branch_selects import BranchesToSelects
 from s4tf.passes.iree.check_availability import CheckAvailability
 from s4tf.passes.iree.condition_carries import TieConditionCarries
@@ -218,6 +219,8 @@ def lowering_pipeline(target: str) -> Pipeline:
     left on the host run several iterations a trip where their trip count is known, compute
     both sides of their straight-line branches and select, start from run-time tensors, and their bodies read the carries they replace, where
     IREE 3.13 needs it (after the dispatches: a loop inside one keeps its
-    constant tapes)."""
+    constant tapes); on the aarch64 targets, boolean masks are read through barriers."""
+    masks = [BoolConstantsBehindBarriers()] if target in AARCH64_TARGETS else []
     return Pipeline([CheckAvailability(target=target), *LOWERING_PIPELINE, ConstantCarries(), LoopsToDispatch(target=target),
-                     SelectStackedPieces(), UnrollHostLoops(), BranchesToSelects(), RuntimeLoopInits(), TieConditionCarries()])
+                     SelectStackedPieces(), UnrollHostLoops(), BranchesToSelects(), RuntimeLoopInits(), TieConditionCarries(),
+                     *masks])

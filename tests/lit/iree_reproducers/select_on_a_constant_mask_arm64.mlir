@@ -14,7 +14,11 @@
 // folds it into the same constant); a mask computed from an iota (iota == 5) is right, which
 // is what s4tf's static updates (`x.at[5].set(v)`) use (frontend/arrays/indexing.py,
 // `_positions_mask`). Found with a sweep of loop programs on android-arm64: the first row of
-// a reversed `scan` is set so.
+// a reversed `scan` is set so. Which masks fail is erratic: 6x3, 2x3 and 6x2 masks whose last
+// row alone is true fail; 3x3, 4x3, 7x3 and 6x4 ones, and random masks, are right. The same
+// constant read through a stablehlo.optimization_barrier is right for all of them, which is
+// what s4tf does with the constant masks users write on the aarch64 targets
+// (passes/iree/bool_constants.py).
 module {
   func.func @main(%x: tensor<6x3xf32>) -> tensor<6x3xf32> {
     %mask = stablehlo.constant dense<[[false, false, false], [false, false, false], [false, false, false], [false, false, false], [false, false, false], [true, true, true]]> : tensor<6x3xi1>
