@@ -27,6 +27,8 @@ from s4tf.passes.canonicalize import Canonicalize
 from s4tf.passes.diagnostics import Message, error_messages
 from s4tf.passes.iree.bool_constants import AARCH64_TARGETS, BoolConstantsBehindBarriers
 from s4tf.passes.iree.branch_selects import BranchesToSelects
+from s4tf.passes.iree.row_copies import RowCopiesThroughBarriers
+from s4tf.passes.iree.transposed_products import TransposedProducts
 from s4tf.passes.iree.check_availability import CheckAvailability
 from s4tf.passes.iree.condition_carries import TieConditionCarries
 from s4tf.passes.iree.constant_carries import ConstantCarries
@@ -210,6 +212,10 @@ LOWERING_PIPELINE = Pipeline([
 ])
 
 
+#: The targets whose code runs on a GPU.
+GPU_TARGETS = ("vulkan", "cuda")
+
+
 def lowering_pipeline(target: str) -> Pipeline:
     """:data:`LOWERING_PIPELINE` with the availability check for ``target`` first, so ops
     ``target`` cannot run are reported at the user's lines before IREE sees them, loops
@@ -219,8 +225,13 @@ def lowering_pipeline(target: str) -> Pipeline:
     left on the host run several iterations a trip where their trip count is known, compute
     both sides of their straight-line branches and select, start from run-time tensors, and their bodies read the carries they replace, where
     IREE 3.13 needs it (after the dispatches: a loop inside one keeps its
-    constant tapes); on the aarch64 targets, boolean masks are read through barriers."""
-    masks = [BoolConstantsBehindBarriers()] if target in AARCH64_TARGETS else []
+    constant tapes; on ``vulkan`` only the carries read after the loop); on the aarch64
+    targets, boolean masks are read through barriers; on ``vulkan``, transposed products are
+    products of the swapped operands; on the GPU targets, rows copied within a tensor are
+    read through barriers."""
+    workarounds = [BoolConstantsBehindBarriers()] if target in AARCH64_TARGETS else []
+    workarounds += [TransposedProducts()] if target == "vulkan" else []
+    workarounds += [RowCopiesThroughBarriers()] if target in GPU_TARGETS else []
     return Pipeline([CheckAvailability(target=target), *LOWERING_PIPELINE, ConstantCarries(), LoopsToDispatch(target=target),
-                     SelectStackedPieces(), UnrollHostLoops(), BranchesToSelects(), RuntimeLoopInits(), TieConditionCarries(),
-                     *masks])
+                     SelectStackedPieces(), UnrollHostLoops(), BranchesToSelects(), RuntimeLoopInits(), TieConditionCarries(read_after=target == "vulkan"),
+                     *workarounds])

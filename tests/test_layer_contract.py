@@ -5,7 +5,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from layering import ROOT, contract_config, lint, wheel_tree
+from layering import ROOT, contract_config, lint, pyproject, wheel_tree
 
 
 @pytest.fixture(scope="module")
@@ -33,6 +33,18 @@ def test_the_tree_is_laid_out_as_installed(tree):
     ]:
         assert (tree / "s4tf" / installed).read_bytes() == (ROOT / source).read_bytes()
     assert not list(tree.rglob("bench_mlp.py"))  # tools/bench/ is not installed
+
+
+def test_every_source_module_is_installed(built):
+    """pyproject lists its packages one by one: a package left out of the list is missing
+    from a wheel (``import s4tf`` failed on ``s4tf.scipy.stats``) though an editable install
+    finds it."""
+    for package, folder in pyproject()["tool"]["setuptools"]["package-dir"].items():
+        for module in (ROOT / folder).rglob("*.py"):
+            relative = module.relative_to(ROOT / folder)
+            if relative.parts[0] == "bench":  # tools/bench/ is not installed
+                continue
+            assert (built / Path(*package.split(".")) / relative).exists(), f"{folder}/{relative} is not installed"
 
 
 def test_every_frontend_module_is_in_the_frontend_layer(tree):

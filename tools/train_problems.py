@@ -46,15 +46,16 @@ def fresh_model(kind: str):
     return nn.MLP((784, 512, 512, 10)) if kind == "mlp" else nn.LeNet5(in_channels=1, num_classes=10)
 
 
-def problem(kind: str, batch: int):
-    """``(flops, x, y, step, opt)``: a batch of random inputs and labels, the compiled step."""
+def problem(kind: str, batch: int, target: str = "cpu"):
+    """``(flops, x, y, step, opt)``: a batch of random inputs and labels, the step compiled
+    for ``target``."""
     rng = np.random.default_rng(0)
     shape = {"mlp": (batch, 784), "lenet": (batch, 28, 28, 1), "transformer": (batch, 128, 256)}[kind]
     flops = {"mlp": mlp_flops, "lenet": lenet_flops, "transformer": transformer_block.flops}[kind](batch)
     x = rng.standard_normal(shape).astype(np.float32)
     y = rng.integers(0, 10, batch).astype(np.int32)
     opt = Adam(LR)
-    return flops, x, y, train_step(opt), opt
+    return flops, x, y, train_step(opt, target=target), opt
 
 
 def model_leaves(model) -> list:

@@ -21,7 +21,8 @@ import builtins
 import numpy as np
 
 from s4tf.dialects.types import canonical_dtype, is_float
-from s4tf.core.locations import shape_error
+from s4tf.core.errors import DeviceError
+from s4tf.core.locations import shape_error, user_location
 from s4tf.arrays.numpy_api import (  # noqa: A004  (NumPy's names: slice)
     DEFAULT_FLOAT, _normalize_axis, _result_dtype, _tensor, add, asarray, astype, broadcast_to, concatenate,
     dtype_of, equal, expand_dims, full, iota, less_equal, minimum, multiply, reshape, shape_of, subtract, sum,
@@ -32,6 +33,8 @@ from s4tf.pytree import tree_map
 from s4tf.arrays.statistics import cumsum
 from s4tf.arrays.numpy_api import _check_device
 from s4tf.arrays.numpy_api import slice as _slice
+from s4tf.runtime.device import to_device
+from s4tf.runtime.targets import TARGETS
 from s4tf.staging.tensor import Tensor
 
 
@@ -269,9 +272,14 @@ def concat(arrays, axis=0):
 
 def device_put(x, device=None):
     """``x`` (an array or a pytree of them) as tensors on the device s4tf creates them on
-    (``"cpu"``; ``s4tf.function(target=...)`` moves them), as ``jax.device_put``."""
-    _check_device(device, "device_put")
-    return tree_map(asarray, x)
+    (``"cpu"``), or on the device of the target ``device`` names (``"cuda"``, ``"vulkan"``),
+    where functions staged for that target read them without a copy, as ``jax.device_put``."""
+    if device is None or device == "cpu":
+        return tree_map(asarray, x)
+    if device not in TARGETS:
+        raise DeviceError(f"device_put: unknown device {device!r}; s4tf puts tensors on the device of a target: {', '.join(TARGETS)}",
+                          str(user_location() or "") or None)
+    return tree_map(lambda a: Tensor(to_device(np.asarray(a), device), device), x)
 
 
 __all__ = [

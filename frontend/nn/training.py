@@ -33,11 +33,12 @@ def loss_and_gradients(model, x, labels, loss=softmax_cross_entropy, key=None):
     return value, accuracy(logits, labels), model, grads
 
 
-def train_step(opt, loss=softmax_cross_entropy) -> StagedFunction:
+def train_step(opt, loss=softmax_cross_entropy, target: str = "cpu") -> StagedFunction:
     """``step(model, opt_state, x, labels, key=None) -> (model, opt_state, loss, batch
-    accuracy)``, staged: :func:`loss_and_gradients` (``loss(logits, labels)``; the model in
-    training, so BatchNorm's running statistics come back updated; ``key`` seeds Dropout,
-    e.g. the step number, traced) and the optimizer's update.
+    accuracy)``, staged for ``target`` (``"cuda"``: an NVIDIA GPU): :func:`loss_and_gradients`
+    (``loss(logits, labels)``; the model in training, so BatchNorm's running statistics come
+    back updated; ``key`` seeds Dropout, e.g. the step number, traced) and the optimizer's
+    update.
 
     The model and the optimizer state are donated (:mod:`s4tf.staging.donation`): the new ones are
     written into the old ones' device buffers, so the tensors passed in cannot be read
@@ -49,7 +50,7 @@ def train_step(opt, loss=softmax_cross_entropy) -> StagedFunction:
         return model, opt_state, value, batch_accuracy
 
     step.__name__ = "train_step"
-    return function(step, donate_argnums=(0, 1))
+    return function(step, target=target, donate_argnums=(0, 1))
 
 
 @function

@@ -18,6 +18,11 @@ the new value, two or more such carries compile to a module that fails at run ti
 tests/lit/iree_reproducers/while_carries_read_by_barriers_only.mlir). A barrier's results
 are its operands: the values do not change.
 
+On ``vulkan`` (``read_after=true``) only carries read after the loop are tied:
+IREE-3.13-WORKAROUND: there a tied carry that nothing reads after the loop (Newton's
+residual, when the loop returns only the root) fails at run time ("Vulkan queue_dealloca
+buffer was not returned by Vulkan queue_alloca"), and the loop compiles and runs untied.
+
 ```mlir
 %r:2 = stablehlo.while(%err = %one, %v = %x) ... cond { %err > %eps } do {
     %w = f(%v); %m = g(%w); stablehlo.return %m, %w }
@@ -45,9 +50,11 @@ from s4tf.passes.registry import ModulePass, register
 class TieConditionCarries(ModulePass):
     name = "s4tf-tie-condition-carries"
     description = "Make host-stepped loops' bodies read the carries they replace (IREE 3.13)"
+    #: Tie only the carries whose results are read after the loop (vulkan: below).
+    read_after: bool = False
 
     def apply(self, module: ir.Operation) -> None:
-        tie_condition_carries(module)
+        tie_condition_carries(module, self.read_after)
 
 
 def _varies(value: ir.Value, loop: ir.Operation, body: ir.Block) -> bool:
@@ -74,13 +81,15 @@ def _varies(value: ir.Value, loop: ir.Operation, body: ir.Block) -> bool:
     return False
 
 
-def tie_condition_carries(module: ir.Operation) -> None:
+def tie_condition_carries(module: ir.Operation, read_after: bool = False) -> None:
     for loop in collect(module, lambda op: op.name == WHILE and not in_dispatch_region(op)):
         body = loop.regions[1].blocks[0]
         terminator = list(body.operations)[-1]
         for index, carried in enumerate(body.arguments):
             replaced = terminator.operands[index]
             if replaced == carried or (list(carried.uses) and _varies(replaced, loop, body)):
+                continue
+            if read_after and not list(loop.results[index].uses):
                 continue
             with ir.InsertionPoint(terminator), terminator.location:
                 read = _read(carried)

@@ -172,8 +172,10 @@ def test_make_jaxpr_device_put_format_and_precision():
     assert text == s4tf.function(scaled_sum, static_argnums=1).lower(x, 3).as_text() and '"s4tf.mul"' in text
     put = s4tf.device_put({"w": x, "b": [np.float32(1.0), 2]})
     assert all(isinstance(leaf, s4tf.Tensor) for leaf in s4tf.tree_util.tree_leaves(put))
-    with pytest.raises(s4tf.DeviceError, match=r"device_put: s4tf creates tensors on 'cpu'"):
+    with pytest.raises(s4tf.DeviceError, match=r"device_put: unknown device 'tpu'; s4tf puts tensors on the device of a target: cpu, vmvx, vulkan"):
         s4tf.device_put(x, device="tpu")
+    on_vmvx = s4tf.device_put({"w": x}, device="vmvx")["w"]  # read by a function of that target without a copy
+    assert on_vmvx.target == "vmvx" and np.asarray(s4tf.function(lambda a: a * 2, target="vmvx")(on_vmvx)).tolist() == (x * 2).tolist()
     loss = s4tf.mean(s4tf.asarray(x))
     assert f"{loss:.3f} {loss:>9.2e}" == f"{2.5:.3f} {2.5:>9.2e}"
     with pytest.raises(TypeError, match="unsupported format string"):  # as NumPy's arrays

@@ -13,10 +13,15 @@ import numpy as np
 import pytest
 from iree import compiler as iree_compiler
 
+from devices_here import needs_device
 from s4tf.core.errors import CompilationError
+from s4tf.core.mlir import ir, new_context
+from s4tf.passes.iree.row_copies import RowCopiesThroughBarriers
+from s4tf.passes.iree.transposed_products import TransposedProducts
 from s4tf.runtime.compile_and_load import compile_and_load
 from s4tf.runtime.compiler import compile_stablehlo
-from s4tf.runtime.device import InvocationError
+from s4tf.runtime.device import InvocationError, to_device
+from s4tf.staging.tensor import Tensor
 
 REPRODUCERS = Path(__file__).resolve().parents[1] / "lit" / "iree_reproducers"
 
@@ -42,7 +47,6 @@ def test_carries_read_by_barriers_alone_fail_at_run_time(tmp_path, monkeypatch):
 def test_a_barrier_around_an_element_of_a_carried_zero_vector_fails_at_run_time(tmp_path, monkeypatch):
     monkeypatch.setenv("S4TF_CACHE_DIR", str(tmp_path))
     from s4tf.passes.iree.constant_carries import constant_carries
-    from s4tf.core.mlir import ir, new_context
 
     text = (REPRODUCERS / "while_barrier_of_a_zero_carry_element.mlir").read_text()
     x = np.array([-0.15, 0.39, -0.44, 0.54, -0.66, 0.84, -0.91, 1.15], np.float32)
@@ -193,7 +197,6 @@ def test_hoisted_constant_expressions_and_multi_use_fusion_give_a_wrong_second_d
 
 def test_a_loop_updating_a_large_tape_beside_an_if_gives_a_wrong_result():
     from iree import runtime as iree_runtime
-    from s4tf.core.mlir import ir, new_context
     from s4tf.passes.iree.branch_selects import BranchesToSelects
 
     text = (REPRODUCERS / "while_tape_beside_an_if.mlir").read_text()
@@ -219,3 +222,60 @@ def test_a_select_on_a_constant_mask_is_wrong_on_arm64(arm64_runner, tmp_path):
     x = np.ones((6, 3), np.float32)
     (got,) = arm64_runner.invoke(module, "main", [x])
     np.testing.assert_array_equal(got, np.zeros((6, 3), np.float32))  # should be x's last row below zeros
+
+
+@pytest.mark.vulkan
+@needs_device("vulkan")
+def test_a_product_read_transposed_is_wrong_on_vulkan(tmp_path, monkeypatch):
+    """IREE still computes the reproducer wrongly on vulkan; as s4tf emits it (the transpose
+    a product of the swapped operands: ``s4tf-transposed-products``) it is right."""
+    monkeypatch.setenv("S4TF_CACHE_DIR", str(tmp_path))
+    text = (REPRODUCERS / "transposed_product_vulkan.mlir").read_text()
+    x = np.tile(np.arange(1, 7, dtype=np.float32), (4, 1))
+
+    def run(module_text):
+        module = compile_and_load(module_text, "vulkan")
+        return np.asarray(Tensor(module.invoke("main", [to_device(x, "vulkan")])[0], "vulkan"))
+
+    assert not np.allclose(run(text), 2 * x)  # should be 2 * x
+    with new_context():
+        module = ir.Module.parse(text)
+        TransposedProducts().apply(module.operation)
+        swapped = str(module)
+    np.testing.assert_allclose(run(swapped), 2 * x, rtol=1e-6)
+
+
+@pytest.mark.parametrize("target, error", [
+    ("vulkan", "failed to legalize operation 'hal.interface.binding.subspan'"),
+    ("cuda", "LLVM Translation failed for operation: builtin.unrealized_conversion_cast"),
+])
+def test_a_row_copied_in_place_does_not_compile_for_the_gpus(target, error, tmp_path, monkeypatch):
+    """IREE still refuses the reproducer for both GPU backends (no GPU needed: compiling
+    alone fails); with the row read through a barrier (``s4tf-row-copies-through-barriers``)
+    it compiles, and on vulkan runs right."""
+    monkeypatch.setenv("S4TF_CACHE_DIR", str(tmp_path))
+    text = (REPRODUCERS / "row_copy_in_place_gpu.mlir").read_text()
+    with pytest.raises(CompilationError, match=re.escape(error)):
+        compile_stablehlo(text, target)
+    with new_context():
+        module = ir.Module.parse(text)
+        RowCopiesThroughBarriers().apply(module.operation)
+        fixed = str(module)
+    compile_stablehlo(fixed, target)
+
+
+@pytest.mark.vulkan
+@needs_device("vulkan")
+def test_a_row_copied_in_place_through_a_barrier_runs_right_on_vulkan(tmp_path, monkeypatch):
+    monkeypatch.setenv("S4TF_CACHE_DIR", str(tmp_path))
+    with new_context():
+        module = ir.Module.parse((REPRODUCERS / "row_copy_in_place_gpu.mlir").read_text())
+        RowCopiesThroughBarriers().apply(module.operation)
+        fixed = str(module)
+    tape, count = np.arange(1009, dtype=np.float32), np.int32(300)
+    loaded = compile_and_load(fixed, "vulkan")
+    got = np.asarray(Tensor(loaded.invoke("main", [to_device(tape, "vulkan"), to_device(count, "vulkan")])[0], "vulkan"))
+    want = tape.copy()
+    for i in range(1, 300):
+        want[i] = want[2 * i]
+    np.testing.assert_array_equal(got, want)

@@ -21,6 +21,7 @@ from s4tf.runtime.device import (
 )
 from s4tf.runtime.reflection import TARGET_KEY
 from s4tf.runtime.targets import DEVICES, TARGETS, UnknownTargetError, compile_flags, get_target, host_architecture
+from devices_here import needs_device
 from small_model import expected, model_inputs, predict
 
 
@@ -32,10 +33,6 @@ def modules(tmp_path_factory):
         target: s4tf.compile(predict, model_inputs(5), target=target, weights=(0, 1), embed_weights=True).save(directory / f"predict-{target}.vmfb")
         for target in TARGETS
     }
-
-
-def needs_device(device: str):
-    return pytest.mark.skipif(not device_available(device), reason=f"no '{device}' device here")
 
 
 # -- the tables ---------------------------------------------------------------------------------

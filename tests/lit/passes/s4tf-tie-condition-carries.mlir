@@ -1,4 +1,5 @@
 // RUN: s4tf-opt %s --split-input-file -p s4tf-tie-condition-carries | filecheck %s
+// RUN: s4tf-opt %s --split-input-file -p 's4tf-tie-condition-carries{read_after=true}' | filecheck %s --check-prefix=AFTER
 
 // s4tf-tie-condition-carries: a carry the body replaces without reading it (the residual
 // the condition tests), or with a value that does not depend on the carries (zeros), leaves
@@ -109,4 +110,30 @@ func.func @in_a_region(%x: tensor<f32>) -> tensor<f32> {
     flow.return %w#0 : tensor<f32>
   }
   return %r : tensor<f32>
+}
+
+// -----
+
+// With read_after=true (the vulkan pipeline's setting) a carry nothing reads after the loop
+// is left untied; the default ties it as above.
+// CHECK-LABEL:    func.func @residual_not_returned
+// CHECK:            stablehlo.optimization_barrier
+// AFTER-LABEL:    func.func @residual_not_returned
+// AFTER-NOT:        stablehlo.optimization_barrier
+// AFTER:            return
+func.func @residual_not_returned(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %one = stablehlo.constant dense<1.0> : tensor<f32>
+  %eps = stablehlo.constant dense<1.0e-3> : tensor<f32>
+  %half = stablehlo.constant dense<0.5> : tensor<8xf32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %r:2 = stablehlo.while(%err = %one, %v = %x) : tensor<f32>, tensor<8xf32>
+  cond {
+    %p = stablehlo.compare GT, %err, %eps, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %w = stablehlo.multiply %v, %half : tensor<8xf32>
+    %m = stablehlo.reduce(%w init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<8xf32>, tensor<f32>) -> tensor<f32>
+    stablehlo.return %m, %w : tensor<f32>, tensor<8xf32>
+  }
+  return %r#1 : tensor<8xf32>
 }
