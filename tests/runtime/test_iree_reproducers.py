@@ -16,6 +16,7 @@ from iree import compiler as iree_compiler
 from devices_here import needs_device
 from s4tf.core.errors import CompilationError
 from s4tf.core.mlir import ir, new_context
+from s4tf.passes.iree.negated_sums import NegationsOutOfSums
 from s4tf.passes.iree.row_copies import RowCopiesThroughBarriers
 from s4tf.passes.iree.transposed_products import TransposedProducts
 from s4tf.runtime.compile_and_load import compile_and_load
@@ -279,3 +280,17 @@ def test_a_row_copied_in_place_through_a_barrier_runs_right_on_vulkan(tmp_path, 
     for i in range(1, 300):
         want[i] = want[2 * i]
     np.testing.assert_array_equal(got, want)
+
+
+def test_a_sum_of_a_negation_does_not_compile_for_cuda(tmp_path, monkeypatch):
+    """IREE still refuses the reproducer for cuda (compiling alone fails: no GPU needed); as
+    a negated sum (``s4tf-negations-out-of-sums``) it compiles."""
+    monkeypatch.setenv("S4TF_CACHE_DIR", str(tmp_path))
+    text = (REPRODUCERS / "sum_of_a_negation_cuda.mlir").read_text()
+    with pytest.raises(CompilationError, match="failed to get neutral element for reduction"):
+        compile_stablehlo(text, "cuda")
+    with new_context():
+        module = ir.Module.parse(text)
+        NegationsOutOfSums().apply(module.operation)
+        fixed = str(module)
+    compile_stablehlo(fixed, "cuda")
