@@ -4,7 +4,8 @@ stopping on its values or on a flag, ``cond``/``switch``/``map``/``remat`` insid
 nested scans, ``associative_scan``, cumulative ops, sorts, scatters, ``reduce_window``,
 ``vmap`` of a loop with per-example trip counts) under value, ``grad``, ``jacfwd``,
 ``jacrev``, ``hessian``, ``vmap`` of ``grad`` and ``jvp`` of ``grad``, on ``cpu`` in
-float64, and ``vmvx`` and ``android-arm64`` (under qemu) in float32, against JAX in float64 (forward mode for every derivative:
+float64, and ``vmvx``, ``android-arm64`` (under qemu) and ``vulkan`` (Mesa's lavapipe, each
+test in a process of its own) in float32, against JAX in float64 (forward mode for every derivative:
 JAX cannot reverse-differentiate ``while_loop``).
 
 Minutes of compiling: run only when ``-m`` names ``loop_sweep`` (``python -m pytest -m
@@ -21,7 +22,7 @@ import numpy as np
 import pytest
 
 import s4tf
-from s4tf.runtime.device import InvocationError
+from devices_here import needs_device
 
 jax.config.update("jax_enable_x64", True)
 
@@ -267,7 +268,8 @@ HOST_STEPPED_JVP_OF_GRAD = {(program, target) for program in ("newton_while", "w
                             for target in ("vmvx", "android-arm64")}
 
 
-@pytest.mark.parametrize("target", ["cpu", "vmvx", "android-arm64"])
+@pytest.mark.parametrize("target", ["cpu", "vmvx", "android-arm64",
+                                    pytest.param("vulkan", marks=[pytest.mark.vulkan, needs_device("vulkan")])])
 @pytest.mark.parametrize("composition", list(COMPOSITIONS))
 @pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.__name__)
 def test_equals_jaxs(program, composition, target, request, tmp_path):

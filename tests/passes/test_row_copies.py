@@ -7,21 +7,13 @@ import numpy as np
 import pytest
 
 import s4tf
+from loop_examples import newton_sqrt
 from s4tf.passes.iree.row_copies import RowCopiesThroughBarriers
 from s4tf.passes.pipeline import lowering_pipeline
 from s4tf.runtime.compile_and_load import compile_and_load
 from s4tf.runtime.device import to_device
 
-
-def _newton_sqrt(a):
-    def body(state):
-        y, _ = state
-        new = 0.5 * (y + a / y)
-        return new, s4tf.max(s4tf.abs(new - y))
-    return s4tf.lax.while_loop(lambda s: s[1] > 1e-6, body, (a, s4tf.max(a)))[0]
-
-
-GRAD = s4tf.grad(lambda a: s4tf.sum(_newton_sqrt(a)))
+GRAD = s4tf.grad(lambda a: s4tf.sum(newton_sqrt(a)))
 A = np.linspace(0.5, 4.0, 64).astype(np.float32)
 
 

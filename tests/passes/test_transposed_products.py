@@ -1,7 +1,8 @@
 """``s4tf-transposed-products`` on whole programs: the gradient of ``sum(x @ x.T)`` and of
 products read transposed give NumPy's numbers on vulkan (IREE 3.13's SPIR-V code read such
-transposes wrongly: tests/lit/iree_reproducers/transposed_product_vulkan.mlir), and the
-rewrite is right on the CPU as well."""
+transposes wrongly: tests/lit/iree_reproducers/transposed_product_vulkan.mlir; with
+``s4tf-products-apart``, as the vulkan pipeline runs them), and the rewrite is right on the
+CPU as well."""
 
 import numpy as np
 import pytest

@@ -16,6 +16,7 @@ import s4tf
 from s4tf.tree_util import tree_leaves
 from s4tf.tools.train_problems import fresh_model, problem
 from devices_here import needs_device
+from loop_examples import newton_sqrt
 
 GPU_TARGETS = [
     pytest.param("cuda", marks=[pytest.mark.gpu, needs_device("cuda")]),
@@ -74,13 +75,6 @@ def test_reverse_mode_through_a_while_loop_and_a_scan(target):
     """Newton's square root (a ``while_loop`` stopping on its values) and a recurrent cell
     over 40 steps (``scan``), differentiated: against the exact derivative and the ``cpu``
     target in float64."""
-    def newton_sqrt(a):
-        def body(state):
-            y, _ = state
-            new = 0.5 * (y + a / y)
-            return new, s4tf.max(s4tf.abs(new - y))
-        return s4tf.lax.while_loop(lambda s: s[1] > 1e-6, body, (a, s4tf.max(a)))[0]
-
     def recurrent(w, xs):
         def cell(h, x):
             h = s4tf.tanh(h @ w + x)

@@ -1,0 +1,67 @@
+"""``s4tf-products-apart``: where elementwise code combines the results of two or more
+products (``stablehlo.dot_general``, ``stablehlo.convolution``), all but the first are read
+through a ``stablehlo.optimization_barrier``; for the ``vulkan`` target.
+
+IREE-3.13-WORKAROUND: IREE 3.13 fuses such products into one dispatch, and its SPIR-V code
+for it races: on Mesa's lavapipe, `dot(a, x) + dot(b, x)` of 4x4 by 4x6 matrices came back
+wrong in about one run of 30 (rows summed over other rows), and so did the gradient of
+`sum(x @ x.T)` in the test suite. Behind a barrier each product is a dispatch of its own
+(30 runs of 30 right). With ``s4tf-transposed-products`` before it (a product read
+transposed was wrong every time).
+
+```mlir
+%p = stablehlo.dot_general %a, %x, contracting_dims = [1] x [0] : ...
+%q = stablehlo.dot_general %b, %x, contracting_dims = [1] x [0] : ...
+%s = stablehlo.add %p, %q : tensor<4x6xf32>
+// becomes
+%p = stablehlo.dot_general %a, %x, contracting_dims = [1] x [0] : ...
+%q = stablehlo.dot_general %b, %x, contracting_dims = [1] x [0] : ...
+%r = stablehlo.optimization_barrier %q : tensor<4x6xf32>
+%s = stablehlo.add %p, %r : tensor<4x6xf32>
+```
+
+Products are followed through ops without regions (elementwise ops, broadcasts, reshapes,
+transposes), the code IREE fuses with them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from s4tf.core.mlir import ir
+from s4tf.passes.ir_walk import collect, defining_op
+from s4tf.passes.registry import ModulePass, register
+
+PRODUCTS = ("stablehlo.dot_general", "stablehlo.convolution")
+BARRIER = "stablehlo.optimization_barrier"
+
+
+@register
+@dataclass(frozen=True)
+class ProductsApart(ModulePass):
+    name = "s4tf-products-apart"
+    description = "Read all but one of the products that elementwise code combines through optimization barriers (vulkan)"
+
+    def apply(self, module: ir.Operation) -> None:
+        fed: dict = {}  # op -> the products its value is computed from through fusable ops, in order
+        for operation in collect(module, lambda op: True, pre_order=True):
+            if operation.name in PRODUCTS or operation.regions or len(operation.results) != 1:
+                continue
+            products = []
+            for operand in operation.operands:
+                producer = defining_op(operand)
+                if producer is None:
+                    continue
+                for product in ([producer] if producer.name in PRODUCTS else fed.get(producer, [])):
+                    if product not in products:
+                        products.append(product)
+            for product in products[1:]:
+                _barrier(product)
+            fed[operation] = products[:1]
+
+
+def _barrier(product: ir.Operation) -> None:
+    value = product.results[0]
+    with ir.InsertionPoint.after(product), product.location:
+        barrier = ir.Operation.create(BARRIER, results=[value.type], operands=[value])
+    value.replace_all_uses_except(barrier.results[0], barrier)
