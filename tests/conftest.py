@@ -83,8 +83,9 @@ def run_in_a_child(item) -> None:
     process ends, and on Mesa 22's lavapipe (Debian 12's) two of the device's threads
     busy-wait in ``vkWaitSemaphores`` whenever it is idle, taking most of a core from every
     test the worker runs after it."""
+    marks = ["-m", item.config.option.markexpr] if item.config.option.markexpr else []  # the opt-in markers
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-rs", "-n", "0", item.nodeid],
+        [sys.executable, "-m", "pytest", "-q", "-rs", "-n", "0", *marks, item.nodeid],
         env={**os.environ, CHILD: "1"}, cwd=item.config.rootpath, capture_output=True, text=True, timeout=600,
     )
     report = f"{result.stdout[-4000:]}\n{result.stderr[-2000:]}"

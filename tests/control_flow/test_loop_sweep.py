@@ -266,6 +266,15 @@ COMPOSITIONS = {
 #: forward over reverse mode of a data-dependent while_loop stepped from the host.
 HOST_STEPPED_JVP_OF_GRAD = {(program, target) for program in ("newton_while", "while_bool_flag", "vmap_while_batched_trip")
                             for target in ("vmvx", "android-arm64")}
+HOST_STEPPED_JVP_OF_GRAD |= {(program, "vulkan") for program in ("newton_while", "vmap_while_batched_trip", "fori_traced_bound")}
+#: IREE 3.13 fails these on vulkan (lavapipe) alone.
+VULKAN_FAILURES = {
+    ("while_bool_flag", "value", "vulkan"):
+        "IREE 3.13: 'Vulkan queue_dealloca buffer was not returned by Vulkan queue_alloca' at run time (a flag tied to "
+        "the carry it replaces; untied, iree-compile crashes)",
+    ("while_bool_flag", "jvp of grad", "vulkan"):
+        "IREE 3.13: \"'scf.while' op along control flow edge from Operation scf.condition to Region #1\" (compile error)",
+}
 
 
 @pytest.mark.parametrize("target", ["cpu", "vmvx", "android-arm64",
@@ -283,6 +292,10 @@ def test_equals_jaxs(program, composition, target, request, tmp_path):
         x = np.stack([x, x * 0.9 + 0.05])
     if composition == "jvp of grad" and (program.__name__, target) in HOST_STEPPED_JVP_OF_GRAD:
         pytest.xfail("IREE 3.13: 'indirect buffer reference slot 0' with the loops host-stepped")
+    if (program.__name__, composition, target) in VULKAN_FAILURES:
+        pytest.xfail(VULKAN_FAILURES[program.__name__, composition, target])
+    if program.__name__ == "sort_in_loop" and target == "vulkan":
+        pytest.skip("sort is not available on vulkan (docs/targets.md: iree-compile crashes on it)")
     exact = np.asarray(theirs(program(JAX)[0])(x))
     given = x.astype(np.float64 if target == "cpu" else np.float32)
     if target == "android-arm64":  # a phone's module under qemu (skips without it)

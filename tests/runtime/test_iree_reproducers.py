@@ -301,3 +301,10 @@ def test_a_sum_of_a_negation_does_not_compile_for_cuda(tmp_path, monkeypatch):
         NegationsOutOfSums().apply(module.operation)
         fixed = str(module)
     compile_stablehlo(fixed, "cuda")
+
+
+def test_a_sort_with_positions_crashes_the_compiler_for_vulkan(tmp_path, monkeypatch):
+    """IREE still crashes on the reproducer for vulkan (compiling alone: no GPU needed)."""
+    monkeypatch.setenv("S4TF_CACHE_DIR", str(tmp_path))
+    with pytest.raises(CompilationError, match=r"iree-compile crashed .*IntegerAttr::getInt"):
+        compile_stablehlo((REPRODUCERS / "sort_with_positions_vulkan.mlir").read_text(), "vulkan")
