@@ -19,8 +19,6 @@ TARGET_NAMES = ("cpu", "vmvx", "vulkan", "cuda", "android-arm64", "linux-arm64")
 
 INTEGERS = ("i1", "i8", "i32", "i64")
 CONVERSIONS = ("s4tf.cast", "stablehlo.convert")
-#: The dtype of a :class:`Limitation` of its ops whatever their dtypes.
-ANY_DTYPE = "any"
 
 
 @dataclass(frozen=True)
@@ -34,8 +32,6 @@ class Limitation:
     def applies(self, op_name: str, operand_dtypes, result_dtypes) -> bool:
         if self.ops and op_name not in self.ops:
             return False
-        if self.dtype == ANY_DTYPE:
-            return True
         if self.from_dtypes:
             return self.dtype in result_dtypes and any(d in self.from_dtypes for d in operand_dtypes)
         return self.dtype in operand_dtypes or self.dtype in result_dtypes
@@ -90,10 +86,6 @@ LIMITATIONS: tuple[Limitation, ...] = (
     Limitation(
         "vulkan", "bf16", "conversion from i1, i8 or i32 to bf16 gave zeros on lavapipe; convert to f32 first",
         CONVERSIONS, ("i1", "i8", "i32"),
-    ),
-    Limitation(
-        "vulkan", ANY_DTYPE, "iree-compile crashes on a sort carrying a second operand (the positions s4tf's sort "
-        "orders), in mlir::IntegerAttr::getInt; sort on the host (s4tf.host) or on another target", ("s4tf.sort",),
     ),
 )
 

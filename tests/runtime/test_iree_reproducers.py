@@ -304,7 +304,8 @@ def test_a_sum_of_a_negation_does_not_compile_for_cuda(tmp_path, monkeypatch):
 
 
 def test_a_sort_with_positions_crashes_the_compiler_for_vulkan(tmp_path, monkeypatch):
-    """IREE still crashes on the reproducer for vulkan (compiling alone: no GPU needed)."""
+    """IREE still crashes on the reproducer (a 1-D sort of 5 elements) for vulkan (compiling
+    alone: no GPU needed)."""
     monkeypatch.setenv("S4TF_CACHE_DIR", str(tmp_path))
     with pytest.raises(CompilationError, match=r"iree-compile crashed .*IntegerAttr::getInt"):
         compile_stablehlo((REPRODUCERS / "sort_with_positions_vulkan.mlir").read_text(), "vulkan")

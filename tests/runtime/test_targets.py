@@ -175,17 +175,6 @@ def test_limitations_apply_to_the_dtypes_and_ops_they_name():
     assert find_limitation("vmvx", "s4tf.cast", ["f32"], ["f64"]) is None
     assert find_limitation("vmvx", "s4tf.cast", ["i32"], ["f64"]) is not None  # IREE 3.13: no i32 -> f64 there
     assert find_limitation("vmvx", "s4tf.cast", ["i64"], ["f64"]) is None
-    assert find_limitation("vulkan", "s4tf.sort", ["i8", "i32"], ["i32"]) is not None  # whatever the dtypes
-    assert find_limitation("cuda", "s4tf.sort", ["f32", "i32"], ["i32"]) is None
-
-
-def test_a_sort_on_vulkan_is_an_error_at_the_users_line():
-    """IREE 3.13 crashed compiling it (tests/lit/iree_reproducers/sort_with_positions_vulkan.mlir)."""
-    line = inspect.currentframe().f_lineno + 1
-    ordered = s4tf.function(lambda x: s4tf.sort(x) * 2.0, target="vulkan")
-    with pytest.raises(s4tf.CompilationError) as caught:
-        ordered(np.arange(5, 0, -1, dtype=np.float32))
-    assert f"{__file__}:{line}:" in str(caught.value) and "iree-compile crashes on a sort" in str(caught.value)
 
 
 def test_an_int32_counter_added_to_a_float_is_an_error_at_the_users_line_on_vmvx():
