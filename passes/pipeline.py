@@ -30,6 +30,7 @@ from s4tf.passes.iree.branch_selects import BranchesToSelects
 from s4tf.passes.iree.negated_sums import NegationsOutOfSums
 from s4tf.passes.iree.products_apart import ProductsApart
 from s4tf.passes.iree.row_copies import RowCopiesThroughBarriers
+from s4tf.passes.iree.scatter_updates import ScatterUpdatesThroughBarriers
 from s4tf.passes.iree.transposed_products import TransposedProducts
 from s4tf.passes.iree.check_availability import CheckAvailability
 from s4tf.passes.iree.condition_carries import TieConditionCarries
@@ -230,11 +231,12 @@ def lowering_pipeline(target: str) -> Pipeline:
     constant tapes; on ``vulkan`` only the carries read after the loop); on the aarch64
     targets, boolean masks are read through barriers; on ``vulkan``, transposed products are
     products of the swapped operands and products combined run apart; on the GPU targets, rows copied within a tensor are
-    read through barriers; on ``cuda``, sums of negations are negated sums."""
+    read through barriers; on ``cuda``, sums of negations are negated sums and scatters read
+    their updates through barriers."""
     workarounds = [BoolConstantsBehindBarriers()] if target in AARCH64_TARGETS else []
     workarounds += [TransposedProducts(), ProductsApart()] if target == "vulkan" else []
     workarounds += [RowCopiesThroughBarriers()] if target in GPU_TARGETS else []
-    workarounds += [NegationsOutOfSums()] if target == "cuda" else []
+    workarounds += [NegationsOutOfSums(), ScatterUpdatesThroughBarriers()] if target == "cuda" else []
     return Pipeline([CheckAvailability(target=target), *LOWERING_PIPELINE, ConstantCarries(), LoopsToDispatch(target=target),
                      SelectStackedPieces(), UnrollHostLoops(), BranchesToSelects(), RuntimeLoopInits(), TieConditionCarries(read_after=target == "vulkan"),
                      *workarounds])

@@ -19,6 +19,7 @@ from s4tf.core.mlir import ir, new_context
 from s4tf.passes.iree.negated_sums import NegationsOutOfSums
 from s4tf.passes.iree.products_apart import ProductsApart
 from s4tf.passes.iree.row_copies import RowCopiesThroughBarriers
+from s4tf.passes.iree.scatter_updates import ScatterUpdatesThroughBarriers
 from s4tf.passes.iree.transposed_products import TransposedProducts
 from s4tf.runtime.compile_and_load import compile_and_load
 from s4tf.runtime.compiler import compile_stablehlo
@@ -309,3 +310,17 @@ def test_a_sort_with_positions_crashes_the_compiler_for_vulkan(tmp_path, monkeyp
     monkeypatch.setenv("S4TF_CACHE_DIR", str(tmp_path))
     with pytest.raises(CompilationError, match=r"iree-compile crashed .*IntegerAttr::getInt"):
         compile_stablehlo((REPRODUCERS / "sort_with_positions_vulkan.mlir").read_text(), "vulkan")
+
+
+def test_a_scatter_of_selected_updates_does_not_compile_for_cuda(tmp_path, monkeypatch):
+    """IREE still refuses the reproducer for cuda (compiling alone: no GPU needed); with the
+    updates read through a barrier (``s4tf-scatter-updates-through-barriers``) it compiles."""
+    monkeypatch.setenv("S4TF_CACHE_DIR", str(tmp_path))
+    text = (REPRODUCERS / "scatter_of_selected_updates_cuda.mlir").read_text()
+    with pytest.raises(CompilationError, match=re.escape("failed to apply fusion + hoisting patterns")):
+        compile_stablehlo(text, "cuda")
+    with new_context():
+        module = ir.Module.parse(text)
+        ScatterUpdatesThroughBarriers().apply(module.operation)
+        fixed = str(module)
+    compile_stablehlo(fixed, "cuda")
