@@ -3,7 +3,7 @@ wait for IREE (``S4TF_FIRST_CALL=compile``, the default, set here so that a deve
 ``interpret`` does not make the suite test the NumPy references instead of IREE's lowering;
 tests/frontend/test_tiered_first_call.py turns them on); the arm64
 runner for tests of phone modules under qemu; the ``peer``, ``array_api``, ``real_loops``,
-``bench`` and ``loop_sweep`` tests only when asked for; the IREE sample, ``$S4TF_TEST_IREE_SAMPLE`` set to ``1``
+``bench``, ``loop_sweep`` and ``zoo_gpus`` tests only when asked for; the IREE sample, ``$S4TF_TEST_IREE_SAMPLE`` set to ``1``
 while one of its tests runs. Tests marked ``references`` (of a transformation, or of the
 frontend's compositions of ops) run their staged functions and eager ops through the ops'
 NumPy references outside the sample, as the checks of ``tests/autodiff/gradient_checks.py`` do.
@@ -109,12 +109,13 @@ def references_outside_the_iree_sample(request, monkeypatch):
 def pytest_collection_modifyitems(config, items):
     """Leave out the peers' whole gradient tables (marker ``peer``, minutes), the Array
     API test suite (marker ``array_api``), the real loop programs' benchmark (marker
-    ``real_loops``), the sweep of loop programs (marker ``loop_sweep``) and the smoke runs of tools/bench/'s benchmarks (marker ``bench``, which CI
+    ``real_loops``), the sweep of loop programs (marker ``loop_sweep``), the model zoo on the
+    GPU targets (marker ``zoo_gpus``) and the smoke runs of tools/bench/'s benchmarks (marker ``bench``, which CI
     runs after the README's test command) unless ``-m`` names them (``pytest -m peer``);
     ``-m 'not slow'`` and a plain run leave them out. Marks the IREE sample (the module's
     docstring says which tests it holds) and, with ``S4TF_TEST_IREE=functions``, keeps only
     the part of it that the README's command leaves out."""
-    for marker in ("peer", "array_api", "real_loops", "bench", "loop_sweep"):
+    for marker in ("peer", "array_api", "real_loops", "bench", "loop_sweep", "zoo_gpus"):
         if marker not in (config.option.markexpr or ""):
             _keep_only(config, items, lambda item: not item.get_closest_marker(marker))
     functions_tier = os.environ.get("S4TF_TEST_IREE") == "functions"
