@@ -29,6 +29,15 @@ from s4tf.staging.tensor import Tensor
 REPRODUCERS = Path(__file__).resolve().parents[1] / "lit" / "iree_reproducers"
 
 
+def _rewritten(text: str, *rewrites) -> str:
+    """``text`` parsed, each rewrite (a function of the module's operation) applied, printed."""
+    with new_context():
+        module = ir.Module.parse(text)
+        for rewrite in rewrites:
+            rewrite(module.operation)
+        return str(module)
+
+
 def test_a_float64_backward_loop_from_a_constant_count_fails_at_run_time(tmp_path, monkeypatch):
     monkeypatch.setenv("S4TF_CACHE_DIR", str(tmp_path))
     module = compile_and_load((REPRODUCERS / "while_constant_count_f64.mlir").read_text())
@@ -55,10 +64,7 @@ def test_a_barrier_around_an_element_of_a_carried_zero_vector_fails_at_run_time(
     x = np.array([-0.15, 0.39, -0.44, 0.54, -0.66, 0.84, -0.91, 1.15], np.float32)
     with pytest.raises(InvocationError, match="binding table slot requires a buffer"):
         compile_and_load(text).invoke("_lambda_", [x])
-    with new_context():
-        module = ir.Module.parse(text)
-        constant_carries(module.operation)
-        rewritten = str(module)
+    rewritten = _rewritten(text, constant_carries)
     assert np.asarray(compile_and_load(rewritten).invoke("_lambda_", [x])[0]) == np.float32(np.abs(x[:4]).sum())
 
 
@@ -211,10 +217,7 @@ def test_a_loop_updating_a_large_tape_beside_an_if_gives_a_wrong_result():
         return np.asarray(context.modules.module["main"](x))
 
     np.testing.assert_allclose(run(text), np.float32(0.3 * 1.1), rtol=1e-6)  # should be 0.3 * 1.1 * 1.2 * 1.3
-    with new_context():
-        module = ir.Module.parse(text)
-        BranchesToSelects().apply(module.operation)
-        selected = str(module)
+    selected = _rewritten(text, BranchesToSelects().apply)
     np.testing.assert_allclose(run(selected), np.float32(0.3 * 1.1 * 1.2 * 1.3), rtol=1e-6)
 
 
@@ -243,11 +246,7 @@ def test_a_product_read_transposed_is_wrong_on_vulkan(tmp_path, monkeypatch):
         return np.asarray(Tensor(module.invoke("main", [to_device(x, "vulkan")])[0], "vulkan"))
 
     assert not np.allclose(run(text), 2 * x)  # should be 2 * x
-    with new_context():
-        module = ir.Module.parse(text)
-        TransposedProducts().apply(module.operation)
-        ProductsApart().apply(module.operation)
-        swapped = str(module)
+    swapped = _rewritten(text, TransposedProducts().apply, ProductsApart().apply)
     module = compile_and_load(swapped, "vulkan")
     for _ in range(30):
         got = np.asarray(Tensor(module.invoke("main", [to_device(x, "vulkan")])[0], "vulkan"))
@@ -266,21 +265,14 @@ def test_a_row_copied_in_place_does_not_compile_for_the_gpus(target, error, tmp_
     text = (REPRODUCERS / "row_copy_in_place_gpu.mlir").read_text()
     with pytest.raises(CompilationError, match=re.escape(error)):
         compile_stablehlo(text, target)
-    with new_context():
-        module = ir.Module.parse(text)
-        RowCopiesThroughBarriers().apply(module.operation)
-        fixed = str(module)
-    compile_stablehlo(fixed, target)
+    compile_stablehlo(_rewritten(text, RowCopiesThroughBarriers().apply), target)
 
 
 @pytest.mark.vulkan
 @needs_device("vulkan")
 def test_a_row_copied_in_place_through_a_barrier_runs_right_on_vulkan(tmp_path, monkeypatch):
     monkeypatch.setenv("S4TF_CACHE_DIR", str(tmp_path))
-    with new_context():
-        module = ir.Module.parse((REPRODUCERS / "row_copy_in_place_gpu.mlir").read_text())
-        RowCopiesThroughBarriers().apply(module.operation)
-        fixed = str(module)
+    fixed = _rewritten((REPRODUCERS / "row_copy_in_place_gpu.mlir").read_text(), RowCopiesThroughBarriers().apply)
     tape, count = np.arange(1009, dtype=np.float32), np.int32(300)
     loaded = compile_and_load(fixed, "vulkan")
     got = np.asarray(Tensor(loaded.invoke("main", [to_device(tape, "vulkan"), to_device(count, "vulkan")])[0], "vulkan"))
@@ -297,11 +289,7 @@ def test_a_sum_of_a_negation_does_not_compile_for_cuda(tmp_path, monkeypatch):
     text = (REPRODUCERS / "sum_of_a_negation_cuda.mlir").read_text()
     with pytest.raises(CompilationError, match="failed to get neutral element for reduction"):
         compile_stablehlo(text, "cuda")
-    with new_context():
-        module = ir.Module.parse(text)
-        NegationsOutOfSums().apply(module.operation)
-        fixed = str(module)
-    compile_stablehlo(fixed, "cuda")
+    compile_stablehlo(_rewritten(text, NegationsOutOfSums().apply), "cuda")
 
 
 def test_a_sort_with_positions_crashes_the_compiler_for_vulkan(tmp_path, monkeypatch):
@@ -319,8 +307,4 @@ def test_a_scatter_of_selected_updates_does_not_compile_for_cuda(tmp_path, monke
     text = (REPRODUCERS / "scatter_of_selected_updates_cuda.mlir").read_text()
     with pytest.raises(CompilationError, match=re.escape("failed to apply fusion + hoisting patterns")):
         compile_stablehlo(text, "cuda")
-    with new_context():
-        module = ir.Module.parse(text)
-        ScatterUpdatesThroughBarriers().apply(module.operation)
-        fixed = str(module)
-    compile_stablehlo(fixed, "cuda")
+    compile_stablehlo(_rewritten(text, ScatterUpdatesThroughBarriers().apply), "cuda")
