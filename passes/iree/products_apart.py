@@ -5,9 +5,10 @@ through a ``stablehlo.optimization_barrier``; for the ``vulkan`` target.
 IREE-3.13-WORKAROUND: IREE 3.13 fuses such products into one dispatch, and its SPIR-V code
 for it races: on Mesa's lavapipe, `dot(a, x) + dot(b, x)` of 4x4 by 4x6 matrices came back
 wrong in about one run of 30 (rows summed over other rows), and so did the gradient of
-`sum(x @ x.T)` in the test suite. Behind a barrier each product is a dispatch of its own
-(30 runs of 30 right). With ``s4tf-transposed-products`` before it (a product read
-transposed was wrong every time).
+`sum(x @ x.T)` in the test suite. Behind a barrier each product is a dispatch of its own,
+wrong in about one run of 200 under load (a race left in IREE's SPIR-V code or in lavapipe:
+tests/lit/iree_reproducers/transposed_product_vulkan.mlir). With
+``s4tf-transposed-products`` before it (a product read transposed was wrong more often).
 
 ```mlir
 %p = stablehlo.dot_general %a, %x, contracting_dims = [1] x [0] : ...

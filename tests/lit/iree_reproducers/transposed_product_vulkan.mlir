@@ -9,14 +9,14 @@
 //     --input="4x6xf32=[[1 2 3 4 5 6][1 2 3 4 5 6][1 2 3 4 5 6][1 2 3 4 5 6]]"
 //
 // Every element should be twice its column's number (2 4 6 8 10 12 in each row); some come
-// back wrong, some as garbage (-7e31). The product returned alone, or with its transpose
-// returned apart, is right; so is the transpose computed as the product of the swapped
-// operands (passes/iree/transposed_products.py) -- most of the time: the two products
-// added, fused into one dispatch, race, and about one run in 30 comes back with rows summed
-// over other rows (8.5 for 2) when the machine is busy. Each product in a dispatch of its
-// own (an optimization_barrier on one of them: passes/iree/products_apart.py) is right in
-// 30 runs of 30. s4tf emits both on vulkan. Found with reverse mode of `sum(x @ x.T)`, whose
-// gradient is this sum.
+// back wrong, some as garbage (-7e31): in most runs on an idle machine, in about one run of
+// 10 under load. The product returned alone, or with its transpose returned apart, is right;
+// the transpose computed as the product of the swapped operands
+// (passes/iree/transposed_products.py) and the two products in dispatches of their own (an
+// optimization_barrier on one: passes/iree/products_apart.py), which s4tf emits on vulkan,
+// is wrong in about one run of 200 under load (rows summed over other rows: 1.25 for 2), a
+// race IREE's SPIR-V code or lavapipe (Mesa 22) still has. Found with reverse mode of
+// `sum(x @ x.T)`, whose gradient is this sum.
 module {
   func.func @main(%x: tensor<4x6xf32>) -> tensor<4x6xf32> {
     %c = stablehlo.constant dense<2.500000e-01> : tensor<4x4xf32>
