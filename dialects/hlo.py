@@ -52,6 +52,20 @@ def value(name: str, operands, result_type: TensorType, **attributes) -> ir.Valu
     return op(name, operands, result_type, **attributes).result
 
 
+def barrier(operand: ir.Value) -> ir.Value:
+    """``operand`` through a new ``stablehlo.optimization_barrier`` (its own buffer to IREE)."""
+    return value("optimization_barrier", [operand], TensorType.from_mlir(operand.type))
+
+
+def read_through_barrier(produced: ir.Value) -> None:
+    """Every reader of ``produced`` (an op's result) reads it through one barrier placed after
+    its producer."""
+    producer = produced.owner
+    with ir.InsertionPoint.after(producer), producer.location:
+        barred = barrier(produced)
+    produced.replace_all_uses_except(barred, barred.owner.operation)
+
+
 def compare(lhs: ir.Value, rhs: ir.Value, direction: str, dtype: str, result_type: TensorType) -> ir.Value:
     """``stablehlo.compare`` (``direction``: ``EQ``, ``NE``, ``LT``, ...) of two operands of
     ``dtype`` and one shape: floats as floats, booleans unsigned, other integers signed."""

@@ -25,7 +25,8 @@ from s4tf.core.errors import CompilationError
 from s4tf.core.mlir import ir, passmanager
 from s4tf.passes.canonicalize import Canonicalize
 from s4tf.passes.diagnostics import Message, error_messages
-from s4tf.passes.iree.bool_constants import AARCH64_TARGETS, BoolConstantsBehindBarriers
+from s4tf.passes.iree.availability import AARCH64_TARGETS, GPU_TARGETS
+from s4tf.passes.iree.bool_constants import BoolConstantsBehindBarriers
 from s4tf.passes.iree.branch_selects import BranchesToSelects
 from s4tf.passes.iree.negated_sums import NegationsOutOfSums
 from s4tf.passes.iree.products_apart import ProductsApart
@@ -213,10 +214,6 @@ LOWERING_PIPELINE = Pipeline([
     Verify(), Canonicalize(), SingleRowScatters(), LowerToStablehlo(), "inline", "canonicalize", "cse", "symbol-dce",
     MaterializeConvFilters(), FullConvsToMatmul(), PadConvChannels(), ReverseBeforeSlice(),
 ])
-
-
-#: The targets whose code runs on a GPU.
-GPU_TARGETS = ("vulkan", "cuda")
 
 
 def lowering_pipeline(target: str) -> Pipeline:

@@ -48,13 +48,16 @@ _CPU_F64_MATH = [
     ("tan", ("s4tf.tan", "stablehlo.tan")),
     ("atan2 (asin, acos and atan expand to it)", ("s4tf.asin", "s4tf.acos", "s4tf.atan", "s4tf.atan2", "stablehlo.atan2")),
 ]
-#: Cross-compiled CPU targets: no libm to link here (``cpu`` links the system's: s4tf.runtime.system_libm).
-_CPU_TARGETS = ("android-arm64", "linux-arm64")
+#: The cross-compiled CPU targets, for aarch64: no libm to link here (``cpu`` links the
+#: system's: s4tf.runtime.system_libm).
+AARCH64_TARGETS = ("android-arm64", "linux-arm64")
+#: The targets whose code runs on a GPU.
+GPU_TARGETS = ("vulkan", "cuda")
 
 LIMITATIONS: tuple[Limitation, ...] = (
     *(
         Limitation(target, "f64", _LIBM.format(name=name) + "; compute in f32", ops)
-        for target in _CPU_TARGETS
+        for target in AARCH64_TARGETS
         for name, ops in _CPU_F64_MATH
     ),
     Limitation(

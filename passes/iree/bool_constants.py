@@ -29,13 +29,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from s4tf.core.mlir import ir
+from s4tf.dialects import hlo
 from s4tf.passes.iree.unroll_host_loops import in_dispatch_region
 from s4tf.passes.ir_walk import collect
 from s4tf.passes.registry import ModulePass, register
 
-CONSTANT, BARRIER = "stablehlo.constant", "stablehlo.optimization_barrier"
-#: The targets whose code IREE 3.13 gets wrong on constant masks.
-AARCH64_TARGETS = ("android-arm64", "linux-arm64")
+CONSTANT = "stablehlo.constant"
 
 
 @register
@@ -46,10 +45,7 @@ class BoolConstantsBehindBarriers(ModulePass):
 
     def apply(self, module: ir.Operation) -> None:
         for constant in collect(module, _is_bool_mask):
-            value = constant.results[0]
-            with ir.InsertionPoint.after(constant), constant.location:
-                barrier = ir.Operation.create(BARRIER, results=[value.type], operands=[value])
-            value.replace_all_uses_except(barrier.results[0], barrier)
+            hlo.read_through_barrier(constant.results[0])
 
 
 def _is_bool_mask(operation: ir.Operation) -> bool:

@@ -30,11 +30,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from s4tf.core.mlir import ir
+from s4tf.dialects import hlo
 from s4tf.passes.ir_walk import collect, defining_op
 from s4tf.passes.registry import ModulePass, register
 
 PRODUCTS = ("stablehlo.dot_general", "stablehlo.convolution")
-BARRIER = "stablehlo.optimization_barrier"
 
 
 @register
@@ -57,12 +57,6 @@ class ProductsApart(ModulePass):
                     if product not in products:
                         products.append(product)
             for product in products[1:]:
-                _barrier(product)
+                hlo.read_through_barrier(product.results[0])
             fed[operation] = products[:1]
 
-
-def _barrier(product: ir.Operation) -> None:
-    value = product.results[0]
-    with ir.InsertionPoint.after(product), product.location:
-        barrier = ir.Operation.create(BARRIER, results=[value.type], operands=[value])
-    value.replace_all_uses_except(barrier.results[0], barrier)

@@ -26,10 +26,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from s4tf.core.mlir import ir
+from s4tf.dialects import hlo
 from s4tf.passes.ir_walk import collect, defining_op
 from s4tf.passes.registry import ModulePass, register
 
-UPDATE, SLICE, BARRIER = "stablehlo.dynamic_update_slice", "stablehlo.dynamic_slice", "stablehlo.optimization_barrier"
+UPDATE, SLICE = "stablehlo.dynamic_update_slice", "stablehlo.dynamic_slice"
 #: Ops through which a row read stays the same row of numbers.
 _SAME_ELEMENTS = ("stablehlo.reshape", "stablehlo.convert", "stablehlo.bitcast_convert")
 
@@ -42,10 +43,8 @@ class RowCopiesThroughBarriers(ModulePass):
 
     def apply(self, module: ir.Operation) -> None:
         for update in collect(module, lambda op: op.name == UPDATE and _reads_itself(op)):
-            row = update.operands[1]
             with ir.InsertionPoint(update), update.location:
-                barrier = ir.Operation.create(BARRIER, results=[row.type], operands=[row])
-            update.operands[1] = barrier.results[0]
+                update.operands[1] = hlo.barrier(update.operands[1])
 
 
 def _reads_itself(update: ir.Operation) -> bool:

@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from s4tf.core.mlir import ir
+from s4tf.dialects import hlo
 from s4tf.passes.ir_walk import collect, defining_op
 from s4tf.passes.registry import ModulePass, register
 
@@ -46,5 +47,4 @@ class ScatterUpdatesThroughBarriers(ModulePass):
                 if producer is None or producer.name == BARRIER:
                     continue
                 with ir.InsertionPoint(scatter), scatter.location:
-                    barrier = ir.Operation.create(BARRIER, results=[updates.type], operands=[updates])
-                scatter.operands[index] = barrier.results[0]
+                    scatter.operands[index] = hlo.barrier(updates)

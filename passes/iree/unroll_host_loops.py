@@ -211,7 +211,7 @@ def _unshare_updates(operations) -> None:
             target, row = update.operands[0], update.operands[1]
             with ir.InsertionPoint(update), update.location:
                 if not isinstance(row.owner, ir.Block) and row.owner.name != BARRIER:
-                    update.operands[1] = hlo.value("optimization_barrier", [row], TensorType.from_mlir(row.type))
+                    update.operands[1] = hlo.barrier(row)
                 if isinstance(target.owner, ir.Block) or (len(list(target.uses)) < 2 and target.owner.name != BARRIER):
                     continue
                 update.operands[0] = hlo.unshared(target, TensorType.from_mlir(target.type))

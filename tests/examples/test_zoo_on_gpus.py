@@ -6,7 +6,7 @@ tests/examples/test_zoo_on_gpus.py``)."""
 
 import numpy as np
 import pytest
-from zoo_models import load_zoo_model, zoo_names
+from zoo_models import fresh_training_state, load_zoo_model, zoo_names
 
 import s4tf
 from devices_here import needs_device
@@ -17,8 +17,7 @@ pytestmark = pytest.mark.zoo_gpus
 
 def _losses(zoo, target: str, steps: int = 3) -> np.ndarray:
     config = zoo.CONFIGS["test"]
-    model, opt = zoo.make_model(config), zoo.make_optimizer(config)
-    state = opt.init(model) if hasattr(opt, "init") else tuple(o.init(m) for o, m in zip(opt, model))  # a GAN's pair
+    model, _, state = fresh_training_state(zoo, config)
     step = s4tf.function(zoo.make_train_step(config).python_fn, target=target, donate_argnums=(0, 1))
     losses = []
     for k in range(steps):
@@ -42,6 +41,5 @@ def test_each_models_step_compiles_for_cuda(name):
         np.testing.assert_allclose(_losses(zoo, "cuda"), _losses(zoo, "cpu"), rtol=1e-4, atol=1e-5)
         return
     config = zoo.CONFIGS["test"]
-    model, opt = zoo.make_model(config), zoo.make_optimizer(config)
-    state = opt.init(model) if hasattr(opt, "init") else tuple(o.init(m) for o, m in zip(opt, model))
+    model, _, state = fresh_training_state(zoo, config)
     assert s4tf.compile(zoo.make_train_step(config).python_fn, (model, state, *zoo.make_batch(config, 0)), target="cuda").entry_points

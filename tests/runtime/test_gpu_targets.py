@@ -92,10 +92,10 @@ def test_reverse_mode_through_a_while_loop_and_a_scan(target):
     _close_to(w_grad, exact, 1e-5)
 
 
-def _train(kind: str, target: str, steps: int):
-    """``(losses, model leaves)`` after ``steps`` Adam steps of ``kind`` at batch 32 on
+def _train(kind: str, target: str, steps: int, batch: int = 32):
+    """``(losses, model leaves)`` after ``steps`` Adam steps of ``kind`` at ``batch`` on
     ``target``, from the same weights each call."""
-    _, x, y, step, opt = problem(kind, 32, target)
+    _, x, y, step, opt = problem(kind, batch, target)
     model = fresh_model(kind)
     state = opt.init(model)
     losses = []
@@ -129,14 +129,7 @@ def test_a_transformer_blocks_training_steps_on_cuda_follow_the_cpu_target():
     """The encoder block of ``bench_train.py`` (d 256, 4 heads, seq 128), batch 8: on cuda
     (IREE 3.13 refused its LayerNorm's gradient there before ``s4tf-negations-out-of-sums``)."""
     def train(target):
-        _, x, y, step, opt = problem("transformer", 8, target)
-        model = fresh_model("transformer")
-        state = opt.init(model)
-        losses = []
-        for _ in range(3):
-            model, state, loss, _ = step(model, state, x, y)
-            losses.append(float(np.asarray(loss)))
-        return losses
+        return _train("transformer", target, 3, batch=8)[0]
 
     losses = train("cuda")
     assert losses == train("cuda")

@@ -24,20 +24,14 @@ import contextlib
 import os
 import statistics
 import tempfile
-import time
 
 os.environ.setdefault("S4TF_CACHE_DIR", tempfile.mkdtemp(prefix="s4tf-bench-gpu-"))
 
 import numpy as np  # noqa: E402
 
 import s4tf  # noqa: E402
+from bench_compile import timed  # noqa: E402
 from s4tf.tools.train_problems import BATCH, fresh_model, jax_state, jax_step, problem  # noqa: E402
-
-
-def _seconds(fn) -> float:
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
 
 
 def peers(kind: str, batch: int, steps: int, target: str):
@@ -56,7 +50,7 @@ def peers(kind: str, batch: int, steps: int, target: str):
                     *jstate[:4], loss, _ = jstep(*jstate, jx, jy)
                 return float(loss)
 
-        first[name] = _seconds(lambda: losses.setdefault(name, jax_steps(1)))
+        first[name] = timed(lambda: losses.setdefault(name, jax_steps(1)))[0]
         runs[name] = lambda f=jax_steps: f(steps)
     state = {"model": model, "opt": opt.init(model)}
     device_x, device_y = s4tf.device_put((x, y), target)
@@ -66,7 +60,7 @@ def peers(kind: str, batch: int, steps: int, target: str):
             state["model"], state["opt"], loss, _ = step(state["model"], state["opt"], device_x, device_y)
         return float(np.asarray(loss))
 
-    first["s4tf"] = _seconds(lambda: losses.setdefault("s4tf", s4tf_steps(1)))
+    first["s4tf"] = timed(lambda: losses.setdefault("s4tf", s4tf_steps(1)))[0]
     runs["s4tf"] = lambda: s4tf_steps(steps)
     return runs, first, losses
 
@@ -79,7 +73,7 @@ def benchmark(kind: str, batch: int, steps: int, rounds: int, target: str) -> No
     times = {name: [] for name in runs}
     for _ in range(rounds):
         for name, run in runs.items():
-            times[name].append(_seconds(run) / steps)
+            times[name].append(timed(run)[0] / steps)
     ours = statistics.median(times["s4tf"])
     print(f"\n{kind}, batch {batch}: first loss {losses['s4tf']:.4f} (JAX f32 {losses['JAX f32']:.4f}, JAX {losses['JAX']:.4f})")
     print(f"{'peer':<9}{'ms/step':>10}{'s4tf/peer':>11}{'first step s':>14}{'s4tf/peer':>11}")

@@ -33,7 +33,7 @@ from tqdm import tqdm
 
 from bench_compile import timed
 from busy_neighbour import busy_neighbour
-from zoo_models import load_zoo_model, zoo_names
+from zoo_models import fresh_training_state, load_zoo_model, zoo_names
 
 
 def _peer(name: str):
@@ -42,9 +42,7 @@ def _peer(name: str):
 
 
 def _s4tf_runner(zoo, config):
-    model, opt = zoo.make_model(config), zoo.make_optimizer(config)
-    # a tuple of optimizers (a GAN's) for a tuple of models
-    opt_state = opt.init(model) if hasattr(opt, "init") else tuple(o.init(m) for o, m in zip(opt, model))
+    model, opt, opt_state = fresh_training_state(zoo, config)
     state = {"model": model, "opt": opt_state}
     step = zoo.make_train_step(config)
 

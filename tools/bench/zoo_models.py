@@ -41,6 +41,14 @@ class SideBySide(NamedTuple):
     theirs: list
 
 
+def fresh_training_state(zoo: ModuleType, config: dict) -> tuple:
+    """``(model, opt, opt_state)``: the zoo model's fresh weights, its optimizer and that
+    optimizer's initial state."""
+    model, opt = zoo.make_model(config), zoo.make_optimizer(config)
+    two = type(opt) is tuple  # the DCGAN: an optimizer per network (a transformation is a NamedTuple)
+    return model, opt, tuple(o.init(part) for o, part in zip(opt, model)) if two else opt.init(model)
+
+
 def steps_beside_jax(zoo: ModuleType, config: dict, jax_train_step: Callable, steps: int = 3,
                      observe: tuple[Callable, Callable] | None = None) -> SideBySide:
     """Run ``steps`` training steps of the zoo model ``zoo`` (its ``make_model``,
@@ -48,7 +56,7 @@ def steps_beside_jax(zoo: ModuleType, config: dict, jax_train_step: Callable, st
     (``zoo_peers.<name>.jax_train_step``) from the same weights and batches, JAX in float32.
     ``observe = (ours, theirs)`` reads each side's state after every step: ``ours(model)``,
     ``theirs(jax_state)``, kept as NumPy copies (both sides donate their state)."""
-    model, opt = zoo.make_model(config), zoo.make_optimizer(config)
+    model, opt, opt_state = fresh_training_state(zoo, config)
     batches = [zoo.make_batch(config, index) for index in range(steps)]
     record = SideBySide([], [], [], [])
     with jax.enable_x64(False):  # tests elsewhere in the process may have turned float64 on
@@ -60,8 +68,6 @@ def steps_beside_jax(zoo: ModuleType, config: dict, jax_train_step: Callable, st
             if observe is not None:
                 record.theirs.append(jax.tree_util.tree_map(np.array, observe[1](state)))  # copies: donated
     step = zoo.make_train_step(config)
-    two = type(opt) is tuple  # the DCGAN: an optimizer per network (a transformation is a NamedTuple)
-    opt_state = tuple(o.init(part) for o, part in zip(opt, model)) if two else opt.init(model)
     for batch in batches:
         model, opt_state, loss = step(model, opt_state, *batch)
         record.got.append(jax.tree_util.tree_map(float, loss))
