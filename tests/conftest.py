@@ -23,6 +23,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import warnings
 
 import pytest
 from arm64_runs import find_runner
@@ -76,18 +77,28 @@ def pytest_runtest_setup(item):
 
 
 CHILD = "S4TF_TEST_CHILD"
+DEVICE_LOST = "VK_ERROR_DEVICE_LOST"
 
 
 def run_in_a_child(item) -> None:
     """Runs ``item`` in a pytest process of its own. IREE keeps a Vulkan device until its
     process ends, and on Mesa 22's lavapipe (Debian 12's) two of the device's threads
     busy-wait in ``vkWaitSemaphores`` whenever it is idle, taking most of a core from every
-    test the worker runs after it."""
+    test the worker runs after it. A test whose process ends with the device lost runs once
+    more in a new process: Mesa 22's lavapipe loses its device now and then when two
+    processes use it at once (a 300-step loop, about one run in 20 beside another vulkan
+    process, none alone in 55), which a wrong number or a second loss still fails."""
     marks = ["-m", item.config.option.markexpr] if item.config.option.markexpr else []  # the opt-in markers
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-rs", "-n", "0", *marks, item.nodeid],
-        env={**os.environ, CHILD: "1"}, cwd=item.config.rootpath, capture_output=True, text=True, timeout=600,
-    )
+    command = [sys.executable, "-m", "pytest", "-q", "-rs", "-n", "0", *marks, item.nodeid]
+
+    def run():
+        return subprocess.run(command, env={**os.environ, CHILD: "1"}, cwd=item.config.rootpath,
+                              capture_output=True, text=True, timeout=600)
+
+    result = run()
+    if result.returncode != 0 and DEVICE_LOST in result.stdout:
+        warnings.warn(f"{item.nodeid}: lavapipe lost its device ({DEVICE_LOST}); run again in a new process")
+        result = run()
     report = f"{result.stdout[-4000:]}\n{result.stderr[-2000:]}"
     if result.returncode != 0:
         raise AssertionError(f"the test failed in its own process:\n{report}")
