@@ -23,6 +23,8 @@ from s4tf.core.mlir import ir, new_context
 from s4tf.dialects import hlo
 
 LOOP_OPS = frozenset({"stablehlo.while", "scf.while"})
+#: Ops IREE turns into branches of its VM module (outside a dispatch region).
+BRANCH_OPS = frozenset({"stablehlo.while", "stablehlo.if", "stablehlo.case"})
 PRODUCT_OPS = frozenset({"stablehlo.dot_general", "stablehlo.dot"})
 #: Ops whose f64 code IREE turns into calls of libm (StableHLO, and ``math`` inside loop dispatches).
 LIBM_OPS = frozenset({
@@ -77,12 +79,14 @@ class ModuleTraits:
     largest_product_macs: int = 0
     #: The ``flow.dispatch.region`` ops (loops and branches s4tf-loops-to-dispatch put in one dispatch).
     dispatch_regions: int = 0
+    #: Whether a ``stablehlo.while``, ``if`` or ``case`` is left for IREE's host code.
+    branches: bool = False
 
     @staticmethod
     def of(module: ir.Module | ir.Operation) -> ModuleTraits:
         """The traits of ``module``, in one walk of its ops, block arguments and results."""
         found = {"loops": False, "dynamic_shapes": False, "largest": 0, "products": [], "convolutions": 0, "libm": False,
-                 "macs": 0, "regions": 0}
+                 "macs": 0, "regions": 0, "branches": False}
 
         def note(value_type: ir.Type) -> None:
             size = tensor_bytes(value_type)
@@ -101,6 +105,7 @@ class ModuleTraits:
                 for block in region.blocks:
                     for argument in block.arguments:
                         note(argument.type)
+            found["branches"] |= name in BRANCH_OPS
             if name in LOOP_OPS:
                 found["loops"] = True
             elif name in PRODUCT_OPS:
@@ -116,7 +121,7 @@ class ModuleTraits:
 
         getattr(module, "operation", module).walk(visit)
         return ModuleTraits(found["loops"], found["dynamic_shapes"], found["largest"], tuple(found["products"]),
-                            found["convolutions"], found["libm"], found["macs"], found["regions"])
+                            found["convolutions"], found["libm"], found["macs"], found["regions"], found["branches"])
 
     @staticmethod
     def parse(module_text: str) -> ModuleTraits:

@@ -17,6 +17,7 @@ when the module has locations (:func:`check_memory`).
 
 from __future__ import annotations
 
+import io
 import os
 
 import iree.compiler as iree_compiler
@@ -25,6 +26,7 @@ from iree.compiler.version import VERSION as IREE_VERSION
 from s4tf.core.errors import ShapeError
 from s4tf.core.mlir import ir, new_context
 from s4tf.passes.diagnostics import location_text
+from s4tf.passes.iree.branch_refs import DistinctBranchRefs
 from s4tf.passes.iree.loop_dispatch_criterion import MAX_VALUE_BYTES
 from s4tf.passes.ir_walk import collect
 from s4tf.passes.module_traits import ModuleTraits, tensor_bytes
@@ -100,7 +102,25 @@ def check_memory(module_text: str, traits: ModuleTraits, target: str = "cpu", mo
 
 
 def module_cache_key(module_text: str, target: str, flags) -> str:
-    return cache_key(module_text, target, " ".join(flags), __version__, IREE_VERSION)
+    return cache_key(module_text, target, " ".join(flags), __version__, IREE_VERSION, DistinctBranchRefs.name)
+
+
+def iree_compile(module_text: str, flags, traits: ModuleTraits) -> bytes:
+    """IREE's ``.vmfb`` for ``module_text`` (StableHLO, of ``traits``) with ``flags``. A module
+    with host control flow is compiled in two steps, its VM module (``--compile-to=vm``)
+    rewritten by ``s4tf-distinct-branch-refs`` in between (IREE-3.13-WORKAROUND: see
+    :mod:`s4tf.passes.iree.branch_refs`); the ``.vmfb`` is the same bits as in one step
+    where the pass changes nothing. ``iree_compiler.CompilerToolError`` as IREE raises it."""
+    if not traits.branches:
+        return iree_compiler.compile_str(module_text, input_type="stablehlo", extra_args=flags)
+    vm_module = iree_compiler.compile_str(module_text, input_type="stablehlo",
+                                          extra_args=[*flags, "--compile-to=vm", "--emit-mlir-bytecode"])
+    with new_context():
+        module = ir.Module.parse(vm_module)
+        DistinctBranchRefs().apply(module.operation)
+        rewritten = io.BytesIO()
+        module.operation.write_bytecode(rewritten)
+    return iree_compiler.compile_str(rewritten.getvalue(), extra_args=[*flags, "--compile-from=vm"])
 
 
 def module_flags(module_text: str, target: str = "cpu", extra_flags=(), traits: ModuleTraits | None = None) -> list[str]:
@@ -157,7 +177,7 @@ def compile_stablehlo(module_text: str, target: str = "cpu", extra_flags=(), cac
         flags = [*flags, *threading_flags()]  # how IREE runs, not what it makes
         try:
             with watching(module_text, target, flags, key):  # a word to the user if IREE takes minutes
-                vmfb = iree_compiler.compile_str(module_text, input_type="stablehlo", extra_args=flags)
+                vmfb = iree_compile(module_text, flags, traits)
         except iree_compiler.CompilerToolError as error:
             raise compilation_error(module_text, target, flags, str(error), key) from None
         cache.put(key, vmfb)

@@ -264,11 +264,6 @@ COMPOSITIONS = {
                     lambda f: lambda x: jax.jvp(jax.jacfwd(_sum(JAX, f)), (x,), (jnp.ones_like(x),))[1]),
 }
 
-#: IREE 3.13 fails these at run time ("indirect buffer reference slot 0 is out range"):
-#: forward over reverse mode of a data-dependent while_loop stepped from the host.
-HOST_STEPPED_JVP_OF_GRAD = {(program, target) for program in ("newton_while", "while_bool_flag", "vmap_while_batched_trip")
-                            for target in ("vmvx", "android-arm64")}
-HOST_STEPPED_JVP_OF_GRAD |= {(program, "vulkan") for program in ("newton_while", "vmap_while_batched_trip", "fori_traced_bound")}
 #: IREE 3.13 fails these on vulkan (lavapipe) alone.
 VULKAN_FAILURES = {
     ("while_bool_flag", "value", "vulkan"):
@@ -277,8 +272,9 @@ VULKAN_FAILURES = {
     **{("sort_in_loop", composition, "vulkan"): "IREE 3.13: iree-compile crashes in mlir::IntegerAttr::getInt on a "
        "5-element sort with its positions (tests/lit/iree_reproducers/sort_with_positions_vulkan.mlir)"
        for composition in ("value", "grad", "jacrev", "jvp of grad")},
-    ("while_bool_flag", "jvp of grad", "vulkan"):
-        "IREE 3.13: \"'scf.while' op along control flow edge from Operation scf.condition to Region #1\" (compile error)",
+    **{(program, "jvp of grad", "vulkan"):
+       "IREE 3.13: \"'scf.while' op along control flow edge from Operation scf.condition to Region #1\" (compile error)"
+       for program in ("while_bool_flag", "fori_traced_bound")},
 }
 
 
@@ -295,8 +291,6 @@ def test_equals_jaxs(program, composition, target, request, tmp_path):
         x = np.abs(x) + 0.5
     if composition == "vmap of grad":
         x = np.stack([x, x * 0.9 + 0.05])
-    if composition == "jvp of grad" and (program.__name__, target) in HOST_STEPPED_JVP_OF_GRAD:
-        pytest.xfail("IREE 3.13: 'indirect buffer reference slot 0' with the loops host-stepped")
     if (program.__name__, composition, target) in VULKAN_FAILURES:
         pytest.xfail(VULKAN_FAILURES[program.__name__, composition, target])
     given = x.astype(np.float64 if target == "cpu" else np.float32)

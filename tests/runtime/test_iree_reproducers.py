@@ -22,7 +22,7 @@ from s4tf.passes.iree.row_copies import RowCopiesThroughBarriers
 from s4tf.passes.iree.scatter_updates import ScatterUpdatesThroughBarriers
 from s4tf.passes.iree.transposed_products import TransposedProducts
 from s4tf.runtime.compile_and_load import compile_and_load
-from s4tf.runtime.compiler import compile_stablehlo
+from s4tf.runtime.compiler import compile_stablehlo, module_flags
 from s4tf.runtime.device import InvocationError, to_device
 from s4tf.staging.tensor import Tensor
 
@@ -38,11 +38,25 @@ def _rewritten(text: str, *rewrites) -> str:
         return str(module)
 
 
+def _iree_alone(text: str, target: str = "cpu"):
+    """``text`` compiled by IREE in one step, with s4tf's flags but without
+    ``s4tf-distinct-branch-refs`` between its phases, and loaded."""
+    plain = iree_compiler.compile_str(text, input_type="stablehlo", extra_args=module_flags(text, target))
+    return compile_and_load(text, target, vmfb=plain)
+
+
+# IREE 3.13's VM register allocator empties the register of a block argument that it
+# coalesced with a ref the branch also passes (and moves) to a later argument; these three
+# programs met it with three messages (passes/iree/branch_refs.py). Compiled by s4tf, whose
+# s4tf-distinct-branch-refs passes each repeat as a value of its own, they run right.
+
+
 def test_a_float64_backward_loop_from_a_constant_count_fails_at_run_time(tmp_path, monkeypatch):
     monkeypatch.setenv("S4TF_CACHE_DIR", str(tmp_path))
-    module = compile_and_load((REPRODUCERS / "while_constant_count_f64.mlir").read_text())
+    text, x = (REPRODUCERS / "while_constant_count_f64.mlir").read_text(), np.array([1.0, 2.0, 3.0])
     with pytest.raises(InvocationError, match="indirect buffer reference slot 0"):
-        module.invoke("_lambda_", [np.array([1.0, 2.0, 3.0])])
+        _iree_alone(text).invoke("_lambda_", [x])
+    np.testing.assert_array_equal(np.asarray(compile_and_load(text).invoke("_lambda_", [x])[0]), [20.0, 18.0, 12.0])
 
 
 def test_carries_read_by_barriers_alone_fail_at_run_time(tmp_path, monkeypatch):
@@ -50,22 +64,17 @@ def test_carries_read_by_barriers_alone_fail_at_run_time(tmp_path, monkeypatch):
     text = (REPRODUCERS / "while_carries_read_by_barriers_only.mlir").read_text()
     x = np.arange(1, 9, dtype=np.float32)
     with pytest.raises(InvocationError, match="ref is null"):
-        compile_and_load(text).invoke("main", [x])
-    read = text.replace("optimization_barrier %s, %a", "optimization_barrier %s, %na").replace(
-        "    %u:2", "    %na = stablehlo.negate %a : tensor<f32>\n    %u:2")  # the workaround's form
-    assert np.asarray(compile_and_load(read).invoke("main", [x])[0]) == np.float32(5.4961815e-4)
+        _iree_alone(text).invoke("main", [x])
+    assert np.asarray(compile_and_load(text).invoke("main", [x])[0]) == np.float32(5.4961815e-4)
 
 
 def test_a_barrier_around_an_element_of_a_carried_zero_vector_fails_at_run_time(tmp_path, monkeypatch):
     monkeypatch.setenv("S4TF_CACHE_DIR", str(tmp_path))
-    from s4tf.passes.iree.constant_carries import constant_carries
-
     text = (REPRODUCERS / "while_barrier_of_a_zero_carry_element.mlir").read_text()
     x = np.array([-0.15, 0.39, -0.44, 0.54, -0.66, 0.84, -0.91, 1.15], np.float32)
     with pytest.raises(InvocationError, match="binding table slot requires a buffer"):
-        compile_and_load(text).invoke("_lambda_", [x])
-    rewritten = _rewritten(text, constant_carries)
-    assert np.asarray(compile_and_load(rewritten).invoke("_lambda_", [x])[0]) == np.float32(np.abs(x[:4]).sum())
+        _iree_alone(text).invoke("_lambda_", [x])
+    assert np.asarray(compile_and_load(text).invoke("_lambda_", [x])[0]) == np.float32(np.abs(x[:4]).sum())
 
 
 def test_a_constant_carried_into_nested_loops_crashes_the_compiler(tmp_path, monkeypatch):

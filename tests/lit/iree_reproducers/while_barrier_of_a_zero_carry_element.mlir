@@ -18,6 +18,14 @@
 // it (the zeros are the tangent of a constant). IREE-3.13-WORKAROUND:
 // passes/iree/constant_carries.py reads a constant pass-through carry as the constant and
 // drops the barrier around a gather of a constant (s4tf-constant-carries).
+// Root cause (found later): IREE's VM register allocator. The loop's back edge passes one
+// buffer (the small carries IREE packed into one allocation) to several block arguments;
+// the allocator gives an earlier argument the buffer's own register and omits that copy,
+// then moves the buffer (clearing its register) at its last occurrence, so the block reads
+// a null buffer. A ref repeated in one branch, one occurrence coalesced and another moved:
+// RegisterAllocation::remapSuccessorRegisters. s4tf compiles the module in two steps
+// (--compile-to=vm, --compile-from=vm) and passes each repeat as a value of its own between
+// them (passes/iree/branch_refs.py, s4tf-distinct-branch-refs); then it runs right.
 func.func @_lambda_(%arg0: tensor<8xf32>) -> tensor<f32> {
   %cst = stablehlo.constant dense<1.000000e+00> : tensor<8xf32>
   %c = stablehlo.constant dense<7> : tensor<i32>

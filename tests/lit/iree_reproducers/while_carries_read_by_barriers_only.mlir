@@ -21,6 +21,14 @@
 // ("indirect buffer reference slot 0 is out range of the declared binding capacity" in the
 // larger module). IREE-3.13-WORKAROUND: passes/iree/condition_carries.py puts a negated
 // first element of each carry beside its new value.
+// Root cause (found later): IREE's VM register allocator. The loop's back edge passes one
+// buffer (the small carries IREE packed into one allocation) to several block arguments;
+// the allocator gives an earlier argument the buffer's own register and omits that copy,
+// then moves the buffer (clearing its register) at its last occurrence, so the block reads
+// a null buffer. A ref repeated in one branch, one occurrence coalesced and another moved:
+// RegisterAllocation::remapSuccessorRegisters. s4tf compiles the module in two steps
+// (--compile-to=vm, --compile-from=vm) and passes each repeat as a value of its own between
+// them (passes/iree/branch_refs.py, s4tf-distinct-branch-refs); then it runs right.
 func.func @main(%x: tensor<8xf32>) -> tensor<f32> {
   %one = stablehlo.constant dense<1.0> : tensor<f32>
   %eps = stablehlo.constant dense<1.0e-3> : tensor<f32>

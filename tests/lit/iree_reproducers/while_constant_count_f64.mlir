@@ -20,6 +20,14 @@
 // counts the iterations works, which is what s4tf's reverse mode does
 // (passes/autodiff/region_derivatives.py, `_counted`). Found with a sweep of scan lengths
 // (every float64 scan of 3 or more steps failed).
+// Root cause (found later): IREE's VM register allocator. The loop's back edge passes one
+// buffer (the small carries IREE packed into one allocation) to several block arguments;
+// the allocator gives an earlier argument the buffer's own register and omits that copy,
+// then moves the buffer (clearing its register) at its last occurrence, so the block reads
+// a null buffer. A ref repeated in one branch, one occurrence coalesced and another moved:
+// RegisterAllocation::remapSuccessorRegisters. s4tf compiles the module in two steps
+// (--compile-to=vm, --compile-from=vm) and passes each repeat as a value of its own between
+// them (passes/iree/branch_refs.py, s4tf-distinct-branch-refs); then it runs right.
 module {
   func.func @_lambda_(%arg0: tensor<3xf64>) -> tensor<3xf64> {
     %cst = stablehlo.constant dense<1.000000e+00> : tensor<f64>
