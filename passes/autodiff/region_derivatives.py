@@ -207,8 +207,8 @@ def _while_jvp(module, builder, operation, names, lin_prefix, tangents, primal_m
             rows = max(trips, 1) if every else _checkpoint_rows(row_types, trips)
             body = _caller(body_name, types, location)
             keep_going = lambda carry: condition(*carry[0])[0]  # noqa: E731
-            if every:  # every state fits on the tape: stride 1, and a count at run time from the values the condition reads
-                count, stride = _counted(module, cond_name, body_name, types, init, condition, body), composition.asarray(np.int32(1))
+            if every:  # every state fits on the tape: stride 1, and the count known
+                count, stride = composition.asarray(np.int32(trips)), composition.asarray(np.int32(1))
                 marked = trips if copies == 1 else None  # s4tf-unroll-host-loops may unroll it (once)
                 primals, tapes, _ = _recording_loop(keep_going, body, init, _empty_tapes(row_types, rows), recorded, stride, rows,
                                                     marked)
@@ -231,61 +231,6 @@ def _while_jvp(module, builder, operation, names, lin_prefix, tangents, primal_m
             primals, result_tangents = _while(lambda carry: condition(*carry[0])[0], body, (init, tangent_init),
                                               trip_count(operation))
     return primals, {operation.results[i]: t for i, t in zip(active, result_tangents)}
-
-
-def _counted(module, cond_name: str, body_name: str, types, init, condition, body):
-    """The iterations of a loop of known trip count, counted at run time by a loop that
-    carries only the values its condition reads and those the body computes them from
-    (the counter, bound and step of a ``scan``); the body's other results are dead in it and
-    go when the lowering inlines and canonicalizes. IREE-3.13-WORKAROUND: the known trip
-    count as a constant (or the count the recording loop ends with) makes IREE 3.13 fail
-    float64 backward loops at run time ("indirect buffer reference slot 0": the gradient of
-    a 3-step ``scan``; tests/lit/iree_reproducers/while_constant_count_f64.mlir)."""
-    kept = _condition_closure(module, find_function(module, cond_name), find_function(module, body_name))
-    zeros = {i: composition.zeros(types[i].shape, types[i].dtype) for i in range(len(types)) if i not in kept}
-
-    def full(values):
-        by_index = dict(zip(kept, values))
-        return [by_index[i] if i in by_index else zeros[i] for i in range(len(types))]
-
-    def step(carry):
-        outputs = body(*full(carry[0]))
-        return [outputs[i] for i in kept], carry[1] + 1
-
-    start = ([init[i] for i in kept], composition.zeros((), COUNT.dtype))
-    return _while(lambda carry: condition(*full(carry[0]))[0], step, start)[1]
-
-
-def _condition_closure(module, cond: ir.Operation, body: ir.Operation) -> list[int]:
-    """The carried values the condition reads, and (to a fixed point) those the body
-    computes their next values from."""
-    read = _depended_on(module, cond, return_values(cond))
-    kept = {i for i, argument in enumerate(entry_block(cond).arguments) if argument in read}
-    outputs, arguments = return_values(body), list(entry_block(body).arguments)
-    while True:
-        needed = _depended_on(module, body, [outputs[i] for i in kept])
-        grown = kept | {i for i, argument in enumerate(arguments) if argument in needed}
-        if grown == kept:
-            return sorted(kept)
-        kept = grown
-
-
-def _depended_on(module, function: ir.Operation, values) -> set:
-    """``values`` and every value of ``function`` they are computed from, a call's results
-    from the operands its callee computes them from."""
-    reached = set(values)
-    for operation in reversed(body_operations(function)):
-        wanted = [k for k, result in enumerate(operation.results) if result in reached]
-        if not wanted:
-            continue
-        if operation.name != "func.call":
-            reached.update(operation.operands)
-            continue
-        callee = find_function(module, ir.FlatSymbolRefAttr(operation.attributes["callee"]).value)
-        inner = _depended_on(module, callee, [return_values(callee)[k] for k in wanted])
-        reached.update(operand for operand, argument in zip(operation.operands, entry_block(callee).arguments)
-                       if argument in inner)
-    return reached
 
 
 def _carried_tangents(body: ir.Operation, floats: list[int], given: list[int]) -> list[int]:

@@ -15,8 +15,9 @@ whose backward loop sets the residual's cotangent to zero after the first step. 
 barrier must hold a value an op computes from the carry: with the carry itself beside
 the new value, two or more such carries compile to a module that fails at run time
 ("ref is null", "indirect buffer reference slot 0 is out range";
-tests/lit/iree_reproducers/while_carries_read_by_barriers_only.mlir). A barrier's results
-are its operands: the values do not change.
+tests/lit/iree_reproducers/while_carries_read_by_barriers_only.mlir: IREE's VM register
+allocator, which s4tf-distinct-branch-refs mends). A barrier's results are its operands:
+the values do not change.
 
 On ``vulkan`` (``read_after=true``) only carries read after the loop are tied:
 IREE-3.13-WORKAROUND: there a tied carry that nothing reads after the loop (Newton's

@@ -9,7 +9,10 @@ IREE-3.13-WORKAROUND: a barrier around an element of a pass-through carry that s
 zeros (the tangent of a constant, in ``jvp`` of ``jvp`` of a ``while_loop`` that indexes
 the data) compiled to a module that failed at run time ("binding table slot requires a
 buffer but none was provided";
-tests/lit/iree_reproducers/while_barrier_of_a_zero_carry_element.mlir).
+tests/lit/iree_reproducers/while_barrier_of_a_zero_carry_element.mlir): IREE's VM register
+allocator emptied the loop's buffer, which s4tf-distinct-branch-refs mends at its cause
+(passes/iree/branch_refs.py). The constant read in place of the carry still spares each
+trip the carry's read.
 
 ```mlir
 %r:2 = stablehlo.while(%i = %c0, %t = %zeros) ... do {

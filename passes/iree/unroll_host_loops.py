@@ -37,10 +37,6 @@ solve for timepoint coverage" (tests/lit/iree_reproducers/while_copies_of_an_if.
 of 13 to 65 steps on ``vmvx``). Such loops gain little
 from copies anyway, each trip of what they hold waiting on the host already (a 24-step loop
 holding a 3-step one over 10,000 floats: 0.78 ms a call copied 8 times, 0.71 ms as it is).
-IREE-3.13-WORKAROUND: copies of a body reading single elements behind barriers (``xs[i]``
-of a ``scan`` over a vector; dialects/indexing_ops.py) fail at run time ("indirect buffer
-reference slot 0 is out range": a ``scan`` of 16 steps on ``vmvx``, of 1,000 on ``cpu``),
-so such loops keep one step a trip (they still become straight-line code when short).
 IREE-3.13-WORKAROUND: loops holding a dispatch region of several results are left as they
 are too: a copy can read one value where the body read two carries (the scan's first step
 returned it to both), and IREE 3.13, finding two of the region's results equal, gives one of them another result's
@@ -56,7 +52,7 @@ from s4tf.core.mlir import ir
 from s4tf.dialects import hlo
 from s4tf.dialects.control_flow import mark_trip_count, trip_count
 from s4tf.dialects.types import TensorType
-from s4tf.passes.ir_walk import collect, defining_op, is_hlo_constant
+from s4tf.passes.ir_walk import collect, is_hlo_constant
 from s4tf.passes.pass_options import PipelineError
 from s4tf.passes.registry import ModulePass, register
 
@@ -66,7 +62,6 @@ HOST_CONTROL_FLOW = (WHILE, "stablehlo.if", "stablehlo.case")
 DISPATCH_REGION = "flow.dispatch.region"
 UPDATE = "stablehlo.dynamic_update_slice"
 BARRIER = "stablehlo.optimization_barrier"
-GATHER = "stablehlo.gather"
 
 
 def in_dispatch_region(operation: ir.Operation) -> bool:
@@ -107,19 +102,9 @@ def unroll_host_loops(module: ir.Operation, copies: int = 8, max_ops: int = 4096
         k = max(d for d in range(1, most + 1) if trips % d == 0)
         if k == trips or trips == 0:  # no trip left to step: the loop becomes straight-line code
             _inline(loop, trips)
-        elif k > 1 and not _reads_elements_behind_barriers(loop):  # IREE 3.13: see above
+        elif k > 1:
             _unroll(loop, k)
             mark_trip_count(loop, trips // k)
-
-
-def _reads_elements_behind_barriers(loop: ir.Operation) -> bool:
-    """Whether ``loop`` reads single elements gathered behind an ``optimization_barrier``
-    (``xs[i]`` of a ``scan`` over a vector: s4tf's lowering of a 0-d gather)."""
-    def element_read(op):
-        producer = defining_op(op.operands[0])
-        return not ir.RankedTensorType(op.results[0].type).shape and producer is not None and producer.name == GATHER
-
-    return any(map(element_read, collect(loop, lambda op: op.name == BARRIER and len(op.results) == 1)))
 
 
 def _holds_multi_result_region(loop: ir.Operation) -> bool:

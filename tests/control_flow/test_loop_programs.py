@@ -713,14 +713,16 @@ def _running(xs):
 @pytest.mark.parametrize("steps", [16, 1000])
 def test_a_scan_over_the_elements_of_a_vector_runs_inside_one_dispatch_as_numpy(steps):
     """Each step reads one element (``xs[i]``: a gather without offset dimensions, which the
-    one-dispatch path refused); stepped from the host several steps a trip, IREE 3.13 failed
-    such a scan of 16 steps at run time ("indirect buffer reference slot 0 is out range")."""
+    one-dispatch path refused). 1,000 steps write their outputs to a tape made outside the
+    loop, which stays host-stepped, several steps a trip."""
     from s4tf.passes.pipeline import lowering_pipeline
 
     xs = np.linspace(0.0, 1.0, steps)
     text = s4tf.function(_running).lower(xs).stablehlo(lowering_pipeline("cpu"))
-    if steps == 16:  # (1,000 outputs are a tape made outside the loop: host-stepped, one step a trip)
+    if steps == 16:
         assert "flow.dispatch.region" in text and "stablehlo.while" not in text
+    else:
+        assert "s4tf.trip_count = 333 :" in text  # 999 steps after the first, 3 a trip
     total, products = (np.asarray(r) for r in s4tf.function(_running)(xs))
     sums = np.concatenate([[0.0], np.cumsum(xs)[:-1]])
     np.testing.assert_allclose(total, xs.sum(), rtol=1e-12)
@@ -728,9 +730,14 @@ def test_a_scan_over_the_elements_of_a_vector_runs_inside_one_dispatch_as_numpy(
 
 
 def test_a_scan_over_the_elements_of_a_vector_on_vmvx():
-    """On vmvx the loop is stepped from the host; several steps a trip, IREE 3.13 failed it
-    at run time ("indirect buffer reference slot 0"), so it keeps one step a trip
-    (s4tf-unroll-host-loops), as on cpu a scan over 1,000 elements."""
-    xs = np.linspace(0.0, 1.0, 17).astype(np.float32)
-    total, _ = s4tf.function(_running, target="vmvx")(xs)
-    np.testing.assert_allclose(np.asarray(total), xs.sum(), rtol=1e-6)
+    """On vmvx the loop is stepped from the host, several steps a trip
+    (s4tf-unroll-host-loops); so IREE 3.13 failed it at run time ("indirect buffer reference slot 0": its VM register
+    allocator, tests/passes/test_branch_refs.py)."""
+    from s4tf.passes.pipeline import lowering_pipeline
+
+    xs = np.linspace(0.0, 1.0, 16).astype(np.float32)
+    assert "s4tf.trip_count = 3 :" in s4tf.function(_running).lower(xs).stablehlo(lowering_pipeline("vmvx"))  # 15 steps, 5 a trip
+    total, products = (np.asarray(r) for r in s4tf.function(_running, target="vmvx")(xs))
+    sums = np.concatenate([[0.0], np.cumsum(xs)[:-1]])
+    np.testing.assert_allclose(total, xs.sum(), rtol=1e-6)
+    np.testing.assert_allclose(products, sums * xs, rtol=1e-6, atol=1e-7)

@@ -264,8 +264,11 @@ COMPOSITIONS = {
                     lambda f: lambda x: jax.jvp(jax.jacfwd(_sum(JAX, f)), (x,), (jnp.ones_like(x),))[1]),
 }
 
-#: IREE 3.13 fails these on vulkan (lavapipe) alone.
-VULKAN_FAILURES = {
+#: IREE 3.13 fails these on vulkan (lavapipe) or in its cuda compiler alone.
+TARGET_FAILURES = {
+    ("vmap_while_batched_trip", "hessian", "cuda"):
+        "IREE 3.13: 'failed to solve for timepoint coverage' (compile error) once the scatters in its nested loops "
+        "read their updates through barriers (s4tf-scatter-updates-through-barriers; without it, it compiles)",
     ("while_bool_flag", "value", "vulkan"):
         "IREE 3.13: 'Vulkan queue_dealloca buffer was not returned by Vulkan queue_alloca' at run time (a flag tied to "
         "the carry it replaces; untied, iree-compile crashes)",
@@ -291,8 +294,8 @@ def test_equals_jaxs(program, composition, target, request, tmp_path):
         x = np.abs(x) + 0.5
     if composition == "vmap of grad":
         x = np.stack([x, x * 0.9 + 0.05])
-    if (program.__name__, composition, target) in VULKAN_FAILURES:
-        pytest.xfail(VULKAN_FAILURES[program.__name__, composition, target])
+    if (program.__name__, composition, target) in TARGET_FAILURES:
+        pytest.xfail(TARGET_FAILURES[program.__name__, composition, target])
     given = x.astype(np.float64 if target == "cpu" else np.float32)
     if target == "cuda" and not device_available("cuda"):  # compiled alone (PTX needs no GPU)
         assert s4tf.compile(ours(ours_f), (given,), target=target).entry_points

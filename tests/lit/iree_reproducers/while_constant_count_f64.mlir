@@ -17,9 +17,8 @@
 // states into tapes (%14#6, %14#7); the second runs backwards from a constant counter (%c_6,
 // the known trip count) reading them. Starting the second loop from the first loop's last
 // index (%14#8) fails the same way; starting it from the result of a separate loop that
-// counts the iterations works, which is what s4tf's reverse mode does
-// (passes/autodiff/region_derivatives.py, `_counted`). Found with a sweep of scan lengths
-// (every float64 scan of 3 or more steps failed).
+// counts the iterations works. Found with a sweep of scan lengths (every float64 scan of 3
+// or more steps failed).
 // Root cause (found later): IREE's VM register allocator. The loop's back edge passes one
 // buffer (the small carries IREE packed into one allocation) to several block arguments;
 // the allocator gives an earlier argument the buffer's own register and omits that copy,

@@ -294,34 +294,3 @@ func.func @constant_starts(%x: tensor<4xf32>) -> tensor<f32> {
   }
   return %r#1 : tensor<f32>
 }
-
-// -----
-
-// A body reading one element behind a barrier (`xs[i]` of a scan over a vector) keeps one
-// iteration a trip: IREE 3.13 fails copies of it at run time ("indirect buffer reference
-// slot 0 is out range").
-// CHECK-LABEL: func.func @element_behind_a_barrier
-// CHECK:         stablehlo.while{{.*}}attributes {s4tf.trip_count = 12 : i64}
-// CHECK-COUNT-1:   "stablehlo.gather"(
-// CHECK-NOT:       "stablehlo.gather"(
-// FOUR-LABEL: func.func @element_behind_a_barrier
-// FOUR:          attributes {s4tf.trip_count = 12 : i64}
-func.func @element_behind_a_barrier(%xs: tensor<12xf32>) -> tensor<f32> {
-  %zero = stablehlo.constant dense<0> : tensor<i32>
-  %one = stablehlo.constant dense<1> : tensor<i32>
-  %twelve = stablehlo.constant dense<12> : tensor<i32>
-  %c0 = stablehlo.constant dense<0.0> : tensor<f32>
-  %r:2 = stablehlo.while(%i = %zero, %c = %c0) : tensor<i32>, tensor<f32> attributes {s4tf.trip_count = 12 : i64}
-  cond {
-    %p = stablehlo.compare LT, %i, %twelve : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    stablehlo.return %p : tensor<i1>
-  } do {
-    %at = stablehlo.reshape %i : (tensor<i32>) -> tensor<1xi32>
-    %x = "stablehlo.gather"(%xs, %at) <{dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [0], start_index_map = [0]>, indices_are_sorted = false, slice_sizes = array<i64: 1>}> : (tensor<12xf32>, tensor<1xi32>) -> tensor<f32>
-    %b = stablehlo.optimization_barrier %x : tensor<f32>
-    %c2 = stablehlo.add %c, %b : tensor<f32>
-    %i2 = stablehlo.add %i, %one : tensor<i32>
-    stablehlo.return %i2, %c2 : tensor<i32>, tensor<f32>
-  }
-  return %r#1 : tensor<f32>
-}

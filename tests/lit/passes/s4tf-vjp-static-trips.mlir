@@ -4,10 +4,9 @@
 // Reverse mode of a loop marked with its trip count (`s4tf.trip_count`: scan's and
 // fori_loop's with Python bounds): the tape holds every state (5 iterations: 5 rows and a
 // spare), and the backward pass is one loop reading it, with no `s4tf.if` choosing segment
-// replays. The forward pass still counts the iterations at run time (an IREE 3.13
-// workaround), with a loop carrying the counter alone: the state it does not need enters
-// as zeros and leaves unchanged, so its computation is dead. (The carries share one type
-// for dialects/irdl.py's check of the inputs.) Numbers:
+// replays. The backward pass runs from the known count, a constant: the forward pass is
+// the recording loop alone. (The carries share one type for dialects/irdl.py's check of
+// the inputs.) Numbers:
 // tests/control_flow/test_region_derivatives.py.
 
 // VALID-NOT: error
@@ -19,11 +18,9 @@
 // CHECK-NOT:     s4tf.if
 // CHECK:         return
 // CHECK-LABEL: func.func private @counted_vjp_fwd(
-// CHECK:         %[[COUNTED:.*]]:3 = "s4tf.while"(
-// CHECK:           stablehlo.return %{{.*}}, %{{.*}}, %arg3 : tensor<3xf32>, tensor<i32>, tensor<3xf32>
 // CHECK:         %[[L:.*]]:6 = "s4tf.while"(
 // CHECK-NOT:     "s4tf.while"
-// CHECK:         return %[[L]]#1, %[[L]]#2, %[[L]]#3, %[[COUNTED]]#1 :
+// CHECK:         return %[[L]]#1, %[[L]]#2, %[[L]]#3 : tensor<3xf32>, tensor<6x3xf32>, tensor<6x3xf32>
 func.func @counted(%x: tensor<3xf32>) -> tensor<3xf32> attributes {s4tf.wrt = array<i64: 0>} {
   %start = "s4tf.constant"() {value = dense<0.0> : tensor<3xf32>} : () -> tensor<3xf32>
   %r:2 = "s4tf.while"(%start, %x) ({
