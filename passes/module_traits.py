@@ -23,7 +23,7 @@ from s4tf.core.mlir import ir, new_context
 from s4tf.dialects import hlo
 
 LOOP_OPS = frozenset({"stablehlo.while", "scf.while"})
-#: Ops IREE turns into branches of its VM module (outside a dispatch region).
+#: Ops IREE turns into branches of its VM module when left outside a dispatch region (noted wherever they are).
 BRANCH_OPS = frozenset({"stablehlo.while", "stablehlo.if", "stablehlo.case"})
 PRODUCT_OPS = frozenset({"stablehlo.dot_general", "stablehlo.dot"})
 #: Ops whose f64 code IREE turns into calls of libm (StableHLO, and ``math`` inside loop dispatches).
