@@ -43,7 +43,10 @@ primal op, then a call of a linear map known only by its transpose:
   checkpoints, last first: it re-records the segment's states from its
   checkpoint into a second tape (every ``ceil(stride / K)``-th of them: all while
   ``stride <= K``), then runs the segment's iterations backwards, each state read from that
-  tape (or recomputed from the nearest one) and fed with the cotangents to the body's VJP.
+  tape (or recomputed from the nearest one) and fed with the cotangents to the body's VJP;
+  an ``s4tf.if`` on "every state on the tape" (also ``SHORTCUT``) takes a loop without the
+  recomputation, whose loop-carried state cost copies of the state at every iteration
+  even where it ran no iteration (a loop inside one dispatch: 30 % of the backward pass).
   Memory: ``2 (K + 1)`` rows of the changing carried values, whatever ``n``; time: one
   forward run of the body per iteration and one body VJP up to ``K`` iterations, two and
   one while ``stride <= K``, more beyond.
@@ -456,6 +459,15 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
         seeds = [by_index[i] if i in by_index else composition.zeros_like(state[i]) for i in floats]
         return body_vjp(*state, *seeds)
 
+    def reading(state_tapes):
+        """A backward step: the VJP at the state of iteration ``position`` read from
+        ``state_tapes`` (a row an iteration)."""
+        def step(carry):
+            position = carry[0] - 1
+            return position, vjp_step(state_at(state_tapes, position), carry[1])
+
+        return step
+
     def segment(carry):
         """Segment ``index`` (``stride`` iterations from its checkpoint), run backwards: its
         states are recomputed into checkpoints of their own (every ``inner``-th one, all of
@@ -476,16 +488,16 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
             )[1]
             return position, vjp_step(state, cotangents)
 
-        return index, _barriers(_while(lambda c: c[0] > 0, step, (length, cotangents))[1]), inner_tapes
+        def steps(*cotangents, one=step):
+            return _while(lambda c: c[0] > 0, one, (length, list(cotangents)))[1]
+
+        cotangents = mark_shortcut(_cond(inner == 1, lambda *c: steps(*c, one=reading(inner_tapes)), steps, cotangents))
+        return index, _barriers(cotangents), inner_tapes
 
     def from_tape(*cotangents):
         """Every iteration's state is on the forward tape (``stride`` 1: at most ``rows``
         iterations): one loop, last iteration first, reading them."""
-        def step(carry):
-            position = carry[0] - 1
-            return position, vjp_step(state_at(tapes, position), carry[1])
-
-        return _barriers(_while(lambda c: c[0] > 0, step, (count, list(cotangents)), trips)[1])
+        return _barriers(_while(lambda c: c[0] > 0, reading(tapes), (count, list(cotangents)), trips)[1])
 
     def replayed(*cotangents):
         """Segments of ``stride`` iterations, last first, each replayed from its checkpoint."""

@@ -468,13 +468,15 @@ def test_reverse_mode_through_newton_on_1000_float64s_with_tapes_in_memory():
     every state from that tape (at most 32 iterations: 0 to 7 here); the two-level
     backward loop for more iterations stays host-stepped (its vectors count 476 KB, over
     MAX_STACK_BYTES), the replays nested in it do not (powers of 4 up to 4**40: about 45
-    iterations, a stride of 2). The trip count differs per call (a different a); the
+    iterations, a stride of 2): a segment's re-recording, and its backward steps in two
+    forms, reading each state from the segment's tape or, beyond 32 rows a segment,
+    recomputing it. The trip count differs per call (a different a); the
     gradient is 0.5 / sqrt(a) (1 where the loop runs zero times: x = a), bit-identical to
     the host-stepped lowering's."""
     rng = np.random.default_rng(3)
     calls = [(rng.uniform(0.5, 50.0, 1000),), (np.full(1000, 4.0),), (rng.uniform(1.0, 2.0, 1000),), (np.ones(1000),),
              (4.0 ** rng.integers(0, 41, 1000),)]
-    results = run_both(newton_gradient, calls, regions=4, whiles=True)
+    results = run_both(newton_gradient, calls, regions=5, whiles=True)
     for (a,), ((host,), (got,)) in zip(calls, results):
         np.testing.assert_array_equal(got, host)
         np.testing.assert_allclose(got, np.ones(1000) if np.all(a == 1.0) else 0.5 / np.sqrt(a), rtol=1e-12)

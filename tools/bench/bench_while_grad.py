@@ -104,8 +104,8 @@ def run(steps_list, size: int, repeats: int) -> None:
               f"{forward_seconds / jax_forward_seconds:.2f}")
         print(f"{steps:>5} steps: s4tf grad (while, run-time n) / JAX grad (fori_loop, static n): "
               f"{grad_seconds / jax_grad_seconds:.2f}")
-        print(f"{steps:>5} steps: medians in ms: s4tf grad {grad_seconds * 1e3:.1f}, s4tf forward "
-              f"{forward_seconds * 1e3:.2f}, JAX grad {jax_grad_seconds * 1e3:.2f}, JAX forward {jax_forward_seconds * 1e3:.3f}")
+        print(f"{steps:>5} steps: medians in ms: s4tf grad {grad_seconds * 1e3:.3f}, s4tf forward "
+              f"{forward_seconds * 1e3:.3f}, JAX grad {jax_grad_seconds * 1e3:.3f}, JAX forward {jax_forward_seconds * 1e3:.3f}")
 
 
 def main(argv=None) -> None:

@@ -82,11 +82,18 @@ func.func @f(%p: tensor<i1>, %x: tensor<3xf32>) -> tensor<3xf32> attributes {s4t
 // CHECK:             %[[SEGMENT:.*]]:6 = "s4tf.while"(%[[SAVED]], %[[KB]], %[[T2]], %{{.*}}, %[[LENGTH]], %{{.*}})
 // CHECK:               "s4tf.tape_write"
 // CHECK:               func.call @f_r0_body(
-// CHECK:             "s4tf.while"(%[[LENGTH]], %[[CV]], %[[CB]], %{{.*}}, %[[SEGMENT]]#2, %[[KB]])
-// CHECK:               %[[STATE:.*]] = "s4tf.tape_read"
-// CHECK:               %[[UPTO:.*]]:4 = "s4tf.while"(%{{.*}}, %[[STATE]], %{{.*}}, %{{.*}})
-// CHECK:                 func.call @f_r0_body(
-// CHECK:               func.call @f_r0_body_vjp(%[[UPTO]]#1, %[[UPTO]]#2, %{{.*}}, %{{.*}})
+// CHECK:             %[[EVERY:.*]] = "s4tf.eq"(
+// CHECK-NEXT:        "s4tf.if"(%[[EVERY]], %[[CV]], %[[CB]], %[[SEGMENT]]#2, %[[KB]], %[[LENGTH]], %{{.*}})
+// CHECK:               "s4tf.while"
+// CHECK:                 %[[READ:.*]] = "s4tf.tape_read"
+// CHECK-NEXT:            func.call @f_r0_body_vjp(%[[READ]],
+// CHECK:             }, {
+// CHECK:               "s4tf.while"
+// CHECK:                 %[[STATE:.*]] = "s4tf.tape_read"
+// CHECK:                 %[[UPTO:.*]]:4 = "s4tf.while"(%{{.*}}, %[[STATE]], %{{.*}}, %{{.*}})
+// CHECK:                   func.call @f_r0_body(
+// CHECK:                 func.call @f_r0_body_vjp(%[[UPTO]]#1, %[[UPTO]]#2, %{{.*}}, %{{.*}})
+// CHECK:             }) {s4tf.shortcut}
 // CHECK:         }) {s4tf.shortcut} : (tensor<i1>, tensor<3xf32>, tensor<3xf32>, tensor<1025x3xf32>
 // CHECK-NEXT:    return %[[CT]]#0, %[[CT]]#1
 // CHECK-LABEL: func.func private @f_vjp_fwd(%arg0: tensor<3xf32>, %arg1: tensor<3xf32>) -> (tensor<3xf32>, tensor<1025x3xf32>, tensor<3xf32>, tensor<i32>, tensor<i32>)
