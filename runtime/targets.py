@@ -17,8 +17,12 @@ from dataclasses import dataclass
 from s4tf.core.errors import S4tfError
 from s4tf.runtime.cpu import Cpu, host_cpu, resolve_cpu
 
-#: Flags for every target: keep f64 as f64 (IREE demotes it to f32 by default).
-COMMON_FLAGS = ("--iree-input-demote-f64-to-f32=false",)
+#: Flags for every target: keep f64 as f64 (IREE demotes it to f32 by default); compute the
+#: constant expressions IREE hoists out of a function when the module loads, not by
+#: compiling and running them inside ``iree-compile`` (its ``JitGlobalsPass``: 0.3-0.5 s of
+#: a 2.2 s compile where a gradient's seed is a one-hot constant, nothing measurable
+#: where there is none; docs/benchmarks.md, "Compile and first calls").
+COMMON_FLAGS = ("--iree-input-demote-f64-to-f32=false", "--iree-opt-const-eval=false")
 
 #: Run-time devices: the name users give (``s4tf-run --device``) and the IREE driver behind it.
 DEVICES = {"cpu": "local-task", "vulkan": "vulkan", "cuda": "cuda"}
