@@ -22,6 +22,9 @@ adds each step's cotangent into a row of ``xs``'s):
 %y = "s4tf.tape_write"(%x, %r, %row)
 ```
 
+A ``set`` marked a scan's output (``s4tf.scan_output``: its index is the loop's step, in
+range) writes the update alone, reading no row.
+
 The scatter's indices hold one coordinate row (``tensor<1xi32>``, ``tensor<1x1xi32>``)
 along axis 0 and its updates one full row of ``x`` (with the indices' leading axes of 1).
 Results are the same bits (an ``add`` of one row adds one update to each element, as the
@@ -36,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from s4tf.core.mlir import ir
+from s4tf.dialects.control_flow import SCAN_OUTPUT
 from s4tf.dialects.op_def import build, lookup
 from s4tf.dialects.types import TensorType
 from s4tf.passes.ir_walk import collect
@@ -72,14 +76,18 @@ def _rewrite(operation: ir.Operation) -> None:
         low = _op("constant", [], location, value=np.zeros((), dtype))
         high = _op("constant", [], location, value=np.asarray(x_type.shape[0] - 1, dtype))
         row = _op("minimum", [_op("maximum", [index, low], location), high], location)
-        inside = _op("eq", [index, row], location)
         update = updates if tuple(update_type.shape) == row_type.shape else _op("reshape", [updates], location,
                                                                                shape=row_type.shape)
-        kept = _op("tape_read", [x, row], location)
-        if ir.StringAttr(operation.attributes["kind"]).value == "add":
-            update = _op("add", [kept, update], location)
-        chosen = _op("select", [inside, update, kept], location)
-        written = _op("tape_write", [x, row, chosen], location)
+        kind = ir.StringAttr(operation.attributes["kind"]).value
+        if kind == "set" and SCAN_OUTPUT in operation.attributes:  # a scan's step index: in range
+            written = _op("tape_write", [x, row, update], location)
+        else:
+            inside = _op("eq", [index, row], location)
+            kept = _op("tape_read", [x, row], location)
+            if kind == "add":
+                update = _op("add", [kept, update], location)
+            chosen = _op("select", [inside, update, kept], location)
+            written = _op("tape_write", [x, row, chosen], location)
     operation.results[0].replace_all_uses_with(written)
     operation.erase()
 

@@ -472,7 +472,10 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
         """Segment ``index`` (``stride`` iterations from its checkpoint), run backwards: its
         states are recomputed into checkpoints of their own (every ``inner``-th one, all of
         them while the segment has at most ``rows`` iterations), then each iteration's state
-        is read (or recomputed from its checkpoint) and the body's VJP applied."""
+        is read (or recomputed from its checkpoint) and the body's VJP applied. Where every
+        state is on that tape an ``s4tf.if`` (a shortcut) takes a step loop without the
+        recomputing loop, which would run no iteration but, inside a dispatch, copy its
+        loop-carried state in and out at every step."""
         index, cotangents, inner_tapes = carry
         index = index - 1
         length = composition.minimum(stride, count - index * stride)

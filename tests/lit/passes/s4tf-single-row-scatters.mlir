@@ -27,6 +27,21 @@ func.func @one_coordinate(%x: tensor<64x32xf32>, %i: tensor<1xi32>, %u: tensor<3
 
 // -----
 
+// A scan's output row (`s4tf.scan_output`: the loop's step, in range): the update alone,
+// no row read.
+
+// CHECK-LABEL: func.func @scan_output
+// CHECK:         %[[ROW:.*]] = "s4tf.minimum"(
+// CHECK-NEXT:    %[[W:.*]] = "s4tf.tape_write"(%arg0, %[[ROW]], %arg2) : (tensor<64x32xf32>, tensor<i32>, tensor<32xf32>) -> tensor<64x32xf32>
+// CHECK-NEXT:    return %[[W]]
+// CHECK-NOT:     s4tf.tape_read
+func.func @scan_output(%x: tensor<64x32xf32>, %i: tensor<1xi32>, %u: tensor<32xf32>) -> tensor<64x32xf32> {
+  %0 = "s4tf.scatter"(%x, %i, %u) {axes = array<i64: 0>, kind = "set", s4tf.scan_output} : (tensor<64x32xf32>, tensor<1xi32>, tensor<32xf32>) -> tensor<64x32xf32>
+  return %0 : tensor<64x32xf32>
+}
+
+// -----
+
 // One index row with a leading axis of 1: the update's leading 1 is reshaped away.
 
 // CHECK-LABEL: func.func @one_index_row
