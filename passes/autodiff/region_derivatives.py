@@ -491,10 +491,11 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
             )[1]
             return position, vjp_step(state, cotangents)
 
-        def steps(*cotangents, one=step):
-            return _while(lambda c: c[0] > 0, one, (length, list(cotangents)))[1]
+        def steps(one):
+            """The segment's iterations, last first, each a call of ``one``."""
+            return lambda *cotangents: _while(lambda c: c[0] > 0, one, (length, list(cotangents)))[1]
 
-        cotangents = mark_shortcut(_cond(inner == 1, lambda *c: steps(*c, one=reading(inner_tapes)), steps, cotangents))
+        cotangents = mark_shortcut(_cond(inner == 1, steps(reading(inner_tapes)), steps(step), cotangents))
         return index, _barriers(cotangents), inner_tapes
 
     def from_tape(*cotangents):
