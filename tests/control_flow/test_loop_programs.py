@@ -731,8 +731,9 @@ def test_a_scan_over_the_elements_of_a_vector_runs_inside_one_dispatch_as_numpy(
 
 def test_a_scan_over_the_elements_of_a_vector_on_vmvx():
     """On vmvx the loop is stepped from the host, several steps a trip
-    (s4tf-unroll-host-loops); so IREE 3.13 failed it at run time ("indirect buffer reference slot 0": its VM register
-    allocator, tests/passes/test_branch_refs.py)."""
+    (s4tf-unroll-host-loops). Stepped so, IREE 3.13 alone fails it at run time ("indirect
+    buffer reference slot 0": its VM register allocator, which s4tf-distinct-branch-refs
+    mends; tests/passes/test_branch_refs.py)."""
     from s4tf.passes.pipeline import lowering_pipeline
 
     xs = np.linspace(0.0, 1.0, 16).astype(np.float32)
