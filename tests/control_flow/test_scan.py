@@ -166,7 +166,7 @@ def test_reverse_mode_keeps_no_checkpoints_of_the_stacked_outputs():
     np.testing.assert_allclose(np.asarray(grad(h0, xs.astype(np.float32))), expected, rtol=2e-4, atol=1e-5)
 
 
-@pytest.mark.parametrize("steps", [100, 65])
+@pytest.mark.parametrize("steps", [100, 65, 128])
 def test_reverse_mode_of_a_long_scan_reads_every_state_from_its_tape(steps):
     """A scan's trip count is known when compiling, so reverse mode keeps every state (100
     steps of an (8, 64) float64 state: 101 rows of 4 KiB, where 256 KiB of checkpoints
@@ -174,8 +174,9 @@ def test_reverse_mode_of_a_long_scan_reads_every_state_from_its_tape(steps):
     module and no loop counting the iterations (two loops: recording and backward), and
     the gradient matches float64 central differences and the same
     loop with a bound known only at run time (which counts, checkpoints and replays). Over
-    256 KiB of tapes, each trip runs several steps: 3 of the 99 after the first step, 8 of
-    the 64 (``_copies``)."""
+    256 KiB of tapes, each trip runs several steps: 8 of the 64 after the first step, and
+    8 of the 99 and of the 127, whose first 3 and 7 run before the loop (``_copies``,
+    ``_peeled``)."""
     rng = np.random.default_rng(5)
     w = rng.standard_normal((64, 64)) * 0.15
     xs = rng.standard_normal((steps, 8, 64)) * 0.3

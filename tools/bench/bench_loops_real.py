@@ -19,7 +19,8 @@ Programs (after GradBench's evaluations and a language model's recurrence):
 - ``particle``: the forward derivative of where a particle lands after an Euler loop whose
   every step takes ``jacfwd`` of a potential (GradBench's ``particle``; both ``jacfwd``);
 - ``lstm``: the gradient of an LSTM's loss over ``scan`` with respect to its weights
-  (``T`` steps, batch 16; JAX: ``lax.scan``);
+  (``T`` steps, batch 16; JAX: ``lax.scan``), and at 200 steps, hidden 256, batch 64 (199
+  steps in the loop once the first is taken out to type the outputs: no divisor up to 8);
 - ``lstm language model`` and ``gru language model``: one training step of a next-token
   model, ``nn.Embedding`` (the LSTM) or one-hot tokens (the GRU), ``nn.RNN`` over
   ``nn.LSTMCell``/``nn.GRUCell`` (a ``scan`` over ``T`` steps), a ``nn.Dense`` readout,
@@ -278,6 +279,9 @@ def programs(small: bool):
     x = np.linspace(0.1, 1.0, n).astype(np.float32)
     w = (rng.normal(size=(2 * hidden, 4 * hidden)) * 0.2).astype(np.float32)
     xs = rng.normal(size=(length, 16, hidden)).astype(np.float32)
+    long_length, long_hidden, long_batch = (12, 64, 48) if small else (200, 256, 64)  # 11 or 199 steps in the loop
+    long_w = (rng.normal(size=(2 * long_hidden, 4 * long_hidden)) / np.sqrt(2 * long_hidden)).astype(np.float32)
+    long_xs = rng.normal(size=(long_length, long_batch, long_hidden)).astype(np.float32)
     scan = lambda f, init, xs: s4tf.scan(f, init, xs)
     return {
         f"ode, n = {n}, gradient": (
@@ -295,6 +299,9 @@ def programs(small: bool):
         f"lstm, {length} steps, hidden {hidden}, gradient": (
             s4tf.function(s4tf.grad(lstm_loss(s4tf, scan, hidden))),
             jax.jit(jax.grad(lstm_loss(jnp, jax.lax.scan, hidden))), (w, xs)),
+        f"lstm, {long_length} steps, hidden {long_hidden}, batch {long_batch}, gradient": (
+            s4tf.function(s4tf.grad(lstm_loss(s4tf, scan, long_hidden))),
+            jax.jit(jax.grad(lstm_loss(jnp, jax.lax.scan, long_hidden))), (long_w, long_xs)),
         **{f"spline, {samples} x {control}, fit": (first(s4tf.function(fit)), first(jax.jit(jax_fit)),
                                                    spline_args(samples, control))
            for samples, control in ([(96, 16)] if small else [(600, 16), (2000, 32)])},
