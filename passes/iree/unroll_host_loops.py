@@ -7,7 +7,10 @@ the body's dispatches and waits to read the condition, about 45 us on ``local-ta
 trip, JAX's ``fori_loop`` 2.1-3.2 ms). A loop marked with its trip count ``n``
 (``s4tf.trip_count``: a ``scan``, a ``fori_loop`` with Python int bounds) runs exactly
 ``n`` iterations, so its body may be copied ``k`` times, ``k`` the largest divisor of ``n``
-up to ``copies``, and the condition read once every ``k`` iterations:
+up to ``copies`` where it is at least half of that (else ``copies`` where two trips or
+more are left, the first ``n mod copies`` iterations copied before the loop, whose
+condition then holds every ``k`` iterations until the last trip as before), and the
+condition read once every ``k`` iterations:
 
 ```mlir
 %r:2 = stablehlo.while(%i = %c0, %h = %x) ... cond { %i < 64 } do { %h' = f(%h); return %i + 1, %h' }
@@ -102,7 +105,11 @@ def unroll_host_loops(module: ir.Operation, copies: int = 8, max_ops: int = 4096
         k = max(d for d in range(1, most + 1) if trips % d == 0)
         if k == trips or trips == 0:  # no trip left to step: the loop becomes straight-line code
             _inline(loop, trips)
-        elif k > 1:
+            continue
+        if 2 * k < most and trips >= 2 * most:  # few divisors: the first trips % most run before the loop
+            _peel(loop, trips % most)
+            k, trips = most, trips - trips % most
+        if k > 1:
             _unroll(loop, k)
             mark_trip_count(loop, trips // k)
 
@@ -135,18 +142,36 @@ def _outermost_on_host(root: ir.Operation, names: tuple[str, ...]) -> list[ir.Op
 
 
 def _inline(loop: ir.Operation, trips: int) -> None:
-    """Replace ``loop`` by ``trips`` copies of its body before it, starting from its initial
-    carries with the constants among them made opaque (:func:`_opaque_starts`), their row
-    updates made safe from IREE 3.13's in-place writes and merged fills (:func:`_unshare_updates`)."""
-    body = loop.regions[1].blocks[0]
-    operations = [op.operation for op in body.operations]
-    current, copies = _opaque_starts(loop), []
-    for _ in range(trips):
-        current = _copy(operations[:-1], operations[-1].operands, dict(zip(body.arguments, current)), loop, copies)
-    for result, value in zip(loop.results, current):
+    """Replace ``loop`` by ``trips`` copies of its body before it (:func:`_straight_line`)."""
+    values, copies = _straight_line(loop, trips)
+    for result, value in zip(loop.results, values):
         result.replace_all_uses_with(value)
     loop.erase()
     _unshare_updates(copies)
+
+
+def _peel(loop: ir.Operation, count: int) -> None:
+    """Run ``loop``'s first ``count`` iterations before it (:func:`_straight_line`), the loop
+    starting from their results. Its condition, tested every ``k`` iterations from there,
+    holds until the last trip as before. A 128-step ``scan`` (127 steps in its loop, a
+    prime) runs 8 a trip after 7 before the loop instead of one a trip."""
+    values, copies = _straight_line(loop, count)
+    for index, value in enumerate(values):
+        loop.operands[index] = value
+    _unshare_updates(copies)
+
+
+def _straight_line(loop: ir.Operation, count: int) -> list[ir.Value]:
+    """``count`` copies of ``loop``'s body before it, starting from its initial carries with
+    the constants among them made opaque (:func:`_opaque_starts`): the carries after them,
+    and the copied ops, whose row updates the caller makes safe from IREE 3.13's in-place
+    writes and merged fills (:func:`_unshare_updates`) once the carries are used."""
+    body = loop.regions[1].blocks[0]
+    operations = [op.operation for op in body.operations]
+    current, copies = _opaque_starts(loop), []
+    for _ in range(count):
+        current = _copy(operations[:-1], operations[-1].operands, dict(zip(body.arguments, current)), loop, copies)
+    return current, copies
 
 
 def _opaque_starts(loop: ir.Operation) -> list[ir.Value]:

@@ -39,7 +39,8 @@ func.func @counted(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 // A loop without a trip count (its bound an argument), and a loop of a prime trip count
-// above 8 (one iteration a trip is all that divides it), are left as they are.
+// from 9 to 15 (one iteration a trip is all that divides it, and 8 a trip would leave one
+// trip), are left as they are.
 
 // CHECK-LABEL: func.func @unknown_or_prime
 // FOUR-LABEL: func.func @unknown_or_prime
@@ -75,6 +76,35 @@ func.func @unknown_or_prime(%x: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32>
     stablehlo.return %i2, %t : tensor<i32>, tensor<4xf32>
   }
   return %s#1 : tensor<4xf32>
+}
+
+// -----
+
+// A loop of a prime trip count of 16 or more, 19: its first 3 iterations are copied before
+// it (from its initial counter behind a barrier), and the loop runs 8 a trip, twice.
+
+// CHECK-LABEL: func.func @prime_long
+// CHECK:         stablehlo.optimization_barrier
+// CHECK-COUNT-3: stablehlo.tanh
+// CHECK:         stablehlo.while(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) : tensor<i32>, tensor<4xf32> attributes {s4tf.trip_count = 2 : i64}
+// CHECK:         do {
+// CHECK-COUNT-8:   stablehlo.tanh
+// CHECK-NOT:       stablehlo.tanh
+// CHECK:           stablehlo.return
+func.func @prime_long(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %bound = stablehlo.constant dense<19> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %zero, %h = %x) : tensor<i32>, tensor<4xf32> attributes {s4tf.trip_count = 19 : i64}
+  cond {
+    %c = stablehlo.compare LT, %i, %bound : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %t = stablehlo.tanh %h : tensor<4xf32>
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i2, %t : tensor<i32>, tensor<4xf32>
+  }
+  return %r#1 : tensor<4xf32>
 }
 
 // -----
