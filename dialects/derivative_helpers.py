@@ -13,6 +13,8 @@ bilinear_jvp(Mul, ops, [x, y], [dx, dy], result)            # dx * y + x * dy
 
 from __future__ import annotations
 
+import numpy as np
+
 
 def unbroadcast(ops, cotangent, shape):
     """``cotangent`` summed over the axes along which ``shape`` was broadcast to its shape."""
@@ -45,8 +47,12 @@ def scale(tangent, factor):
 def mask(ops, predicate, dtype):
     """``predicate`` as 1/0 of ``dtype``, with a zero derivative (``stop_gradient``): a
     rule's mask is piecewise constant, so differentiating the rule again needs no derivative
-    of it, and strict mode (``s4tf-vjp{strict=true}``) has nothing to report."""
-    return ops.stop_gradient(ops.astype(predicate, dtype))
+    of it, and strict mode (``s4tf-vjp{strict=true}``) has nothing to report. A select of
+    two constants rather than a conversion of the booleans: ``vmvx`` cannot convert
+    booleans to float64 (IREE 3.13: "'vm.cast.ui32.f32' op result #0 must be 32-bit float,
+    but got 'f64'"; the gradient of a float64 ``scan`` whose first iterations run before
+    its loop)."""
+    return ops.stop_gradient(ops.where(predicate, np.ones((), dtype), np.zeros((), dtype)))
 
 
 def linear_jvp(op, ops, primals, tangents, result, **attrs):

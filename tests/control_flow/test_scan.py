@@ -197,6 +197,27 @@ def test_reverse_mode_of_a_long_scan_reads_every_state_from_its_tape(steps):
     np.testing.assert_allclose(np.asarray(static), np.asarray(run_time), rtol=1e-12, atol=1e-12)
 
 
+def test_reverse_mode_of_a_float64_scan_with_steps_before_its_loop_on_vmvx():
+    """20 steps of a (32, 128) float64 state: 19 in the loop, the first 3 of them before it
+    and 8 a trip (``_peeled``). Its row reads' derivatives mask their updates with the
+    index bounds, which ``vmvx`` failed to compile as a conversion of booleans to float64
+    ("'vm.cast.ui32.f32' op result #0 must be 32-bit float, but got 'f64'"); the masks are
+    selects now. The gradient equals ``cpu``'s, itself checked against float64 central
+    differences."""
+    rng = np.random.default_rng(11)
+    w = rng.standard_normal((128, 128)) / np.sqrt(128) * 0.8
+    xs = rng.standard_normal((20, 32, 128)) * 0.3
+
+    def loss(w, xs):
+        h, ys = s4tf.scan(lambda h, x: (s4tf.tanh(h @ w + x), s4tf.sum(h * h)), xs[0] * 0, xs)
+        return s4tf.sum(ys) + s4tf.sum(h * h)
+
+    directional_check(lambda w: loss(w, xs), [w])
+    on_cpu = np.asarray(s4tf.function(s4tf.grad(loss))(w, xs))
+    on_vmvx = np.asarray(s4tf.function(s4tf.grad(loss), target="vmvx")(w, xs))
+    np.testing.assert_allclose(on_vmvx, on_cpu, rtol=1e-11, atol=1e-12)
+
+
 @pytest.mark.parametrize("steps", [3, 10, 17, 64])
 @pytest.mark.parametrize("reverse", [False, True])
 def test_gradient_of_a_scan_of_scalars_at_every_length(steps, reverse):
