@@ -85,6 +85,11 @@ class UnrollHostLoops(ModulePass):
     copies: int = 8
     #: The most ops (nested ones counted) a body may have once copied.
     max_ops: int = 4096
+    #: Whether a loop with few divisors of its trip count runs its first iterations before
+    #: it (:func:`_peel`). IREE-3.13-WORKAROUND: off on the GPU targets, where such copies
+    #: beside another loop failed to compile ("failed to solve for timepoint coverage": the
+    #: gradients of a 40-step ``scan`` and of a ``while`` in one function, on ``vulkan``).
+    peel: bool = True
 
     def __post_init__(self):
         super().__post_init__()
@@ -93,10 +98,10 @@ class UnrollHostLoops(ModulePass):
                 raise PipelineError(f"UnrollHostLoops({option}={getattr(self, option)}): {option} must be at least 1")
 
     def apply(self, module: ir.Operation) -> None:
-        unroll_host_loops(module, self.copies, self.max_ops)
+        unroll_host_loops(module, self.copies, self.max_ops, self.peel)
 
 
-def unroll_host_loops(module: ir.Operation, copies: int = 8, max_ops: int = 4096) -> None:
+def unroll_host_loops(module: ir.Operation, copies: int = 8, max_ops: int = 4096, peel: bool = True) -> None:
     for loop in _outermost_on_host(module, (WHILE,)):
         trips = trip_count(loop)
         if trips is None or _outermost_on_host(loop, HOST_CONTROL_FLOW) or _holds_multi_result_region(loop):
@@ -106,7 +111,7 @@ def unroll_host_loops(module: ir.Operation, copies: int = 8, max_ops: int = 4096
         if k == trips or trips == 0:  # no trip left to step: the loop becomes straight-line code
             _inline(loop, trips)
             continue
-        if 2 * k < most and trips >= 2 * most:  # few divisors: the first trips % most run before the loop
+        if peel and 2 * k < most and trips >= 2 * most:  # few divisors: the first trips % most run before the loop
             _peel(loop, trips % most)
             k, trips = most, trips - trips % most
         if k > 1:
@@ -161,7 +166,7 @@ def _peel(loop: ir.Operation, count: int) -> None:
     _unshare_updates(copies)
 
 
-def _straight_line(loop: ir.Operation, count: int) -> list[ir.Value]:
+def _straight_line(loop: ir.Operation, count: int) -> tuple[list[ir.Value], list[ir.Operation]]:
     """``count`` copies of ``loop``'s body before it, starting from its initial carries with
     the constants among them made opaque (:func:`_opaque_starts`): the carries after them,
     and the copied ops, whose row updates the caller makes safe from IREE 3.13's in-place

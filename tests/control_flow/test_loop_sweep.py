@@ -278,10 +278,6 @@ TARGET_FAILURES = {
     **{(program, "jvp of grad", "vulkan"):
        "IREE 3.13: \"'scf.while' op along control flow edge from Operation scf.condition to Region #1\" (compile error)"
        for program in ("while_bool_flag", "fori_traced_bound")},
-    ("rnn_matmul", "jvp of grad", "vulkan"):
-        "IREE 3.13: 'failed to solve for timepoint coverage' (compile error) once the scan's loop runs several steps a "
-        "trip (s4tf-unroll-host-loops): at 7, 11, 13, 17, 19, 21 and 25 steps; 20 steps compiled while its 19 steps in "
-        "the loop, a prime, ran one a trip",
 }
 
 
