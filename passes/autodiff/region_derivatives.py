@@ -58,7 +58,7 @@ from __future__ import annotations
 import numpy as np
 
 from s4tf.dialects import composition
-from s4tf.dialects.control_flow import mark_shortcut, trip_count
+from s4tf.dialects.control_flow import iterations_a_trip, mark_shortcut, trip_count
 from s4tf.dialects.ir_builder import IRBuilder
 from s4tf.dialects.types import TensorType, is_float, to_numpy_dtype
 from s4tf.core.mlir import ir
@@ -285,16 +285,12 @@ def _written_only(body: ir.Operation) -> set[int]:
 def _copies(trips: int, carried_bytes: int) -> int:
     """How many iterations one trip of a loop's reverse mode runs when the loop and its tapes
     carry more than :data:`UNROLL_BYTES` (IREE copies every carried buffer it updates once
-    a trip of a host-stepped loop), else 1: the largest divisor of ``trips`` up to
-    :data:`MAX_COPIES` where it is at least half of that or where ``trips`` is under twice
-    :data:`MAX_COPIES`, else :data:`MAX_COPIES` (the ``trips % MAX_COPIES`` iterations
-    left run before the loop: :func:`_peeled`). A ``scan`` of 200 steps of an LSTM (hidden
+    a trip of a host-stepped loop), else 1: up to :data:`MAX_COPIES`
+    (:func:`~s4tf.dialects.control_flow.iterations_a_trip`; the ``trips % copies``
+    iterations left run before the loop: :func:`_peeled`). A ``scan`` of 200 steps of an LSTM (hidden
     256, batch 64) runs 199 iterations in its loop: one a trip, its gradient took 2.5x
     JAX's; 3 before the loop and 8 a trip, 1.1-1.2x (tools/bench/bench_loops_real.py)."""
-    if carried_bytes <= UNROLL_BYTES:
-        return 1
-    divisor = max(k for k in range(1, min(MAX_COPIES, max(trips, 1)) + 1) if trips % k == 0)
-    return divisor if 2 * divisor >= min(MAX_COPIES, trips) or trips < 2 * MAX_COPIES else MAX_COPIES
+    return 1 if carried_bytes <= UNROLL_BYTES else iterations_a_trip(trips, MAX_COPIES)
 
 
 def _peeled(module, builder, body_name: str, types, count: int, init, tangents, given, active, location):

@@ -53,7 +53,7 @@ from dataclasses import dataclass
 
 from s4tf.core.mlir import ir
 from s4tf.dialects import hlo
-from s4tf.dialects.control_flow import mark_trip_count, trip_count
+from s4tf.dialects.control_flow import iterations_a_trip, mark_trip_count, trip_count
 from s4tf.dialects.types import TensorType
 from s4tf.passes.ir_walk import collect, is_hlo_constant
 from s4tf.passes.pass_options import PipelineError
@@ -106,14 +106,13 @@ def unroll_host_loops(module: ir.Operation, copies: int = 8, max_ops: int = 4096
         trips = trip_count(loop)
         if trips is None or _outermost_on_host(loop, HOST_CONTROL_FLOW) or _holds_multi_result_region(loop):
             continue  # IREE 3.13: see above
-        most = max(1, min(copies, trips, max_ops // _body_size(loop)))
-        k = max(d for d in range(1, most + 1) if trips % d == 0)
+        k = iterations_a_trip(trips, min(copies, max_ops // _body_size(loop)), peel)
         if k == trips or trips == 0:  # no trip left to step: the loop becomes straight-line code
             _inline(loop, trips)
             continue
-        if peel and 2 * k < most and trips >= 2 * most:  # few divisors: the first trips % most run before the loop
-            _peel(loop, trips % most)
-            k, trips = most, trips - trips % most
+        if trips % k:  # few divisors: the first trips % k run before the loop
+            _peel(loop, trips % k)
+            trips -= trips % k
         if k > 1:
             _unroll(loop, k)
             mark_trip_count(loop, trips // k)
