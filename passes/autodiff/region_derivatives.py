@@ -207,8 +207,7 @@ def _while_jvp(module, builder, operation, names, lin_prefix, tangents, primal_m
             if every:  # k bodies a trip (one function, differentiated as one): IREE copies carried buffers every trip
                 copies = 1 if _holds_control_flow(module, body_name) else _copies(trips, (trips + 1) * row_bytes + _row_bytes(types))
                 if trips % copies:  # the first trips % copies iterations run before the loop, as one call
-                    init, tangents = _peeled(module, builder, body_name, types, trips % copies, init, tangents, given, active,
-                                             location)
+                    init, tangents = _peeled(module, builder, body_name, types, trips % copies, init, tangents, active, location)
                     given = [i for i, t in enumerate(tangents) if t is not None]
                 body_name, trips = _unrolled(module, body_name, types, copies, location), trips // copies
             rows = max(trips, 1) if every else _checkpoint_rows(row_types, trips)
@@ -287,13 +286,14 @@ def _copies(trips: int, carried_bytes: int) -> int:
     carry more than :data:`UNROLL_BYTES` (IREE copies every carried buffer it updates once
     a trip of a host-stepped loop), else 1: up to :data:`MAX_COPIES`
     (:func:`~s4tf.dialects.control_flow.iterations_a_trip`; the ``trips % copies``
-    iterations left run before the loop: :func:`_peeled`). A ``scan`` of 200 steps of an LSTM (hidden
-    256, batch 64) runs 199 iterations in its loop: one a trip, its gradient took 2.5x
-    JAX's; 3 before the loop and 8 a trip, 1.1-1.2x (tools/bench/bench_loops_real.py)."""
+    iterations left run before the loop: :func:`_peeled`). A ``scan`` of 200 steps of an
+    LSTM (hidden 256, batch 64) runs 199 iterations in its loop: one a trip, its gradient
+    took 2.5x JAX's; 3 before the loop and 8 a trip, 1.1-1.2x
+    (tools/bench/bench_loops_real.py)."""
     return 1 if carried_bytes <= UNROLL_BYTES else iterations_a_trip(trips, MAX_COPIES)
 
 
-def _peeled(module, builder, body_name: str, types, count: int, init, tangents, given, active, location):
+def _peeled(module, builder, body_name: str, types, count: int, init, tangents, active, location):
     """The loop's first ``count`` iterations as one call of ``count`` bodies (straight-line
     code, differentiated as one function: its JVP's primal part runs in the forward pass,
     its transpose in the backward pass after the loop's). A counted loop tests its
@@ -303,6 +303,7 @@ def _peeled(module, builder, body_name: str, types, count: int, init, tangents, 
     from s4tf.passes.autodiff.jvp import jvp_function  # jvp dispatches region ops here
 
     name = _unrolled(module, body_name, types, count, location)
+    given = [i for i, t in enumerate(tangents) if t is not None]
     if not given:
         return builder.call(name, init, types, location), tangents
     floats = _floats(types)
