@@ -384,7 +384,9 @@ class AddSlice(Op):
             )
             return hlo.value("reshape", [added], result_type)
         axes = [lo + step * np.arange(n) for lo, step, n in zip(start, stride, update_type.shape)]
-        indices = hlo.constant(np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).astype(np.int64))
+        # 32-bit indices where they fit: vulkan's baseline shaders have no 64-bit integers.
+        index_dtype = np.int32 if max(result_type.shape) < 2**31 else np.int64
+        indices = hlo.constant(np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).astype(index_dtype))
         return hlo.scatter_add(x, indices, update, result_type, index_vector_dim=result_type.rank)
 
     @staticmethod

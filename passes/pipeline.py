@@ -223,7 +223,8 @@ def lowering_pipeline(target: str) -> Pipeline:
     small elementwise loops run inside one dispatch where ``target`` can; then small stacks
     are selects IREE fuses with their pieces, the loops
     left on the host run several iterations a trip where their trip count is known (none
-    of them before the loop on the GPU targets), compute
+    of them before the loop on the GPU targets, nor where their bodies wait on the device
+    there), compute
     both sides of their straight-line branches and select, start from run-time tensors, and their bodies read the carries they replace, where
     IREE 3.13 needs it (after the dispatches: a loop inside one keeps its
     constant tapes; on ``vulkan`` only the carries read after the loop); on the aarch64
@@ -236,5 +237,5 @@ def lowering_pipeline(target: str) -> Pipeline:
     workarounds += [RowCopiesThroughBarriers()] if target in GPU_TARGETS else []
     workarounds += [NegationsOutOfSums(), ScatterUpdatesThroughBarriers()] if target == "cuda" else []
     return Pipeline([CheckAvailability(target=target), *LOWERING_PIPELINE, ConstantCarries(), LoopsToDispatch(target=target),
-                     SelectStackedPieces(), UnrollHostLoops(peel=target not in GPU_TARGETS), BranchesToSelects(), RuntimeLoopInits(), TieConditionCarries(read_after=target == "vulkan"),
+                     SelectStackedPieces(), UnrollHostLoops(peel=target not in GPU_TARGETS, waiting=target not in GPU_TARGETS), BranchesToSelects(), RuntimeLoopInits(), TieConditionCarries(read_after=target == "vulkan"),
                      *workarounds])

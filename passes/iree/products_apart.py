@@ -44,7 +44,11 @@ class ProductsApart(ModulePass):
     description = "Read all but one of the products that elementwise code combines through optimization barriers (vulkan)"
 
     def apply(self, module: ir.Operation) -> None:
+        """The products to read through barriers are found first and barred once each after:
+        a Python ``ir.Operation`` may hash differently once ops are inserted beside it, so
+        the walk does not change the module."""
         fed: dict = {}  # op -> the products its value is computed from through fusable ops, in order
+        barred: list = []  # products to read through a barrier, in order, once each
         for operation in collect(module, lambda op: True, pre_order=True):
             if operation.name in PRODUCTS or operation.regions or len(operation.results) != 1:
                 continue
@@ -56,7 +60,7 @@ class ProductsApart(ModulePass):
                 for product in ([producer] if producer.name in PRODUCTS else fed.get(producer, [])):
                     if product not in products:
                         products.append(product)
-            for product in products[1:]:
-                hlo.read_through_barrier(product.results[0])
+            barred += [product for product in products[1:] if product not in barred]
             fed[operation] = products[:1]
-
+        for product in barred:
+            hlo.read_through_barrier(product.results[0])

@@ -26,6 +26,9 @@ at run time (the "indirect buffer reference slot 0" of a one-trip loop).
 The copies start from the loop's constant initial carries behind one
 ``optimization_barrier``, so that IREE finds no constant expressions in them (below).
 
+With ``waiting=false`` (the GPU targets), loops whose bodies wait on the device (an
+``optimization_barrier``, a row read or written at a run-time index) are left as they are.
+
 Loops inside a dispatch (``s4tf-loops-to-dispatch``) step on the device and are left alone,
 as are loops nested in a host-stepped loop (their trips are cheaper than the copies' compile
 time), bodies of more than ``max_ops`` ops once copied, and loops holding control flow on
@@ -65,6 +68,9 @@ HOST_CONTROL_FLOW = (WHILE, "stablehlo.if", "stablehlo.case")
 DISPATCH_REGION = "flow.dispatch.region"
 UPDATE = "stablehlo.dynamic_update_slice"
 BARRIER = "stablehlo.optimization_barrier"
+#: Row reads and writes, with where their index operands are.
+ROW_INDICES = {"stablehlo.dynamic_slice": slice(1, None), UPDATE: slice(2, None), "stablehlo.gather": slice(1, 2),
+               "stablehlo.scatter": None}
 
 
 def in_dispatch_region(operation: ir.Operation) -> bool:
@@ -90,6 +96,13 @@ class UnrollHostLoops(ModulePass):
     #: beside another loop failed to compile ("failed to solve for timepoint coverage": the
     #: gradients of a 40-step ``scan`` and of a ``while`` in one function, on ``vulkan``).
     peel: bool = True
+    #: Whether a loop whose body waits for the device (:func:`_waits_for_device`) runs
+    #: several iterations a trip. IREE-3.13-WORKAROUND: off on the GPU targets, where each
+    #: such wait ends a submission, and 3 to 8 copies of a body waiting three times (a product
+    #: behind a barrier, two row indices) gave IREE more than its analysis converges on
+    #: ("failed to solve for timepoint coverage": ``jvp`` of ``grad`` through a ``scan`` of
+    #: 11 to 26 steps on ``vulkan``); the waits, not the trips, pace such loops there.
+    waiting: bool = True
 
     def __post_init__(self):
         super().__post_init__()
@@ -98,10 +111,11 @@ class UnrollHostLoops(ModulePass):
                 raise PipelineError(f"UnrollHostLoops({option}={getattr(self, option)}): {option} must be at least 1")
 
     def apply(self, module: ir.Operation) -> None:
-        unroll_host_loops(module, self.copies, self.max_ops, self.peel)
+        unroll_host_loops(module, self.copies, self.max_ops, self.peel, self.waiting)
 
 
-def unroll_host_loops(module: ir.Operation, copies: int = 8, max_ops: int = 4096, peel: bool = True) -> None:
+def unroll_host_loops(module: ir.Operation, copies: int = 8, max_ops: int = 4096, peel: bool = True,
+                      waiting: bool = True) -> None:
     for loop in _outermost_on_host(module, (WHILE,)):
         trips = trip_count(loop)
         if trips is None or _outermost_on_host(loop, HOST_CONTROL_FLOW) or _holds_multi_result_region(loop):
@@ -110,12 +124,30 @@ def unroll_host_loops(module: ir.Operation, copies: int = 8, max_ops: int = 4096
         if k == trips or trips == 0:  # no trip left to step: the loop becomes straight-line code
             _inline(loop, trips)
             continue
+        if not waiting and _waits_for_device(loop):
+            continue
         if trips % k:  # few divisors: the first trips % k run before the loop
             _peel(loop, trips % k)
             trips -= trips % k
         if k > 1:
             _unroll(loop, k)
             mark_trip_count(loop, trips // k)
+
+
+def _waits_for_device(loop: ir.Operation) -> bool:
+    """Whether ``loop``'s body, outside its dispatches, holds an ``optimization_barrier`` or
+    reads rows at run-time indices (IREE reads such an index on the host): ops at which
+    IREE waits for the device's work so far."""
+    found = _outermost_on_host(loop, (BARRIER, *ROW_INDICES))
+    return any(op.name == BARRIER or not all(map(is_hlo_constant, _row_indices(op))) for op in found)
+
+
+def _row_indices(operation: ir.Operation) -> list[ir.Value]:
+    """The index operands of a row read or write (:data:`ROW_INDICES`)."""
+    operands = list(operation.operands)
+    if operation.name == "stablehlo.scatter":  # inputs, indices, updates
+        return [operands[len(operands) // 2]]
+    return operands[ROW_INDICES[operation.name]]
 
 
 def _holds_multi_result_region(loop: ir.Operation) -> bool:

@@ -92,6 +92,32 @@ def test_reverse_mode_through_a_while_loop_and_a_scan(target):
     _close_to(w_grad, exact, 1e-5)
 
 
+@pytest.mark.parametrize("steps", [11, 17])
+@pytest.mark.parametrize("target", GPU_TARGETS)
+def test_jvp_of_grad_through_a_scan_reading_every_other_output(target, steps):
+    """``jvp`` of ``grad`` of a recurrent cell over a ``scan`` whose loop has several steps a
+    trip to run (10 and 16), every other output summed (``ys[::2]``, the stride not dividing
+    11): against the ``cpu`` target in float64. IREE 3.13 failed both on ``vulkan``: the
+    slice's transpose scattered at 64-bit indices ("failed to legalize operation
+    'vector.broadcast'"), and copies of the loop's body, each waiting on the host three times,
+    outgrew its timepoint analysis ("failed to solve for timepoint coverage")."""
+    w = (np.random.default_rng(1).normal(size=(16, 16)) * 0.3).astype(np.float32)
+
+    def loss(x):
+        def cell(h, xi):
+            h = s4tf.tanh(h @ w.astype(x.dtype) + xi)
+            return h, h
+        h, ys = s4tf.lax.scan(cell, s4tf.zeros(16, x.dtype), x)
+        return s4tf.sum(ys[::2]) + s4tf.sum(h * h)
+
+    def hessian_times_ones(x):
+        return s4tf.jvp(s4tf.grad(loss), (x,), (s4tf.ones_like(x),))[1]
+
+    x = np.random.default_rng(0).normal(size=(steps, 16)).astype(np.float32)
+    got = s4tf.function(hessian_times_ones, target=target)(x)
+    _close_to(got, s4tf.function(hessian_times_ones, target="cpu")(x.astype(np.float64)), 1e-5)
+
+
 def _train(kind: str, target: str, steps: int, batch: int = 32):
     """``(losses, model leaves)`` after ``steps`` Adam steps of ``kind`` at ``batch`` on
     ``target``, from the same weights each call."""

@@ -1,6 +1,7 @@
 // RUN: s4tf-opt %s --split-input-file -p s4tf-unroll-host-loops | filecheck %s
 // RUN: s4tf-opt %s --split-input-file -p 's4tf-unroll-host-loops{copies=4}' | filecheck %s --check-prefix=FOUR
 // RUN: s4tf-opt %s --split-input-file -p 's4tf-unroll-host-loops{peel=false}' | filecheck %s --check-prefix=NOPEEL
+// RUN: s4tf-opt %s --split-input-file -p 's4tf-unroll-host-loops{waiting=false}' | filecheck %s --check-prefix=NOWAIT
 
 // s4tf-unroll-host-loops: a stablehlo.while marked with its trip count (12) runs 6
 // iterations a trip (the largest divisor of 12 up to 8; up to 4: 4), each copy of the body
@@ -110,6 +111,66 @@ func.func @prime_long(%x: tensor<4xf32>) -> tensor<4xf32> {
     stablehlo.return %i2, %t : tensor<i32>, tensor<4xf32>
   }
   return %r#1 : tensor<4xf32>
+}
+
+// -----
+
+// A loop reading a row at its counter (IREE reads the index on the host, waiting for the
+// device) runs 8 iterations a trip; with waiting=false (the GPU targets' pipelines) it is
+// left as it is, and so is one reading through a barrier, while one without waits is
+// copied as before.
+
+// CHECK-LABEL: func.func @waits
+// CHECK:         attributes {s4tf.trip_count = 2 : i64}
+// CHECK-COUNT-8:   stablehlo.dynamic_slice
+// CHECK:         attributes {s4tf.trip_count = 2 : i64}
+// CHECK-COUNT-8:   stablehlo.optimization_barrier
+// NOWAIT-LABEL: func.func @waits
+// NOWAIT:        attributes {s4tf.trip_count = 16 : i64}
+// NOWAIT:        do {
+// NOWAIT-NEXT:     stablehlo.dynamic_slice
+// NOWAIT-NOT:      stablehlo.dynamic_slice
+// NOWAIT:        attributes {s4tf.trip_count = 16 : i64}
+// NOWAIT:        do {
+// NOWAIT-NEXT:     stablehlo.optimization_barrier
+// NOWAIT-NOT:      stablehlo.optimization_barrier
+// NOWAIT:        attributes {s4tf.trip_count = 2 : i64}
+// NOWAIT-COUNT-8:  stablehlo.tanh
+func.func @waits(%x: tensor<4xf32>, %rows: tensor<16x4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %bound = stablehlo.constant dense<16> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %zero, %h = %x) : tensor<i32>, tensor<4xf32> attributes {s4tf.trip_count = 16 : i64}
+  cond {
+    %c = stablehlo.compare LT, %i, %bound : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %row = stablehlo.dynamic_slice %rows, %i, %zero, sizes = [1, 4] : (tensor<16x4xf32>, tensor<i32>, tensor<i32>) -> tensor<1x4xf32>
+    %flat = stablehlo.reshape %row : (tensor<1x4xf32>) -> tensor<4xf32>
+    %t = stablehlo.add %h, %flat : tensor<4xf32>
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i2, %t : tensor<i32>, tensor<4xf32>
+  }
+  %s:2 = stablehlo.while(%i = %zero, %h = %x) : tensor<i32>, tensor<4xf32> attributes {s4tf.trip_count = 16 : i64}
+  cond {
+    %c = stablehlo.compare LT, %i, %bound : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %b = stablehlo.optimization_barrier %h : tensor<4xf32>
+    %t = stablehlo.sine %b : tensor<4xf32>
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i2, %t : tensor<i32>, tensor<4xf32>
+  }
+  %u:2 = stablehlo.while(%i = %zero, %h = %x) : tensor<i32>, tensor<4xf32> attributes {s4tf.trip_count = 16 : i64}
+  cond {
+    %c = stablehlo.compare LT, %i, %bound : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %t = stablehlo.tanh %h : tensor<4xf32>
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i2, %t : tensor<i32>, tensor<4xf32>
+  }
+  return %r#1, %s#1, %u#1 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
 
 // -----
