@@ -360,6 +360,17 @@ def _stride(count, rows: int):
     return composition.maximum(composition.op("div", count + (rows - 1), composition.asarray(np.int32(rows))), 1)
 
 
+def _nested(row_types) -> bool:
+    """Whether a loop's tapes are written a checkpoint a trip (``_recording_loop``): where
+    their :data:`MIN_CHECKPOINTS` rows take more than :data:`TAPE_BYTES`. Such loops are
+    host-stepped, and IREE 3.13 copies the tapes a host-stepped loop updates once a trip
+    (tests/lit/iree_reproducers/while_carried_update_copies.mlir): the gradient of 1,000
+    iterations of ``0.999 x + 0.001 tanh(x)`` on 262,144 floats (17 rows of 1 MiB, a row
+    written an iteration) took 3.5-4.7 s, a row written a checkpoint a trip 0.95-1.0 s
+    (JAX's ``grad`` of a ``fori_loop`` 0.75-0.87 s)."""
+    return _row_bytes(row_types) * MIN_CHECKPOINTS > TAPE_BYTES
+
+
 def _tape_type(value_type: TensorType, rows: int) -> TensorType:
     """The tape of ``rows`` checkpoints and a spare row of ``value_type``'s values, booleans
     kept as bytes: the loop-dispatch pass holds a boolean tensor indexed at run time as a
@@ -384,22 +395,40 @@ def _tape_read(tape, row, value_type: TensorType):
     return composition.astype(value, np.bool_) if value_type.dtype == "i1" else value
 
 
-def _recording_loop(keep_going, body, init, tapes, recorded, stride, rows: int, trips: int | None = None, start=None):
+def _recording_loop(keep_going, body, init, tapes, recorded, stride, rows: int, trips: int | None = None, start=None,
+                    nested: bool = False):
     """Run ``body`` from ``init`` while ``keep_going((values, tapes, index))``, writing the
     values ``recorded`` before every ``stride``-th iteration into checkpoint row
     ``index // stride`` of ``tapes`` (the others into the spare last row); ``index`` counts
     from ``start`` (0). Returns the final values, the tapes and the last ``index``;
-    ``trips``: the loop's known iterations."""
+    ``trips``: the loop's known iterations. ``nested``: a loop a checkpoint, writing its
+    row (where ``index`` is a multiple of ``stride``; the spare row otherwise), around a
+    loop of the iterations up to the next one, which carries no tape (:func:`_nested`)."""
+
+    def write(tapes, values, index):
+        checkpoint = composition.op("div", index, stride)
+        row = composition.where(index - checkpoint * stride == 0, checkpoint, np.int32(rows))
+        return [_tape_write(tape, row, values[i]) for tape, i in zip(tapes, recorded)]
 
     def record(carry):
         values, tapes, index = carry
-        checkpoint = composition.op("div", index, stride)
-        row = composition.where(index - checkpoint * stride == 0, checkpoint, np.int32(rows))
-        tapes = [_tape_write(tape, row, values[i]) for tape, i in zip(tapes, recorded)]
+        tapes = write(tapes, values, index)
         return body(*values), tapes, index + 1
 
+    def record_segment(carry):
+        values, tapes, index = carry
+        tapes = write(tapes, values, index)
+        values, index = body(*values), index + 1
+
+        def more(inner):
+            before_checkpoint = inner[1] - composition.op("div", inner[1], stride) * stride != 0
+            return composition.logical_and(before_checkpoint, keep_going((inner[0], tapes, inner[1])))
+
+        values, index = _while(more, lambda inner: (body(*inner[0]), inner[1] + 1), (values, index))
+        return values, tapes, index
+
     start = composition.zeros((), COUNT.dtype) if start is None else start
-    return _while(keep_going, record, (init, tapes, start), trips)
+    return _while(keep_going, record_segment if nested else record, (init, tapes, start), trips)
 
 
 def _thinned_recording(keep_going, body, init, row_types, recorded, rows: int):
@@ -413,6 +442,7 @@ def _thinned_recording(keep_going, body, init, row_types, recorded, rows: int):
     an ``if``, which would keep host-stepped loops waiting on the host). Returns the final
     values, the tapes, ``n`` and ``stride``."""
     half = np.int32((rows + 1) // 2)
+    nested = _nested(row_types)
 
     def halved(tapes, index):
         def move(carry):
@@ -428,7 +458,7 @@ def _thinned_recording(keep_going, body, init, row_types, recorded, rows: int):
         stride = composition.where(index > 0, stride * 2, stride)
         limit = stride * rows
         values, tapes, index = _recording_loop(lambda c: composition.logical_and(keep_going(c), c[2] < limit), body, values,
-                                               tapes, recorded, stride, rows, start=index)
+                                               tapes, recorded, stride, rows, start=index, nested=nested)
         return values, tapes, index, stride, keep_going((values, tapes, index))
 
     start = (init, _empty_tapes(row_types, rows), composition.zeros((), COUNT.dtype), composition.asarray(np.int32(1)),
@@ -505,7 +535,8 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
         index = index - 1
         length = composition.minimum(stride, count - index * stride)
         inner = _stride(length, rows)
-        _, inner_tapes, _ = _recording_loop(lambda c: c[2] < length, body, state_at(tapes, index), inner_tapes, recorded, inner, rows)
+        _, inner_tapes, _ = _recording_loop(lambda c: c[2] < length, body, state_at(tapes, index), inner_tapes, recorded, inner, rows,
+                                            nested=_nested([types[i] for i in recorded]))
 
         def step(carry):
             position, cotangents = carry

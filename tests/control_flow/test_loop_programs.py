@@ -742,3 +742,25 @@ def test_a_scan_over_the_elements_of_a_vector_on_vmvx():
     sums = np.concatenate([[0.0], np.cumsum(xs)[:-1]])
     np.testing.assert_allclose(total, xs.sum(), rtol=1e-6)
     np.testing.assert_allclose(products, sums * xs, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("steps", [0, 1, 17, 300, 1000])
+def test_grad_of_a_while_over_a_large_state_with_a_run_time_bound_equals_jaxs(steps):
+    """A ``while`` over 8,192 float64s (64 KiB: 16 checkpoints and a spare row, 1 MiB of
+    tape) to a bound given at run time: each checkpoint is written once, by a loop a
+    checkpoint around the iterations up to the next (IREE 3.13 copies a host-stepped loop's
+    updated tapes every trip); 300 and 1,000 iterations replay segments of 32 and 64 from
+    checkpoints of their own, 2 and 4 apart. Against JAX's ``grad`` of ``fori_loop``."""
+    x = np.linspace(-1.0, 1.0, 8192)
+
+    def loss(np_, while_loop, n):
+        def f(x):
+            step = lambda c: (c[0] + 1, c[1] * 0.999 + 0.01 * np_.tanh(c[1]) * c[1])  # noqa: E731
+            return np_.sum(while_loop(lambda c: c[0] < n, step, (np.int32(0), x))[1] ** 2)
+        return f
+
+    ours = s4tf.function(lambda x, n: s4tf.value_and_grad(loss(s4tf, s4tf.while_loop, n))(x))(x, np.int32(steps))
+    value = loss(jnp, jax.lax.while_loop, steps)(x)
+    fori = jax.grad(lambda x: jnp.sum(jax.lax.fori_loop(0, steps, lambda i, y: y * 0.999 + 0.01 * jnp.tanh(y) * y, x) ** 2))(x)
+    np.testing.assert_allclose(float(ours[0]), float(value), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(ours[1]), np.asarray(fori), rtol=1e-11, atol=1e-14)

@@ -295,3 +295,46 @@ func.func @pieces(%x: tensor<3xf32>) -> tensor<3xf32> attributes {s4tf.wrt = arr
   %5 = "s4tf.mul"(%3, %4) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
   return %5 : tensor<3xf32>
 }
+
+// -----
+
+// A while whose checkpoint tapes take more than 256 KiB (16 rows and a spare of 64 KiB)
+// records a checkpoint a trip: the loop writing the tapes runs one iteration, then a loop
+// that carries no tape runs the iterations up to the next checkpoint (IREE 3.13 copies the
+// tapes a host-stepped loop updates once a trip). Numbers: the large-state tests of
+// tests/control_flow/test_loop_programs.py.
+
+// CHECK-LABEL: func.func private @big_vjp_fwd
+// CHECK:         "s4tf.while"
+// CHECK:           "s4tf.while"
+// CHECK:           "s4tf.while"
+// CHECK:             func.call @big_r1_cond
+// CHECK:           }, {
+// CHECK:             %[[ROW:.*]] = "s4tf.select"
+// CHECK:             "s4tf.tape_write"(%{{.*}}, %[[ROW]], %{{.*}}) : (tensor<17xi32>
+// CHECK-NEXT:        "s4tf.tape_write"(%{{.*}}, %[[ROW]], %{{.*}}) : (tensor<17x16384xf32>
+// CHECK-NEXT:        %[[FIRST:.*]]:3 = func.call @big_r1_body
+// CHECK:             %[[UPTO:.*]]:6 = "s4tf.while"(%[[FIRST]]#0, %[[FIRST]]#1, %[[FIRST]]#2, %{{.*}}, %{{.*}}, %{{.*}}) ({
+// CHECK-NEXT:        ^bb0(%{{.*}}: tensor<i32>, %{{.*}}: tensor<16384xf32>, %{{.*}}: tensor<i32>, %{{.*}}: tensor<i32>, %{{.*}}: tensor<i32>, %{{.*}}: tensor<i32>):
+// CHECK:               "s4tf.ne"
+// CHECK:               func.call @big_r1_cond
+// CHECK:             }, {
+// CHECK-NEXT:        ^bb0
+// CHECK-NEXT:          func.call @big_r1_body
+// CHECK-NOT:           tape_write
+// CHECK:               stablehlo.return
+func.func @big(%x: tensor<16384xf32>, %n: tensor<i32>) -> tensor<16384xf32> attributes {s4tf.wrt = array<i64: 0>} {
+  %zero = "s4tf.constant"() {value = dense<0> : tensor<i32>} : () -> tensor<i32>
+  %0:3 = "s4tf.while"(%zero, %x, %n) ({
+  ^bb0(%i: tensor<i32>, %v: tensor<16384xf32>, %m: tensor<i32>):
+    %1 = "s4tf.lt"(%i, %m) : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %1 : tensor<i1>
+  }, {
+  ^bb0(%i: tensor<i32>, %v: tensor<16384xf32>, %m: tensor<i32>):
+    %one = "s4tf.constant"() {value = dense<1> : tensor<i32>} : () -> tensor<i32>
+    %j = "s4tf.add"(%i, %one) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    %t = "s4tf.tanh"(%v) : (tensor<16384xf32>) -> tensor<16384xf32>
+    stablehlo.return %j, %t, %m : tensor<i32>, tensor<16384xf32>, tensor<i32>
+  }) : (tensor<i32>, tensor<16384xf32>, tensor<i32>) -> (tensor<i32>, tensor<16384xf32>, tensor<i32>)
+  return %0#1 : tensor<16384xf32>
+}
