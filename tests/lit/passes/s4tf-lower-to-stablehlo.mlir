@@ -309,8 +309,9 @@ func.func @shape_ops(%x: tensor<4x3xf32>, %y: tensor<3xf32>, %s: tensor<f32>) ->
 
 // add_slice with unit strides adds into the window and writes it back in place; strides
 // that divide their axes do the same in a reshaped view (4 rows as 2x2); other strides
-// give a scatter-add with one index per element of the update, into a copy of x made by a
-// select nothing folds (IREE 3.13 scatters into an argument's own buffer).
+// give a scatter-add with one index per element of the update, 32-bit (vulkan's shaders
+// have no 64-bit integers), into a copy of x made by a select nothing folds (IREE 3.13
+// scatters into an argument's own buffer).
 // CHECK-LABEL: func.func @add_slice
 // CHECK-SAME:    (%[[X:.*]]: tensor<4x3xf32>, %[[U:.*]]: tensor<2x2xf32>)
 // CHECK-NEXT:    %[[W:.*]] = stablehlo.slice %[[X]] [1:3, 1:3] : (tensor<4x3xf32>) -> tensor<2x2xf32>
@@ -318,7 +319,7 @@ func.func @shape_ops(%x: tensor<4x3xf32>, %y: tensor<3xf32>, %s: tensor<f32>) ->
 // CHECK-NEXT:    %[[I:.*]] = stablehlo.constant dense<1> : tensor<i64>
 // CHECK-NEXT:    %[[J:.*]] = stablehlo.constant dense<1> : tensor<i64>
 // CHECK-NEXT:    %[[IN_PLACE:.*]] = stablehlo.dynamic_update_slice %[[X]], %[[SUM]], %[[I]], %[[J]]
-// CHECK-NEXT:    %[[IDX:.*]] = stablehlo.constant dense<{{\[}}{{\[}}[1, 0], [1, 2]], {{\[}}[3, 0], [3, 2]]]> : tensor<2x2x2xi64>
+// CHECK-NEXT:    %[[IDX:.*]] = stablehlo.constant dense<{{\[}}{{\[}}[1, 0], [1, 2]], {{\[}}[3, 0], [3, 2]]]> : tensor<2x2x2xi32>
 // CHECK:         %[[COPY:.*]] = stablehlo.select %{{.*}}, %[[X]], %{{.*}} : tensor<4x3xi1>, tensor<4x3xf32>
 // CHECK-NEXT:    %[[SCATTERED:.*]] = "stablehlo.scatter"(%[[COPY]], %[[IDX]], %[[U]])
 // CHECK-SAME:      scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0, 1], scatter_dims_to_operand_dims = [0, 1], index_vector_dim = 2>
