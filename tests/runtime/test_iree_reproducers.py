@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from iree import compiler as iree_compiler
 
+import s4tf
 from devices_here import needs_device
 from s4tf.core.errors import CompilationError
 from s4tf.core.mlir import ir, new_context
@@ -315,3 +316,19 @@ def test_a_scatter_of_selected_updates_does_not_compile_for_cuda(tmp_path, monke
     with pytest.raises(CompilationError, match=re.escape("failed to apply fusion + hoisting patterns")):
         compile_stablehlo(text, "cuda")
     compile_stablehlo(_rewritten(text, ScatterUpdatesThroughBarriers().apply), "cuda")
+
+
+def test_a_loop_condition_reducing_booleans_as_i32_does_not_compile_for_cuda(tmp_path, monkeypatch):
+    """IREE still refuses the reproducer for cuda (compiling alone: no GPU needed); a loop
+    batched with a condition per example, whose "any example" reduces the booleans
+    themselves (passes/batching.py), compiles: ``jacfwd`` of a 20-step ``scan``."""
+    monkeypatch.setenv("S4TF_CACHE_DIR", str(tmp_path))
+    with pytest.raises(CompilationError, match="Failed to anaysis the reduction operation"):
+        compile_stablehlo((REPRODUCERS / "while_condition_any_as_i32_cuda.mlir").read_text(), "cuda")
+    w = np.random.default_rng(1).normal(size=(16, 16)).astype(np.float32) * 0.3
+
+    def loss(x):
+        h, ys = s4tf.lax.scan(lambda h, xi: (s4tf.tanh(h @ w + xi),) * 2, s4tf.zeros(16, x.dtype), x)
+        return s4tf.sum(ys[::2]) + s4tf.sum(h * h)
+
+    assert s4tf.compile(s4tf.jacfwd(loss), (np.ones((20, 16), np.float32),), target="cuda").entry_points

@@ -15,9 +15,8 @@
 // CHECK:         "s4tf.while"(%arg0, %[[N]]) ({
 // CHECK-NEXT:    ^bb0(%[[A:.*]]: tensor<4xf32>, %[[B:.*]]: tensor<4xf32>):
 // CHECK-NEXT:      %[[P:.*]] = func.call @f_r1_cond_batched(%[[A]], %[[B]]) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
-// CHECK-NEXT:      %[[I:.*]] = "s4tf.cast"(%[[P]]) {dtype = i32} : (tensor<4xi1>) -> tensor<4xi32>
-// CHECK-NEXT:      %[[ANY:.*]] = "s4tf.reduce_max"(%[[I]]) {axes = array<i64: 0>, keepdims = false} : (tensor<4xi32>) -> tensor<i32>
-// CHECK:           "s4tf.gt"(%[[ANY]],
+// CHECK-NEXT:      %[[ANY:.*]] = "s4tf.reduce_max"(%[[P]]) {axes = array<i64: 0>, keepdims = false} : (tensor<4xi1>) -> tensor<i1>
+// CHECK-NEXT:      stablehlo.return %[[ANY]]
 // CHECK:         }, {
 // CHECK-NEXT:    ^bb0(%[[A:.*]]: tensor<4xf32>, %[[B:.*]]: tensor<4xf32>):
 // CHECK-NEXT:      %[[Y:.*]]:2 = func.call @f_r1_body_batched(%[[A]], %[[B]])
