@@ -26,6 +26,18 @@ at run time (the "indirect buffer reference slot 0" of a one-trip loop).
 The copies start from the loop's constant initial carries behind one
 ``optimization_barrier``, so that IREE finds no constant expressions in them (below).
 
+A loop counting to a bound known only at run time (its condition ``i < n`` or ``i > n``,
+the body adding an integer constant to the carried counter ``i`` and passing ``n`` on, or
+``n`` from outside the loop) runs ``copies`` iterations a trip while all of them run
+(``i + (copies - 1) step < n``), then the rest in a copy of the loop as it was:
+
+```mlir
+%r:3 = stablehlo.while(%i = %c0, %h = %x, %m = %n) ... cond { %i < %m } do { ...; return %i + 1, f(%h), %m }
+// becomes
+%a:3 = stablehlo.while(%i = %c0, %h = %x, %m = %n) ... cond { %i + 7 < %m } do { 8 copies of f }
+%r:3 = stablehlo.while(%i = %a#0, %h = %a#1, %m = %a#2) ... cond { %i < %m } do { f }
+```
+
 With ``waiting=false`` (the GPU targets), loops whose bodies wait on the device (an
 ``optimization_barrier``, a row read or written at a run-time index) are left as they are.
 
@@ -85,7 +97,8 @@ def in_dispatch_region(operation: ir.Operation) -> bool:
 @dataclass(frozen=True)
 class UnrollHostLoops(ModulePass):
     name = "s4tf-unroll-host-loops"
-    description = "Copy the body of each host-stepped stablehlo.while with a known trip count up to `copies` times"
+    description = ("Copy the body of each host-stepped stablehlo.while with a known trip count, or counting to a "
+                   "run-time bound, up to `copies` times")
 
     #: The most iterations a trip.
     copies: int = 8
@@ -118,8 +131,16 @@ def unroll_host_loops(module: ir.Operation, copies: int = 8, max_ops: int = 4096
                       waiting: bool = True) -> None:
     for loop in _outermost_on_host(module, (WHILE,)):
         trips = trip_count(loop)
-        if trips is None or _outermost_on_host(loop, HOST_CONTROL_FLOW) or _holds_multi_result_region(loop):
+        if _outermost_on_host(loop, HOST_CONTROL_FLOW) or _holds_multi_result_region(loop):
             continue  # IREE 3.13: see above
+        if trips is None:
+            counted = _counted_at_run_time(loop)
+            k = min(copies, max_ops // _body_size(loop))
+            if counted is not None and k > 1 and (waiting or not _waits_for_device(loop)):
+                _remainder_after(loop)
+                _shift_bound(loop, *counted, k)
+                _unroll(loop, k)
+            continue
         k = iterations_a_trip(trips, min(copies, max_ops // _body_size(loop)), peel)
         if k == trips or trips == 0:  # no trip left to step: the loop becomes straight-line code
             _inline(loop, trips)
@@ -132,6 +153,77 @@ def unroll_host_loops(module: ir.Operation, copies: int = 8, max_ops: int = 4096
         if k > 1:
             _unroll(loop, k)
             mark_trip_count(loop, trips // k)
+
+
+def _counted_at_run_time(loop: ir.Operation) -> tuple[ir.Operation, int] | None:
+    """The condition's comparison and the counter's step of ``loop`` where it counts to a
+    bound known only at run time: its condition is ``counter < bound`` (``>``), the body
+    adds a positive (negative) integer constant to the counter, a carry, and the bound is a
+    carry the body passes on unchanged or a value from outside the loop."""
+    condition, body = (region.blocks[0] for region in loop.regions)
+    conds = list(condition.operations)
+    compare = conds[-1].operands[0].owner
+    if not isinstance(compare, ir.Operation | ir.OpView) or compare.name != "stablehlo.compare":
+        return None
+    compare = compare.operation
+    direction = str(compare.attributes["comparison_direction"])
+    counter, bound = compare.operands
+    if "compare_type" in compare.attributes and "SIGNED" not in str(compare.attributes["compare_type"]):
+        return None
+    if not isinstance(counter, ir.BlockArgument) or counter.owner != condition:
+        return None
+    yielded = list(list(body.operations)[-1].operands)
+    if isinstance(bound, ir.BlockArgument) and bound.owner == condition:
+        if yielded[bound.arg_number] != body.arguments[bound.arg_number]:
+            return None
+    elif not isinstance(bound, ir.BlockArgument) and _inside(bound.owner, loop):
+        return None
+    step = _added_constant(yielded[counter.arg_number], body.arguments[counter.arg_number])
+    if step is None or not (("LT" in direction and step > 0) or ("GT" in direction and step < 0)):
+        return None
+    return compare, step
+
+
+def _added_constant(result: ir.Value, argument: ir.Value) -> int | None:
+    """``c`` where ``result`` is ``argument + c``, ``c`` an integer constant."""
+    add = result.owner
+    if not isinstance(add, ir.Operation | ir.OpView) or add.name != "stablehlo.add":
+        return None
+    operands = list(add.operands)
+    if argument not in operands:
+        return None
+    other = operands[1 - operands.index(argument)]
+    if not is_hlo_constant(other):
+        return None
+    return int(ir.DenseElementsAttr(other.owner.attributes["value"]).get_splat_value().value)
+
+
+def _inside(operation: ir.Operation, loop: ir.Operation) -> bool:
+    """Whether ``operation`` is nested in ``loop``."""
+    parent = operation.operation.parent
+    while parent is not None:
+        if parent == loop:
+            return True
+        parent = parent.parent
+    return False
+
+
+def _remainder_after(loop: ir.Operation) -> None:
+    """A copy of ``loop`` after it, starting from its results, whose results take the place
+    of ``loop``'s: the iterations ``loop`` leaves (below ``k``, once it runs ``k`` a trip)."""
+    rest = loop.clone(ip=ir.InsertionPoint.after(loop))
+    for index, result in enumerate(loop.results):
+        result.replace_all_uses_with(rest.results[index])
+        rest.operands[index] = result
+
+
+def _shift_bound(loop: ir.Operation, compare: ir.Operation, step: int, k: int) -> None:
+    """``loop``'s condition ``counter + (k - 1) step < bound`` (``>``): a trip of ``k``
+    iterations starts only where all of them run."""
+    counter = compare.operands[0]
+    dtype = TensorType.from_mlir(counter.type)
+    with ir.InsertionPoint(compare), compare.location:
+        compare.operands[0] = hlo.value("add", [counter, hlo.scalar((k - 1) * step, dtype.dtype)], dtype)
 
 
 def _waits_for_device(loop: ir.Operation) -> bool:

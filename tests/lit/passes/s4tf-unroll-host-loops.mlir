@@ -40,9 +40,9 @@ func.func @counted(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// A loop without a trip count (its bound an argument), and a loop of a prime trip count
-// from 9 to 15 (one iteration a trip is all that divides it, and 8 a trip would leave one
-// trip), are left as they are.
+// A loop without a trip count that does not count by a constant step (its counter
+// doubles), and a loop of a prime trip count from 9 to 15 (one iteration a trip is all
+// that divides it, and 8 a trip would leave one trip), are left as they are.
 
 // CHECK-LABEL: func.func @unknown_or_prime
 // FOUR-LABEL: func.func @unknown_or_prime
@@ -59,13 +59,13 @@ func.func @unknown_or_prime(%x: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32>
   %zero = stablehlo.constant dense<0> : tensor<i32>
   %one = stablehlo.constant dense<1> : tensor<i32>
   %eleven = stablehlo.constant dense<11> : tensor<i32>
-  %r:2 = stablehlo.while(%i = %zero, %h = %x) : tensor<i32>, tensor<4xf32>
+  %r:2 = stablehlo.while(%i = %one, %h = %x) : tensor<i32>, tensor<4xf32>
   cond {
     %c = stablehlo.compare LT, %i, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
     stablehlo.return %c : tensor<i1>
   } do {
     %t = stablehlo.tanh %h : tensor<4xf32>
-    %i2 = stablehlo.add %i, %one : tensor<i32>
+    %i2 = stablehlo.add %i, %i : tensor<i32>
     stablehlo.return %i2, %t : tensor<i32>, tensor<4xf32>
   }
   %s:2 = stablehlo.while(%i = %zero, %h = %r#1) : tensor<i32>, tensor<4xf32> attributes {s4tf.trip_count = 11 : i64}
@@ -171,6 +171,78 @@ func.func @waits(%x: tensor<4xf32>, %rows: tensor<16x4xf32>) -> (tensor<4xf32>, 
     stablehlo.return %i2, %t : tensor<i32>, tensor<4xf32>
   }
   return %r#1, %s#1, %u#1 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// A loop counting to a bound known only at run time (`i < n`, the counter stepped by a
+// constant, the bound passed on unchanged or from outside) runs 8 iterations a trip while
+// all 8 run (`i + 7 < n`; counting down by 2: `i - 14 > n`), then the iterations left in
+// a copy of the loop as it was. A bound the body changes is left as it is.
+
+// CHECK-LABEL: func.func @run_time_bound
+// CHECK:         %[[MAIN:.*]]:3 = stablehlo.while(%[[I:.*]] = %{{.*}}, %{{.*}} = %arg0, %[[N:.*]] = %arg1)
+// CHECK-NEXT:    cond {
+// CHECK-NEXT:      %[[SEVEN:.*]] = stablehlo.constant dense<7> : tensor<i32>
+// CHECK-NEXT:      %[[SHIFTED:.*]] = stablehlo.add %[[I]], %[[SEVEN]]
+// CHECK-NEXT:      stablehlo.compare LT, %[[SHIFTED]], %[[N]]
+// CHECK:         } do {
+// CHECK-COUNT-8:   stablehlo.tanh
+// CHECK-NOT:       stablehlo.tanh
+// CHECK:         %[[REST:.*]]:3 = stablehlo.while(%{{.*}} = %[[MAIN]]#0, %{{.*}} = %[[MAIN]]#1, %{{.*}} = %[[MAIN]]#2)
+// CHECK-NEXT:    cond {
+// CHECK-NEXT:      stablehlo.compare LT
+// CHECK:         } do {
+// CHECK-NEXT:      stablehlo.tanh
+// CHECK-NEXT:      stablehlo.add
+// CHECK-NEXT:      stablehlo.return
+// CHECK:         %[[DOWN:.*]]:2 = stablehlo.while
+// CHECK-NEXT:    cond {
+// CHECK-NEXT:      %[[FOURTEEN:.*]] = stablehlo.constant dense<-14> : tensor<i32>
+// CHECK-NEXT:      %[[DOWN_SHIFTED:.*]] = stablehlo.add %{{.*}}, %[[FOURTEEN]]
+// CHECK-NEXT:      stablehlo.compare GT, %[[DOWN_SHIFTED]], %arg1
+// CHECK:         stablehlo.while(%{{.*}} = %[[DOWN]]#0, %{{.*}} = %[[DOWN]]#1)
+// CHECK:         stablehlo.while
+// CHECK:         } do {
+// CHECK-NEXT:      stablehlo.tanh
+// CHECK-NEXT:      stablehlo.add
+// CHECK-NEXT:      stablehlo.add
+// CHECK-NEXT:      stablehlo.return
+// CHECK:         return %[[REST]]#1
+func.func @run_time_bound(%x: tensor<4xf32>, %n: tensor<i32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %minus_two = stablehlo.constant dense<-2> : tensor<i32>
+  %forty = stablehlo.constant dense<40> : tensor<i32>
+  %r:3 = stablehlo.while(%i = %zero, %h = %x, %m = %n) : tensor<i32>, tensor<4xf32>, tensor<i32>
+  cond {
+    %c = stablehlo.compare LT, %i, %m, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %t = stablehlo.tanh %h : tensor<4xf32>
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i2, %t, %m : tensor<i32>, tensor<4xf32>, tensor<i32>
+  }
+  %d:2 = stablehlo.while(%i = %forty, %h = %x) : tensor<i32>, tensor<4xf32>
+  cond {
+    %c = stablehlo.compare GT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %t = stablehlo.tanh %h : tensor<4xf32>
+    %i2 = stablehlo.add %minus_two, %i : tensor<i32>
+    stablehlo.return %i2, %t : tensor<i32>, tensor<4xf32>
+  }
+  %u:3 = stablehlo.while(%i = %zero, %h = %x, %m = %n) : tensor<i32>, tensor<4xf32>, tensor<i32>
+  cond {
+    %c = stablehlo.compare LT, %i, %m, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %t = stablehlo.tanh %h : tensor<4xf32>
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    %m2 = stablehlo.add %m, %one : tensor<i32>
+    stablehlo.return %i2, %t, %m2 : tensor<i32>, tensor<4xf32>, tensor<i32>
+  }
+  return %r#1, %d#1, %u#1 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
 
 // -----
