@@ -173,7 +173,8 @@ def test_the_default_staging_pipeline_runs_small_loops_in_a_dispatch_on_cpu_only
     on_cpu = op_counts(lowered.stablehlo(lowering_pipeline("cpu")))
     assert on_cpu.get("flow.dispatch.region") == 1 and "stablehlo.while" not in on_cpu
     on_vmvx = op_counts(lowered.stablehlo(lowering_pipeline("vmvx")))
-    assert on_vmvx.get("stablehlo.while") == 1 and "flow.dispatch.region" not in on_vmvx
+    # host-stepped on vmvx: counting to its run-time bound, 8 iterations a trip, then the rest
+    assert on_vmvx.get("stablehlo.while") == 2 and "flow.dispatch.region" not in on_vmvx
     got_x, got_i = staged(x, np.int32(10000))
     np.testing.assert_array_equal(np.asarray(got_x), np.array([0.29552966, 0.9956226], np.float32))
     assert int(np.asarray(got_i)) == 10000

@@ -277,7 +277,7 @@ TARGET_FAILURES = {
        for composition in ("value", "grad", "jacrev", "jvp of grad")},
     **{(program, "jvp of grad", "vulkan"):
        "IREE 3.13: \"'scf.while' op along control flow edge from Operation scf.condition to Region #1\" (compile error)"
-       for program in ("while_bool_flag", "fori_traced_bound")},
+       for program in ("fori_traced_bound",)},
 }
 
 

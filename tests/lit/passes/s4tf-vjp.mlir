@@ -308,33 +308,31 @@ func.func @pieces(%x: tensor<3xf32>) -> tensor<3xf32> attributes {s4tf.wrt = arr
 // CHECK:         "s4tf.while"
 // CHECK:           "s4tf.while"
 // CHECK:           "s4tf.while"
-// CHECK:             func.call @big_r1_cond
+// CHECK:             func.call @big_r0_cond
 // CHECK:           }, {
 // CHECK:             %[[ROW:.*]] = "s4tf.select"
-// CHECK:             "s4tf.tape_write"(%{{.*}}, %[[ROW]], %{{.*}}) : (tensor<17xi32>
-// CHECK-NEXT:        "s4tf.tape_write"(%{{.*}}, %[[ROW]], %{{.*}}) : (tensor<17x16384xf32>
-// CHECK-NEXT:        %[[FIRST:.*]]:3 = func.call @big_r1_body
-// CHECK:             %[[UPTO:.*]]:6 = "s4tf.while"(%[[FIRST]]#0, %[[FIRST]]#1, %[[FIRST]]#2, %{{.*}}, %{{.*}}, %{{.*}}) ({
-// CHECK-NEXT:        ^bb0(%{{.*}}: tensor<i32>, %{{.*}}: tensor<16384xf32>, %{{.*}}: tensor<i32>, %{{.*}}: tensor<i32>, %{{.*}}: tensor<i32>, %{{.*}}: tensor<i32>):
+// CHECK:             "s4tf.tape_write"(%{{.*}}, %[[ROW]], %{{.*}}) : (tensor<17x16384xf32>
+// CHECK-NEXT:        %[[FIRST:.*]]:2 = func.call @big_r0_body
+// CHECK:             %[[UPTO:.*]]:5 = "s4tf.while"(%[[FIRST]]#0, %[[FIRST]]#1, %{{.*}}, %{{.*}}, %{{.*}}) ({
+// CHECK-NEXT:        ^bb0(%{{.*}}: tensor<16384xf32>, %{{.*}}: tensor<16384xf32>, %{{.*}}: tensor<i32>, %{{.*}}: tensor<i32>, %{{.*}}: tensor<i32>):
 // CHECK:               "s4tf.ne"
-// CHECK:               func.call @big_r1_cond
+// CHECK:               func.call @big_r0_cond
 // CHECK:             }, {
 // CHECK-NEXT:        ^bb0
-// CHECK-NEXT:          func.call @big_r1_body
+// CHECK-NEXT:          func.call @big_r0_body
 // CHECK-NOT:           tape_write
 // CHECK:               stablehlo.return
-func.func @big(%x: tensor<16384xf32>, %n: tensor<i32>) -> tensor<16384xf32> attributes {s4tf.wrt = array<i64: 0>} {
-  %zero = "s4tf.constant"() {value = dense<0> : tensor<i32>} : () -> tensor<i32>
-  %0:3 = "s4tf.while"(%zero, %x, %n) ({
-  ^bb0(%i: tensor<i32>, %v: tensor<16384xf32>, %m: tensor<i32>):
-    %1 = "s4tf.lt"(%i, %m) : (tensor<i32>, tensor<i32>) -> tensor<i1>
+func.func @big(%x: tensor<16384xf32>, %a: tensor<16384xf32>) -> tensor<16384xf32> attributes {s4tf.wrt = array<i64: 0, 1>} {
+  %0:2 = "s4tf.while"(%x, %a) ({
+  ^bb0(%v: tensor<16384xf32>, %b: tensor<16384xf32>):
+    %s = "s4tf.reduce_sum"(%v) {axes = array<i64: 0>, keepdims = false} : (tensor<16384xf32>) -> tensor<f32>
+    %c = "s4tf.constant"() {value = dense<1.0e+02> : tensor<f32>} : () -> tensor<f32>
+    %1 = "s4tf.lt"(%s, %c) : (tensor<f32>, tensor<f32>) -> tensor<i1>
     stablehlo.return %1 : tensor<i1>
   }, {
-  ^bb0(%i: tensor<i32>, %v: tensor<16384xf32>, %m: tensor<i32>):
-    %one = "s4tf.constant"() {value = dense<1> : tensor<i32>} : () -> tensor<i32>
-    %j = "s4tf.add"(%i, %one) : (tensor<i32>, tensor<i32>) -> tensor<i32>
-    %t = "s4tf.tanh"(%v) : (tensor<16384xf32>) -> tensor<16384xf32>
-    stablehlo.return %j, %t, %m : tensor<i32>, tensor<16384xf32>, tensor<i32>
-  }) : (tensor<i32>, tensor<16384xf32>, tensor<i32>) -> (tensor<i32>, tensor<16384xf32>, tensor<i32>)
-  return %0#1 : tensor<16384xf32>
+  ^bb0(%v: tensor<16384xf32>, %b: tensor<16384xf32>):
+    %1 = "s4tf.mul"(%v, %b) : (tensor<16384xf32>, tensor<16384xf32>) -> tensor<16384xf32>
+    stablehlo.return %1, %b : tensor<16384xf32>, tensor<16384xf32>
+  }) : (tensor<16384xf32>, tensor<16384xf32>) -> (tensor<16384xf32>, tensor<16384xf32>)
+  return %0#0 : tensor<16384xf32>
 }
