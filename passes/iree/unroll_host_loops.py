@@ -29,12 +29,13 @@ The copies start from the loop's constant initial carries behind one
 A loop counting to a bound known only at run time (its condition ``i < n`` or ``i > n``,
 the body adding an integer constant to the carried counter ``i`` and passing ``n`` on, or
 ``n`` from outside the loop) runs ``copies`` iterations a trip while all of them run
-(``i + (copies - 1) step < n``), then the rest in a copy of the loop as it was:
+(``i + (copies - 1) step < n``, and that sum does not overflow), then the rest in a copy
+of the loop as it was:
 
 ```mlir
 %r:3 = stablehlo.while(%i = %c0, %h = %x, %m = %n) ... cond { %i < %m } do { ...; return %i + 1, f(%h), %m }
 // becomes
-%a:3 = stablehlo.while(%i = %c0, %h = %x, %m = %n) ... cond { %i + 7 < %m } do { 8 copies of f }
+%a:3 = stablehlo.while(%i = %c0, %h = %x, %m = %n) ... cond { %i + 7 < %m and %i < %i + 7 } do { 8 copies of f }
 %r:3 = stablehlo.while(%i = %a#0, %h = %a#1, %m = %a#2) ... cond { %i < %m } do { f }
 ```
 
@@ -218,12 +219,18 @@ def _remainder_after(loop: ir.Operation) -> None:
 
 
 def _shift_bound(loop: ir.Operation, compare: ir.Operation, step: int, k: int) -> None:
-    """``loop``'s condition ``counter + (k - 1) step < bound`` (``>``): a trip of ``k``
-    iterations starts only where all of them run."""
+    """``loop``'s condition ``counter + (k - 1) step < bound`` (``>``) and ``counter <
+    counter + (k - 1) step``: a trip of ``k`` iterations starts only where all of them run,
+    and never where the shifted counter overflows (the copy after the loop runs those)."""
     counter = compare.operands[0]
-    dtype = TensorType.from_mlir(counter.type)
+    scalar, flag = TensorType.from_mlir(counter.type), TensorType((), "i1")
     with ir.InsertionPoint(compare), compare.location:
-        compare.operands[0] = hlo.value("add", [counter, hlo.scalar((k - 1) * step, dtype.dtype)], dtype)
+        shifted = hlo.value("add", [counter, hlo.scalar((k - 1) * step, scalar.dtype)], scalar)
+    compare.operands[0] = shifted
+    with ir.InsertionPoint.after(compare), compare.location:
+        ahead = hlo.compare(counter, shifted, "LT" if step > 0 else "GT", scalar.dtype, flag)
+        both = hlo.value("and", [ahead, compare.result], flag)
+    compare.result.replace_all_uses_except(both, both.owner.operation)
 
 
 def _waits_for_device(loop: ir.Operation) -> bool:

@@ -111,6 +111,20 @@ def test_a_loop_to_a_run_time_bound_runs_8_iterations_a_trip_then_the_rest(targe
     np.testing.assert_allclose(unrolled[0], want, rtol=1e-5)
 
 
+@pytest.mark.parametrize("start, step, n", [(2**31 - 20, 1, 2**31 - 1), (-(2**31) + 20, -1, -(2**31))])
+def test_a_counter_near_the_ends_of_int32_runs_its_last_iterations_one_a_trip(start, step, n):
+    """19 and 20 iterations up to the largest int32 and down to the smallest: a trip of 8
+    starts only where the counter 7 steps on does not overflow (else it wrapped, and the
+    loop ran 8 more iterations)."""
+    x = np.linspace(0.0, 1.0, 10_000, dtype=np.float32)
+    (unrolled, plain), _ = run_both(lambda x, n: counted_to(x, n, start, step), (x, np.int32(n)))
+    np.testing.assert_array_equal(unrolled[0], plain[0])
+    want = x.copy()
+    for _ in range(abs(n - start)):
+        want = want * np.float32(0.9999) + np.float32(0.001) * want * want
+    np.testing.assert_allclose(unrolled[0], want, rtol=1e-5)
+
+
 @pytest.mark.parametrize("target", ["cpu", "vmvx"])
 def test_a_body_holding_an_if_and_a_loop_is_left_as_it_is(target):
     x = np.linspace(-1, 1, 10_000, dtype=np.float32)  # 40 KB: host-stepped on cpu too

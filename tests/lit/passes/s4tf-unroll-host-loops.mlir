@@ -177,15 +177,19 @@ func.func @waits(%x: tensor<4xf32>, %rows: tensor<16x4xf32>) -> (tensor<4xf32>, 
 
 // A loop counting to a bound known only at run time (`i < n`, the counter stepped by a
 // constant, the bound passed on unchanged or from outside) runs 8 iterations a trip while
-// all 8 run (`i + 7 < n`; counting down by 2: `i - 14 > n`), then the iterations left in
-// a copy of the loop as it was. A bound the body changes is left as it is.
+// all 8 run (`i + 7 < n`, and `i < i + 7`: no overflow; counting down by 2: `i - 14 > n`),
+// then the iterations left in a copy of the loop as it was. A bound the body changes is
+// left as it is.
 
 // CHECK-LABEL: func.func @run_time_bound
 // CHECK:         %[[MAIN:.*]]:3 = stablehlo.while(%[[I:.*]] = %{{.*}}, %{{.*}} = %arg0, %[[N:.*]] = %arg1)
 // CHECK-NEXT:    cond {
 // CHECK-NEXT:      %[[SEVEN:.*]] = stablehlo.constant dense<7> : tensor<i32>
 // CHECK-NEXT:      %[[SHIFTED:.*]] = stablehlo.add %[[I]], %[[SEVEN]]
-// CHECK-NEXT:      stablehlo.compare LT, %[[SHIFTED]], %[[N]]
+// CHECK-NEXT:      %[[ALL:.*]] = stablehlo.compare LT, %[[SHIFTED]], %[[N]]
+// CHECK-NEXT:      %[[AHEAD:.*]] = stablehlo.compare LT, %[[I]], %[[SHIFTED]]
+// CHECK-NEXT:      %[[BOTH:.*]] = stablehlo.and %[[AHEAD]], %[[ALL]]
+// CHECK-NEXT:      stablehlo.return %[[BOTH]]
 // CHECK:         } do {
 // CHECK-COUNT-8:   stablehlo.tanh
 // CHECK-NOT:       stablehlo.tanh
@@ -201,6 +205,7 @@ func.func @waits(%x: tensor<4xf32>, %rows: tensor<16x4xf32>) -> (tensor<4xf32>, 
 // CHECK-NEXT:      %[[FOURTEEN:.*]] = stablehlo.constant dense<-14> : tensor<i32>
 // CHECK-NEXT:      %[[DOWN_SHIFTED:.*]] = stablehlo.add %{{.*}}, %[[FOURTEEN]]
 // CHECK-NEXT:      stablehlo.compare GT, %[[DOWN_SHIFTED]], %arg1
+// CHECK-NEXT:      stablehlo.compare GT, %{{.*}}, %[[DOWN_SHIFTED]]
 // CHECK:         stablehlo.while(%{{.*}} = %[[DOWN]]#0, %{{.*}} = %[[DOWN]]#1)
 // CHECK:         stablehlo.while
 // CHECK:         } do {
