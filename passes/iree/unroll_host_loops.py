@@ -81,6 +81,8 @@ HOST_CONTROL_FLOW = (WHILE, "stablehlo.if", "stablehlo.case")
 DISPATCH_REGION = "flow.dispatch.region"
 UPDATE = "stablehlo.dynamic_update_slice"
 BARRIER = "stablehlo.optimization_barrier"
+#: The counters of loops to a run-time bound (:func:`_counted_at_run_time`).
+SIGNED_COUNTERS = ("i8", "i16", "i32", "i64")
 #: Row reads and writes, with where their index operands are.
 ROW_INDICES = {"stablehlo.dynamic_slice": slice(1, None), UPDATE: slice(2, None), "stablehlo.gather": slice(1, 2),
                "stablehlo.scatter": None}
@@ -162,16 +164,17 @@ def _counted_at_run_time(loop: ir.Operation) -> tuple[ir.Operation, int] | None:
     adds a positive (negative) integer constant to the counter, a carry, and the bound is a
     carry the body passes on unchanged or a value from outside the loop."""
     condition, body = (region.blocks[0] for region in loop.regions)
-    conds = list(condition.operations)
-    compare = conds[-1].operands[0].owner
+    compare = list(condition.operations)[-1].operands[0].owner
     if not isinstance(compare, ir.Operation | ir.OpView) or compare.name != "stablehlo.compare":
         return None
     compare = compare.operation
     direction = str(compare.attributes["comparison_direction"])
     counter, bound = compare.operands
-    if "compare_type" in compare.attributes and "SIGNED" not in str(compare.attributes["compare_type"]):
+    if "compare_type" in compare.attributes and "comparison_type SIGNED" not in str(compare.attributes["compare_type"]):
         return None
     if not isinstance(counter, ir.BlockArgument) or counter.owner != condition:
+        return None
+    if TensorType.from_mlir(counter.type).dtype not in SIGNED_COUNTERS:  # floats and unsigned counters are left
         return None
     yielded = list(list(body.operations)[-1].operands)
     if isinstance(bound, ir.BlockArgument) and bound.owner == condition:

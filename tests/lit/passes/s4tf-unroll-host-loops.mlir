@@ -179,7 +179,7 @@ func.func @waits(%x: tensor<4xf32>, %rows: tensor<16x4xf32>) -> (tensor<4xf32>, 
 // constant, the bound passed on unchanged or from outside) runs 8 iterations a trip while
 // all 8 run (`i + 7 < n`, and `i < i + 7`: no overflow; counting down by 2: `i - 14 > n`),
 // then the iterations left in a copy of the loop as it was. A bound the body changes is
-// left as it is.
+// left as it is, and so is a float counter.
 
 // CHECK-LABEL: func.func @run_time_bound
 // CHECK:         %[[MAIN:.*]]:3 = stablehlo.while(%[[I:.*]] = %{{.*}}, %{{.*}} = %arg0, %[[N:.*]] = %arg1)
@@ -213,8 +213,13 @@ func.func @waits(%x: tensor<4xf32>, %rows: tensor<16x4xf32>) -> (tensor<4xf32>, 
 // CHECK-NEXT:      stablehlo.add
 // CHECK-NEXT:      stablehlo.add
 // CHECK-NEXT:      stablehlo.return
+// CHECK:         stablehlo.while
+// CHECK:         } do {
+// CHECK-NEXT:      stablehlo.tanh
+// CHECK-NEXT:      stablehlo.add
+// CHECK-NEXT:      stablehlo.return
 // CHECK:         return %[[REST]]#1
-func.func @run_time_bound(%x: tensor<4xf32>, %n: tensor<i32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+func.func @run_time_bound(%x: tensor<4xf32>, %n: tensor<i32>, %f: tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
   %zero = stablehlo.constant dense<0> : tensor<i32>
   %one = stablehlo.constant dense<1> : tensor<i32>
   %minus_two = stablehlo.constant dense<-2> : tensor<i32>
@@ -247,7 +252,18 @@ func.func @run_time_bound(%x: tensor<4xf32>, %n: tensor<i32>) -> (tensor<4xf32>,
     %m2 = stablehlo.add %m, %one : tensor<i32>
     stablehlo.return %i2, %t, %m2 : tensor<i32>, tensor<4xf32>, tensor<i32>
   }
-  return %r#1, %d#1, %u#1 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+  %half = stablehlo.constant dense<1.5> : tensor<f32>
+  %fzero = stablehlo.constant dense<0.0> : tensor<f32>
+  %v:2 = stablehlo.while(%t = %fzero, %h = %x) : tensor<f32>, tensor<4xf32>
+  cond {
+    %c = stablehlo.compare LT, %t, %f, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %y = stablehlo.tanh %h : tensor<4xf32>
+    %t2 = stablehlo.add %t, %half : tensor<f32>
+    stablehlo.return %t2, %y : tensor<f32>, tensor<4xf32>
+  }
+  return %r#1, %d#1, %u#1, %v#1 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
 
 // -----
