@@ -164,7 +164,7 @@ def _counted_at_run_time(loop: ir.Operation) -> tuple[ir.Operation, int] | None:
     adds a positive (negative) integer constant to the counter, a carry, and the bound is a
     carry the body passes on unchanged or a value from outside the loop."""
     condition, body = (region.blocks[0] for region in loop.regions)
-    compare = list(condition.operations)[-1].operands[0].owner
+    compare = _picked(list(condition.operations)[-1].operands[0]).owner
     if not isinstance(compare, ir.Operation | ir.OpView) or compare.name != "stablehlo.compare":
         return None
     compare = compare.operation
@@ -188,6 +188,32 @@ def _counted_at_run_time(loop: ir.Operation) -> tuple[ir.Operation, int] | None:
     return compare, step
 
 
+def _picked(value: ir.Value) -> ir.Value:
+    """``value``, or where it is a ``select`` on a comparison of two integer constants, the
+    operand that picks: the condition of a ``fori_loop`` with tensor bounds is
+    ``select(step > 0, i < n, i > n)``, its step a constant."""
+    select = value.owner
+    if not isinstance(select, ir.Operation | ir.OpView) or select.name != "stablehlo.select":
+        return value
+    predicate = select.operands[0].owner
+    if not isinstance(predicate, ir.Operation | ir.OpView) or predicate.name != "stablehlo.compare":
+        return value
+    lhs, rhs = (_constant_int(operand) for operand in predicate.operands)
+    if lhs is None or rhs is None:
+        return value
+    direction = str(predicate.attributes["comparison_direction"]).split()[-1].rstrip(">")
+    holds = {"EQ": lhs == rhs, "NE": lhs != rhs, "LT": lhs < rhs, "LE": lhs <= rhs, "GT": lhs > rhs, "GE": lhs >= rhs}
+    return select.operands[1] if holds[direction] else select.operands[2]
+
+
+def _constant_int(value: ir.Value) -> int | None:
+    """The value of an integer ``stablehlo.constant`` of one repeated value, else ``None``."""
+    if not is_hlo_constant(value) or TensorType.from_mlir(value.type).dtype not in SIGNED_COUNTERS:
+        return None
+    attribute = ir.DenseElementsAttr(value.owner.attributes["value"])
+    return int(attribute.get_splat_value().value) if attribute.is_splat else None
+
+
 def _added_constant(result: ir.Value, argument: ir.Value) -> int | None:
     """``c`` where ``result`` is ``argument + c``, ``c`` an integer constant."""
     add = result.owner
@@ -196,10 +222,7 @@ def _added_constant(result: ir.Value, argument: ir.Value) -> int | None:
     operands = list(add.operands)
     if argument not in operands:
         return None
-    other = operands[1 - operands.index(argument)]
-    if not is_hlo_constant(other):
-        return None
-    return int(ir.DenseElementsAttr(other.owner.attributes["value"]).get_splat_value().value)
+    return _constant_int(operands[1 - operands.index(argument)])
 
 
 def _inside(operation: ir.Operation, loop: ir.Operation) -> bool:

@@ -111,6 +111,21 @@ def test_a_loop_to_a_run_time_bound_runs_8_iterations_a_trip_then_the_rest(targe
     np.testing.assert_allclose(unrolled[0], want, rtol=1e-5)
 
 
+@pytest.mark.parametrize("n", [0, 1, 9, 17])
+def test_a_fori_loop_to_a_tensor_bound_runs_8_iterations_a_trip(n):
+    """``fori_loop(3, n, ...)`` with ``n`` a tensor: its condition picks ``i < n`` by its step's
+    sign, a constant (``select(step > 0, i < n, i > n)``); same bits as one a trip."""
+    x = np.linspace(0.0, 1.0, 10_000, dtype=np.float32)
+    fn = lambda x, n: s4tf.fori_loop(3, n, lambda i, y: y * 0.9999 + 0.001 * y * y * i.astype(y.dtype), x)  # noqa: E731
+    (unrolled, plain), (counts, _) = run_both(fn, (x, np.int32(n)))
+    assert len(counts) == 2
+    np.testing.assert_array_equal(unrolled[0], plain[0])
+    want = x.copy()
+    for i in range(3, n):
+        want = want * np.float32(0.9999) + np.float32(0.001) * want * want * np.float32(i)
+    np.testing.assert_allclose(unrolled[0], want, rtol=1e-5)
+
+
 @pytest.mark.parametrize("start, step, n", [(2**31 - 20, 1, 2**31 - 1), (-(2**31) + 20, -1, -(2**31))])
 def test_a_counter_near_the_ends_of_int32_runs_its_last_iterations_one_a_trip(start, step, n):
     """19 and 20 iterations up to the largest int32 and down to the smallest: a trip of 8

@@ -268,6 +268,42 @@ func.func @run_time_bound(%x: tensor<4xf32>, %n: tensor<i32>, %f: tensor<f32>) -
 
 // -----
 
+// A fori_loop with tensor bounds: its condition picks `i < n` or `i > n` by its step's sign,
+// a comparison of constants (`select(1 > 0, i < n, i > n)`); the comparison it picks is
+// the one shifted.
+
+// CHECK-LABEL: func.func @fori_tensor_bound
+// CHECK:         stablehlo.while
+// CHECK-NEXT:    cond {
+// CHECK:           %[[SHIFTED:.*]] = stablehlo.add %{{.*}}, %{{.*}}
+// CHECK-NEXT:      %[[ALL:.*]] = stablehlo.compare LT, %[[SHIFTED]], %{{.*}}
+// CHECK-NEXT:      %[[AHEAD:.*]] = stablehlo.compare LT, %{{.*}}, %[[SHIFTED]]
+// CHECK-NEXT:      %[[BOTH:.*]] = stablehlo.and %[[AHEAD]], %[[ALL]]
+// CHECK:           %[[PICKED:.*]] = stablehlo.select %{{.*}}, %[[BOTH]], %{{.*}}
+// CHECK-NEXT:      stablehlo.return %[[PICKED]]
+// CHECK:         } do {
+// CHECK-COUNT-8:   stablehlo.tanh
+// CHECK:         stablehlo.while
+func.func @fori_tensor_bound(%x: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %r:3 = stablehlo.while(%i = %zero, %m = %n, %h = %x) : tensor<i32>, tensor<i32>, tensor<4xf32>
+  cond {
+    %up = stablehlo.compare GT, %one, %zero, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %lt = stablehlo.compare LT, %i, %m, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %gt = stablehlo.compare GT, %i, %m, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %c = stablehlo.select %up, %lt, %gt : tensor<i1>, tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %t = stablehlo.tanh %h : tensor<4xf32>
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i2, %m, %t : tensor<i32>, tensor<i32>, tensor<4xf32>
+  }
+  return %r#2 : tensor<4xf32>
+}
+
+// -----
+
 // A loop holding a host-stepped loop is left as it is, and so is the loop it holds
 // (IREE 3.13 fails to partition copies of such a body beside reverse mode's tape writes:
 // tests/lit/iree_reproducers/while_copies_tape_rows.mlir).
