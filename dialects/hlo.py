@@ -66,6 +66,11 @@ def read_through_barrier(produced: ir.Value) -> None:
     produced.replace_all_uses_except(barred, barred.owner.operation)
 
 
+def direction_of(comparison: ir.Operation) -> str:
+    """A ``stablehlo.compare``'s direction: ``EQ``, ``NE``, ``LT``, ``LE``, ``GT`` or ``GE``."""
+    return str(comparison.attributes["comparison_direction"]).split()[-1].rstrip(">")
+
+
 def compare(lhs: ir.Value, rhs: ir.Value, direction: str, dtype: str, result_type: TensorType) -> ir.Value:
     """``stablehlo.compare`` (``direction``: ``EQ``, ``NE``, ``LT``, ...) of two operands of
     ``dtype`` and one shape: floats as floats, booleans unsigned, other integers signed."""

@@ -222,7 +222,8 @@ def lowering_pipeline(target: str) -> Pipeline:
     read their constant pass-through carries as the constants, and
     small elementwise loops run inside one dispatch where ``target`` can; then small stacks
     are selects IREE fuses with their pieces, the loops
-    left on the host run several iterations a trip where their trip count is known (none
+    left on the host run several iterations a trip where their trip count is known or
+    they count to a run-time bound (none
     of them before the loop on the GPU targets, nor where their bodies wait on the device
     there), compute
     both sides of their straight-line branches and select, start from run-time tensors, and their bodies read the carries they replace, where

@@ -284,7 +284,7 @@ def _scattered_value(scatter) -> ir.Value:
     operand = scatter.operands[0]
     copy = _defining(operand)
     always = _defining(copy.operands[0]) if copy is not None and copy.name == "stablehlo.select" else None
-    if always is None or always.name != "stablehlo.compare" or "GT" not in str(always.attributes["comparison_direction"]):
+    if always is None or always.name != "stablehlo.compare" or hlo.direction_of(always) != "GT":
         return operand
     counted = _defining(always.operands[0])
     return copy.operands[1] if counted is not None and counted.name == "stablehlo.iota" else operand

@@ -152,7 +152,7 @@ class OpRules:
 
     def op_compare(self, op):
         (left, kind), (right, _) = (self.value(v) for v in op.operands)
-        direction = re.search(r"\b(EQ|NE|LT|LE|GT|GE)\b", str(op.attributes["comparison_direction"])).group(1)
+        direction = hlo.direction_of(op)
         compare_type = str(op.attributes["compare_type"]) if "compare_type" in op.attributes else ""
         if kind.is_float:
             return [arith.CmpFOp(_FLOAT_COMPARE[direction], left, right, loc=op.location).result]

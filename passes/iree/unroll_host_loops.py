@@ -71,7 +71,7 @@ from s4tf.core.mlir import ir
 from s4tf.dialects import hlo
 from s4tf.dialects.control_flow import iterations_a_trip, mark_trip_count, trip_count
 from s4tf.dialects.types import TensorType
-from s4tf.passes.ir_walk import collect, is_hlo_constant
+from s4tf.passes.ir_walk import collect, defining_op, is_hlo_constant
 from s4tf.passes.pass_options import PipelineError
 from s4tf.passes.registry import ModulePass, register
 
@@ -136,15 +136,15 @@ def unroll_host_loops(module: ir.Operation, copies: int = 8, max_ops: int = 4096
         trips = trip_count(loop)
         if _outermost_on_host(loop, HOST_CONTROL_FLOW) or _holds_multi_result_region(loop):
             continue  # IREE 3.13: see above
+        most = min(copies, max_ops // _body_size(loop))
         if trips is None:
             counted = _counted_at_run_time(loop)
-            k = min(copies, max_ops // _body_size(loop))
-            if counted is not None and k > 1 and (waiting or not _waits_for_device(loop)):
+            if counted is not None and most > 1 and (waiting or not _waits_for_device(loop)):
                 _remainder_after(loop)
-                _shift_bound(loop, *counted, k)
-                _unroll(loop, k)
+                _shift_bound(loop, *counted, most)
+                _unroll(loop, most)
             continue
-        k = iterations_a_trip(trips, min(copies, max_ops // _body_size(loop)), peel)
+        k = iterations_a_trip(trips, most, peel)
         if k == trips or trips == 0:  # no trip left to step: the loop becomes straight-line code
             _inline(loop, trips)
             continue
@@ -164,11 +164,9 @@ def _counted_at_run_time(loop: ir.Operation) -> tuple[ir.Operation, int] | None:
     adds a positive (negative) integer constant to the counter, a carry, and the bound is a
     carry the body passes on unchanged or a value from outside the loop."""
     condition, body = (region.blocks[0] for region in loop.regions)
-    compare = _picked(list(condition.operations)[-1].operands[0]).owner
-    if not isinstance(compare, ir.Operation | ir.OpView) or compare.name != "stablehlo.compare":
+    compare = defining_op(_picked(list(condition.operations)[-1].operands[0]))
+    if compare is None or compare.name != "stablehlo.compare":
         return None
-    compare = compare.operation
-    direction = str(compare.attributes["comparison_direction"])
     counter, bound = compare.operands
     if "compare_type" in compare.attributes and "comparison_type SIGNED" not in str(compare.attributes["compare_type"]):
         return None
@@ -183,7 +181,8 @@ def _counted_at_run_time(loop: ir.Operation) -> tuple[ir.Operation, int] | None:
     elif not isinstance(bound, ir.BlockArgument) and _inside(bound.owner, loop):
         return None
     step = _added_constant(yielded[counter.arg_number], body.arguments[counter.arg_number])
-    if step is None or not (("LT" in direction and step > 0) or ("GT" in direction and step < 0)):
+    direction = hlo.direction_of(compare)
+    if step is None or not ((direction == "LT" and step > 0) or (direction == "GT" and step < 0)):
         return None
     return compare, step
 
@@ -192,18 +191,17 @@ def _picked(value: ir.Value) -> ir.Value:
     """``value``, or where it is a ``select`` on a comparison of two integer constants, the
     operand that picks: the condition of a ``fori_loop`` with tensor bounds is
     ``select(step > 0, i < n, i > n)``, its step a constant."""
-    select = value.owner
-    if not isinstance(select, ir.Operation | ir.OpView) or select.name != "stablehlo.select":
+    select = defining_op(value)
+    if select is None or select.name != "stablehlo.select":
         return value
-    predicate = select.operands[0].owner
-    if not isinstance(predicate, ir.Operation | ir.OpView) or predicate.name != "stablehlo.compare":
+    predicate = defining_op(select.operands[0])
+    if predicate is None or predicate.name != "stablehlo.compare":
         return value
     lhs, rhs = (_constant_int(operand) for operand in predicate.operands)
     if lhs is None or rhs is None:
         return value
-    direction = str(predicate.attributes["comparison_direction"]).split()[-1].rstrip(">")
     holds = {"EQ": lhs == rhs, "NE": lhs != rhs, "LT": lhs < rhs, "LE": lhs <= rhs, "GT": lhs > rhs, "GE": lhs >= rhs}
-    return select.operands[1] if holds[direction] else select.operands[2]
+    return select.operands[1] if holds[hlo.direction_of(predicate)] else select.operands[2]
 
 
 def _constant_int(value: ir.Value) -> int | None:
@@ -216,8 +214,8 @@ def _constant_int(value: ir.Value) -> int | None:
 
 def _added_constant(result: ir.Value, argument: ir.Value) -> int | None:
     """``c`` where ``result`` is ``argument + c``, ``c`` an integer constant."""
-    add = result.owner
-    if not isinstance(add, ir.Operation | ir.OpView) or add.name != "stablehlo.add":
+    add = defining_op(result)
+    if add is None or add.name != "stablehlo.add":
         return None
     operands = list(add.operands)
     if argument not in operands:
