@@ -361,14 +361,52 @@ def _stride(count, rows: int):
 
 
 def _nested(row_types) -> bool:
-    """Whether a loop's tapes are written a checkpoint a trip (``_recording_loop``): where
-    their :data:`MIN_CHECKPOINTS` rows take more than :data:`TAPE_BYTES`. Such loops are
+    """Whether a loop's checkpoints are kept in registers (:func:`_registers`): where their
+    :data:`MIN_CHECKPOINTS` rows take more than :data:`TAPE_BYTES`. Such loops are
     host-stepped, and IREE 3.13 copies the tapes a host-stepped loop updates once a trip
     (tests/lit/iree_reproducers/while_carried_update_copies.mlir): the gradient of 1,000
-    iterations of ``0.999 x + 0.001 tanh(x)`` on 262,144 floats (17 rows of 1 MiB, a row
-    written an iteration) took 3.5-4.7 s, a row written a checkpoint a trip 0.95-1.0 s
-    (JAX's ``grad`` of a ``fori_loop`` 0.75-0.87 s)."""
+    iterations of ``x * 0.9999 + 0.001 x^2`` on 262,144 floats (17 rows of 1 MiB) took
+    3.5-4.7 s written a row an iteration, 0.92 s written a checkpoint a trip (about 6 GiB of
+    tape copies), XXX in registers (JAX's ``grad`` of a ``fori_loop`` 0.72 s)."""
     return _row_bytes(row_types) * MIN_CHECKPOINTS > TAPE_BYTES
+
+
+def _registers(rows: int, like) -> list:
+    """Shift registers of ``rows`` checkpoints of each value of ``like``, each row that
+    value at first, as one list (the rows of ``like[0]``, then of ``like[1]``...): a loop
+    carries the rows apart and shifts a checkpoint in by passing each row on to the one
+    before it (:func:`_shifted_in`), which copies one row, where writing a row of a
+    carried tape copies the tape (:func:`_nested`)."""
+    return [value for value in like for _ in range(rows)]
+
+
+def _split(registers: list, rows: int) -> list[list]:
+    """The rows of each value in ``registers`` (:func:`_registers`)."""
+    return [registers[i: i + rows] for i in range(0, len(registers), rows)]
+
+
+def _shifted_in(registers: list, values, rows: int, first: int = 0) -> list:
+    """``registers`` with ``values`` shifted into their rows ``first...``, as the last: the
+    rows before ``first`` stay, row ``first`` drops out."""
+    return [row for kept, value in zip(_split(registers, rows), values) for row in (*kept[:first], *kept[first + 1:], value)]
+
+
+def _register_tapes(registers: list, row_types, slot):
+    """Tapes of the checkpoints in ``registers`` and a spare row (:func:`_tape_type`), row
+    ``j`` read from row ``slot(j)`` of the registers."""
+    tapes = []
+    for rows, row in zip(_split(registers, len(registers) // len(row_types)), row_types):
+        if row.dtype == "i1":
+            rows = [composition.astype(value, np.int8) for value in rows]
+        stacked = composition.stack(rows)
+        ordered = [composition.op("tape_read", stacked, slot(j)) for j in range(len(rows))]
+        tapes.append(composition.stack([*ordered, composition.zeros_like(rows[0])]))
+    return tapes
+
+
+def _shifted(row, shift):
+    """``row + shift``; ``row`` where ``shift`` is ``None``."""
+    return row if shift is None else row + shift
 
 
 def _tape_type(value_type: TensorType, rows: int) -> TensorType:
@@ -395,40 +433,35 @@ def _tape_read(tape, row, value_type: TensorType):
     return composition.astype(value, np.bool_) if value_type.dtype == "i1" else value
 
 
-def _recording_loop(keep_going, body, init, tapes, recorded, stride, rows: int, trips: int | None = None, start=None,
-                    nested: bool = False):
+def _recording_loop(keep_going, body, init, tapes, recorded, stride, rows: int, trips: int | None = None, start=None):
     """Run ``body`` from ``init`` while ``keep_going((values, tapes, index))``, writing the
     values ``recorded`` before every ``stride``-th iteration into checkpoint row
     ``index // stride`` of ``tapes`` (the others into the spare last row); ``index`` counts
     from ``start`` (0). Returns the final values, the tapes and the last ``index``;
-    ``trips``: the loop's known iterations. ``nested``: a loop a checkpoint, writing its
-    row (where ``index`` is a multiple of ``stride``; the spare row otherwise), around a
-    loop of the iterations up to the next one, which carries no tape (:func:`_nested`)."""
-
-    def write(tapes, values, index):
-        checkpoint = composition.op("div", index, stride)
-        row = composition.where(index - checkpoint * stride == 0, checkpoint, np.int32(rows))
-        return [_tape_write(tape, row, values[i]) for tape, i in zip(tapes, recorded)]
+    ``trips``: the loop's known iterations."""
 
     def record(carry):
         values, tapes, index = carry
-        tapes = write(tapes, values, index)
+        checkpoint = composition.op("div", index, stride)
+        row = composition.where(index - checkpoint * stride == 0, checkpoint, np.int32(rows))
+        tapes = [_tape_write(tape, row, values[i]) for tape, i in zip(tapes, recorded)]
         return body(*values), tapes, index + 1
 
-    def record_segment(carry):
-        values, tapes, index = carry
-        tapes = write(tapes, values, index)
-        values, index = body(*values), index + 1
-
-        def more(inner):
-            before_checkpoint = inner[1] - composition.op("div", inner[1], stride) * stride != 0
-            return composition.logical_and(before_checkpoint, keep_going((inner[0], tapes, inner[1])))
-
-        values, index = _while(more, lambda inner: (body(*inner[0]), inner[1] + 1), (values, index))
-        return values, tapes, index
-
     start = composition.zeros((), COUNT.dtype) if start is None else start
-    return _while(keep_going, record_segment if nested else record, (init, tapes, start), trips)
+    return _while(keep_going, record, (init, tapes, start), trips)
+
+
+def _running(body, values, index, end, keep_going=None):
+    """Run ``body`` from ``values`` while ``index < end`` (and ``keep_going(values)``, where
+    given): a loop counting to a bound from outside it, which ``s4tf-unroll-host-loops``
+    runs several iterations a trip where ``keep_going`` is ``None``. Returns the values and
+    ``index``."""
+
+    def more(carry):
+        counted = carry[1] < end
+        return counted if keep_going is None else composition.logical_and(counted, keep_going(carry[0]))
+
+    return _while(more, lambda carry: (body(*carry[0]), carry[1] + 1), (values, index))
 
 
 def _thinned_recording(keep_going, body, init, row_types, recorded, rows: int):
@@ -439,10 +472,12 @@ def _thinned_recording(keep_going, body, init, row_types, recorded, rows: int):
     both counts and records (the checkpoints are ``stride`` apart, ``stride`` the least
     power of two with ``rows * stride >= n``). An outer loop runs the recording loop until
     the rows fill up, then halves; the first trip halves nothing (a loop of no trips, not
-    an ``if``, which would keep host-stepped loops waiting on the host). Returns the final
-    values, the tapes, ``n`` and ``stride``."""
+    an ``if``, which would keep host-stepped loops waiting on the host). Checkpoints in
+    registers (:func:`_nested`): :func:`_thinned_registers`. Returns the final values, the
+    tapes, ``n`` and ``stride``."""
+    if _nested(row_types):
+        return _thinned_registers(keep_going, body, init, row_types, recorded, rows)
     half = np.int32((rows + 1) // 2)
-    nested = _nested(row_types)
 
     def halved(tapes, index):
         def move(carry):
@@ -458,13 +493,60 @@ def _thinned_recording(keep_going, body, init, row_types, recorded, rows: int):
         stride = composition.where(index > 0, stride * 2, stride)
         limit = stride * rows
         values, tapes, index = _recording_loop(lambda c: composition.logical_and(keep_going(c), c[2] < limit), body, values,
-                                               tapes, recorded, stride, rows, start=index, nested=nested)
+                                               tapes, recorded, stride, rows, start=index)
         return values, tapes, index, stride, keep_going((values, tapes, index))
 
     start = (init, _empty_tapes(row_types, rows), composition.zeros((), COUNT.dtype), composition.asarray(np.int32(1)),
              composition.asarray(np.bool_(True)))
     values, tapes, count, stride, _ = _while(lambda carry: carry[4], epoch, start)
     return values, tapes, count, stride
+
+
+def _thinned_registers(keep_going, body, init, row_types, recorded, rows: int):
+    """:func:`_thinned_recording` with the checkpoints in shift registers (:func:`_registers`):
+    a loop runs the first ``rows`` iterations, shifting in a checkpoint each; then while the
+    loop goes on, a trip of an outer loop keeps the even checkpoints in the first half of the
+    registers, doubles ``stride`` and shifts the next checkpoints, ``stride`` apart, into
+    the second half (a loop a checkpoint, around a loop of the iterations up to the next).
+    The last trip may shift in fewer than the half: the tapes read the registers' rows
+    past the kept ones from where those checkpoints are."""
+    if rows % 2:
+        raise ValueError(f"checkpoint registers halve: {rows} rows")
+    half = rows // 2
+    going = lambda values: keep_going((values, None, None))  # noqa: E731
+    zero, one = composition.zeros((), COUNT.dtype), composition.asarray(np.int32(1))
+
+    def record(carry):
+        values, registers, index = carry
+        return body(*values), _shifted_in(registers, [values[i] for i in recorded], rows), index + 1
+
+    first = (init, _registers(rows, [init[i] for i in recorded]), zero)
+    values, registers, index = _while(lambda c: composition.logical_and(c[2] < rows, going(c[0])), record, first)
+
+    def epoch(carry):
+        values, registers, index, stride, _, _ = carry
+        registers = [row for r in _split(registers, rows) for row in (*r[0::2], *r[half:])]
+        stride = stride * 2
+
+        def checkpoint(carry):
+            values, registers, index, written = carry
+            registers = _shifted_in(registers, [values[i] for i in recorded], rows, half)
+            values, index = _running(body, values, index, index + stride, going)
+            return values, registers, index, written + 1
+
+        values, registers, index, written = _while(lambda c: composition.logical_and(c[2] < stride * rows, going(c[0])),
+                                                   checkpoint, (values, registers, index, zero))
+        return values, registers, index, stride, written, going(values)
+
+    values, registers, count, stride, written, _ = _while(lambda c: c[5], epoch,
+                                                          (values, registers, index, one, index, going(values)))
+    kept = composition.where(stride > 1, np.int32(half), np.int32(0))
+    shift = (rows - kept) - written  # the last trip's checkpoints sit at the registers' end
+
+    def slot(j):
+        return composition.where(kept <= j, composition.minimum(shift + j, np.int32(rows - 1)), np.int32(j))
+
+    return values, _register_tapes(registers, row_types, slot), count, stride
 
 
 def _barriers(cotangents):
@@ -503,6 +585,7 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
     body = _caller(body_name, types, location)
     body_vjp = _caller(vjp_functions(module, body_name, active)[0], types + [types[i] for i in active], location, first=len(types))
     floats = _floats(types)
+    row_types = [types[i] for i in recorded]
 
     def state_at(segment_tapes, row):
         read = {i: _tape_read(tape, row, types[i]) for tape, i in zip(segment_tapes, recorded)}
@@ -514,14 +597,32 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
         seeds = [by_index[i] if i in by_index else composition.zeros_like(state[i]) for i in floats]
         return body_vjp(*state, *seeds)
 
-    def reading(state_tapes):
+    def reading(state_tapes, shift=None):
         """A backward step: the VJP at the state of iteration ``position`` read from
-        ``state_tapes`` (a row an iteration)."""
+        ``state_tapes`` (a row an iteration, from row ``shift`` where given)."""
         def step(carry):
             position = carry[0] - 1
-            return position, vjp_step(state_at(state_tapes, position), carry[1])
+            return position, vjp_step(state_at(state_tapes, _shifted(position, shift)), carry[1])
 
         return step
+
+    def rerecorded(start, length, inner):
+        """A segment's states every ``inner`` iterations from ``start``, in shift registers
+        (:func:`_registers`; a loop a checkpoint, around a loop of the iterations up to the
+        next): tapes of them, and the row of the first."""
+        checkpoints = composition.op("div", length + (inner - 1), inner)
+
+        def checkpoint(carry):
+            values, registers, position, written = carry
+            registers, written = _shifted_in(registers, [values[i] for i in recorded], rows), written + 1
+            end = composition.where(written < checkpoints, composition.minimum(position + inner, length), position)
+            values, position = _running(body, values, position, end)
+            return values, registers, position, written
+
+        zero = composition.zeros((), COUNT.dtype)
+        init = (start, _registers(rows, [start[i] for i in recorded]), zero, zero)
+        registers = _while(lambda c: c[3] < checkpoints, checkpoint, init)[1]
+        return _register_tapes(registers, row_types, lambda j: np.int32(j)), rows - checkpoints
 
     def segment(carry):
         """Segment ``index`` (``stride`` iterations from its checkpoint), run backwards: its
@@ -535,15 +636,20 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
         index = index - 1
         length = composition.minimum(stride, count - index * stride)
         inner = _stride(length, rows)
-        _, inner_tapes, _ = _recording_loop(lambda c: c[2] < length, body, state_at(tapes, index), inner_tapes, recorded, inner, rows,
-                                            nested=_nested([types[i] for i in recorded]))
+        if _nested(row_types):
+            inner_tapes, shift = rerecorded(state_at(tapes, index), length, inner)
+        else:
+            _, inner_tapes, _ = _recording_loop(lambda c: c[2] < length, body, state_at(tapes, index), inner_tapes, recorded,
+                                                inner, rows)
+            shift = None
 
         def step(carry):
             position, cotangents = carry
             position = position - 1
             checkpoint = composition.op("div", position, inner)
             state = _while(
-                lambda c: c[0] < position, lambda c: (c[0] + 1, body(*c[1])), (checkpoint * inner, state_at(inner_tapes, checkpoint))
+                lambda c: c[0] < position, lambda c: (c[0] + 1, body(*c[1])),
+                (checkpoint * inner, state_at(inner_tapes, _shifted(checkpoint, shift)))
             )[1]
             return position, vjp_step(state, cotangents)
 
@@ -551,7 +657,7 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
             """The segment's iterations, last first, each a call of ``one``."""
             return lambda *cotangents: _while(lambda c: c[0] > 0, one, (length, list(cotangents)))[1]
 
-        cotangents = mark_shortcut(_cond(inner == 1, steps(reading(inner_tapes)), steps(step), cotangents))
+        cotangents = mark_shortcut(_cond(inner == 1, steps(reading(inner_tapes, shift)), steps(step), cotangents))
         return index, _barriers(cotangents), inner_tapes
 
     def from_tape(*cotangents):
@@ -562,7 +668,7 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
     def replayed(*cotangents):
         """Segments of ``stride`` iterations, last first, each replayed from its checkpoint."""
         segments = composition.op("div", count + (stride - 1), stride)
-        segment_tapes = _empty_tapes([types[i] for i in recorded], rows)  # reused by every segment
+        segment_tapes = _empty_tapes(row_types, rows)  # reused by every segment
         return _while(lambda carry: carry[0] > 0, segment, (segments, list(cotangents), segment_tapes))[1]
 
     with backward.building(location):

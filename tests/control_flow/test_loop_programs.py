@@ -744,7 +744,7 @@ def test_a_scan_over_the_elements_of_a_vector_on_vmvx():
     np.testing.assert_allclose(products, sums * xs, rtol=1e-6, atol=1e-7)
 
 
-@pytest.mark.parametrize("steps", [0, 1, 17, 300, 1000])
+@pytest.mark.parametrize("steps", [0, 1, 15, 16, 17, 33, 256, 257, 300, 1000])
 def test_grad_of_a_while_over_a_large_state_with_a_run_time_bound_equals_jaxs(steps):
     """A ``while`` over 8,192 float64s (64 KiB: 16 checkpoints and a spare row, 1 MiB of
     tape) to a bound given at run time: each checkpoint is written once, by a loop a
@@ -764,3 +764,29 @@ def test_grad_of_a_while_over_a_large_state_with_a_run_time_bound_equals_jaxs(st
     fori = jax.grad(lambda x: jnp.sum(jax.lax.fori_loop(0, steps, lambda i, y: y * 0.999 + 0.01 * jnp.tanh(y) * y, x) ** 2))(x)
     np.testing.assert_allclose(float(ours[0]), float(value), rtol=1e-12)
     np.testing.assert_allclose(np.asarray(ours[1]), np.asarray(fori), rtol=1e-11, atol=1e-14)
+
+
+@pytest.mark.parametrize("steps, limit", [(0, 2.0), (40, 2.0), (300, 2.0), (300, 0.06), (1000, 0.2)])
+def test_grad_of_a_large_state_while_carrying_a_flag_equals_numpys(steps, limit):
+    """A ``while`` over 8,192 float64s carrying a boolean it sets from the state (``done``
+    once the mean passes ``limit``: after 52 and 545 iterations here) and a counter:
+    its checkpoints, flag included, are kept in shift registers (a byte tape of the
+    flags); the gradient against NumPy's product of the steps' derivatives."""
+    x = np.linspace(0.01, 0.1, 8192)
+
+    def loss(x, n):
+        def body(c):
+            i, y, _ = c
+            y = y * 1.001 + 0.01 * s4tf.tanh(y) * y
+            return i + 1, y, s4tf.mean(y) > limit
+
+        return s4tf.sum(s4tf.while_loop(lambda c: (c[0] < n) & ~c[2], body, (np.int32(0), x, np.bool_(False)))[1])
+
+    gradient = s4tf.function(s4tf.grad(loss))(x, np.int32(steps))
+    y, dy, i = x.copy(), np.ones_like(x), 0
+    while i < steps:
+        t = np.tanh(y)
+        y, dy, i = y * 1.001 + 0.01 * t * y, dy * (1.001 + 0.01 * (t + y * (1 - t * t))), i + 1
+        if y.mean() > limit:
+            break
+    np.testing.assert_allclose(np.asarray(gradient), dy, rtol=1e-12)

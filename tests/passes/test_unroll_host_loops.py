@@ -126,6 +126,63 @@ def test_a_fori_loop_to_a_tensor_bound_runs_8_iterations_a_trip(n):
     np.testing.assert_allclose(unrolled[0], want, rtol=1e-5)
 
 
+def two_counters(x, n, m):
+    """``x * 0.9999 + 0.001 x^2`` while ``i < n and j > m``, ``i`` counting up from 0 and
+    ``j`` down from 30 by 2."""
+    def body(c):
+        return c[0] + 1, c[1] - 2, c[2] * 0.9999 + 0.001 * c[2] * c[2]
+
+    return s4tf.while_loop(lambda c: (c[0] < n) & (c[1] > m), body, (np.int32(0), np.int32(30), x))[2]
+
+
+@pytest.mark.parametrize("target", ["cpu", "vmvx"])
+@pytest.mark.parametrize("n, m", [(0, 0), (5, -20), (20, -20), (40, 5), (9, 12)])
+def test_a_loop_to_two_run_time_bounds_runs_8_iterations_a_trip(target, n, m):
+    """A condition that is a conjunction of counters against run-time bounds (``i < n and
+    j > m``) runs 8 iterations a trip while all 8 run for each: same bits as one a trip,
+    and NumPy's numbers."""
+    x = np.linspace(0.0, 1.0, 10_000 if target == "cpu" else 8, dtype=np.float32)
+    (unrolled, plain), (counts, _) = run_both(two_counters, (x, np.int32(n), np.int32(m)), target)
+    assert len(counts) == 2
+    np.testing.assert_array_equal(unrolled[0], plain[0])
+    want, i, j = x.copy(), 0, 30
+    while i < n and j > m:
+        want, i, j = want * np.float32(0.9999) + np.float32(0.001) * want * want, i + 1, j - 2
+    np.testing.assert_allclose(unrolled[0], want, rtol=1e-5)
+
+
+def segments(x, n, length):
+    """Segments of ``length`` iterations of ``tanh(x) * 0.9 + 0.1`` (a loop to a run-time
+    bound from the outer body, in a loop whose condition reads the state), until ``n``
+    iterations or ``x[0] > 0.88``."""
+    def segment(c):
+        end = c[0] + length
+        i, y = s4tf.while_loop(lambda d: (d[0] < end) & (d[0] < n), lambda d: (d[0] + 1, s4tf.tanh(d[1]) * 0.9 + 0.1), (c[0], c[1]))
+        return i, y
+
+    return s4tf.while_loop(lambda c: (c[0] < n) & (c[1][0] < 0.88), segment, (np.int32(0), x))
+
+
+@pytest.mark.parametrize("target", ["cpu", "vmvx"])
+@pytest.mark.parametrize("n, length", [(0, 3), (7, 3), (30, 9), (200, 17)])
+def test_a_loop_to_a_run_time_bound_nested_in_a_host_loop_runs_8_iterations_a_trip(target, n, length):
+    """A loop nested in a host-stepped loop, counting to bounds from outside it, runs 8
+    iterations a trip (reverse mode's segment replays of large states are such loops):
+    same bits as one a trip, and NumPy's numbers."""
+    x = np.linspace(0.0, 0.8, 10_000 if target == "cpu" else 8, dtype=np.float32)
+    (unrolled, plain), (counts, _) = run_both(segments, (x, np.int32(n), np.int32(length)), target)
+    assert len(counts) == 3  # the outer loop, the nested one 8 a trip and the one of the rest
+    for got, same in zip(unrolled, plain):
+        np.testing.assert_array_equal(got, same)
+    want, i = x.copy(), 0
+    while i < n and want[0] < np.float32(0.88):
+        end = i + length
+        while i < end and i < n:
+            want, i = np.tanh(want) * np.float32(0.9) + np.float32(0.1), i + 1
+    assert int(unrolled[0]) == i
+    np.testing.assert_allclose(unrolled[1], want, rtol=1e-5)
+
+
 @pytest.mark.parametrize("start, step, n", [(2**31 - 20, 1, 2**31 - 1), (-(2**31) + 20, -1, -(2**31))])
 def test_a_counter_near_the_ends_of_int32_runs_its_last_iterations_one_a_trip(start, step, n):
     """19 and 20 iterations up to the largest int32 and down to the smallest: a trip of 8

@@ -519,3 +519,113 @@ func.func @constant_starts(%x: tensor<4xf32>) -> tensor<f32> {
   }
   return %r#1 : tensor<f32>
 }
+
+// -----
+
+// A loop nested in a host-stepped loop that counts to a run-time bound runs 8 iterations
+// a trip too (reverse mode's segment replays: `j < end`, `end` from the outer body); so
+// does a loop whose condition is a conjunction of such comparisons (`i < n and j < m`,
+// each shifted), and one counting down by subtracting (`k - 1 > 0`). A nested loop of a
+// known trip count is left as it is.
+
+// CHECK-LABEL: func.func @nested_and_conjunctions
+// CHECK:         stablehlo.while
+// CHECK:         } do {
+// CHECK:           %[[END:.*]] = stablehlo.add
+// CHECK:           %[[INNER:.*]]:2 = stablehlo.while(%[[J:.*]] = %{{.*}}, %{{.*}} = %{{.*}})
+// CHECK-NEXT:      cond {
+// CHECK-NEXT:        %[[SEVEN:.*]] = stablehlo.constant dense<7> : tensor<i32>
+// CHECK-NEXT:        %[[SHIFTED:.*]] = stablehlo.add %[[J]], %[[SEVEN]]
+// CHECK-NEXT:        stablehlo.compare LT, %[[SHIFTED]], %[[END]]
+// CHECK:           } do {
+// CHECK-COUNT-8:     stablehlo.tanh
+// CHECK-NOT:         stablehlo.tanh
+// CHECK:           stablehlo.while(%{{.*}} = %[[INNER]]#0, %{{.*}} = %[[INNER]]#1)
+// CHECK:           } do {
+// CHECK-NEXT:        stablehlo.tanh
+// CHECK-NEXT:        stablehlo.add
+// CHECK-NEXT:        stablehlo.return
+// CHECK:           stablehlo.while{{.*}} attributes {s4tf.trip_count = 3 : i64}
+// CHECK:           } do {
+// CHECK-NEXT:        stablehlo.sine
+// CHECK-NEXT:        stablehlo.add
+// CHECK-NEXT:        stablehlo.return
+// CHECK:         %[[BOTH:.*]]:4 = stablehlo.while(%[[I:.*]] = %{{.*}}, %[[K:.*]] = %{{.*}}, %{{.*}} = %arg0, %[[M:.*]] = %arg2)
+// CHECK-NEXT:    cond {
+// CHECK:           %[[I7:.*]] = stablehlo.add %[[I]], %{{.*}}
+// CHECK-NEXT:      %[[FIRST:.*]] = stablehlo.compare LT, %[[I7]], %arg1
+// CHECK-NEXT:      stablehlo.compare LT, %[[I]], %[[I7]]
+// CHECK:           %[[K7:.*]] = stablehlo.add %[[K]], %{{.*}}
+// CHECK-NEXT:      stablehlo.compare LT, %[[K7]], %[[M]]
+// CHECK:         } do {
+// CHECK-COUNT-8:   stablehlo.cosine
+// CHECK-NOT:       stablehlo.cosine
+// CHECK:         stablehlo.while(%{{.*}} = %[[BOTH]]#0, %{{.*}} = %[[BOTH]]#1, %{{.*}} = %[[BOTH]]#2, %{{.*}} = %[[BOTH]]#3)
+// CHECK:         } do {
+// CHECK-NEXT:      stablehlo.cosine
+// CHECK-NEXT:      stablehlo.add
+// CHECK-NEXT:      stablehlo.add
+// CHECK-NEXT:      stablehlo.return
+// CHECK:         %[[DOWN:.*]]:2 = stablehlo.while(%[[D:.*]] = %arg1, %{{.*}} = %arg0)
+// CHECK-NEXT:    cond {
+// CHECK-NEXT:      %[[MINUS7:.*]] = stablehlo.constant dense<-7> : tensor<i32>
+// CHECK-NEXT:      %[[D7:.*]] = stablehlo.add %[[D]], %[[MINUS7]]
+// CHECK-NEXT:      stablehlo.compare GT, %[[D7]], %{{.*}}
+// CHECK:         } do {
+// CHECK-COUNT-8:   stablehlo.exponential
+// CHECK-NOT:       stablehlo.exponential
+// CHECK:         stablehlo.while(%{{.*}} = %[[DOWN]]#0, %{{.*}} = %[[DOWN]]#1)
+func.func @nested_and_conjunctions(%x: tensor<4xf32>, %n: tensor<i32>, %m: tensor<i32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %three = stablehlo.constant dense<3> : tensor<i32>
+  %flag = stablehlo.constant dense<true> : tensor<i1>
+  %r:3 = stablehlo.while(%i = %zero, %h = %x, %go = %flag) : tensor<i32>, tensor<4xf32>, tensor<i1>
+  cond {
+    stablehlo.return %go : tensor<i1>
+  } do {
+    %end = stablehlo.add %i, %n : tensor<i32>
+    %in:2 = stablehlo.while(%j = %i, %g = %h) : tensor<i32>, tensor<4xf32>
+    cond {
+      %c = stablehlo.compare LT, %j, %end, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %c : tensor<i1>
+    } do {
+      %t = stablehlo.tanh %g : tensor<4xf32>
+      %j2 = stablehlo.add %j, %one : tensor<i32>
+      stablehlo.return %j2, %t : tensor<i32>, tensor<4xf32>
+    }
+    %s:2 = stablehlo.while(%j = %zero, %g = %in#1) : tensor<i32>, tensor<4xf32> attributes {s4tf.trip_count = 3 : i64}
+    cond {
+      %c = stablehlo.compare LT, %j, %three, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %c : tensor<i1>
+    } do {
+      %t = stablehlo.sine %g : tensor<4xf32>
+      %j2 = stablehlo.add %j, %one : tensor<i32>
+      stablehlo.return %j2, %t : tensor<i32>, tensor<4xf32>
+    }
+    %more = stablehlo.compare LT, %in#0, %m, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %in#0, %s#1, %more : tensor<i32>, tensor<4xf32>, tensor<i1>
+  }
+  %b:4 = stablehlo.while(%i = %zero, %k = %zero, %h = %x, %mm = %m) : tensor<i32>, tensor<i32>, tensor<4xf32>, tensor<i32>
+  cond {
+    %c1 = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %c2 = stablehlo.compare LT, %k, %mm, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %c = stablehlo.and %c1, %c2 : tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %t = stablehlo.cosine %h : tensor<4xf32>
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    %k2 = stablehlo.add %k, %one : tensor<i32>
+    stablehlo.return %i2, %k2, %t, %mm : tensor<i32>, tensor<i32>, tensor<4xf32>, tensor<i32>
+  }
+  %d:2 = stablehlo.while(%k = %n, %h = %x) : tensor<i32>, tensor<4xf32>
+  cond {
+    %c = stablehlo.compare GT, %k, %zero, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %t = stablehlo.exponential %h : tensor<4xf32>
+    %k2 = stablehlo.subtract %k, %one : tensor<i32>
+    stablehlo.return %k2, %t : tensor<i32>, tensor<4xf32>
+  }
+  return %r#1, %b#2, %d#1 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}

@@ -299,29 +299,32 @@ func.func @pieces(%x: tensor<3xf32>) -> tensor<3xf32> attributes {s4tf.wrt = arr
 // -----
 
 // A while whose checkpoint tapes take more than 256 KiB (16 rows and a spare of 64 KiB)
-// records a checkpoint a trip: the loop writing the tapes runs one iteration, then a loop
-// that carries no tape runs the iterations up to the next checkpoint (IREE 3.13 copies the
-// tapes a host-stepped loop updates once a trip). Numbers: the large-state tests of
-// tests/control_flow/test_loop_programs.py.
+// keeps its checkpoints in shift registers, 16 carried values that a trip passes on to
+// the row before and a checkpoint into the last, and stacks them into a tape once the
+// loops are done: no loop writes a row of a tape (IREE 3.13 copies the tapes a
+// host-stepped loop updates once a trip). The first loop runs 16 iterations, a checkpoint
+// each; every trip of the next keeps the even checkpoints in the first 8 rows and shifts
+// the next 8, twice as far apart, into the others (a loop a checkpoint around a loop of
+// the iterations up to the next). The backward pass re-records each segment alike.
+// Numbers: the large-state tests of tests/control_flow/test_loop_programs.py.
 
 // CHECK-LABEL: func.func private @big_vjp_fwd
+// CHECK-NOT:     tape_write
+// CHECK:         %[[FIRST:.*]]:19 = "s4tf.while"
+// CHECK:           %[[NEXT:.*]]:2 = func.call @big_r0_body(%[[X:[a-z0-9]+]], %{{[a-z0-9]+}})
+// CHECK:           stablehlo.return %[[NEXT]]#0, %[[NEXT]]#1, %arg5, %arg6, %arg7, {{.*}}, %arg19, %[[X]], %{{[0-9]+}} :
+// CHECK-NOT:     tape_write
 // CHECK:         "s4tf.while"
 // CHECK:           "s4tf.while"
-// CHECK:           "s4tf.while"
-// CHECK:             func.call @big_r0_cond
-// CHECK:           }, {
-// CHECK:             %[[ROW:.*]] = "s4tf.select"
-// CHECK:             "s4tf.tape_write"(%{{.*}}, %[[ROW]], %{{.*}}) : (tensor<17x16384xf32>
-// CHECK-NEXT:        %[[FIRST:.*]]:2 = func.call @big_r0_body
-// CHECK:             %[[UPTO:.*]]:5 = "s4tf.while"(%[[FIRST]]#0, %[[FIRST]]#1, %{{.*}}, %{{.*}}, %{{.*}}) ({
-// CHECK-NEXT:        ^bb0(%{{.*}}: tensor<16384xf32>, %{{.*}}: tensor<16384xf32>, %{{.*}}: tensor<i32>, %{{.*}}: tensor<i32>, %{{.*}}: tensor<i32>):
-// CHECK:               "s4tf.ne"
-// CHECK:               func.call @big_r0_cond
-// CHECK:             }, {
-// CHECK-NEXT:        ^bb0
-// CHECK-NEXT:          func.call @big_r0_body
-// CHECK-NOT:           tape_write
-// CHECK:               stablehlo.return
+// CHECK:             "s4tf.while"
+// CHECK:               func.call @big_r0_body
+// CHECK-NOT:     tape_write
+// CHECK:         %[[STACKED:.*]] = "s4tf.concatenate"{{.*}} -> tensor<16x16384xf32>
+// CHECK:         "s4tf.tape_read"(%[[STACKED]]
+// CHECK-NOT:     tape_write
+// CHECK:         "s4tf.concatenate"{{.*}} -> tensor<17x16384xf32>
+// CHECK-NOT:     tape_write
+// CHECK:         return
 func.func @big(%x: tensor<16384xf32>, %a: tensor<16384xf32>) -> tensor<16384xf32> attributes {s4tf.wrt = array<i64: 0, 1>} {
   %0:2 = "s4tf.while"(%x, %a) ({
   ^bb0(%v: tensor<16384xf32>, %b: tensor<16384xf32>):
