@@ -31,8 +31,11 @@ from __future__ import annotations
 
 from s4tf.passes.module_traits import ModuleTraits
 
-#: A tensor this large in a loop-bound program keeps it on ``local-task``: its dispatches
-#: may be worth several threads (a 256x256 float32 matrix is 256 KiB).
+#: A tensor this large computed in a loop-bound program keeps it on ``local-task``: its
+#: dispatches may be worth several threads (a 256x256 float32 matrix is 256 KiB). The
+#: gradient of 1,000 iterations of a ``while`` over 262,144 floats (1 MiB states, 17 MiB
+#: tapes) took 505-519 ms on ``local-sync``, 630-636 ms on ``local-task``
+#: (tools/bench/bench_while_grad.py).
 MAX_TENSOR_BYTES = 1024 * 1024
 #: A product this large in a loop-bound program keeps it on ``local-task``: the LSTM language
 #: model of ``tools/bench/bench_loops_real.py`` (2.1M multiply-adds a step, 32x128 by
@@ -45,10 +48,11 @@ SMALL_TENSOR_BYTES = 64 * 1024
 
 
 def loop_bound(traits: ModuleTraits) -> bool:
-    """Whether the module has a loop, host-stepped or in a dispatch, no tensor of more than
-    :data:`MAX_TENSOR_BYTES` (dynamic shapes count as large) and no product of more than
-    :data:`MAX_PRODUCT_MACS` multiply-adds."""
-    return (traits.loops and not traits.dynamic_shapes and traits.largest_tensor_bytes <= MAX_TENSOR_BYTES
+    """Whether the module has a loop, host-stepped or in a dispatch, computes no tensor of
+    more than :data:`MAX_TENSOR_BYTES` (dynamic shapes count as large; tapes and stacks,
+    which loops read and write a row at a time, do not count) and has no product of more
+    than :data:`MAX_PRODUCT_MACS` multiply-adds."""
+    return (traits.loops and not traits.dynamic_shapes and traits.largest_computed_bytes <= MAX_TENSOR_BYTES
             and traits.largest_product_macs <= MAX_PRODUCT_MACS)
 
 

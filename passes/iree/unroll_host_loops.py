@@ -47,9 +47,12 @@ With ``waiting=false`` (the GPU targets), loops whose bodies wait on the device 
 ``optimization_barrier``, a row read or written at a run-time index) are left as they are.
 
 Loops inside a dispatch (``s4tf-loops-to-dispatch``) step on the device and are left alone,
-as are loops of a known trip count nested in a host-stepped loop (IREE-3.13-WORKAROUND:
-copies of the 3-step loop in the 40-step one of ``fori_loop`` holding ``fori_loop`` failed
-at run time, "transient buffer has not been committed", in reverse mode on 10,000 floats),
+as are loops nested in a host-stepped loop that have a known trip count or wait on the
+device (IREE-3.13-WORKAROUND: copies of the 3-step loop in the 40-step one of
+``fori_loop`` holding ``fori_loop`` failed at run time, "transient buffer has not been
+committed", in reverse mode on 10,000 floats; copies of the backward steps of an RNN's
+``while``, reading its tapes, failed to compile, "failed to solve for timepoint
+coverage"),
 bodies of more than ``max_ops`` ops once copied, and loops holding control flow on
 the host (a ``stablehlo.while``, ``if`` or ``case`` outside a dispatch). IREE-3.13-WORKAROUND:
 IREE 3.13 fails on copies of such bodies. Copies of a body holding a loop, beside the tape
@@ -145,8 +148,8 @@ def unroll_host_loops(module: ir.Operation, copies: int = 8, max_ops: int = 4096
         if _outermost_on_host(loop, HOST_CONTROL_FLOW) or _holds_multi_result_region(loop):
             continue  # IREE 3.13: see above
         most = min(copies, max_ops // _body_size(loop))
-        if nested and trips is not None:
-            continue
+        if nested and (trips is not None or _waits_for_device(loop)):
+            continue  # IREE 3.13: see above
         if trips is None:
             counted = _counted_at_run_time(loop)
             if counted is not None and most > 1 and (waiting or not _waits_for_device(loop)):

@@ -72,7 +72,39 @@ def test_large_or_dynamic_tensors_keep_local_task():
     assert not loop_bound(loop_over("tensor<64x1024x1024xi1>"))
 
 
-#: A counted loop beside an argument of ``tensor_type``.
+def test_tapes_a_loop_writes_a_row_at_a_time_do_not_count():
+    """Reverse mode's 17 MiB tape of a 1 MiB state, written a row a trip and stacked from
+    rows, keeps a module loop-bound; the rows are what its dispatches compute."""
+    traits = ModuleTraits.parse(TAPE_LOOP)
+    assert traits.largest_tensor_bytes == 17 * 2**20 and traits.largest_computed_bytes == 2**20
+    assert loop_bound(traits) and driver_for(traits, "local-task") == "local-sync"
+
+
+#: A loop writing rows of 262,144 floats into a carried tape of 17 rows, and their stack.
+TAPE_LOOP = """
+func.func @f(%x: tensor<262144xf32>, %n: tensor<i32>) -> (tensor<17x262144xf32>, tensor<2x262144xf32>) {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %c1 = stablehlo.constant dense<1> : tensor<i32>
+  %tape = stablehlo.constant dense<0.0> : tensor<17x262144xf32>
+  %0:3 = stablehlo.while(%i = %c0, %h = %x, %t = %tape) : tensor<i32>, tensor<262144xf32>, tensor<17x262144xf32>
+   cond {
+    %1 = stablehlo.compare LT, %i, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %1 : tensor<i1>
+  } do {
+    %row = stablehlo.reshape %h : (tensor<262144xf32>) -> tensor<1x262144xf32>
+    %t2 = stablehlo.dynamic_update_slice %t, %row, %i, %c0 : (tensor<17x262144xf32>, tensor<1x262144xf32>, tensor<i32>, tensor<i32>) -> tensor<17x262144xf32>
+    %h2 = stablehlo.tanh %h : tensor<262144xf32>
+    %1 = stablehlo.add %i, %c1 : tensor<i32>
+    stablehlo.return %1, %h2, %t2 : tensor<i32>, tensor<262144xf32>, tensor<17x262144xf32>
+  }
+  %a = stablehlo.reshape %x : (tensor<262144xf32>) -> tensor<1x262144xf32>
+  %b = stablehlo.reshape %0#1 : (tensor<262144xf32>) -> tensor<1x262144xf32>
+  %stack = stablehlo.concatenate %a, %b, dim = 0 : (tensor<1x262144xf32>, tensor<1x262144xf32>) -> tensor<2x262144xf32>
+  return %0#2, %stack : tensor<17x262144xf32>, tensor<2x262144xf32>
+}"""
+
+
+#: A counted loop beside the sum of an argument of ``tensor_type`` with itself.
 LOOP_OVER = """
 func.func @f(%w: {tensor_type}, %n: tensor<i32>) -> tensor<i32> {{
   %c0 = stablehlo.constant dense<0> : tensor<i32>
@@ -85,6 +117,7 @@ func.func @f(%w: {tensor_type}, %n: tensor<i32>) -> tensor<i32> {{
     %1 = stablehlo.add %i, %c1 : tensor<i32>
     stablehlo.return %1 : tensor<i32>
   }}
+  %t = stablehlo.add %w, %w : {tensor_type}
   return %0 : tensor<i32>
 }}"""
 
