@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,7 +41,7 @@ from s4tf.passes.autodiff.jvp import jvp_function
 from s4tf.passes.autodiff.naming import CUSTOM_VJP, SEEDED, WRT, indices_attribute, read_indices
 from s4tf.staging.function import StagedFunction
 from s4tf.staging.tensor import is_python_scalar
-from s4tf.staging.tracing import FunctionRecord, Static, current_scope, leaf_spec, rebuild_outputs
+from s4tf.staging.tracing import FunctionRecord, Static, current_scope, leaf_spec, rebuild_outputs, signature
 
 
 def _name(fn) -> str:
@@ -311,10 +312,35 @@ def _all_argnums(args) -> tuple:
     return tuple(range(len(args)))
 
 
+#: The staged functions of ``jvp`` and ``vjp`` called outside a staged function, by the
+#: body, ``fn`` and, for a pullback, the signature of the primals: each staged once per
+#: input signature, as ``grad(fn)`` is (an eager ``vjp`` of a 1,000-step ``while`` traced
+#: and lowered it again at every call, 0.3 s). The last :data:`STAGED_TRANSFORMS` are kept.
+_STAGED: OrderedDict = OrderedDict()
+STAGED_TRANSFORMS = 64
+
+
+def _staged_transform(body, fn, *primals) -> StagedFunction:
+    """``StagedFunction(partial(body, fn, *primals))``, the one made for the same ``body``,
+    ``fn`` and signature of ``primals`` where there is one (:data:`_STAGED`): ``primals``
+    are bound for their structure and types, which a staged pullback reads."""
+    key = (body, fn, signature(*pytree.flatten(primals)))
+    try:
+        staged = _STAGED.get(key)
+    except TypeError:  # an unhashable callable or static argument: staged for this call alone
+        return StagedFunction(functools.partial(body, fn, *primals))
+    if staged is None:
+        staged = _STAGED[key] = StagedFunction(functools.partial(body, fn, *primals))
+        while len(_STAGED) > STAGED_TRANSFORMS:
+            _STAGED.popitem(last=False)
+    _STAGED.move_to_end(key)
+    return staged
+
+
 def jvp(fn, primals, tangents):
     """Forward mode: ``(fn(*primals), the derivative of fn at primals along tangents)``."""
     primals = tuple(primals)
-    return StagedFunction(functools.partial(_jvp_body, fn))(_floats_as_arrays(primals, _all_argnums(primals)), tuple(tangents))
+    return _staged_transform(_jvp_body, fn)(_floats_as_arrays(primals, _all_argnums(primals)), tuple(tangents))
 
 
 def _jvp_body(fn, primals, tangents):
@@ -365,9 +391,8 @@ def vjp(fn, *primals):
     primals = _floats_as_arrays(primals, _all_argnums(primals))
     if current_scope() is not None:
         return _vjp_in_trace(fn, primals)
-    forward = StagedFunction(functools.partial(_vjp_forward_body, fn))
-    value, residuals = forward(*primals)
-    backward = StagedFunction(functools.partial(_vjp_backward_body, fn, primals))
+    value, residuals = _staged_transform(_vjp_forward_body, fn)(*primals)
+    backward = _staged_transform(_vjp_backward_body, fn, primals)
     return value, functools.partial(_run_pullback, backward, residuals)
 
 
