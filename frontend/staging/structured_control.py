@@ -361,25 +361,35 @@ def _unroll_factor(unroll, static: bool, construct: str):
 def _counted_loop(scope, lower, upper, step, copies: int, body_fn, init, names, construct, trip_count=None):
     """One ``s4tf.while`` counting ``i`` from ``lower`` while ``i < upper`` (``i > upper``
     for a negative step), ``copies`` bodies (at ``i``, ``i + step``, ...) per iteration;
-    marked with its ``trip_count`` where that is known (:data:`~s4tf.dialects.control_flow.TRIP_COUNT`)."""
+    marked with its ``trip_count`` where that is known (:data:`~s4tf.dialects.control_flow.TRIP_COUNT`).
+    A Python int ``step`` picks the comparison now; a traced one is carried, and the
+    condition picks by its sign (``select(step > 0, i < upper, i > upper)``)."""
+    traced_step = isinstance(step, Tracer)
+    if not traced_step and int(step) == 0:
+        raise StagingError(f"the step of a staged {construct} must not be zero", str(user_location() or ""))
     with scope.building():
-        bounds = [b if isinstance(b, Tracer) else numpy_api.asarray(b) for b in (lower, upper, step)]
+        bounds = [b if isinstance(b, Tracer) else numpy_api.asarray(b) for b in (lower, upper, *([step] if traced_step else []))]
         dtype = "i64" if any(b.tensor_type.dtype == "i64" for b in bounds) else "i32"
-        lower, upper, step = (numpy_api.astype(predicate_free_scalar(b, construct), dtype) for b in bounds)
+        lower, upper, *carried = (numpy_api.astype(predicate_free_scalar(b, construct), dtype) for b in bounds)
+    step = carried[0] if traced_step else int(step)
 
     def keep_going(carry):
-        i, upper, step, _ = carry
-        return numpy_api.where(step > 0, i < upper, i > upper)
+        i, upper = carry[:2]
+        if not traced_step:
+            return i < upper if step > 0 else i > upper
+        return numpy_api.where(carry[2] > 0, i < upper, i > upper)
 
     def body(carry):
-        i, upper, step, value = carry
+        i, upper, *stepping, value = carry
+        by = stepping[0] if traced_step else step
         for copy in range(copies):
-            index = i if copy == 0 else i + (step if copy == 1 else copy * step)
+            index = i if copy == 0 else i + (by if copy == 1 else copy * by)
             value = body_fn(index.as_weak(), value)  # the index stands for range()'s Python int
-        return i + (step if copies == 1 else copies * step), upper, step, value
+        return (i + (by if copies == 1 else copies * by), upper, *stepping, value)
 
-    index, _, _, value = stage_while(keep_going, body, (lower, upper, step, init), names=["index", "bound", "step", *(names or [])],
-                                     construct=construct)
+    index, *_, value = stage_while(keep_going, body, (lower, upper, *carried, init),
+                                   names=["index", "bound", *(["step"] if traced_step else []), *(names or [])],
+                                   construct=construct)
     if trip_count is not None:
         mark_trip_count(index.value.owner, trip_count)
     return value

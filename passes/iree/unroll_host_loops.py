@@ -221,8 +221,9 @@ def _counted(loop: ir.Operation, predicate: ir.Value) -> tuple[ir.Operation, int
 
 def _picked(value: ir.Value) -> ir.Value:
     """``value``, or where it is a ``select`` on a comparison of two integer constants, the
-    operand that picks: the condition of a ``fori_loop`` with tensor bounds is
-    ``select(step > 0, i < n, i > n)``, its step a constant."""
+    operand that picks: the condition of a counted loop whose step is a tensor (``range(a,
+    n, s)`` in a staged function, ``s`` traced) is ``select(s > 0, i < n, i > n)``, and
+    ``s`` may fold to a constant."""
     select = defining_op(value)
     if select is None or select.name != "stablehlo.select":
         return value

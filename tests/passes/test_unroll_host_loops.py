@@ -113,8 +113,8 @@ def test_a_loop_to_a_run_time_bound_runs_8_iterations_a_trip_then_the_rest(targe
 
 @pytest.mark.parametrize("n", [0, 1, 9, 17])
 def test_a_fori_loop_to_a_tensor_bound_runs_8_iterations_a_trip(n):
-    """``fori_loop(3, n, ...)`` with ``n`` a tensor: its condition picks ``i < n`` by its step's
-    sign, a constant (``select(step > 0, i < n, i > n)``); same bits as one a trip."""
+    """``fori_loop(3, n, ...)`` with ``n`` a tensor: its condition is ``i < n``, its step 1;
+    same bits as one a trip."""
     x = np.linspace(0.0, 1.0, 10_000, dtype=np.float32)
     fn = lambda x, n: s4tf.fori_loop(3, n, lambda i, y: y * 0.9999 + 0.001 * y * y * i.astype(y.dtype), x)  # noqa: E731
     (unrolled, plain), (counts, _) = run_both(fn, (x, np.int32(n)))
