@@ -659,7 +659,53 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
             """The segment's iterations, last first, each a call of ``one``."""
             return lambda *cotangents: _while(lambda c: c[0] > 0, one, (length, list(cotangents)))[1]
 
-        cotangents = mark_shortcut(_cond(inner == 1, steps(reading(inner_tapes, shift)), steps(step), cotangents))
+        def popping(*cotangents):
+            """The segment's iterations, last first, ``inner`` at a time: from each checkpoint
+            of the segment's tape, last first, a loop shifts the states up to the next into
+            registers (:func:`_registers`), then a loop pops them from the last register,
+            last first, each fed to the body's VJP. Neither loop holds a loop or reads a row
+            at a run-time index, so s4tf-unroll-host-loops runs them several iterations a
+            trip, where a step recomputing its state from the checkpoint in a loop of its
+            own runs one a trip (:func:`_nested`)."""
+            zero = composition.zeros((), COUNT.dtype)
+
+            def part(carry):
+                checkpoint, cotangents = carry
+                checkpoint = checkpoint - 1
+                states = composition.minimum(inner, length - checkpoint * inner)
+                start = state_at(inner_tapes, _shifted(checkpoint, shift))
+
+                def push(carry):
+                    k, values, registers = carry
+                    return k + 1, body(*values), _shifted_in(registers, [values[i] for i in recorded], rows)
+
+                _, values, registers = _while(lambda c: c[0] < states - 1, push,
+                                              (zero, start, _registers(rows, [start[i] for i in recorded])))
+                registers = _shifted_in(registers, [values[i] for i in recorded], rows)
+
+                def pop(carry):
+                    k, registers, cotangents = carry
+                    split = _split(registers, rows)
+                    last = dict(zip(recorded, (value[-1] for value in split)))
+                    state = [last[i] if i in last else invariants[i] for i in range(len(types))]
+                    registers = [row for value in split for row in (value[0], *value[:-1])]
+                    return k - 1, registers, vjp_step(state, cotangents)
+
+                return checkpoint, _while(lambda c: c[0] > 0, pop, (states, registers, list(cotangents)))[2]
+
+            checkpoints = composition.op("div", length + (inner - 1), inner)
+            return _while(lambda c: c[0] > 0, part, (checkpoints, list(cotangents)))[1]
+
+        def many(*cotangents):
+            """Where ``inner > 1``: :func:`popping` for a state kept in registers, an
+            ``s4tf.if`` marked a shortcut to the steps recomputing their states, which
+            ``vmap`` runs alone where the segments differ by example (IREE 3.13 failed the
+            batched popping loops: "failed to solve for timepoint coverage")."""
+            if not _nested(row_types):
+                return steps(step)(*cotangents)
+            return mark_shortcut(_cond(inner > 1, popping, steps(step), cotangents))
+
+        cotangents = mark_shortcut(_cond(inner == 1, steps(reading(inner_tapes, shift)), many, cotangents))
         return index, _barriers(cotangents), inner_tapes
 
     def from_tape(*cotangents):

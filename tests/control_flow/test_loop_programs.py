@@ -766,6 +766,37 @@ def test_grad_of_a_while_over_a_large_state_with_a_run_time_bound_equals_jaxs(st
     np.testing.assert_allclose(np.asarray(ours[1]), np.asarray(fori), rtol=1e-11, atol=1e-14)
 
 
+def _large_state_loss(x, n):
+    step = lambda c: (c[0] + 1, c[1] * 0.999 + 0.01 * s4tf.tanh(c[1]) * c[1])  # noqa: E731
+    return s4tf.sum(s4tf.while_loop(lambda c: c[0] < n, step, (np.int32(0), x))[1] ** 2)
+
+
+def _large_state_gradient_numpy(x, n):
+    states, y = [], x.copy()
+    for _ in range(n):
+        states.append(y)
+        y = y * 0.999 + 0.01 * np.tanh(y) * y
+    gradient = 2 * y
+    for state in reversed(states):
+        t = np.tanh(state)
+        gradient = gradient * (0.999 + 0.01 * (t + state * (1 - t * t)))
+    return gradient
+
+
+@pytest.mark.parametrize("per_example", [True, False])
+def test_vmap_of_the_grad_of_a_large_state_while_equals_numpys(per_example):
+    """``vmap`` of the gradient of a ``while`` over 4,096 float64s an example (checkpoints in
+    registers): with a trip count per example (37 and 300: the segments differ by example,
+    and the backward steps recompute their states, the shortcut to popping them from
+    registers) and one for all (1,000: popped from registers, batched)."""
+    x = np.stack([np.linspace(-1.0, 1.0, 4096), np.linspace(-0.5, 1.5, 4096)])
+    n = np.array([37, 300], np.int32) if per_example else np.int32(1000)
+    gradients = s4tf.function(s4tf.vmap(s4tf.grad(_large_state_loss), in_axes=(0, 0 if per_example else None)))(x, n)
+    for i in range(2):
+        steps = int(n[i]) if per_example else int(n)
+        np.testing.assert_allclose(np.asarray(gradients)[i], _large_state_gradient_numpy(x[i], steps), rtol=1e-11)
+
+
 @pytest.mark.parametrize("steps, limit", [(0, 2.0), (40, 2.0), (300, 2.0), (300, 0.06), (1000, 0.2)])
 def test_grad_of_a_large_state_while_carrying_a_flag_equals_numpys(steps, limit):
     """A ``while`` over 8,192 float64s carrying a boolean it sets from the state (``done``
