@@ -697,13 +697,16 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
             return _while(lambda c: c[0] > 0, part, (checkpoints, list(cotangents)))[1]
 
         def many(*cotangents):
-            """Where ``inner > 1``: :func:`popping` for a state kept in registers, an
-            ``s4tf.if`` marked a shortcut to the steps recomputing their states, which
-            ``vmap`` runs alone where the segments differ by example (IREE 3.13 failed the
-            batched popping loops: "failed to solve for timepoint coverage")."""
+            """Where ``inner > 1``: :func:`popping` for a state kept in registers while the
+            states from one checkpoint to the next fit them (``inner <= rows``: up to
+            ``rows ** 3`` iterations), an ``s4tf.if`` marked a shortcut to the steps
+            recomputing their states, which ``vmap`` runs alone where the segments differ by
+            example (IREE 3.13 failed the batched popping loops: "failed to solve for
+            timepoint coverage")."""
             if not _nested(row_types):
                 return steps(step)(*cotangents)
-            return mark_shortcut(_cond(inner > 1, popping, steps(step), cotangents))
+            fits = composition.logical_and(inner > 1, inner <= np.int32(rows))
+            return mark_shortcut(_cond(fits, popping, steps(step), cotangents))
 
         cotangents = mark_shortcut(_cond(inner == 1, steps(reading(inner_tapes, shift)), many, cotangents))
         return index, _barriers(cotangents), inner_tapes

@@ -783,6 +783,28 @@ def _large_state_gradient_numpy(x, n):
     return gradient
 
 
+@pytest.mark.parametrize("steps", [4096, 4100])
+def test_grad_of_a_long_large_state_while_equals_numpys(steps):
+    """4,096 iterations over 4,096 float64s keep checkpoints 256 apart, their segments'
+    16 apart (the most the 16 registers the backward steps pop hold); 4,100 keep them 512
+    and 32 apart, where the steps recompute each state from its checkpoint instead."""
+    x = np.linspace(-1.0, 1.0, 4096)
+
+    def loss(x, n):
+        step = lambda c: (c[0] + 1, c[1] * 0.99 + 0.01 * s4tf.tanh(c[1]) * c[1])  # noqa: E731
+        return s4tf.sum(s4tf.while_loop(lambda c: c[0] < n, step, (np.int32(0), x))[1] ** 2)
+
+    states, y = [], x.copy()
+    for _ in range(steps):
+        states.append(y)
+        y = y * 0.99 + 0.01 * np.tanh(y) * y
+    want = 2 * y
+    for state in reversed(states):
+        t = np.tanh(state)
+        want = want * (0.99 + 0.01 * (t + state * (1 - t * t)))
+    np.testing.assert_allclose(np.asarray(s4tf.function(s4tf.grad(loss))(x, np.int32(steps))), want, rtol=1e-10)
+
+
 @pytest.mark.parametrize("per_example", [True, False])
 def test_vmap_of_the_grad_of_a_large_state_while_equals_numpys(per_example):
     """``vmap`` of the gradient of a ``while`` over 4,096 float64s an example (checkpoints in
