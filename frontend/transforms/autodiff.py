@@ -193,7 +193,7 @@ class _Transform:
         self.single = isinstance(argnums, int)
         self.argnums = (argnums,) if self.single else tuple(argnums)
         self._staged = StagedFunction(self._body)
-        self._staged.__name__ = f"{self.kind}_{_name(fn)}".replace("<lambda>", "lambda")
+        _named(self._staged, self.kind, fn)
 
     def __call__(self, *args):
         args = _floats_as_arrays(args, self.argnums)
@@ -320,27 +320,34 @@ _STAGED: OrderedDict = OrderedDict()
 STAGED_TRANSFORMS = 64
 
 
-def _staged_transform(body, fn, *primals) -> StagedFunction:
-    """``StagedFunction(partial(body, fn, *primals))``, the one made for the same ``body``,
-    ``fn`` and signature of ``primals`` where there is one (:data:`_STAGED`): ``primals``
-    are bound for their structure and types, which a staged pullback reads."""
+def _staged_transform(kind: str, body, fn, *primals) -> StagedFunction:
+    """``StagedFunction(partial(body, fn, *primals))`` named ``<kind>_<fn's name>``, the one
+    made for the same ``body``, ``fn`` and signature of ``primals`` where there is one
+    (:data:`_STAGED`): ``primals`` are bound for their structure and types, which a staged
+    pullback reads."""
     key = (body, fn, signature(*pytree.flatten(primals)))
     try:
         staged = _STAGED.get(key)
     except TypeError:  # an unhashable callable or static argument: staged for this call alone
-        return StagedFunction(functools.partial(body, fn, *primals))
+        return _named(StagedFunction(functools.partial(body, fn, *primals)), kind, fn)
     if staged is None:
-        staged = _STAGED[key] = StagedFunction(functools.partial(body, fn, *primals))
+        staged = _STAGED[key] = _named(StagedFunction(functools.partial(body, fn, *primals)), kind, fn)
         while len(_STAGED) > STAGED_TRANSFORMS:
             _STAGED.popitem(last=False)
     _STAGED.move_to_end(key)
     return staged
 
 
+def _named(staged: StagedFunction, kind: str, fn) -> StagedFunction:
+    """``staged``, named for messages and modules as ``<kind>_<fn's name>`` (``vjp_loss``)."""
+    staged.__name__ = f"{kind}_{_name(fn)}".replace("<lambda>", "lambda")
+    return staged
+
+
 def jvp(fn, primals, tangents):
     """Forward mode: ``(fn(*primals), the derivative of fn at primals along tangents)``."""
     primals = tuple(primals)
-    return _staged_transform(_jvp_body, fn)(_floats_as_arrays(primals, _all_argnums(primals)), tuple(tangents))
+    return _staged_transform("jvp", _jvp_body, fn)(_floats_as_arrays(primals, _all_argnums(primals)), tuple(tangents))
 
 
 def _jvp_body(fn, primals, tangents):
@@ -391,8 +398,8 @@ def vjp(fn, *primals):
     primals = _floats_as_arrays(primals, _all_argnums(primals))
     if current_scope() is not None:
         return _vjp_in_trace(fn, primals)
-    value, residuals = _staged_transform(_vjp_forward_body, fn)(*primals)
-    backward = _staged_transform(_vjp_backward_body, fn, primals)
+    value, residuals = _staged_transform("vjp", _vjp_forward_body, fn)(*primals)
+    backward = _staged_transform("pullback", _vjp_backward_body, fn, primals)
     return value, functools.partial(_run_pullback, backward, residuals)
 
 
