@@ -490,18 +490,17 @@ def _thinned_recording(keep_going, body, init, row_types, recorded, rows: int):
         return _while(lambda carry: carry[0] < end, move, (composition.asarray(np.int32(1)), tapes))[1]
 
     def epoch(carry):
-        values, tapes, index, stride, _ = carry
+        values, tapes, index, stride = carry
         tapes = halved(tapes, index)
-        stride = composition.where(index > 0, stride * 2, stride)
+        stride = composition.maximum(stride * 2, np.int32(1))
         limit = stride * rows
         values, tapes, index = _recording_loop(lambda c: composition.logical_and(keep_going(c), c[2] < limit), body, values,
                                                tapes, recorded, stride, rows, start=index)
-        return values, tapes, index, stride, keep_going((values, tapes, index))
+        return values, tapes, index, stride
 
-    start = (init, _empty_tapes(row_types, rows), composition.zeros((), COUNT.dtype), composition.asarray(np.int32(1)),
-             composition.asarray(np.bool_(True)))
-    values, tapes, count, stride, _ = _while(lambda carry: carry[4], epoch, start)
-    return values, tapes, count, stride
+    start = (init, _empty_tapes(row_types, rows), composition.zeros((), COUNT.dtype), composition.zeros((), COUNT.dtype))
+    values, tapes, count, stride = _while(lambda carry: _full(carry, rows, keep_going), epoch, start)
+    return values, tapes, count, composition.maximum(stride, np.int32(1))
 
 
 def _thinned_registers(keep_going, body, init, row_types, recorded, rows: int):
@@ -526,7 +525,7 @@ def _thinned_registers(keep_going, body, init, row_types, recorded, rows: int):
     values, registers, index = _while(lambda c: composition.logical_and(c[2] < rows, going(c[0])), record, first)
 
     def epoch(carry):
-        values, registers, index, stride, _, _ = carry
+        values, registers, index, stride, _ = carry
         registers = [row for r in _split(registers, rows) for row in (*r[0::2], *r[half:])]
         stride = stride * 2
 
@@ -538,10 +537,10 @@ def _thinned_registers(keep_going, body, init, row_types, recorded, rows: int):
 
         values, registers, index, written = _while(lambda c: composition.logical_and(c[2] < stride * rows, going(c[0])),
                                                    checkpoint, (values, registers, index, zero))
-        return values, registers, index, stride, written, going(values)
+        return values, registers, index, stride, written
 
-    values, registers, count, stride, written, _ = _while(lambda c: c[5], epoch,
-                                                          (values, registers, index, one, index, going(values)))
+    values, registers, count, stride, written = _while(lambda c: _full((c[0], None, c[2], c[3]), rows, keep_going), epoch,
+                                                       (values, registers, index, one, index))
     kept = composition.where(stride > 1, np.int32(half), np.int32(0))
     shift = (rows - kept) - written  # the last trip's checkpoints sit at the registers' end
 
@@ -549,6 +548,20 @@ def _thinned_registers(keep_going, body, init, row_types, recorded, rows: int):
         return composition.where(kept <= j, composition.minimum(shift + j, np.int32(rows - 1)), np.int32(j))
 
     return values, _register_tapes(registers, row_types, slot), count, stride
+
+
+def _full(carry, rows: int, keep_going):
+    """Whether a recording goes on to another trip of halving: its rows are full (``index``
+    is ``stride * rows``; a ``stride`` of 0 before the first trip) and ``keep_going`` holds.
+    Read from the carries rather than carried as a flag. IREE-3.13-WORKAROUND: a flag the
+    body replaces without reading it, which nothing after the loop reads (left untied on
+    ``vulkan``: passes/iree/condition_carries.py), failed IREE 3.13's stream conversion on
+    ``vulkan`` ("'scf.while' op ... region branch point has 16 operands, but region
+    successor needs 18 inputs": ``jvp`` of ``grad`` of a ``fori_loop`` to a traced bound),
+    and read by the body, failed at run time ("transient buffer has no staged Vulkan
+    backing")."""
+    values, _, index, stride = carry
+    return composition.logical_and(index == stride * rows, keep_going((values, None, index)))
 
 
 def _barriers(cotangents):

@@ -275,9 +275,6 @@ TARGET_FAILURES = {
     **{("sort_in_loop", composition, "vulkan"): "IREE 3.13: iree-compile crashes in mlir::IntegerAttr::getInt on a "
        "5-element sort with its positions (tests/lit/iree_reproducers/sort_with_positions_vulkan.mlir)"
        for composition in ("value", "grad", "jacrev", "jvp of grad")},
-    **{(program, "jvp of grad", "vulkan"):
-       "IREE 3.13: \"'scf.while' op along control flow edge from Operation scf.condition to Region #1\" (compile error)"
-       for program in ("fori_traced_bound",)},
 }
 
 
