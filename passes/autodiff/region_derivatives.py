@@ -393,16 +393,17 @@ def _shifted_in(registers: list, values, rows: int, first: int = 0) -> list:
     return [row for kept, value in zip(_split(registers, rows), values) for row in (*kept[:first], *kept[first + 1:], value)]
 
 
-def _register_tapes(registers: list, row_types, slot):
+def _register_tapes(registers: list, row_types, slot=None):
     """Tapes of the checkpoints in ``registers`` and a spare row (:func:`_tape_type`), row
-    ``j`` read from row ``slot(j)`` of the registers."""
+    ``j`` read from row ``slot(j)`` of the registers (row ``j`` without ``slot``)."""
     tapes = []
     for rows, row in zip(_split(registers, len(registers) // len(row_types)), row_types):
         if row.dtype == "i1":
             rows = [composition.astype(value, np.int8) for value in rows]
-        stacked = composition.stack(rows)
-        ordered = [composition.op("tape_read", stacked, slot(j)) for j in range(len(rows))]
-        tapes.append(composition.stack([*ordered, composition.zeros_like(rows[0])]))
+        if slot is not None:
+            stacked = composition.stack(rows)
+            rows = [composition.op("tape_read", stacked, slot(j)) for j in range(len(rows))]
+        tapes.append(composition.stack([*rows, composition.zeros_like(rows[0])]))
     return tapes
 
 
@@ -602,9 +603,13 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
     floats = _floats(types)
     row_types = [types[i] for i in recorded]
 
-    def state_at(segment_tapes, row):
-        read = {i: _tape_read(tape, row, types[i]) for tape, i in zip(segment_tapes, recorded)}
+    def state_of(values):
+        """The carried values: ``values`` of the recorded ones, the invariants."""
+        read = dict(zip(recorded, values))
         return [read[i] if i in read else invariants[i] for i in range(len(types))]
+
+    def state_at(segment_tapes, row):
+        return state_of([_tape_read(tape, row, types[i]) for tape, i in zip(segment_tapes, recorded)])
 
     def vjp_step(state, cotangents):
         """The body's VJP at ``state``: the cotangents before that iteration."""
@@ -637,7 +642,7 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
         zero = composition.zeros((), COUNT.dtype)
         init = (start, _registers(rows, [start[i] for i in recorded]), zero, zero)
         registers = _while(lambda c: c[3] < checkpoints, checkpoint, init)[1]
-        return _register_tapes(registers, row_types, lambda j: np.int32(j)), rows - checkpoints
+        return _register_tapes(registers, row_types), rows - checkpoints
 
     def segment(carry):
         """Segment ``index`` (``stride`` iterations from its checkpoint), run backwards: its
@@ -699,8 +704,7 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
                 def pop(carry):
                     k, registers, cotangents = carry
                     split = _split(registers, rows)
-                    last = dict(zip(recorded, (value[-1] for value in split)))
-                    state = [last[i] if i in last else invariants[i] for i in range(len(types))]
+                    state = state_of([value[-1] for value in split])
                     registers = [row for value in split for row in (value[0], *value[:-1])]
                     return k - 1, registers, vjp_step(state, cotangents)
 
