@@ -766,20 +766,23 @@ def test_grad_of_a_while_over_a_large_state_with_a_run_time_bound_equals_jaxs(st
     np.testing.assert_allclose(np.asarray(ours[1]), np.asarray(fori), rtol=1e-11, atol=1e-14)
 
 
-def _large_state_loss(x, n):
-    step = lambda c: (c[0] + 1, c[1] * 0.999 + 0.01 * s4tf.tanh(c[1]) * c[1])  # noqa: E731
+def _large_state_loss(x, n, rate=0.999):
+    """``sum(y ** 2)`` after ``n`` steps of ``y * rate + 0.01 tanh(y) y`` from ``x``, in a
+    ``while`` to the run-time bound ``n``."""
+    step = lambda c: (c[0] + 1, c[1] * rate + 0.01 * s4tf.tanh(c[1]) * c[1])  # noqa: E731
     return s4tf.sum(s4tf.while_loop(lambda c: c[0] < n, step, (np.int32(0), x))[1] ** 2)
 
 
-def _large_state_gradient_numpy(x, n):
+def _large_state_gradient_numpy(x, n, rate=0.999):
+    """The gradient of :func:`_large_state_loss`: the steps' elementwise derivatives, last first."""
     states, y = [], x.copy()
     for _ in range(n):
         states.append(y)
-        y = y * 0.999 + 0.01 * np.tanh(y) * y
+        y = y * rate + 0.01 * np.tanh(y) * y
     gradient = 2 * y
     for state in reversed(states):
         t = np.tanh(state)
-        gradient = gradient * (0.999 + 0.01 * (t + state * (1 - t * t)))
+        gradient = gradient * (rate + 0.01 * (t + state * (1 - t * t)))
     return gradient
 
 
@@ -789,20 +792,8 @@ def test_grad_of_a_long_large_state_while_equals_numpys(steps):
     16 apart (the most the 16 registers the backward steps pop hold); 4,100 keep them 512
     and 32 apart, where the steps recompute each state from its checkpoint instead."""
     x = np.linspace(-1.0, 1.0, 4096)
-
-    def loss(x, n):
-        step = lambda c: (c[0] + 1, c[1] * 0.99 + 0.01 * s4tf.tanh(c[1]) * c[1])  # noqa: E731
-        return s4tf.sum(s4tf.while_loop(lambda c: c[0] < n, step, (np.int32(0), x))[1] ** 2)
-
-    states, y = [], x.copy()
-    for _ in range(steps):
-        states.append(y)
-        y = y * 0.99 + 0.01 * np.tanh(y) * y
-    want = 2 * y
-    for state in reversed(states):
-        t = np.tanh(state)
-        want = want * (0.99 + 0.01 * (t + state * (1 - t * t)))
-    np.testing.assert_allclose(np.asarray(s4tf.function(s4tf.grad(loss))(x, np.int32(steps))), want, rtol=1e-10)
+    gradient = s4tf.function(s4tf.grad(lambda x, n: _large_state_loss(x, n, 0.99)))(x, np.int32(steps))
+    np.testing.assert_allclose(np.asarray(gradient), _large_state_gradient_numpy(x, steps, 0.99), rtol=1e-10)
 
 
 @pytest.mark.parametrize("per_example", [True, False])
