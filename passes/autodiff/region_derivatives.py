@@ -369,7 +369,7 @@ def _nested(row_types) -> bool:
     (tests/lit/iree_reproducers/while_carried_update_copies.mlir): the gradient of 1,000
     iterations of ``x * 0.9999 + 0.001 x^2`` on 262,144 floats (17 rows of 1 MiB) took
     3.5-4.7 s written a row an iteration, 0.92 s written a checkpoint a trip (about 6 GiB of
-    tape copies), 0.51-0.54 s in registers (JAX's ``grad`` of a ``fori_loop`` 0.69-0.71 s)."""
+    tape copies), 0.47-0.58 s in registers (JAX's ``grad`` of a ``fori_loop`` 0.69-0.80 s)."""
     return _row_bytes(row_types) * MIN_CHECKPOINTS > TAPE_BYTES
 
 

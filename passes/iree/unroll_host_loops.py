@@ -34,7 +34,7 @@ that sum does not overflow), then the rest in a copy of the loop as it was, nest
 host-stepped loop or not (reverse mode's segment replays and recordings of large states
 are such loops: with the checkpoint registers of passes/autodiff/region_derivatives.py,
 tools/bench/bench_while_grad.py's gradient at 262,144 floats and 1,000 iterations takes
-0.51-0.54 s, JAX's 0.69-0.71 s):
+0.47-0.58 s, JAX's 0.69-0.80 s):
 
 ```mlir
 %r:3 = stablehlo.while(%i = %c0, %h = %x, %m = %n) ... cond { %i < %m } do { ...; return %i + 1, f(%h), %m }
