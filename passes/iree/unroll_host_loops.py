@@ -180,7 +180,9 @@ def _counted_at_run_time(loop: ir.Operation) -> list[tuple[ir.Operation, int]] |
     body passes on unchanged or a value from outside the loop."""
     condition = loop.regions[0].blocks[0]
     counted = [_counted(loop, value) for value in _conjuncts(list(condition.operations)[-1].operands[0])]
-    return None if None in counted else counted
+    if None in counted:
+        return None
+    return [pair for index, pair in enumerate(counted) if all(pair[0] != other for other, _ in counted[:index])]
 
 
 def _conjuncts(value: ir.Value) -> list[ir.Value]:

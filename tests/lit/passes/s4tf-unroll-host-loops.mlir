@@ -629,3 +629,35 @@ func.func @nested_and_conjunctions(%x: tensor<4xf32>, %n: tensor<i32>, %m: tenso
   }
   return %r#1, %b#2, %d#1 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// A comparison the conjunction holds twice is shifted once.
+
+// CHECK-LABEL: func.func @same_comparison_twice
+// CHECK:         stablehlo.while
+// CHECK-NEXT:    cond {
+// CHECK-NEXT:      %[[SEVEN:.*]] = stablehlo.constant dense<7> : tensor<i32>
+// CHECK-NEXT:      %[[SHIFTED:.*]] = stablehlo.add %{{.*}}, %[[SEVEN]]
+// CHECK-NEXT:      %[[ALL:.*]] = stablehlo.compare LT, %[[SHIFTED]], %arg1
+// CHECK-NEXT:      %[[AHEAD:.*]] = stablehlo.compare LT, %{{.*}}, %[[SHIFTED]]
+// CHECK-NEXT:      %[[BOTH:.*]] = stablehlo.and %[[AHEAD]], %[[ALL]]
+// CHECK-NEXT:      %[[TWICE:.*]] = stablehlo.and %[[BOTH]], %[[BOTH]]
+// CHECK-NEXT:      stablehlo.return %[[TWICE]]
+// CHECK:         } do {
+// CHECK-COUNT-8:   stablehlo.tanh
+func.func @same_comparison_twice(%x: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %zero, %h = %x) : tensor<i32>, tensor<4xf32>
+  cond {
+    %c = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %b = stablehlo.and %c, %c : tensor<i1>
+    stablehlo.return %b : tensor<i1>
+  } do {
+    %t = stablehlo.tanh %h : tensor<4xf32>
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i2, %t : tensor<i32>, tensor<4xf32>
+  }
+  return %r#1 : tensor<4xf32>
+}
