@@ -500,7 +500,7 @@ def _thinned_recording(keep_going, body, init, row_types, recorded, rows: int):
         return values, tapes, index, stride
 
     start = (init, _empty_tapes(row_types, rows), composition.zeros((), COUNT.dtype), composition.zeros((), COUNT.dtype))
-    values, tapes, count, stride = _while(lambda carry: _full(carry, rows, keep_going), epoch, start)
+    values, tapes, count, stride = _while(lambda c: _full(c[0], c[2], c[3], rows, keep_going), epoch, start)
     return values, tapes, count, composition.maximum(stride, np.int32(1))
 
 
@@ -540,7 +540,7 @@ def _thinned_registers(keep_going, body, init, row_types, recorded, rows: int):
                                                    checkpoint, (values, registers, index, zero))
         return values, registers, index, stride, written
 
-    values, registers, count, stride, written = _while(lambda c: _full((c[0], None, c[2], c[3]), rows, keep_going), epoch,
+    values, registers, count, stride, written = _while(lambda c: _full(c[0], c[2], c[3], rows, keep_going), epoch,
                                                        (values, registers, index, one, index))
     kept = composition.where(stride > 1, np.int32(half), np.int32(0))
     shift = (rows - kept) - written  # the last trip's checkpoints sit at the registers' end
@@ -551,7 +551,7 @@ def _thinned_registers(keep_going, body, init, row_types, recorded, rows: int):
     return values, _register_tapes(registers, row_types, slot), count, stride
 
 
-def _full(carry, rows: int, keep_going):
+def _full(values, index, stride, rows: int, keep_going):
     """Whether a recording goes on to another trip of halving: its rows are full (``index``
     is ``stride * rows``; a ``stride`` of 0 before the first trip) and ``keep_going`` holds.
     Read from the carries rather than carried as a flag. IREE-3.13-WORKAROUND: a flag the
@@ -561,7 +561,6 @@ def _full(carry, rows: int, keep_going):
     successor needs 18 inputs": ``jvp`` of ``grad`` of a ``fori_loop`` to a traced bound),
     and read by the body, failed at run time ("transient buffer has no staged Vulkan
     backing")."""
-    values, _, index, stride = carry
     return composition.logical_and(index == stride * rows, keep_going((values, None, index)))
 
 
@@ -602,6 +601,7 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
     body_vjp = _caller(vjp_functions(module, body_name, active)[0], types + [types[i] for i in active], location, first=len(types))
     floats = _floats(types)
     row_types = [types[i] for i in recorded]
+    nested = _nested(row_types)
 
     def state_of(values):
         """The carried values: ``values`` of the recorded ones, the invariants."""
@@ -656,7 +656,7 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
         index = index - 1
         length = composition.minimum(stride, count - index * stride)
         inner = _stride(length, rows)
-        if _nested(row_types):
+        if nested:
             inner_tapes, shift = rerecorded(state_at(tapes, index), length, inner)
         else:
             _, inner_tapes, _ = _recording_loop(lambda c: c[2] < length, body, state_at(tapes, index), inner_tapes, recorded,
@@ -720,7 +720,7 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
             recomputing their states, which ``vmap`` runs alone where the segments differ by
             example (IREE 3.13 failed the batched popping loops: "failed to solve for
             timepoint coverage")."""
-            if not _nested(row_types):
+            if not nested:
                 return steps(step)(*cotangents)
             fits = composition.logical_and(inner > 1, inner <= np.int32(rows))
             return mark_shortcut(_cond(fits, popping, steps(step), cotangents))
