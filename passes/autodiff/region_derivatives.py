@@ -652,14 +652,14 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
         state is on that tape an ``s4tf.if`` (a shortcut) takes a step loop without the
         recomputing loop, which would run no iteration but, inside a dispatch, copy its
         loop-carried state in and out at every step."""
-        index, cotangents, inner_tapes = carry
+        index, cotangents, *reused = carry
         index = index - 1
         length = composition.minimum(stride, count - index * stride)
         inner = _stride(length, rows)
         if nested:
             inner_tapes, shift = rerecorded(state_at(tapes, index), length, inner)
         else:
-            _, inner_tapes, _ = _recording_loop(lambda c: c[2] < length, body, state_at(tapes, index), inner_tapes, recorded,
+            _, inner_tapes, _ = _recording_loop(lambda c: c[2] < length, body, state_at(tapes, index), reused[0], recorded,
                                                 inner, rows)
             shift = None
 
@@ -726,7 +726,7 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
             return mark_shortcut(_cond(fits, popping, steps(step), cotangents))
 
         cotangents = mark_shortcut(_cond(inner == 1, steps(reading(inner_tapes, shift)), many, cotangents))
-        return index, _barriers(cotangents), inner_tapes
+        return (index, _barriers(cotangents), *([] if nested else [inner_tapes]))
 
     def from_tape(*cotangents):
         """Every iteration's state is on the forward tape (``stride`` 1: at most ``rows``
@@ -736,8 +736,8 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
     def replayed(*cotangents):
         """Segments of ``stride`` iterations, last first, each replayed from its checkpoint."""
         segments = composition.op("div", count + (stride - 1), stride)
-        segment_tapes = _empty_tapes(row_types, rows)  # reused by every segment
-        return _while(lambda carry: carry[0] > 0, segment, (segments, list(cotangents), segment_tapes))[1]
+        reused = [] if nested else [_empty_tapes(row_types, rows)]  # a tape every segment records into
+        return _while(lambda carry: carry[0] > 0, segment, (segments, list(cotangents), *reused))[1]
 
     with backward.building(location):
         seeds = _barriers(backward.arguments[len(residual_types):])
