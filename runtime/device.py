@@ -30,7 +30,7 @@ from s4tf.dialects.types import TensorType
 from s4tf.core.errors import S4tfError
 from s4tf.runtime.batch_waits import batch_while_waiting
 from s4tf.runtime.cpu import Cpu, host_cpu
-from s4tf.runtime.host_memory import keep_freed_blocks
+from s4tf.runtime.host_memory import cpu_allocators, keep_freed_blocks
 from s4tf.runtime.invocation import prepared_call
 from s4tf.runtime.parameters import parameters_module
 from s4tf.runtime.reflection import Recorded, ReflectionError, recorded
@@ -69,6 +69,7 @@ def runtime_config(driver: str) -> iree_runtime.Config:
         iree_runtime.flags.parse_flags(f"--task_worker_stack_size={WORKER_STACK_BYTES}")
     if driver in CPU_DRIVERS:  # their buffers come from malloc
         keep_freed_blocks()
+        return iree_runtime.Config(device=iree_runtime.get_driver(driver).create_default_device(allocators=cpu_allocators()))
     return iree_runtime.Config(driver)
 
 
