@@ -57,6 +57,11 @@ def barrier(operand: ir.Value) -> ir.Value:
     return value("optimization_barrier", [operand], TensorType.from_mlir(operand.type))
 
 
+def barrier_of_all(operands) -> list[ir.Value]:
+    """``operands`` through one new ``stablehlo.optimization_barrier``."""
+    return list(op("optimization_barrier", operands, [TensorType.from_mlir(v.type) for v in operands]).results)
+
+
 def read_through_barrier(produced: ir.Value) -> None:
     """Every reader of ``produced`` (an op's result) reads it through one barrier placed after
     its producer."""

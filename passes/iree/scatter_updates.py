@@ -10,13 +10,24 @@ their updates (the last of duplicate indices wins). Behind a barrier the updates
 buffer of their own and the scatter compiles (a barrier on the scattered operand or on the
 indices does not help).
 
+The scatters of one block read their updates through one barrier where they can (no
+scatter moved past the barrier is read before it): IREE 3.13 failed to schedule six
+barriers of one loop body, each a wait of its own ("failed to solve for timepoint
+coverage": `hessian` of a `vmap`ped `while_loop` with a trip count per example, whose
+batched tapes are scatters); one barrier for all six compiles. Scatters whose updates are
+made only after an earlier scatter is read take a barrier of their own.
+
 ```mlir
 %u = stablehlo.select %p, %a, %b : tensor<12xi1>, tensor<12xf32>
 %s = "stablehlo.scatter"(%x, %i, %u) ...
+%v = stablehlo.select %q, %c, %d : tensor<12xi1>, tensor<12xf32>
+%t = "stablehlo.scatter"(%y, %i, %v) ...
 // becomes
 %u = stablehlo.select %p, %a, %b : tensor<12xi1>, tensor<12xf32>
-%b = stablehlo.optimization_barrier %u : tensor<12xf32>
-%s = "stablehlo.scatter"(%x, %i, %b) ...
+%v = stablehlo.select %q, %c, %d : tensor<12xi1>, tensor<12xf32>
+%bu, %bv = stablehlo.optimization_barrier %u, %v : tensor<12xf32>, tensor<12xf32>
+%s = "stablehlo.scatter"(%x, %i, %bu) ...
+%t = "stablehlo.scatter"(%y, %i, %bv) ...
 ```
 """
 
@@ -39,12 +50,76 @@ class ScatterUpdatesThroughBarriers(ModulePass):
     description = "Read the updates of each stablehlo.scatter through an optimization barrier (cuda)"
 
     def apply(self, module: ir.Operation) -> None:
+        by_block: dict[ir.Block, list[ir.Operation]] = {}
         for scatter in collect(module, lambda op: op.name == SCATTER):
-            half = len(scatter.operands) // 2  # operands..., indices, updates... (as many updates as operands)
-            for index in range(half + 1, len(scatter.operands)):
-                updates = scatter.operands[index]
-                producer = defining_op(updates)
-                if producer is None or producer.name == BARRIER:
-                    continue
-                with ir.InsertionPoint(scatter), scatter.location:
-                    scatter.operands[index] = hlo.barrier(updates)
+            if _computed_updates(scatter):
+                by_block.setdefault(scatter.block, []).append(scatter)
+        for block, scatters in by_block.items():
+            position = {op.operation: i for i, op in enumerate(block.operations)}
+            for group in _groups(block, scatters, position):
+                _through_one_barrier(group, position)
+
+
+def _computed_updates(scatter: ir.Operation) -> list[int]:
+    """The operand numbers of ``scatter``'s updates that an op computes (not a block
+    argument, not a barrier already)."""
+    half = len(scatter.operands) // 2  # operands..., indices, updates... (as many updates as operands)
+    return [index for index in range(half + 1, len(scatter.operands))
+            if (producer := defining_op(scatter.operands[index])) is not None and producer.name != BARRIER]
+
+
+def _in_block(operation: ir.Operation, block: ir.Block) -> ir.Operation | None:
+    """``operation`` or the op of ``block`` it is nested in; ``None`` outside ``block``."""
+    while operation.block != block:
+        parent = operation.parent
+        if parent is None or isinstance(parent, ir.Module):
+            return None
+        operation = parent.operation
+    return operation
+
+
+def _last_producer(scatter: ir.Operation, block: ir.Block, position) -> int:
+    """The position in ``block`` of the last op making ``scatter``'s updates (-1: none there)."""
+    producers = [_in_block(defining_op(scatter.operands[i]), block) for i in _computed_updates(scatter)]
+    return max((position[p] for p in producers if p is not None), default=-1)
+
+
+def _first_reader(scatter: ir.Operation, block: ir.Block, position) -> int:
+    """The position in ``block`` of the first op reading ``scatter``'s result."""
+    readers = [_in_block(use.owner.operation, block) for use in scatter.result.uses]
+    return min((position[r] for r in readers if r is not None), default=len(position))
+
+
+def _groups(block: ir.Block, scatters, position) -> list[tuple[list[ir.Operation], int]]:
+    """``scatters`` (in order) in groups that one barrier placed after the group's last
+    update producer can serve, each with that producer's position: every scatter before it
+    moves after the barrier, so none may be read before it."""
+    groups: list[tuple[list[ir.Operation], int]] = []
+    for scatter in scatters:
+        if groups:
+            group, last = groups[-1]
+            joined = max(last, _last_producer(scatter, block, position))
+            if all(position[s] > joined or _first_reader(s, block, position) > joined for s in (*group, scatter)):
+                groups[-1] = ([*group, scatter], joined)
+                continue
+        groups.append(([scatter], _last_producer(scatter, block, position)))
+    return groups
+
+
+def _through_one_barrier(grouped: tuple[list[ir.Operation], int], position) -> None:
+    """One barrier over the updates of the ``grouped`` scatters, right after their last
+    producer (before the first scatter where none is in their block); the scatters before
+    it move right after it, in order."""
+    group, last = grouped
+    anchor = next((op for op, i in position.items() if i == last), None) if last >= 0 else None
+    moving = [scatter for scatter in group if anchor is not None and position[scatter] < last]
+    where = ir.InsertionPoint.after(anchor) if anchor is not None else ir.InsertionPoint(group[0])
+    updates = [(scatter, index) for scatter in group for index in _computed_updates(scatter)]
+    with where, group[0].location:
+        barred = hlo.barrier_of_all([scatter.operands[index] for scatter, index in updates])
+    for (scatter, index), value in zip(updates, barred):
+        scatter.operands[index] = value
+    after = barred[0].owner.operation
+    for scatter in moving:
+        scatter.move_after(after)
+        after = scatter

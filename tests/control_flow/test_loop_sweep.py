@@ -266,9 +266,6 @@ COMPOSITIONS = {
 
 #: IREE 3.13 fails these on vulkan (lavapipe) or in its cuda compiler alone.
 TARGET_FAILURES = {
-    ("vmap_while_batched_trip", "hessian", "cuda"):
-        "IREE 3.13: 'failed to solve for timepoint coverage' (compile error) once the scatters in its nested loops "
-        "read their updates through barriers (s4tf-scatter-updates-through-barriers; without it, it compiles)",
     ("while_bool_flag", "value", "vulkan"):
         "IREE 3.13: 'Vulkan queue_dealloca buffer was not returned by Vulkan queue_alloca' at run time (a flag tied to "
         "the carry it replaces; untied, iree-compile crashes)",
