@@ -32,11 +32,17 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
 PAGES = (1 << 26) // 4096  # pages of the 64 MiB block
 
 
-def faults_of_a_reused_block(**variables: str) -> int:
+def printed_by(program: str, **variables: str) -> int:
+    """The number ``program`` prints last, run in a fresh process with ``variables`` set and
+    no memory settings of the user's."""
     environment = {k: v for k, v in os.environ.items() if k not in (*USER_CHOICES, "S4TF_KEEP_FREED_MEMORY")}
-    result = subprocess.run([sys.executable, "-c", PROGRAM], capture_output=True, text=True, env={**environment, **variables})
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env={**environment, **variables})
     assert result.returncode == 0, result.stderr
     return int(result.stdout.split()[-1])
+
+
+def faults_of_a_reused_block(**variables: str) -> int:
+    return printed_by(PROGRAM, **variables)
 
 
 def test_a_freed_block_is_reused_without_faults_once_a_cpu_device_exists():
@@ -63,10 +69,7 @@ print(device_for("cpu").allocator.statistics["device_bytes_allocated"])
 
 
 def heap_bytes_of_three_calls(**variables: str) -> int:
-    environment = {k: v for k, v in os.environ.items() if k not in (*USER_CHOICES, "S4TF_KEEP_FREED_MEMORY")}
-    result = subprocess.run([sys.executable, "-c", CALLS], capture_output=True, text=True, env={**environment, **variables})
-    assert result.returncode == 0, result.stderr
-    return int(result.stdout.split()[-1])
+    return printed_by(CALLS, **variables)
 
 
 def test_a_freed_device_buffer_is_handed_out_again():
