@@ -684,7 +684,11 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
             last first, each fed to the body's VJP. Neither loop holds a loop or reads a row
             at a run-time index, so s4tf-unroll-host-loops runs them several iterations a
             trip, where a step recomputing its state from the checkpoint in a loop of its
-            own runs one a trip (:func:`_nested`)."""
+            own runs one a trip (:func:`_nested`). A pop rotates the registers, the popped
+            one moved to the front: IREE-3.13-WORKAROUND: a pop that kept the first register
+            and passed it on too (one carry passed on to two) failed to compile where the
+            pullback is a module of its own ("region branch point has 34 operands, but region
+            successor needs 64 inputs": tests/lit/iree_reproducers/while_carry_passed_on_twice.mlir)."""
             zero = composition.zeros((), COUNT.dtype)
 
             def part(carry):
@@ -705,7 +709,7 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
                     k, registers, cotangents = carry
                     split = _split(registers, rows)
                     state = state_of([value[-1] for value in split])
-                    registers = [row for value in split for row in (value[0], *value[:-1])]
+                    registers = [row for value in split for row in (value[-1], *value[:-1])]
                     return k - 1, registers, vjp_step(state, cotangents)
 
                 return checkpoint, _while(lambda c: c[0] > 0, pop, (states, registers, list(cotangents)))[2]

@@ -99,6 +99,8 @@ def test_a_dot_product_fused_with_scalar_reads_at_run_time_indices_crashes_the_c
     ("descending_splat_updates_fail.mlir", "'stream.async.fill' op has invalid Write access range"),
     # a `while` whose body replaces the carry its condition reads
     ("while_condition_only_carry.mlir", "failed to legalize unresolved source materialization"),
+    # a `while` whose body passes one carry on to two
+    ("while_carry_passed_on_twice.mlir", "region branch point has 8 operands, but region successor needs 10 inputs"),
     # a reverse of a slice strided on its innermost axis
     ("reverse_of_a_strided_slice.mlir", "LLVM Translation failed for operation: builtin.unrealized_conversion_cast"),
 ])

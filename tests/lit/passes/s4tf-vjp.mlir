@@ -316,8 +316,9 @@ func.func @pieces(%x: tensor<3xf32>) -> tensor<3xf32> attributes {s4tf.wrt = arr
 // the iterations up to the next). The backward pass re-records each segment alike.
 // Its backward steps go a checkpoint of the segment's tape at a time: a loop shifts the
 // states up to the next checkpoint into registers, and a loop pops them from the last
-// register (each trip passes every register on to the next), feeding each to the body's
-// VJP; neither loop holds a loop or reads a row at a run-time index.
+// register (each trip rotates the registers: the popped one to the front, every other on
+// to the next), feeding each to the body's VJP; neither loop holds a loop or reads a row
+// at a run-time index.
 // Numbers: the large-state tests of tests/control_flow/test_loop_programs.py.
 
 // CHECK-LABEL: func.func private @big_linearize_r0_lin_transpose
@@ -326,7 +327,7 @@ func.func @pieces(%x: tensor<3xf32>) -> tensor<3xf32> attributes {s4tf.wrt = arr
 // CHECK:             func.call @big_r0_body(
 // CHECK:           "s4tf.while"(%{{.*}}, %[[PUSHED]]#4, %[[PUSHED]]#5,
 // CHECK:             func.call @big_r0_body_vjp(%[[LAST:arg[0-9]+]],
-// CHECK-NEXT:        stablehlo.return %{{[0-9]+}}, %[[FIRST:arg[0-9]+]], %[[FIRST]],
+// CHECK-NEXT:        stablehlo.return %{{[0-9]+}}, %[[LAST]], %[[FIRST:arg[0-9]+]],
 // CHECK-NOT:     tape_write
 // CHECK:         return
 
