@@ -55,9 +55,10 @@ class ScatterUpdatesThroughBarriers(ModulePass):
             if _computed_updates(scatter):
                 by_block.setdefault(scatter.block, []).append(scatter)
         for block, scatters in by_block.items():
-            position = {op.operation: i for i, op in enumerate(block.operations)}
-            for group in _groups(block, scatters, position):
-                _through_one_barrier(group, position)
+            ops = [op.operation for op in block.operations]
+            position = {op: i for i, op in enumerate(ops)}
+            for group, last in _groups(block, scatters, position):
+                _through_one_barrier(group, ops[last] if last >= 0 else None, position)
 
 
 def _computed_updates(scatter: ir.Operation) -> list[int]:
@@ -71,10 +72,9 @@ def _computed_updates(scatter: ir.Operation) -> list[int]:
 def _in_block(operation: ir.Operation, block: ir.Block) -> ir.Operation | None:
     """``operation`` or the op of ``block`` it is nested in; ``None`` outside ``block``."""
     while operation.block != block:
-        parent = operation.parent
-        if parent is None or isinstance(parent, ir.Module):
+        if operation.parent is None:
             return None
-        operation = parent.operation
+        operation = operation.parent.operation
     return operation
 
 
@@ -106,13 +106,11 @@ def _groups(block: ir.Block, scatters, position) -> list[tuple[list[ir.Operation
     return groups
 
 
-def _through_one_barrier(grouped: tuple[list[ir.Operation], int], position) -> None:
-    """One barrier over the updates of the ``grouped`` scatters, right after their last
-    producer (before the first scatter where none is in their block); the scatters before
-    it move right after it, in order."""
-    group, last = grouped
-    anchor = next((op for op, i in position.items() if i == last), None) if last >= 0 else None
-    moving = [scatter for scatter in group if anchor is not None and position[scatter] < last]
+def _through_one_barrier(group: list[ir.Operation], anchor: ir.Operation | None, position) -> None:
+    """One barrier over the updates of the ``group`` of scatters, right after ``anchor``,
+    their last producer (before the first scatter where none is in their block); the
+    scatters before it move right after it, in order."""
+    moving = [scatter for scatter in group if anchor is not None and position[scatter] < position[anchor]]
     where = ir.InsertionPoint.after(anchor) if anchor is not None else ir.InsertionPoint(group[0])
     updates = [(scatter, index) for scatter in group for index in _computed_updates(scatter)]
     with where, group[0].location:
