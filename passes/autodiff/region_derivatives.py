@@ -511,7 +511,9 @@ def _thinned_registers(keep_going, body, init, row_types, recorded, rows: int):
     registers, doubles ``stride`` and shifts the next checkpoints, ``stride`` apart, into
     the second half (a loop a checkpoint, around a loop of the iterations up to the next).
     The last trip may shift in fewer than the half: the tapes read the registers' rows
-    past the kept ones from where those checkpoints are."""
+    past the kept ones from where those checkpoints are. The odd checkpoints hold the second
+    half's rows until they are shifted out, so a trip passes each register on once
+    (IREE-3.13-WORKAROUND: tests/lit/iree_reproducers/while_carry_passed_on_twice.mlir)."""
     if rows % 2:
         raise ValueError(f"checkpoint registers halve: {rows} rows")
     half = rows // 2
@@ -527,7 +529,7 @@ def _thinned_registers(keep_going, body, init, row_types, recorded, rows: int):
 
     def epoch(carry):
         values, registers, index, stride, _ = carry
-        registers = [row for r in _split(registers, rows) for row in (*r[0::2], *r[half:])]
+        registers = [row for r in _split(registers, rows) for row in (*r[0::2], *r[1::2])]
         stride = stride * 2
 
         def checkpoint(carry):
