@@ -29,8 +29,8 @@ cpu_allocators()           # ['caching:*=*;1073741824;64']: the allocators IREE'
 
 Both change how the whole process keeps memory, so they are left alone where the user
 chose (``S4TF_KEEP_FREED_MEMORY=0``, or any of glibc's own ``MALLOC_MMAP_THRESHOLD_``,
-``MALLOC_TRIM_THRESHOLD_`` and ``GLIBC_TUNABLES`` set), and ``mallopt`` where the C
-library has none (musl).
+``MALLOC_TRIM_THRESHOLD_`` and ``GLIBC_TUNABLES`` set); glibc's settings are also left
+where the C library has no ``mallopt`` (musl).
 """
 
 from __future__ import annotations

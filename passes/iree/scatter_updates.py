@@ -96,13 +96,14 @@ def _groups(block: ir.Block, scatters, position) -> list[tuple[list[ir.Operation
     moves after the barrier, so none may be read before it."""
     groups: list[tuple[list[ir.Operation], int]] = []
     for scatter in scatters:
+        produced = _last_producer(scatter, block, position)
         if groups:
             group, last = groups[-1]
-            joined = max(last, _last_producer(scatter, block, position))
+            joined = max(last, produced)
             if all(position[s] > joined or _first_reader(s, block, position) > joined for s in (*group, scatter)):
                 groups[-1] = ([*group, scatter], joined)
                 continue
-        groups.append(([scatter], _last_producer(scatter, block, position)))
+        groups.append(([scatter], produced))
     return groups
 
 
