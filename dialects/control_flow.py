@@ -26,6 +26,11 @@ SHORTCUT = "s4tf.shortcut"
 #: reverse mode sizes its checkpoint tapes by it and need not count the iterations.
 #: Discardable: a pass that rebuilds the loop may drop it.
 TRIP_COUNT = "s4tf.trip_count"
+#: How many iterations of the loop it was made from one trip of an ``s4tf.while`` runs, where
+#: its body is copies of that loop's body (an ``i64``; reverse mode of a long ``scan``:
+#: ``_copies`` in passes/autodiff/region_derivatives.py): ``s4tf-unroll-host-loops`` counts
+#: them against its own ``copies``, so that a body is not copied twice over. Discardable.
+COPIES = "s4tf.copies"
 #: A unit attribute of the ``s4tf.scatter`` by which a ``scan``'s loop sets row ``i`` of an
 #: output stack it carries (and of the scatter setting the same row of its tangent): every
 #: iteration sets a row of its own, never the row the stack enters the loop with, and
@@ -47,6 +52,15 @@ def trip_count(operation) -> int | None:
 
 def mark_trip_count(operation, count: int) -> None:
     operation.attributes[TRIP_COUNT] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64, operation.context), count)
+
+
+def copies_a_trip(operation) -> int:
+    """The :data:`COPIES` of ``operation`` (1 where it has none)."""
+    return ir.IntegerAttr(operation.attributes[COPIES]).value if COPIES in operation.attributes else 1
+
+
+def mark_copies(operation, copies: int) -> None:
+    operation.attributes[COPIES] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64, operation.context), copies)
 
 
 def iterations_a_trip(trips: int, most: int, peel: bool = True) -> int:
@@ -234,8 +248,9 @@ class While(RegionOp):
         types = [v.type for v in operation.operands]
         with ir.InsertionPoint(operation), operation.location:
             new = ir.Operation.create("stablehlo.while", results=types, operands=list(operation.operands), regions=2)
-        if TRIP_COUNT in operation.attributes:  # for s4tf-unroll-host-loops
-            new.attributes[TRIP_COUNT] = operation.attributes[TRIP_COUNT]
+        for name in (TRIP_COUNT, COPIES):  # for s4tf-unroll-host-loops
+            if name in operation.attributes:
+                new.attributes[name] = operation.attributes[name]
         for old_region, new_region in zip(operation.regions, new.regions):
             block = new_region.blocks.append(*types)
             move_operations(single_block(old_region), block, list(block.arguments))

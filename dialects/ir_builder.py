@@ -26,7 +26,7 @@ import numpy as np
 
 from s4tf.dialects import composition
 from s4tf.dialects.composition import ArrayValue, OpOutsideBuilderError, asarray
-from s4tf.dialects.control_flow import mark_trip_count
+from s4tf.dialects.control_flow import mark_copies, mark_trip_count
 from s4tf.dialects.op_def import build, lookup
 from s4tf.dialects.regions import TERMINATOR, RegionHolder
 from s4tf.dialects.types import TensorType
@@ -178,11 +178,13 @@ class IRBuilder:
         finally:
             regions.discard()
 
-    def while_loop(self, cond_fn, body_fn, init: tuple, trips: int | None = None) -> tuple:
+    def while_loop(self, cond_fn, body_fn, init: tuple, trips: int | None = None, copies: int = 1) -> tuple:
         """``s4tf.while``: ``carry = init; while cond_fn(carry): carry = body_fn(carry)``.
         ``init`` is a tuple whose items are values or lists of values; ``body_fn`` returns
         the same structure with the same types, ``cond_fn`` a ``tensor<i1>`` scalar;
-        ``trips``: the loop's iterations where they are known (:data:`~s4tf.dialects.control_flow.TRIP_COUNT`)."""
+        ``trips``: the loop's iterations where they are known (:data:`~s4tf.dialects.control_flow.TRIP_COUNT`);
+        ``copies``: the iterations of the loop it was made from that a trip runs
+        (:data:`~s4tf.dialects.control_flow.COPIES`)."""
         with self.building():
             flat = [v if isinstance(v, Value) else asarray(v) for v in _flatten(init)]
         types = [v.tensor_type for v in flat]
@@ -195,6 +197,8 @@ class IRBuilder:
             results = regions.build("while", [], flat, types, carried=True)
             if trips is not None:
                 mark_trip_count(results[0].value.owner, trips)
+            if copies > 1:
+                mark_copies(results[0].value.owner, copies)
             return _unflatten(init, results)
         finally:
             regions.discard()

@@ -123,10 +123,11 @@ def _cond(predicate, true_fn, false_fn, operands):
     return IRBuilder.current().cond(predicate, true_fn, false_fn, list(operands))
 
 
-def _while(cond_fn, body_fn, init, trips: int | None = None):
+def _while(cond_fn, body_fn, init, trips: int | None = None, copies: int = 1):
     """``s4tf.while`` at the current builder (:meth:`IRBuilder.while_loop`), marked with its
-    ``trips`` (:data:`TRIP_COUNT`) where they are known."""
-    return IRBuilder.current().while_loop(cond_fn, body_fn, init, trips)
+    ``trips`` (:data:`TRIP_COUNT`) where they are known and the ``copies`` of the differentiated
+    loop's body its body holds (:data:`~s4tf.dialects.control_flow.COPIES`)."""
+    return IRBuilder.current().while_loop(cond_fn, body_fn, init, trips, copies)
 
 
 # -- if --------------------------------------------------------------------------------
@@ -217,14 +218,15 @@ def _while_jvp(module, builder, operation, names, lin_prefix, tangents, primal_m
             keep_going = lambda carry: condition(*carry[0])[0]  # noqa: E731
             if every:  # every state fits on the tape: stride 1, and the count known
                 count, stride = composition.asarray(np.int32(trips)), composition.asarray(np.int32(1))
-                marked = trips if copies == 1 else None  # s4tf-unroll-host-loops may unroll it (once)
+                marked = trips  # s4tf-unroll-host-loops may copy its body up to 8 // copies times
                 primals, tapes, _ = _recording_loop(keep_going, body, init, _empty_tapes(row_types, rows), recorded, stride, rows,
-                                                    marked)
+                                                    marked, copies=copies)
             else:
-                marked = None
+                marked, copies = None, 1
                 primals, tapes, count, stride = _thinned_recording(keep_going, body, init, row_types, recorded, rows)
             kept = [primals[i] for i in range(len(types)) if i not in recorded]
-            lin = _while_linear_map(module, lin_prefix, body_name, types, recorded, rows, active, given, location, every, marked)
+            lin = _while_linear_map(module, lin_prefix, body_name, types, recorded, rows, active, given, location, every, marked,
+                                    copies)
             residuals = [*tapes, *kept, count, stride]
             result_tangents = builder.call(lin, residuals + [tangents[i] for i in given], [types[i] for i in active], location)
         else:
@@ -436,12 +438,14 @@ def _tape_read(tape, row, value_type: TensorType):
     return composition.astype(value, np.bool_) if value_type.dtype == "i1" else value
 
 
-def _recording_loop(keep_going, body, init, tapes, recorded, stride, rows: int, trips: int | None = None, start=None):
+def _recording_loop(keep_going, body, init, tapes, recorded, stride, rows: int, trips: int | None = None, start=None,
+                    copies: int = 1):
     """Run ``body`` from ``init`` while ``keep_going((values, tapes, index))``, writing the
     values ``recorded`` before every ``stride``-th iteration into checkpoint row
     ``index // stride`` of ``tapes`` (the others into the spare last row); ``index`` counts
     from ``start`` (0). Returns the final values, the tapes and the last ``index``;
-    ``trips``: the loop's known iterations."""
+    ``trips``: the loop's known iterations; ``copies``: the iterations of the differentiated
+    loop one call of ``body`` runs."""
 
     def record(carry):
         values, tapes, index = carry
@@ -451,7 +455,7 @@ def _recording_loop(keep_going, body, init, tapes, recorded, stride, rows: int, 
         return body(*values), tapes, index + 1
 
     start = composition.zeros((), COUNT.dtype) if start is None else start
-    return _while(keep_going, record, (init, tapes, start), trips)
+    return _while(keep_going, record, (init, tapes, start), trips, copies)
 
 
 def _running(body, values, index, end, keep_going=None):
@@ -577,13 +581,14 @@ def _barriers(cotangents):
 
 
 def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows: int, active, given, location,
-                      every: bool = False, trips: int | None = None) -> str:
+                      every: bool = False, trips: int | None = None, copies: int = 1) -> str:
     """``@<prefix>_lin(tapes..., kept..., n, stride, dx[given]...) -> dy[active]...`` and its
     transpose ``(tapes..., kept..., n, stride, ct[active]...) -> ct_x[given]...``: the loop
     run backwards. ``tapes`` hold checkpoints of the carried values ``recorded``; ``kept``
     are the others (loop invariants). ``every``: the tapes hold every iteration's state
     (a static trip count of at most ``rows``), so the transpose is one loop reading them,
-    of ``trips`` iterations where they are given."""
+    of ``trips`` iterations where they are given, each the reverse of ``copies`` iterations
+    of the loop differentiated (``body_name`` runs that many)."""
     from s4tf.passes.autodiff.derivatives import vjp_functions  # derivatives -> jvp -> this module
 
     name, transpose = f"{prefix}_lin", f"{prefix}_lin_transpose"
@@ -737,7 +742,7 @@ def _while_linear_map(module, prefix: str, body_name: str, types, recorded, rows
     def from_tape(*cotangents):
         """Every iteration's state is on the forward tape (``stride`` 1: at most ``rows``
         iterations): one loop, last iteration first, reading them."""
-        return _barriers(_while(lambda c: c[0] > 0, reading(tapes), (count, list(cotangents)), trips)[1])
+        return _barriers(_while(lambda c: c[0] > 0, reading(tapes), (count, list(cotangents)), trips, copies)[1])
 
     def replayed(*cotangents):
         """Segments of ``stride`` iterations, last first, each replayed from its checkpoint."""

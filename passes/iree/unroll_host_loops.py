@@ -20,6 +20,10 @@ condition read once every ``k`` iterations:
     %h1 = f(%h); %h2 = f(%h1); ... %h8 = f(%h7); return %i + 8, %h8 }  {s4tf.trip_count = 8 : i64}
 ```
 
+A loop whose body already holds ``c`` copies of the body it was made from (``s4tf.copies``:
+reverse mode of a ``scan`` whose tapes IREE would copy every trip) is copied up to
+``copies // c`` times, so that iterations a trip are counted once.
+
 A loop of at most ``copies`` iterations (of none, too) becomes its body that many times,
 straight-line code: a small ``scan``'s reverse mode has no loop left for IREE 3.13 to fail
 at run time (the "indirect buffer reference slot 0" of a one-trip loop).
@@ -78,7 +82,7 @@ from dataclasses import dataclass
 
 from s4tf.core.mlir import ir
 from s4tf.dialects import hlo
-from s4tf.dialects.control_flow import iterations_a_trip, mark_trip_count, trip_count
+from s4tf.dialects.control_flow import copies_a_trip, iterations_a_trip, mark_trip_count, trip_count
 from s4tf.dialects.types import TensorType
 from s4tf.passes.ir_walk import collect, defining_op, is_hlo_constant
 from s4tf.passes.pass_options import PipelineError
@@ -114,8 +118,13 @@ class UnrollHostLoops(ModulePass):
 
     #: The most iterations a trip.
     copies: int = 8
-    #: The most ops (nested ones counted) a body may have once copied.
-    max_ops: int = 4096
+    #: The most ops (nested ones counted) a body may have once copied. A body that large
+    #: already runs long enough a trip that copies gain nothing, and IREE's compile time grows
+    #: with them: the backward loop of reverse mode through a ``scan`` that runs 8 steps a
+    #: trip (``_copies`` in passes/autodiff/region_derivatives.py) is about 600 ops, and at
+    #: 4,096 its 6 copies (48 steps) doubled the first call of tools/bench/bench_loops_real.py's
+    #: language models (10-11 s against 5) for the same step time.
+    max_ops: int = 1024
     #: Whether a loop with few divisors of its trip count runs its first iterations before
     #: it (:func:`_peel`). IREE-3.13-WORKAROUND: off on the GPU targets, where such copies
     #: beside another loop failed to compile ("failed to solve for timepoint coverage": the
@@ -147,7 +156,7 @@ def unroll_host_loops(module: ir.Operation, copies: int = 8, max_ops: int = 4096
         trips = trip_count(loop)
         if _outermost_on_host(loop, HOST_CONTROL_FLOW) or _holds_multi_result_region(loop):
             continue  # IREE 3.13: see above
-        most = min(copies, max_ops // _body_size(loop))
+        most = min(copies // copies_a_trip(loop), max_ops // _body_size(loop))
         if nested and (trips is not None or _waits_for_device(loop)):
             continue  # IREE 3.13: see above
         if trips is None:

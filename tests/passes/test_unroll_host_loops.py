@@ -4,12 +4,14 @@ rounding), and NumPy's numbers (the IR: tests/lit/passes/s4tf-unroll-host-loops.
 
 from __future__ import annotations
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
 import s4tf
 from s4tf.core.mlir import ir, new_context
-from s4tf.dialects.control_flow import trip_count
+from s4tf.dialects.control_flow import copies_a_trip, trip_count
 from s4tf.passes.ir_walk import collect
 from s4tf.passes.iree.unroll_host_loops import UnrollHostLoops
 from s4tf.passes.pipeline import Pipeline, lowering_pipeline
@@ -272,3 +274,25 @@ def test_the_gradient_of_an_unrolled_scan_agrees_with_the_one_step_lowering():
     assert 2 in counts  # the 16 steps' loops, forward and backward, at 8 a trip
     for got, same in zip(unrolled, plain):
         np.testing.assert_allclose(got, same, rtol=1e-5, atol=1e-6)
+
+
+def test_reverse_modes_copies_of_a_long_scans_step_are_not_copied_again():
+    """Reverse mode of a ``scan`` whose tapes and carries take more than 256 KiB runs 8 steps
+    a trip (``_copies`` in passes/autodiff/region_derivatives.py); its loops, marked
+    ``s4tf.copies``, keep their 2 trips of 8 steps (copied again, a language model's backward
+    loop ran 48 steps a trip and IREE took twice as long to compile it), and the gradient
+    equals JAX's."""
+    rng = np.random.default_rng(1)
+    w = (rng.normal(size=(HIDDEN, HIDDEN)) / HIDDEN).astype(np.float32)
+    h, xs = np.ones((128, HIDDEN), np.float32), rng.normal(size=(17, 128, HIDDEN)).astype(np.float32)
+    lowered = s4tf.function(s4tf.grad(lambda w, h, xs: s4tf.sum(rnn(w, h, xs)[1]))).lower(w, h, xs)
+    text = lowered.stablehlo(lowering_pipeline("cpu"))
+    with new_context():
+        loops = collect(ir.Module.parse(text).operation, lambda op: op.name == "stablehlo.while", pre_order=True)
+        assert [(trip_count(loop), copies_a_trip(loop)) for loop in loops] == [(2, 8), (2, 8)]
+    got = compile_and_load(text, "cpu").invoke(lowered.entry, [w, h, xs])[0]
+
+    def jax_loss(w, h, xs):
+        return jnp.sum(jax.lax.scan(lambda h, x: (jnp.tanh(h @ w + x),) * 2, h, xs)[1])
+
+    np.testing.assert_allclose(np.asarray(got), np.asarray(jax.grad(jax_loss)(w, h, xs)), rtol=1e-4, atol=1e-5)

@@ -40,6 +40,47 @@ func.func @counted(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+// A loop whose body already holds copies of the body it came from (s4tf.copies: reverse
+// mode of a long scan) counts them against `copies`: a body of 4 copies is copied twice
+// (8 iterations a trip; 12 trips become 6), one of 8 is left as it is (up to 4: both are).
+
+// CHECK-LABEL: func.func @already_copied
+// CHECK:         stablehlo.while{{.*}}attributes {s4tf.copies = 4 : i64, s4tf.trip_count = 6 : i64}
+// CHECK-COUNT-2:   stablehlo.tanh
+// CHECK-NOT:       stablehlo.tanh
+// CHECK:         stablehlo.while{{.*}}attributes {s4tf.copies = 8 : i64, s4tf.trip_count = 12 : i64}
+// CHECK-COUNT-1:   stablehlo.tanh
+// CHECK-NOT:       stablehlo.tanh
+// FOUR-LABEL: func.func @already_copied
+// FOUR:          attributes {s4tf.copies = 4 : i64, s4tf.trip_count = 12 : i64}
+// FOUR:          attributes {s4tf.copies = 8 : i64, s4tf.trip_count = 12 : i64}
+func.func @already_copied(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %twelve = stablehlo.constant dense<12> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %zero, %h = %x) : tensor<i32>, tensor<4xf32> attributes {s4tf.copies = 4 : i64, s4tf.trip_count = 12 : i64}
+  cond {
+    %c = stablehlo.compare LT, %i, %twelve : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %t = stablehlo.tanh %h : tensor<4xf32>
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i2, %t : tensor<i32>, tensor<4xf32>
+  }
+  %s:2 = stablehlo.while(%i = %zero, %h = %r#1) : tensor<i32>, tensor<4xf32> attributes {s4tf.copies = 8 : i64, s4tf.trip_count = 12 : i64}
+  cond {
+    %c = stablehlo.compare LT, %i, %twelve : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %t = stablehlo.tanh %h : tensor<4xf32>
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i2, %t : tensor<i32>, tensor<4xf32>
+  }
+  return %s#1 : tensor<4xf32>
+}
+
+// -----
+
 // A loop without a trip count that does not count by a constant step (its counter
 // doubles), and a loop of a prime trip count from 9 to 15 (one iteration a trip is all
 // that divides it, and 8 a trip would leave one trip), are left as they are.
