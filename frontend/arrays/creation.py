@@ -117,20 +117,15 @@ def repeat(x, repeats, axis=None, *, total_repeat_length=None):
     ``repeats`` is an int or, one per element, ints known when staging. With
     ``total_repeat_length`` (JAX's), the length of the result along ``axis``, ``repeats``
     may be a traced tensor: repeats past that length are dropped, and the last element
-    repeated fills a shortfall."""
+    repeated fills a shortfall (an int ``repeats`` too, as in JAX)."""
     x = _tensor(x)
     if axis is None:
         x, axis = reshape(x, -1), 0
     axis = _normalize_axis(axis, len(x.shape))
     size = x.shape[axis]
-    if total_repeat_length is not None:
-        if isinstance(repeats, Tensor) or np.ndim(repeats):
-            return _repeat_to_length(x, repeats, axis, int(total_repeat_length))
-        if int(repeats) * size != total_repeat_length:
-            raise shape_error(
-                f"repeat: {int(repeats)} repeats of {size} elements make {int(repeats) * size}, not "
-                f"total_repeat_length={total_repeat_length}"
-            )
+    if total_repeat_length is not None and (isinstance(repeats, Tensor) or np.ndim(repeats)
+                                            or int(repeats) * size != total_repeat_length):
+        return _repeat_to_length(x, repeats, axis, int(total_repeat_length))
     if isinstance(repeats, Tensor) and not isinstance(repeats, np.ndarray):
         repeats = np.asarray(repeats)  # a traced tensor raises a located error here
     if np.ndim(repeats) and np.size(repeats) not in (1, size):
