@@ -8,10 +8,13 @@ def step(carry, x):
 final, sums = s4tf.scan(step, h0, xs)        # sums[i] is step i's output
 ```
 
-Inside a staged function the first step is traced on its own (it fixes the types of the
-carry and of the outputs, whose stacks it allocates) and the others become one
-``s4tf.fori_loop`` of ``n - 1`` iterations that reads ``x[i]`` and writes ``ys.at[i].set(y)``;
-reverse mode differentiates it as any loop. Outside one, the steps run one by one.
+Inside a staged function one step is first traced into a region that is dropped (JAX's
+abstract evaluation: it gives the types of the outputs, whose stacks are allocated as
+zeros), then all ``n`` steps become one ``s4tf.fori_loop`` that reads ``x[i]`` and writes
+``ys.at[i].set(y)``; reverse mode differentiates it as any loop. Where a step changes the
+type of a carried tensor (a float32 ``init`` the step makes float64), that first step
+runs on its own before a loop of the other ``n - 1``, as does a single step. Outside a
+staged function, the steps run one by one.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from s4tf import pytree
 from s4tf.arrays import numpy_api
 from s4tf.staging.autograph.convert import convert_once
 from s4tf.dialects.control_flow import mark_scan_output
+from s4tf.dialects.ir_builder import Regions
 from s4tf.dialects.types import shape_str
 from s4tf.core.errors import S4tfError, ShapeError
 from s4tf.core.locations import user_location
@@ -63,12 +67,15 @@ def scan(f, init, xs, length=None, reverse=False, unroll=1):
         columns = zip(*(pytree.flatten(y)[0] for y in ys))
         return carry, pytree.unflatten(y_tree, [numpy_api.stack([numpy_api.asarray(v) for v in c]) for c in columns])
     xs_leaves[:] = [numpy_api.asarray(leaf) for leaf in xs_leaves]  # NumPy leaves, indexed by the loop's traced i
-    carry, y = _first_step(step, init, carry_tree, order[0])
-    y_leaves, y_tree = pytree.flatten(y)
-    y_leaves = [numpy_api.asarray(v) for v in y_leaves]
-    stacks = [_stack_for(v, n).at[order[0]].set(v) for v in y_leaves]
-    if n == 1:
-        return carry, pytree.unflatten(y_tree, stacks)
+    carry_types, y_tree, y_types = _abstract_step(step, init, carry_tree, order[0])
+    if n == 1 or not _keeps_types(init, carry_types):  # the first step on its own fixes the carry's types
+        carry, y = _first_step(step, init, carry_tree, order[0])
+        y_leaves = [numpy_api.asarray(v) for v in pytree.flatten(y)[0]]
+        stacks, first = [_stack_for(v, n).at[order[0]].set(v) for v in y_leaves], 1
+        if n == 1:
+            return carry, pytree.unflatten(y_tree, stacks)
+    else:
+        carry, stacks, first = init, [numpy_api.zeros((n, *t.shape), t.dtype) for t in y_types], 0
 
     def body(i, state):
         carry, stacks = state
@@ -79,8 +86,29 @@ def scan(f, init, xs, length=None, reverse=False, unroll=1):
             raise ScanError(f"s4tf.scan: the step function's output y has structure {tree} in one step and {y_tree} in the first", _where())
         return carry, [_set_row(s, index, v) for s, v in zip(stacks, leaves)]
 
-    carry, stacks = stage_fori(1, n, body, (carry, stacks), construct="s4tf.scan", unroll=unroll)
+    carry, stacks = stage_fori(first, n, body, (carry, stacks), construct="s4tf.scan", unroll=unroll)
     return carry, pytree.unflatten(y_tree, list(stacks))
+
+
+def _abstract_step(step, init, carry_tree, index):
+    """What one step makes, traced into a region that is then dropped (JAX's abstract
+    evaluation of the step): the types of its carry's leaves, and the tree and leaf types
+    of its output ``y``."""
+    regions = Regions(current_scope(), 1)
+    try:
+        with regions.open(0, []).building():
+            carry, y = _first_step(step, init, carry_tree, index)
+            y_leaves, y_tree = pytree.flatten(y)
+            return ([numpy_api.asarray(v).tensor_type for v in pytree.flatten(carry)[0]], y_tree,
+                    [numpy_api.asarray(v).tensor_type for v in y_leaves])
+    finally:
+        regions.discard()
+
+
+def _keeps_types(init, carry_types) -> bool:
+    """Whether a step leaves the type of each leaf of ``init`` as it was (a Python number
+    takes the type the step makes of it, as in any loop)."""
+    return all(is_python_scalar(leaf) or leaf_spec(leaf) == made for leaf, made in zip(pytree.flatten(init)[0], carry_types))
 
 
 def _first_step(step, init, carry_tree, index):

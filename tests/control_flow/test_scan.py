@@ -55,15 +55,33 @@ def test_staged_scan_over_a_closed_over_numpy_xs():
 def test_staged_scan_is_one_loop():
     text = s4tf.function(lambda xs: s4tf.scan(step, (np.ones(3), 0), xs)).lower(XS).as_text()
     assert text.count("s4tf.while") == 1
-    assert text.count("s4tf.tanh") == 2  # the first step, then the loop's body
+    assert text.count("s4tf.tanh") == 1  # every step in the loop's body (the step traced for its types is dropped)
+    assert "s4tf.trip_count = 6" in text
+
+
+def test_a_step_that_changes_the_carrys_type_runs_first_on_its_own():
+    """A float32 carry the step makes float64: the first step fixes its type, the loop runs
+    the other steps (JAX refuses such a carry)."""
+    xs = np.linspace(0.0, 1.0, 5)  # float64
+    fn = s4tf.function(lambda h, xs: s4tf.scan(lambda h, x: (h * x + 1.0, h), h, xs))
+    text = fn.lower(np.float32(0.5), xs).as_text()
+    assert text.count("s4tf.while") == 1 and "s4tf.trip_count = 4" in text
+    h, ys = fn(np.float32(0.5), xs)
+    wanted, hs = np.float32(0.5), []
+    for x in xs:
+        hs.append(wanted)
+        wanted = wanted * x + 1.0
+    assert np.asarray(h).dtype == np.float64 and np.asarray(ys).dtype == np.float32
+    np.testing.assert_allclose(np.asarray(h), wanted, rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(ys), np.array(hs, np.float64), rtol=1e-6)
 
 
 
 @pytest.mark.parametrize("reverse", [False, True])
-@pytest.mark.parametrize("unroll, loops, bodies", [(1, 1, 2), (2, 1, 4), (4, 1, 6), (True, 0, 6), (False, 1, 2)])
+@pytest.mark.parametrize("unroll, loops, bodies", [(1, 1, 1), (2, 1, 2), (4, 1, 6), (True, 0, 6), (False, 1, 1)])
 def test_unroll_traces_that_many_steps_an_iteration(unroll, loops, bodies, reverse):
-    """JAX's ``unroll``: 5 steps after the first, ``k`` a loop iteration and the rest after
-    it (4: one iteration of four, then one); the same values as a Python loop."""
+    """JAX's ``unroll``: 6 steps, ``k`` a loop iteration and the rest after it (4: one
+    iteration of four, then two); the same values as a Python loop."""
     run = s4tf.function(lambda h0, xs: s4tf.scan(step, (h0, 0), xs, reverse=reverse, unroll=unroll))
     text = run.lower(np.ones(3), XS).as_text()
     assert (text.count("s4tf.while"), text.count("s4tf.tanh")) == (loops, bodies)
