@@ -67,8 +67,8 @@ def iterations_a_trip(trips: int, most: int, peel: bool = True) -> int:
     """How many iterations a trip a counted loop of ``trips`` iterations runs, at most
     ``most``: the largest divisor of ``trips`` up to ``most`` where it is at least half of
     ``most``, or where fewer than two trips of ``most`` fit, or without ``peel``; else
-    ``most``, the first ``trips % most`` iterations running before the loop. A 200-step
-    ``scan`` (199 steps in its loop, a prime) runs 7 steps first, then 8 a trip."""
+    ``most``, the first ``trips % most`` iterations running before the loop. A 127-step
+    ``scan`` (a prime) runs 7 steps first, then 8 a trip."""
     most = max(1, min(most, trips))
     divisor = max(k for k in range(1, most + 1) if trips % k == 0)
     return divisor if not peel or 2 * divisor >= most or trips < 2 * most else most

@@ -12,9 +12,9 @@ Inside a staged function one step is first traced into a region that is dropped 
 abstract evaluation: it gives the types of the outputs, whose stacks are allocated as
 zeros), then all ``n`` steps become one ``s4tf.fori_loop`` that reads ``x[i]`` and writes
 ``ys.at[i].set(y)``; reverse mode differentiates it as any loop. Where a step changes the
-type of a carried tensor (a float32 ``init`` the step makes float64), that first step
-runs on its own before a loop of the other ``n - 1``, as does a single step. Outside a
-staged function, the steps run one by one.
+type of a carried tensor (a float32 ``init`` the step makes float64) or holds a loop
+(IREE 3.13, below), the first step runs on its own before a loop of the other ``n - 1``,
+as does a single step. Outside a staged function, the steps run one by one.
 """
 
 from __future__ import annotations
@@ -25,6 +25,9 @@ from s4tf.arrays import numpy_api
 from s4tf.staging.autograph.convert import convert_once
 from s4tf.dialects.control_flow import mark_scan_output
 from s4tf.dialects.ir_builder import Regions
+from s4tf.dialects.symbols import find_function
+from s4tf.passes.autodiff.functions import body_operations, callee_of
+from s4tf.passes.ir_walk import collect
 from s4tf.dialects.types import shape_str
 from s4tf.core.errors import S4tfError, ShapeError
 from s4tf.core.locations import user_location
@@ -67,15 +70,20 @@ def scan(f, init, xs, length=None, reverse=False, unroll=1):
         columns = zip(*(pytree.flatten(y)[0] for y in ys))
         return carry, pytree.unflatten(y_tree, [numpy_api.stack([numpy_api.asarray(v) for v in c]) for c in columns])
     xs_leaves[:] = [numpy_api.asarray(leaf) for leaf in xs_leaves]  # NumPy leaves, indexed by the loop's traced i
-    carry_types, y_tree, y_types = _abstract_step(step, init, carry_tree, order[0])
-    if n == 1 or not _keeps_types(init, carry_types):  # the first step on its own fixes the carry's types
+    traced = _abstract_step(step, init, carry_tree, order[0]) if n > 1 else None
+    # IREE-3.13-WORKAROUND: a step holding a loop runs first on its own too: with all steps in
+    # the loop, vmap of grad of a scan over a scan or a lax.map failed to compile ("streamable
+    # op expected to be in an execution region"; tests/control_flow/test_loop_sweep.py)
+    if traced is not None and _keeps_types(init, traced[0]) and not traced[3]:
+        _, y_tree, y_types, _ = traced
+        carry, stacks, first = init, [_stack_for(t, n) for t in y_types], 0
+    else:  # the first step on its own (it fixes the carry's types)
         carry, y = _first_step(step, init, carry_tree, order[0])
-        y_leaves = [numpy_api.asarray(v) for v in pytree.flatten(y)[0]]
-        stacks, first = [_stack_for(v, n).at[order[0]].set(v) for v in y_leaves], 1
+        y_leaves, y_tree = pytree.flatten(y)
+        y_leaves = [numpy_api.asarray(v) for v in y_leaves]
+        stacks, first = [_stack_for(v.tensor_type, n).at[order[0]].set(v) for v in y_leaves], 1
         if n == 1:
             return carry, pytree.unflatten(y_tree, stacks)
-    else:
-        carry, stacks, first = init, [numpy_api.zeros((n, *t.shape), t.dtype) for t in y_types], 0
 
     def body(i, state):
         carry, stacks = state
@@ -92,17 +100,36 @@ def scan(f, init, xs, length=None, reverse=False, unroll=1):
 
 def _abstract_step(step, init, carry_tree, index):
     """What one step makes, traced into a region that is then dropped (JAX's abstract
-    evaluation of the step): the types of its carry's leaves, and the tree and leaf types
-    of its output ``y``."""
+    evaluation of the step): the types of its carry's leaves, the tree and leaf types of
+    its output ``y``, and whether it holds a loop."""
     regions = Regions(current_scope(), 1)
     try:
-        with regions.open(0, []).building():
+        builder = regions.open(0, [])
+        with builder.building():
             carry, y = _first_step(step, init, carry_tree, index)
             y_leaves, y_tree = pytree.flatten(y)
-            return ([numpy_api.asarray(v).tensor_type for v in pytree.flatten(carry)[0]], y_tree,
-                    [numpy_api.asarray(v).tensor_type for v in y_leaves])
+            y_types = [numpy_api.asarray(v).tensor_type for v in y_leaves]
+            carry_types = [numpy_api.asarray(v).tensor_type for v in pytree.flatten(carry)[0]]
+        module = builder.block.owner
+        while module.parent is not None:
+            module = module.parent
+        return carry_types, y_tree, y_types, _holds_loop([op.operation for op in builder.block.operations], module)
     finally:
         regions.discard()
+
+
+def _holds_loop(operations, module) -> bool:
+    """Whether ``operations``, the ops nested in them or the functions they call hold an
+    ``s4tf.while``."""
+    for operation in operations:
+        for inner in [operation, *collect(operation)]:
+            if inner.name == "s4tf.while":
+                return True
+            if inner.name == "func.call":
+                callee = find_function(module, callee_of(inner))
+                if callee is not None and _holds_loop(body_operations(callee), module):
+                    return True
+    return False
 
 
 def _keeps_types(init, carry_types) -> bool:
@@ -161,9 +188,9 @@ def _set_row(stack, index, y):
     return result
 
 
-def _stack_for(y, n: int):
-    spec = leaf_spec(y, "the step function's output y")
-    return numpy_api.zeros((n, *spec.shape), spec.dtype)
+def _stack_for(y_type, n: int):
+    """Zeros for the ``n`` outputs of type ``y_type`` (a :class:`TensorType`)."""
+    return numpy_api.zeros((n, *y_type.shape), y_type.dtype)
 
 
 def _where():

@@ -291,9 +291,8 @@ def _copies(trips: int, carried_bytes: int) -> int:
     a trip of a host-stepped loop), else 1: up to :data:`MAX_COPIES`
     (:func:`~s4tf.dialects.control_flow.iterations_a_trip`; the ``trips % copies``
     iterations left run before the loop: :func:`_peeled`). A ``scan`` of 200 steps of an
-    LSTM (hidden 256, batch 64) runs 199 iterations in its loop: one a trip, its gradient
-    took 2.5x JAX's; 3 before the loop and 8 a trip, 1.1-1.2x
-    (tools/bench/bench_loops_real.py)."""
+    LSTM (hidden 256, batch 64): one a trip, its gradient took 2.5x JAX's; 8 a trip,
+    1.1-1.25x (tools/bench/bench_loops_real.py)."""
     return 1 if carried_bytes <= UNROLL_BYTES else iterations_a_trip(trips, MAX_COPIES)
 
 

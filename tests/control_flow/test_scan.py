@@ -1,6 +1,8 @@
 """s4tf.scan (JAX's lax.scan): against a Python loop, and its derivatives against float64
 finite differences, forward and reverse."""
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -308,3 +310,23 @@ def test_a_python_number_carry_is_a_weak_tensor_in_the_step():
     assert total.dtype == partial.dtype == np.float64
     assert float(total) == 0.1 + 3.0 and list(np.asarray(partial)) == [0.1, 0.1 + 1.0, 0.1 + 2.0]
 
+
+
+def test_vmap_of_grad_of_a_scan_whose_step_holds_a_scan_is_jaxs():
+    """A step holding a loop runs first on its own before the loop of the others (with all
+    steps in the loop, IREE 3.13 failed to compile this: "streamable op expected to be in an
+    execution region")."""
+    def f(np_, lax, x):
+        def outer(c, row):
+            c2, ys = lax.scan(lambda c, xi: (c * 0.5 + np_.sin(xi * c), c), c, row)
+            return c2 + np_.sum(ys), c2
+        c, ys = lax.scan(outer, np_.sum(x) * 0.1, x)
+        return c + np_.sum(ys)
+
+    x = np.linspace(0.1, 1.2, 24).reshape(2, 4, 3)
+    staged = s4tf.function(lambda x: f(s4tf, s4tf.lax, x))
+    assert staged.lower(x[0]).as_text().count("s4tf.while") == 3  # the inner loop in the first step, the outer loop, the inner loop in it
+    got = s4tf.function(s4tf.vmap(s4tf.grad(lambda x: f(s4tf, s4tf.lax, x))))(x)
+    with jax.enable_x64(True):
+        wanted = np.asarray(jax.vmap(jax.grad(lambda x: f(jnp, jax.lax, x)))(x))
+    np.testing.assert_allclose(np.asarray(got), wanted, rtol=1e-10)

@@ -19,8 +19,7 @@ Programs (after GradBench's evaluations and a language model's recurrence):
 - ``particle``: the forward derivative of where a particle lands after an Euler loop whose
   every step takes ``jacfwd`` of a potential (GradBench's ``particle``; both ``jacfwd``);
 - ``lstm``: the gradient of an LSTM's loss over ``scan`` with respect to its weights
-  (``T`` steps, batch 16; JAX: ``lax.scan``), and at 200 steps, hidden 256, batch 64 (199
-  steps in the loop once the first is taken out to type the outputs: no divisor up to 8);
+  (``T`` steps, batch 16; JAX: ``lax.scan``), and at 200 steps, hidden 256, batch 64;
 - ``lstm language model`` and ``gru language model``: one training step of a next-token
   model, ``nn.Embedding`` (the LSTM) or one-hot tokens (the GRU), ``nn.RNN`` over
   ``nn.LSTMCell``/``nn.GRUCell`` (a ``scan`` over ``T`` steps), a ``nn.Dense`` readout,
@@ -279,7 +278,7 @@ def programs(small: bool):
     x = np.linspace(0.1, 1.0, n).astype(np.float32)
     w = (rng.normal(size=(2 * hidden, 4 * hidden)) * 0.2).astype(np.float32)
     xs = rng.normal(size=(length, 16, hidden)).astype(np.float32)
-    long_length, long_hidden, long_batch = (12, 64, 48) if small else (200, 256, 64)  # 11 or 199 steps in the loop
+    long_length, long_hidden, long_batch = (12, 64, 48) if small else (200, 256, 64)
     long_w = (rng.normal(size=(2 * long_hidden, 4 * long_hidden)) / np.sqrt(2 * long_hidden)).astype(np.float32)
     long_xs = rng.normal(size=(long_length, long_batch, long_hidden)).astype(np.float32)
     scan = lambda f, init, xs: s4tf.scan(f, init, xs)
