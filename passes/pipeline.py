@@ -43,7 +43,7 @@ from s4tf.passes.iree.loop_dispatch import LoopsToDispatch
 from s4tf.passes.iree.reversed_slices import ReverseBeforeSlice
 from s4tf.passes.iree.runtime_loop_inits import RuntimeLoopInits
 from s4tf.passes.iree.stacked_pieces import SelectStackedPieces
-from s4tf.passes.iree.unroll_host_loops import UnrollHostLoops
+from s4tf.passes.iree.unroll_host_loops import GPU_MAX_OPS, UnrollHostLoops
 from s4tf.passes.lower_to_stablehlo import LowerToStablehlo
 from s4tf.passes.pass_options import PipelineError
 from s4tf.passes.single_row_scatters import SingleRowScatters
@@ -238,5 +238,6 @@ def lowering_pipeline(target: str) -> Pipeline:
     workarounds += [RowCopiesThroughBarriers()] if target in GPU_TARGETS else []
     workarounds += [NegationsOutOfSums(), ScatterUpdatesThroughBarriers()] if target == "cuda" else []
     return Pipeline([CheckAvailability(target=target), *LOWERING_PIPELINE, ConstantCarries(), LoopsToDispatch(target=target),
-                     SelectStackedPieces(), UnrollHostLoops(peel=target not in GPU_TARGETS, waiting=target not in GPU_TARGETS), BranchesToSelects(), RuntimeLoopInits(), TieConditionCarries(read_after=target == "vulkan"),
+                     SelectStackedPieces(), UnrollHostLoops(peel=target not in GPU_TARGETS, waiting=target not in GPU_TARGETS,
+                                     max_ops=GPU_MAX_OPS if target in GPU_TARGETS else UnrollHostLoops.max_ops), BranchesToSelects(), RuntimeLoopInits(), TieConditionCarries(read_after=target == "vulkan"),
                      *workarounds])

@@ -12,9 +12,9 @@ Inside a staged function one step is first traced into a region that is dropped 
 abstract evaluation: it gives the types of the outputs, whose stacks are allocated as
 zeros), then all ``n`` steps become one ``s4tf.fori_loop`` that reads ``x[i]`` and writes
 ``ys.at[i].set(y)``; reverse mode differentiates it as any loop. Where a step changes the
-type of a carried tensor (a float32 ``init`` the step makes float64) or holds a loop
-(IREE 3.13, below), the first step runs on its own before a loop of the other ``n - 1``,
-as does a single step. Outside a staged function, the steps run one by one.
+type of a carried tensor (a float32 ``init`` the step makes float64), holds a loop, or
+the scan is inside a loop or a branch (IREE 3.13, below), the first step runs on its own
+before a loop of the other ``n - 1``, as does a single step. Outside a staged function, the steps run one by one.
 """
 
 from __future__ import annotations
@@ -70,10 +70,13 @@ def scan(f, init, xs, length=None, reverse=False, unroll=1):
         columns = zip(*(pytree.flatten(y)[0] for y in ys))
         return carry, pytree.unflatten(y_tree, [numpy_api.stack([numpy_api.asarray(v) for v in c]) for c in columns])
     xs_leaves[:] = [numpy_api.asarray(leaf) for leaf in xs_leaves]  # NumPy leaves, indexed by the loop's traced i
-    traced = _abstract_step(step, init, carry_tree, order[0]) if n > 1 else None
-    # IREE-3.13-WORKAROUND: a step holding a loop runs first on its own too: with all steps in
-    # the loop, vmap of grad of a scan over a scan or a lax.map failed to compile ("streamable
-    # op expected to be in an execution region"; tests/control_flow/test_loop_sweep.py)
+    # IREE-3.13-WORKAROUND: a scan inside a loop or a branch, or whose step holds a loop, runs
+    # its first step on its own too. With all steps in the loop, vmap of grad of a scan over a
+    # scan or a lax.map failed to compile ("streamable op expected to be in an execution
+    # region"), and that of a lax.map inside a scan came back wrong on vulkan
+    # (tests/control_flow/test_loop_sweep.py)
+    nested = current_scope().parent is not None
+    traced = _abstract_step(step, init, carry_tree, order[0]) if n > 1 and not nested else None
     if traced is not None and _keeps_types(init, traced[0]) and not traced[3]:
         _, y_tree, y_types, _ = traced
         carry, stacks, first = init, [_stack_for(t, n) for t in y_types], 0
