@@ -75,8 +75,7 @@ def scan(f, init, xs, length=None, reverse=False, unroll=1):
     # scan or a lax.map failed to compile ("streamable op expected to be in an execution
     # region"), and that of a lax.map inside a scan came back wrong on vulkan
     # (tests/control_flow/test_loop_sweep.py)
-    nested = current_scope().parent is not None
-    traced = _abstract_step(step, init, carry_tree, order[0]) if n > 1 and not nested else None
+    traced = _abstract_step(step, init, carry_tree, order[0]) if n > 1 and not _in_a_region() else None
     if traced is not None and _keeps_types(init, traced[0]) and not traced[3]:
         _, y_tree, y_types, _ = traced
         carry, stacks, first = init, [_stack_for(t, n) for t in y_types], 0
@@ -132,6 +131,17 @@ def _holds_loop(operations, module) -> bool:
                 callee = find_function(module, callee_of(inner))
                 if callee is not None and _holds_loop(body_operations(callee), module):
                     return True
+    return False
+
+
+def _in_a_region() -> bool:
+    """Whether the scan is being staged inside a loop or a branch (or in a function called
+    from one): a builder on the way up from here fills a region's block, not a function's."""
+    builder = current_scope()
+    while builder is not None:
+        if builder.block.owner.operation.name != "func.func":
+            return True
+        builder = builder.parent
     return False
 
 

@@ -61,6 +61,17 @@ def test_staged_scan_is_one_loop():
     assert "s4tf.trip_count = 6" in text
 
 
+def test_a_scan_inside_a_loop_runs_its_first_step_on_its_own():
+    """IREE-3.13-WORKAROUND: with all its steps in its loop, a lax.map inside a scan came back
+    wrong on vulkan under vmap of grad (tests/control_flow/test_loop_sweep.py)."""
+    fn = s4tf.function(lambda h, xs: s4tf.fori_loop(0, 2, lambda i, h: s4tf.scan(step, (h, 0), xs)[0][0], h))
+    assert fn.lower(np.ones(3), XS).as_text().count("s4tf.tanh") == 2  # the first step, then the loop's body
+    h = np.ones(3)
+    for _ in range(2):
+        h = python_scan(h, XS)[0]
+    np.testing.assert_allclose(np.asarray(fn(np.ones(3), XS)), h, rtol=1e-12)
+
+
 def test_a_step_that_changes_the_carrys_type_runs_first_on_its_own():
     """A float32 carry the step makes float64: the first step fixes its type, the loop runs
     the other steps (JAX refuses such a carry)."""
