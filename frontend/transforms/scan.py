@@ -14,7 +14,8 @@ zeros), then all ``n`` steps become one ``s4tf.fori_loop`` that reads ``x[i]`` a
 ``ys.at[i].set(y)``; reverse mode differentiates it as any loop. Where a step changes the
 type of a carried tensor (a float32 ``init`` the step makes float64), holds a loop, or
 the scan is inside a loop or a branch (IREE 3.13, below), the first step runs on its own
-before a loop of the other ``n - 1``, as does a single step. Outside a staged function, the steps run one by one.
+before a loop of the other ``n - 1``, as does a single step. Outside a staged function,
+the steps run one by one.
 """
 
 from __future__ import annotations
@@ -25,9 +26,7 @@ from s4tf.arrays import numpy_api
 from s4tf.staging.autograph.convert import convert_once
 from s4tf.dialects.control_flow import mark_scan_output
 from s4tf.dialects.ir_builder import Regions
-from s4tf.dialects.symbols import find_function
-from s4tf.passes.autodiff.functions import body_operations, callee_of
-from s4tf.passes.ir_walk import collect
+from s4tf.passes.autodiff.functions import holds_any
 from s4tf.dialects.types import shape_str
 from s4tf.core.errors import S4tfError, ShapeError
 from s4tf.core.locations import user_location
@@ -115,23 +114,9 @@ def _abstract_step(step, init, carry_tree, index):
         module = builder.block.owner
         while module.parent is not None:
             module = module.parent
-        return carry_types, y_tree, y_types, _holds_loop([op.operation for op in builder.block.operations], module)
+        return carry_types, y_tree, y_types, holds_any(module, [op.operation for op in builder.block.operations], ("s4tf.while",))
     finally:
         regions.discard()
-
-
-def _holds_loop(operations, module) -> bool:
-    """Whether ``operations``, the ops nested in them or the functions they call hold an
-    ``s4tf.while``."""
-    for operation in operations:
-        for inner in [operation, *collect(operation)]:
-            if inner.name == "s4tf.while":
-                return True
-            if inner.name == "func.call":
-                callee = find_function(module, callee_of(inner))
-                if callee is not None and _holds_loop(body_operations(callee), module):
-                    return True
-    return False
 
 
 def _in_a_region() -> bool:

@@ -17,6 +17,7 @@ from s4tf.dialects.types import TensorType
 from s4tf.core.errors import S4tfError
 from s4tf.core.mlir import func, ir
 from s4tf.passes.diagnostics import location_text
+from s4tf.passes.ir_walk import collect
 
 
 class DifferentiationError(S4tfError):
@@ -81,6 +82,20 @@ def return_values(function: ir.Operation) -> list[ir.Value]:
 
 def callee_of(call: ir.Operation) -> str:
     return ir.FlatSymbolRefAttr(call.attributes["callee"]).value
+
+
+def holds_any(module, operations, names) -> bool:
+    """Whether ``operations``, the ops nested in them or the functions of ``module`` they
+    call (and those call) include an op named in ``names``."""
+    for operation in operations:
+        for inner in [operation, *collect(operation)]:
+            if inner.name in names:
+                return True
+            if inner.name == "func.call":
+                callee = find_function(module, callee_of(inner))
+                if callee is not None and holds_any(module, body_operations(callee), names):
+                    return True
+    return False
 
 
 class FunctionBuilder(IRBuilder):

@@ -66,7 +66,7 @@ from s4tf.dialects.types import TensorType, is_float, to_numpy_dtype
 from s4tf.core.mlir import ir
 from s4tf.passes.autodiff.activity import analyze
 from s4tf.passes.autodiff.custom import declare_linear_map
-from s4tf.passes.autodiff.functions import FunctionBuilder, body_operations, callee_of, entry_block, find_function, return_values
+from s4tf.passes.autodiff.functions import FunctionBuilder, body_operations, entry_block, find_function, holds_any, return_values
 from s4tf.passes.autodiff.outline import outlined
 
 #: The type of a loop's iteration counter.
@@ -321,12 +321,7 @@ def _holds_control_flow(module, name: str) -> bool:
     IREE-3.13-WORKAROUND: copies of such a body in one trip fail IREE 3.13 once what it holds
     steps on the host (passes/iree/unroll_host_loops.py says how), so its loop runs one
     iteration a trip."""
-    for operation in body_operations(find_function(module, name)):
-        if operation.name in ("s4tf.if", "s4tf.while"):
-            return True
-        if operation.name == "func.call" and _holds_control_flow(module, callee_of(operation)):
-            return True
-    return False
+    return holds_any(module, body_operations(find_function(module, name)), ("s4tf.if", "s4tf.while"))
 
 
 def _unrolled(module, body_name: str, types, copies: int, location) -> str:

@@ -155,7 +155,7 @@ class UnrollHostLoops(ModulePass):
         unroll_host_loops(module, self.copies, self.max_ops, self.peel, self.waiting)
 
 
-def unroll_host_loops(module: ir.Operation, copies: int = 8, max_ops: int = 4096, peel: bool = True,
+def unroll_host_loops(module: ir.Operation, copies: int = 8, max_ops: int = 1024, peel: bool = True,
                       waiting: bool = True) -> None:
     outermost = _outermost_on_host(module, (WHILE,))
     loops = [(loop, False) for loop in outermost] + [(inner, True) for outer in outermost for inner in _nested_on_host(outer)]
